@@ -1,0 +1,391 @@
+//! The crate's one public error type.
+//!
+//! Every error names the entity type it happened for (when one is known), the
+//! attribute or attribute path involved, and what was wrong. Causes from
+//! `serde_dynamo` and from user hooks are kept as [`std::error::Error::source`].
+
+use std::fmt;
+
+/// Result alias used throughout the crate.
+///
+/// ```
+/// fn check(n: u32) -> dynamodb_mapper::Result<u32> {
+///     Ok(n)
+/// }
+/// assert_eq!(check(3).unwrap(), 3);
+/// ```
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A boxed error from user code (a hook), kept as the source of [`Error::Hook`].
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// What went wrong, as a value: the variants of [`Error`] without their data.
+///
+/// ```
+/// use dynamodb_mapper::{Error, ErrorKind};
+///
+/// let err = Error::missing_attribute("pk");
+/// assert_eq!(err.kind(), ErrorKind::MissingAttribute);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The discriminator attribute holds another entity type.
+    DiscriminatorMismatch,
+    /// The discriminator attribute is absent (or not a string).
+    MissingDiscriminator,
+    /// The entity could not be serialized into an item.
+    Serialize,
+    /// The item could not be deserialized into the entity.
+    Deserialize,
+    /// A key attribute is missing, has the wrong type, is empty or too long.
+    InvalidKey,
+    /// The item is larger than DynamoDB's 400 KB limit.
+    ItemTooLarge,
+    /// A value DynamoDB would reject (bad number, empty set, unknown type).
+    InvalidValue,
+    /// An attribute that must be present is absent.
+    MissingAttribute,
+    /// An attribute has another type than the one asked for.
+    WrongType,
+    /// A user hook vetoed the operation.
+    Hook,
+}
+
+/// The crate's error type.
+///
+/// Messages are lowercase and start with the entity type when it is known, then
+/// the attribute (path), then what was wrong:
+///
+/// ```
+/// use dynamodb_mapper::Error;
+///
+/// let err = Error::missing_attribute("pk").with_entity_type("Customer");
+/// assert_eq!(err.to_string(), "Customer: attribute `pk` is missing");
+/// assert_eq!(err.entity_type(), Some("Customer"));
+/// assert_eq!(err.attribute(), Some("pk"));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The item's discriminator names another entity type.
+    #[error("{}discriminator `{attribute}` is {found:?}, expected {}", Prefix(.entity_type), Expected(.expected))]
+    DiscriminatorMismatch {
+        /// Entity type of the mapper that read the item.
+        entity_type: Option<String>,
+        /// Name of the discriminator attribute.
+        attribute: String,
+        /// Values the mapper accepts (its entity type and aliases).
+        expected: Vec<String>,
+        /// Value found in the item.
+        found: String,
+    },
+    /// The item has no (string) discriminator attribute.
+    #[error("{}discriminator `{attribute}` is missing{}", Prefix(.entity_type), Found(.found))]
+    MissingDiscriminator {
+        /// Entity type of the mapper that read the item.
+        entity_type: Option<String>,
+        /// Name of the discriminator attribute.
+        attribute: String,
+        /// Description of what was there instead, if anything (e.g. `a number`).
+        found: Option<String>,
+    },
+    /// Serializing the entity failed.
+    #[error("{}cannot serialize{}: {source}", Prefix(.entity_type), At(.path))]
+    Serialize {
+        /// Entity type being written.
+        entity_type: Option<String>,
+        /// Attribute path where serialization failed, when known.
+        path: Option<String>,
+        /// The serializer's error.
+        #[source]
+        source: serde_dynamo::Error,
+    },
+    /// Deserializing the item failed.
+    #[error("{}cannot deserialize{}: {source}", Prefix(.entity_type), At(.path))]
+    Deserialize {
+        /// Entity type being read.
+        entity_type: Option<String>,
+        /// Attribute path where deserialization failed, when known.
+        path: Option<String>,
+        /// The deserializer's error.
+        #[source]
+        source: serde_dynamo::Error,
+    },
+    /// A key attribute is missing, mistyped, empty or too long.
+    #[error("{}key attribute `{attribute}` {reason}", Prefix(.entity_type))]
+    InvalidKey {
+        /// Entity type whose item or key was checked.
+        entity_type: Option<String>,
+        /// The key attribute.
+        attribute: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// The item is over DynamoDB's size limit.
+    #[error("{}item is {size} bytes, over the limit of {limit} bytes", Prefix(.entity_type))]
+    ItemTooLarge {
+        /// Entity type whose item was checked.
+        entity_type: Option<String>,
+        /// Size by DynamoDB's rules.
+        size: usize,
+        /// The limit (409,600 bytes).
+        limit: usize,
+    },
+    /// A value DynamoDB would reject.
+    #[error("{}attribute `{path}` {reason}", Prefix(.entity_type))]
+    InvalidValue {
+        /// Entity type whose item was checked.
+        entity_type: Option<String>,
+        /// Attribute path, e.g. `lines[2].price`.
+        path: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// An attribute that must be present is absent.
+    #[error("{}attribute `{attribute}` is missing", Prefix(.entity_type))]
+    MissingAttribute {
+        /// Entity type whose item was read.
+        entity_type: Option<String>,
+        /// The missing attribute.
+        attribute: String,
+    },
+    /// An attribute has an unexpected type.
+    #[error("{}attribute `{attribute}` is {found}, expected {expected}", Prefix(.entity_type))]
+    WrongType {
+        /// Entity type whose item was read.
+        entity_type: Option<String>,
+        /// The attribute.
+        attribute: String,
+        /// The type asked for (e.g. `a string (S)`).
+        expected: &'static str,
+        /// The type found.
+        found: &'static str,
+    },
+    /// A user hook returned an error.
+    #[error("{}hook `{hook}` failed: {source}", Prefix(.entity_type))]
+    Hook {
+        /// Entity type the hook ran for.
+        entity_type: Option<String>,
+        /// Name of the hook, e.g. `before_to_item`.
+        hook: &'static str,
+        /// The hook's own error.
+        #[source]
+        source: BoxError,
+    },
+}
+
+struct Prefix<'a>(&'a Option<String>);
+impl fmt::Display for Prefix<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(t) => write!(f, "{t}: "),
+            None => Ok(()),
+        }
+    }
+}
+
+struct At<'a>(&'a Option<String>);
+impl fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(p) => write!(f, " attribute `{p}`"),
+            None => Ok(()),
+        }
+    }
+}
+
+struct Found<'a>(&'a Option<String>);
+impl fmt::Display for Found<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(p) => write!(f, " (found {p})"),
+            None => Ok(()),
+        }
+    }
+}
+
+struct Expected<'a>(&'a [String]);
+impl fmt::Display for Expected<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            [one] => write!(f, "{one:?}"),
+            many => {
+                f.write_str("one of ")?;
+                for (i, v) in many.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{v:?}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Error {
+    /// What kind of error this is.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{Error, ErrorKind};
+    ///
+    /// assert_eq!(Error::invalid_value("n", "is NaN").kind(), ErrorKind::InvalidValue);
+    /// ```
+    #[must_use]
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::DiscriminatorMismatch { .. } => ErrorKind::DiscriminatorMismatch,
+            Error::MissingDiscriminator { .. } => ErrorKind::MissingDiscriminator,
+            Error::Serialize { .. } => ErrorKind::Serialize,
+            Error::Deserialize { .. } => ErrorKind::Deserialize,
+            Error::InvalidKey { .. } => ErrorKind::InvalidKey,
+            Error::ItemTooLarge { .. } => ErrorKind::ItemTooLarge,
+            Error::InvalidValue { .. } => ErrorKind::InvalidValue,
+            Error::MissingAttribute { .. } => ErrorKind::MissingAttribute,
+            Error::WrongType { .. } => ErrorKind::WrongType,
+            Error::Hook { .. } => ErrorKind::Hook,
+        }
+    }
+
+    /// The entity type the error happened for, when known.
+    ///
+    /// ```
+    /// use dynamodb_mapper::Error;
+    ///
+    /// assert_eq!(Error::missing_attribute("sk").entity_type(), None);
+    /// ```
+    #[must_use]
+    pub fn entity_type(&self) -> Option<&str> {
+        match self {
+            Error::DiscriminatorMismatch { entity_type, .. }
+            | Error::MissingDiscriminator { entity_type, .. }
+            | Error::Serialize { entity_type, .. }
+            | Error::Deserialize { entity_type, .. }
+            | Error::InvalidKey { entity_type, .. }
+            | Error::ItemTooLarge { entity_type, .. }
+            | Error::InvalidValue { entity_type, .. }
+            | Error::MissingAttribute { entity_type, .. }
+            | Error::WrongType { entity_type, .. }
+            | Error::Hook { entity_type, .. } => entity_type.as_deref(),
+        }
+    }
+
+    /// The attribute or attribute path the error is about, when known.
+    ///
+    /// ```
+    /// use dynamodb_mapper::Error;
+    ///
+    /// let err = Error::invalid_value("lines[0].qty", "is NaN");
+    /// assert_eq!(err.attribute(), Some("lines[0].qty"));
+    /// ```
+    #[must_use]
+    pub fn attribute(&self) -> Option<&str> {
+        match self {
+            Error::DiscriminatorMismatch { attribute, .. }
+            | Error::MissingDiscriminator { attribute, .. }
+            | Error::InvalidKey { attribute, .. }
+            | Error::MissingAttribute { attribute, .. }
+            | Error::WrongType { attribute, .. } => Some(attribute),
+            Error::InvalidValue { path, .. } => Some(path),
+            Error::Serialize { path, .. } | Error::Deserialize { path, .. } => path.as_deref(),
+            Error::ItemTooLarge { .. } | Error::Hook { .. } => None,
+        }
+    }
+
+    /// Sets the entity type if the error does not name one yet.
+    ///
+    /// The mapper calls this on every error a hook or helper returns, so errors
+    /// built inside hooks need not repeat the entity type.
+    ///
+    /// ```
+    /// use dynamodb_mapper::Error;
+    ///
+    /// let err = Error::missing_attribute("pk").with_entity_type("Order").with_entity_type("Other");
+    /// assert_eq!(err.entity_type(), Some("Order"));
+    /// ```
+    #[must_use]
+    pub fn with_entity_type(mut self, name: &str) -> Self {
+        let slot = match &mut self {
+            Error::DiscriminatorMismatch { entity_type, .. }
+            | Error::MissingDiscriminator { entity_type, .. }
+            | Error::Serialize { entity_type, .. }
+            | Error::Deserialize { entity_type, .. }
+            | Error::InvalidKey { entity_type, .. }
+            | Error::ItemTooLarge { entity_type, .. }
+            | Error::InvalidValue { entity_type, .. }
+            | Error::MissingAttribute { entity_type, .. }
+            | Error::WrongType { entity_type, .. }
+            | Error::Hook { entity_type, .. } => entity_type,
+        };
+        if slot.is_none() {
+            *slot = Some(name.to_owned());
+        }
+        self
+    }
+
+    /// An [`Error::MissingAttribute`] for `attribute`.
+    ///
+    /// ```
+    /// let err = dynamodb_mapper::Error::missing_attribute("email");
+    /// assert_eq!(err.to_string(), "attribute `email` is missing");
+    /// ```
+    #[must_use]
+    pub fn missing_attribute(attribute: impl Into<String>) -> Self {
+        Error::MissingAttribute {
+            entity_type: None,
+            attribute: attribute.into(),
+        }
+    }
+
+    /// An [`Error::InvalidValue`] for the attribute `path`, saying `reason`.
+    ///
+    /// ```
+    /// let err = dynamodb_mapper::Error::invalid_value("rating", "must be 1 to 5, found 7");
+    /// assert_eq!(err.to_string(), "attribute `rating` must be 1 to 5, found 7");
+    /// ```
+    #[must_use]
+    pub fn invalid_value(path: impl Into<String>, reason: impl Into<String>) -> Self {
+        Error::InvalidValue {
+            entity_type: None,
+            path: path.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// An [`Error::InvalidKey`] for the key attribute `attribute`, saying `reason`.
+    ///
+    /// ```
+    /// let err = dynamodb_mapper::Error::invalid_key("pk", "is empty");
+    /// assert_eq!(err.to_string(), "key attribute `pk` is empty");
+    /// ```
+    #[must_use]
+    pub fn invalid_key(attribute: impl Into<String>, reason: impl Into<String>) -> Self {
+        Error::InvalidKey {
+            entity_type: None,
+            attribute: attribute.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// An [`Error::Hook`] wrapping a user error from the hook named `hook`.
+    ///
+    /// Hooks may also return any other [`Error`] directly; use this to veto
+    /// with an error of your own type, which stays available as the source.
+    ///
+    /// ```
+    /// use std::error::Error as _;
+    ///
+    /// let err = dynamodb_mapper::Error::hook("before_to_item", "total must not be negative");
+    /// assert_eq!(err.to_string(), "hook `before_to_item` failed: total must not be negative");
+    /// assert!(err.source().is_some());
+    /// ```
+    #[must_use]
+    pub fn hook(hook: &'static str, source: impl Into<BoxError>) -> Self {
+        Error::Hook {
+            entity_type: None,
+            hook,
+            source: source.into(),
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! The field names of an entity type, learned from its `Deserialize` impl and
+//! cached per type: which attributes deserialization consumes, and how the
+//! naming convention maps them.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{OnceLock, PoisonError, RwLock};
+
+use serde::de::{self, Deserialize, Visitor};
+
+use crate::error::{Error, Result};
+use crate::naming::NamingConvention;
+
+/// Field names of a struct entity under a naming convention.
+#[derive(Debug)]
+pub(crate) struct FieldTable {
+    /// Stored attribute name -> serde field name.
+    by_stored: HashMap<String, &'static str>,
+    /// serde field name -> stored attribute name (only when renamed).
+    by_field: HashMap<&'static str, String>,
+    renamed: bool,
+}
+
+impl FieldTable {
+    /// The serde field name for a stored attribute, if the attribute is a field.
+    pub(crate) fn field_for(&self, stored: &str) -> Option<&'static str> {
+        self.by_stored.get(stored).copied()
+    }
+
+    /// The stored name of a serialized top-level attribute.
+    pub(crate) fn stored_for<'a>(
+        &'a self,
+        field: &'a str,
+        naming: NamingConvention,
+    ) -> std::borrow::Cow<'a, str> {
+        match self.by_field.get(field) {
+            Some(s) => std::borrow::Cow::Borrowed(s.as_str()),
+            None => naming.apply(field),
+        }
+    }
+
+    pub(crate) fn renamed(&self) -> bool {
+        self.renamed
+    }
+}
+
+type Cache = RwLock<HashMap<(TypeId, NamingConvention), Option<&'static FieldTable>>>;
+
+/// The field table of `T` under `naming`, or `None` when `T` is not a plain
+/// struct (an enum, a map, a struct with `#[serde(flatten)]`).
+pub(crate) fn field_table<T>(naming: NamingConvention) -> Result<Option<&'static FieldTable>>
+where
+    T: for<'de> Deserialize<'de> + 'static,
+{
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = (TypeId::of::<T>(), naming);
+    if let Some(found) = cache
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+    {
+        return Ok(*found);
+    }
+    let table = match capture_fields::<T>() {
+        None => None,
+        Some(fields) => Some(&*Box::leak(Box::new(build(fields, naming)?))),
+    };
+    cache
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(key, table);
+    Ok(table)
+}
+
+fn build(fields: &'static [&'static str], naming: NamingConvention) -> Result<FieldTable> {
+    let mut by_stored = HashMap::with_capacity(fields.len());
+    let mut by_field = HashMap::new();
+    let mut renamed = false;
+    for &field in fields {
+        let stored = naming.apply(field).into_owned();
+        if stored != field {
+            renamed = true;
+            by_field.insert(field, stored.clone());
+        }
+        if let Some(other) = by_stored.insert(stored.clone(), field) {
+            return Err(Error::invalid_value(
+                stored,
+                format!(
+                    "is the {} name of both fields `{other}` and `{field}`",
+                    naming.name()
+                ),
+            ));
+        }
+    }
+    Ok(FieldTable {
+        by_stored,
+        by_field,
+        renamed,
+    })
+}
+
+/// Runs `T`'s `Deserialize` impl against a deserializer that only records the
+/// field list passed to `deserialize_struct`.
+fn capture_fields<T>() -> Option<&'static [&'static str]>
+where
+    T: for<'de> Deserialize<'de>,
+{
+    let mut capture = Capture(None);
+    let _ = T::deserialize(&mut capture);
+    capture.0
+}
+
+struct Capture(Option<&'static [&'static str]>);
+
+impl<'de> de::Deserializer<'de> for &mut Capture {
+    type Error = de::value::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Self::Error> {
+        Err(de::Error::custom("not a struct"))
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        _visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.0 = Some(fields);
+        Err(de::Error::custom("fields captured"))
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct seq tuple
+        tuple_struct map enum identifier ignored_any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Plain {
+        customer_id: String,
+        created_at: u64,
+    }
+
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Wrapper(Plain);
+
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Clash {
+        user_id: String,
+        #[serde(rename = "userId")]
+        other: String,
+    }
+
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    enum NotAStruct {
+        A,
+    }
+
+    #[test]
+    fn captures_struct_and_newtype_fields() {
+        let t = field_table::<Plain>(NamingConvention::CamelCase)
+            .unwrap()
+            .unwrap();
+        assert_eq!(t.field_for("customerId"), Some("customer_id"));
+        assert_eq!(t.field_for("customer_id"), None);
+        assert!(t.renamed());
+        let t = field_table::<Wrapper>(NamingConvention::AsIs)
+            .unwrap()
+            .unwrap();
+        assert_eq!(t.field_for("created_at"), Some("created_at"));
+        assert!(!t.renamed());
+        assert!(
+            field_table::<NotAStruct>(NamingConvention::AsIs)
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn clashing_names_are_an_error() {
+        let err = field_table::<Clash>(NamingConvention::CamelCase).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "attribute `userId` is the camelCase name of both fields `user_id` and `userId`"
+        );
+    }
+}

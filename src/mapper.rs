@@ -1,0 +1,655 @@
+//! The `Mapper` trait: one implementation per entity type, carrying everything
+//! persistence-specific in hooks.
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::error::{Error, Result};
+use crate::fields::{FieldTable, field_table};
+use crate::hooks::check_discriminator;
+use crate::item::{Item, MAX_ITEM_SIZE, UNKNOWN_TYPE, check_values, find_unknown};
+use crate::naming::NamingConvention;
+use crate::record::{AttributeBag, Record};
+use crate::schema::TableSchema;
+
+/// Maps one entity type to and from items.
+///
+/// Implement it on a unit struct per entity. The domain struct stays a plain
+/// serde type; the mapper adds keys, index keys and TTL in
+/// [`after_to_item`](Mapper::after_to_item), and the discriminator is written
+/// and checked for you.
+///
+/// ```
+/// use dynamodb_mapper::{hooks::put_str, Item, Mapper, NamingConvention, TableSchema};
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Debug, PartialEq, Serialize, Deserialize)]
+/// struct Customer {
+///     customer_id: String,
+///     email: String,
+///     name: String,
+/// }
+///
+/// const APP_TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+///
+/// struct CustomerMapper;
+///
+/// impl Mapper for CustomerMapper {
+///     type Entity = Customer;
+///     const ENTITY_TYPE: &'static str = "Customer";
+///     const TABLE: TableSchema = APP_TABLE;
+///     const NAMING: NamingConvention = NamingConvention::CamelCase;
+///
+///     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+///         put_str(item, "pk", format!("CUSTOMER#{}", c.customer_id));
+///         put_str(item, "sk", "METADATA");
+///         Ok(())
+///     }
+/// }
+///
+/// let ada = Customer { customer_id: "C1".into(), email: "ada@example.com".into(), name: "Ada".into() };
+/// let item = CustomerMapper::to_item(&ada)?;
+/// assert!(item.contains_key("customerId") && item.contains_key("entityType"));
+/// assert_eq!(CustomerMapper::from_item(item)?, ada);
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub trait Mapper: Sized + 'static {
+    /// The domain type.
+    type Entity: Serialize + DeserializeOwned + 'static;
+
+    /// The discriminator value written for this entity type.
+    const ENTITY_TYPE: &'static str;
+
+    /// Older discriminator values accepted on read (migrations); never written.
+    const ALIASES: &'static [&'static str] = &[];
+
+    /// The table layout this mapper writes into.
+    const TABLE: TableSchema;
+
+    /// Naming convention for the entity's top-level attribute names.
+    const NAMING: NamingConvention = NamingConvention::AsIs;
+
+    /// Attributes the hooks write besides the table layout's own (for example
+    /// a `recordType` copy of the discriminator). They never enter the
+    /// [`AttributeBag`], and never come back from it.
+    const OWNED_ATTRIBUTES: &'static [&'static str] = &[];
+
+    /// Validates the entity before it is serialized. Default: accepts it.
+    ///
+    /// # Errors
+    /// Return an error to veto the write.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Error, Item, Mapper, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Order { total: i64 }
+    /// struct OrderMapper;
+    /// impl Mapper for OrderMapper {
+    ///     type Entity = Order;
+    ///     const ENTITY_TYPE: &'static str = "Order";
+    ///     const TABLE: TableSchema = TableSchema::new("pk");
+    ///     fn before_to_item(o: &Order) -> dynamodb_mapper::Result<()> {
+    ///         if o.total < 0 {
+    ///             return Err(Error::invalid_value("total", "must not be negative"));
+    ///         }
+    ///         Ok(())
+    ///     }
+    ///     fn after_to_item(_: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    ///         dynamodb_mapper::hooks::put_str(item, "pk", "ORDER#1");
+    ///         Ok(())
+    ///     }
+    /// }
+    /// let err = OrderMapper::to_item(&Order { total: -1 }).unwrap_err();
+    /// assert_eq!(err.to_string(), "Order: attribute `total` must not be negative");
+    /// ```
+    fn before_to_item(entity: &Self::Entity) -> Result<()> {
+        let _ = entity;
+        Ok(())
+    }
+
+    /// Adds what exists only for persistence: keys, index keys (conditionally,
+    /// for sparse indexes), TTL. The item already holds the entity's
+    /// attributes and the discriminator.
+    ///
+    /// # Errors
+    /// Return an error to veto the write.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, ttl_value, Item, Mapper, TableSchema};
+    /// # use std::time::{Duration, UNIX_EPOCH};
+    /// # #[derive(serde::Serialize, serde::Deserialize)]
+    /// # struct Session { session_id: String, user_id: String, expires_at: u64 }
+    /// struct SessionMapper;
+    /// impl Mapper for SessionMapper {
+    ///     type Entity = Session;
+    ///     const ENTITY_TYPE: &'static str = "Session";
+    ///     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk").ttl("ttl");
+    ///     fn after_to_item(s: &Session, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    ///         put_str(item, "pk", format!("USER#{}", s.user_id));
+    ///         put_str(item, "sk", format!("SESSION#{}", s.session_id));
+    ///         item.insert("ttl".into(), ttl_value(UNIX_EPOCH + Duration::from_secs(s.expires_at))?);
+    ///         Ok(())
+    ///     }
+    /// }
+    /// let s = Session { session_id: "S1".into(), user_id: "U1".into(), expires_at: 60 };
+    /// assert!(SessionMapper::to_item(&s)?.contains_key("ttl"));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn after_to_item(entity: &Self::Entity, item: &mut Item) -> Result<()>;
+
+    /// Runs first on read, with the item mutable: reject it, or upgrade an old
+    /// shape. Default: checks the discriminator against
+    /// [`ENTITY_TYPE`](Mapper::ENTITY_TYPE) and [`ALIASES`](Mapper::ALIASES)
+    /// (nothing to check when the table has no discriminator).
+    ///
+    /// # Errors
+    /// The default returns [`Error::MissingDiscriminator`] or
+    /// [`Error::DiscriminatorMismatch`].
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks, Item, Mapper, TableSchema};
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize)] struct Customer { email: String }
+    /// struct CustomerMapper;
+    /// impl Mapper for CustomerMapper {
+    ///     type Entity = Customer;
+    ///     const ENTITY_TYPE: &'static str = "Customer";
+    ///     const TABLE: TableSchema = TableSchema::new("pk");
+    ///     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    ///         hooks::put_str(item, "pk", format!("EMAIL#{}", c.email));
+    ///         Ok(())
+    ///     }
+    ///     fn before_from_item(item: &mut Item) -> dynamodb_mapper::Result<()> {
+    ///         hooks::check_discriminator(item, "entityType", &["Customer"])?;
+    ///         hooks::rename_attribute(item, "mail", "email"); // v1 items said `mail`
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # use aws_sdk_dynamodb::types::AttributeValue;
+    /// let old = Item::from([
+    ///     ("pk".to_string(), AttributeValue::S("EMAIL#a@b.c".into())),
+    ///     ("entityType".to_string(), AttributeValue::S("Customer".into())),
+    ///     ("mail".to_string(), AttributeValue::S("a@b.c".into())),
+    /// ]);
+    /// assert_eq!(CustomerMapper::from_item(old)?.email, "a@b.c");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn before_from_item(item: &mut Item) -> Result<()> {
+        match Self::TABLE.discriminator_attribute() {
+            None => Ok(()),
+            Some(attr) if Self::ALIASES.is_empty() => {
+                check_discriminator(item, attr, &[Self::ENTITY_TYPE])
+            }
+            Some(attr) => {
+                let mut accepted = Vec::with_capacity(1 + Self::ALIASES.len());
+                accepted.push(Self::ENTITY_TYPE);
+                accepted.extend_from_slice(Self::ALIASES);
+                check_discriminator(item, attr, &accepted)
+            }
+        }
+    }
+
+    /// Runs last on read: fixes up the entity. `rest` holds the attributes
+    /// deserialization did not consume (keys, index keys, discriminator,
+    /// unknown attributes), without a copy of the whole item. Default: nothing.
+    ///
+    /// # Errors
+    /// Return an error to reject the item.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, ItemExt, Mapper, TableSchema};
+    /// #[derive(serde::Serialize, serde::Deserialize)]
+    /// struct Order {
+    ///     #[serde(skip)]
+    ///     customer_id: String, // lives only in the key
+    ///     total: u32,
+    /// }
+    /// struct OrderMapper;
+    /// impl Mapper for OrderMapper {
+    ///     type Entity = Order;
+    ///     const ENTITY_TYPE: &'static str = "Order";
+    ///     const TABLE: TableSchema = TableSchema::new("pk");
+    ///     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    ///         put_str(item, "pk", format!("CUSTOMER#{}", o.customer_id));
+    ///         Ok(())
+    ///     }
+    ///     fn after_from_item(o: &mut Order, rest: &Item) -> dynamodb_mapper::Result<()> {
+    ///         let pk = rest.get_str("pk")?;
+    ///         o.customer_id = pk.strip_prefix("CUSTOMER#").unwrap_or(pk).to_owned();
+    ///         Ok(())
+    ///     }
+    /// }
+    /// let item = OrderMapper::to_item(&Order { customer_id: "C1".into(), total: 5 })?;
+    /// assert_eq!(OrderMapper::from_item(item)?.customer_id, "C1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn after_from_item(entity: &mut Self::Entity, rest: &Item) -> Result<()> {
+        let _ = (entity, rest);
+        Ok(())
+    }
+
+    /// Whether the mapper owns the attribute `name`: one of the table layout's
+    /// attributes or of [`OWNED_ATTRIBUTES`](Mapper::OWNED_ATTRIBUTES).
+    /// (Entity fields are owned too; they are checked separately.)
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct E {}
+    /// struct M;
+    /// impl Mapper for M {
+    ///     type Entity = E;
+    ///     const ENTITY_TYPE: &'static str = "E";
+    ///     const TABLE: TableSchema = TableSchema::new("pk");
+    ///     const OWNED_ATTRIBUTES: &'static [&'static str] = &["recordType"];
+    ///     fn after_to_item(_: &E, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// }
+    /// assert!(M::owns_attribute("recordType") && M::owns_attribute("pk"));
+    /// assert!(!M::owns_attribute("note"));
+    /// ```
+    fn owns_attribute(name: &str) -> bool {
+        Self::TABLE.owns(name) || Self::OWNED_ATTRIBUTES.contains(&name)
+    }
+
+    /// The item for an entity: runs the write hooks, adds the discriminator,
+    /// and checks the result (keys against the table layout, numbers, sets,
+    /// size).
+    ///
+    /// # Errors
+    /// Hook errors; [`Error::Serialize`]; [`Error::InvalidKey`],
+    /// [`Error::InvalidValue`] or [`Error::ItemTooLarge`] when DynamoDB would
+    /// reject the item. Every error names the entity type.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Reading { value: f64 }
+    /// # struct ReadingMapper;
+    /// # impl Mapper for ReadingMapper {
+    /// #     type Entity = Reading;
+    /// #     const ENTITY_TYPE: &'static str = "Reading";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Reading, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", "R#1");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// assert!(ReadingMapper::to_item(&Reading { value: 1.5 }).is_ok());
+    /// let err = ReadingMapper::to_item(&Reading { value: f64::NAN }).unwrap_err();
+    /// assert_eq!(err.to_string(), "Reading: attribute `value` is not a number: \"NaN\"");
+    /// ```
+    fn to_item(entity: &Self::Entity) -> Result<Item> {
+        let item = build_item::<Self>(entity)?;
+        finish::<Self>(item)
+    }
+
+    /// The item for an entity with the attributes of `bag` merged in: the
+    /// mapper's attributes win, and attributes the mapper owns never come back
+    /// from the bag (a sparse index key the hook stopped writing stays gone).
+    ///
+    /// # Errors
+    /// As [`to_item`](Mapper::to_item); the size check includes the bag.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, AttributeBag, Item, Mapper, TableSchema};
+    /// # use aws_sdk_dynamodb::types::AttributeValue;
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note { text: String }
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", "NOTE#1");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// let mut bag = AttributeBag::new();
+    /// bag.insert("color", AttributeValue::S("red".into()));
+    /// bag.insert("pk", AttributeValue::S("stale".into())); // owned: ignored
+    /// let item = NoteMapper::to_item_with_bag(&Note { text: "hi".into() }, &bag)?;
+    /// assert_eq!(item["color"], AttributeValue::S("red".into()));
+    /// assert_eq!(item["pk"], AttributeValue::S("NOTE#1".into()));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn to_item_with_bag(entity: &Self::Entity, bag: &AttributeBag) -> Result<Item> {
+        let mut item = build_item::<Self>(entity)?;
+        merge_bag::<Self>(&mut item, bag)?;
+        finish::<Self>(item)
+    }
+
+    /// The item for a record: its entity, its bag merged back (as
+    /// [`to_item_with_bag`](Mapper::to_item_with_bag)), and its version
+    /// carried through unchanged unless a hook wrote one.
+    ///
+    /// # Errors
+    /// As [`to_item`](Mapper::to_item).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use aws_sdk_dynamodb::types::AttributeValue;
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note { text: String }
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", "NOTE#1");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// let mut stored = NoteMapper::to_item(&Note { text: "v1".into() })?;
+    /// stored.insert("addedByV2".into(), AttributeValue::Bool(true));
+    ///
+    /// let mut record = NoteMapper::record_from_item(stored)?;
+    /// record.entity.text = "v2".into();
+    /// let written = NoteMapper::record_to_item(&record)?;
+    /// assert_eq!(written["addedByV2"], AttributeValue::Bool(true));
+    /// assert_eq!(written["text"], AttributeValue::S("v2".into()));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn record_to_item(record: &Record<Self::Entity>) -> Result<Item> {
+        let mut item = build_item::<Self>(&record.entity)?;
+        if let (Some(attr), Some(v)) = (Self::TABLE.version_attribute(), record.version) {
+            item.entry(attr.to_owned())
+                .or_insert_with(|| AttributeValue::N(v.to_string()));
+        }
+        merge_bag::<Self>(&mut item, &record.bag)?;
+        finish::<Self>(item)
+    }
+
+    /// The entity for an item: runs the read hooks and deserializes the
+    /// entity's fields. Attributes that are not fields are handed to
+    /// [`after_from_item`](Mapper::after_from_item) and then dropped; use
+    /// [`record_from_item`](Mapper::record_from_item) to keep them.
+    ///
+    /// # Errors
+    /// Hook errors (by default [`Error::MissingDiscriminator`] and
+    /// [`Error::DiscriminatorMismatch`]); [`Error::Deserialize`] with the
+    /// attribute path; [`Error::InvalidValue`] for a value of a type the SDK
+    /// does not know. Never panics.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema, ErrorKind};
+    /// # use aws_sdk_dynamodb::types::AttributeValue;
+    /// # #[derive(Debug, serde::Serialize, serde::Deserialize)] struct Note { text: String }
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", "NOTE#1");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// let item = NoteMapper::to_item(&Note { text: "hi".into() })?;
+    /// assert_eq!(NoteMapper::from_item(item)?.text, "hi");
+    ///
+    /// let order = Item::from([("entityType".to_string(), AttributeValue::S("Order".into()))]);
+    /// let err = NoteMapper::from_item(order).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::DiscriminatorMismatch);
+    /// assert_eq!(err.to_string(), "Note: discriminator `entityType` is \"Order\", expected \"Note\"");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn from_item(item: Item) -> Result<Self::Entity> {
+        read::<Self>(item).map(|(entity, _)| entity)
+    }
+
+    /// The entity for an item plus the [`AttributeBag`] of every attribute the
+    /// mapper does not own, and the version read: a lossless read.
+    ///
+    /// # Errors
+    /// As [`from_item`](Mapper::from_item); [`Error::InvalidValue`] when the
+    /// version attribute is not a whole non-negative number.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use aws_sdk_dynamodb::types::AttributeValue;
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note { text: String }
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", "NOTE#1");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// let mut item = NoteMapper::to_item(&Note { text: "hi".into() })?;
+    /// item.insert("color".into(), AttributeValue::S("red".into()));
+    /// let record = NoteMapper::record_from_item(item)?;
+    /// assert_eq!(record.bag.len(), 1); // pk, entityType and text are owned
+    /// assert_eq!(record.bag.get("color"), Some(&AttributeValue::S("red".into())));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn record_from_item(item: Item) -> Result<Record<Self::Entity>> {
+        let (entity, mut rest) = read::<Self>(item)?;
+        let version = match Self::TABLE
+            .version_attribute()
+            .and_then(|v| rest.get(v).map(|a| (v, a)))
+        {
+            None => None,
+            Some((name, AttributeValue::N(n))) => Some(n.parse::<u64>().map_err(|_| {
+                Error::invalid_value(
+                    name,
+                    format!("is {n}, expected a whole non-negative version number"),
+                )
+                .with_entity_type(Self::ENTITY_TYPE)
+            })?),
+            Some((name, other)) => {
+                return Err(Error::WrongType {
+                    entity_type: Some(Self::ENTITY_TYPE.to_owned()),
+                    attribute: name.to_owned(),
+                    expected: "a number (N)",
+                    found: crate::item::type_name(other),
+                });
+            }
+        };
+        rest.retain(|name, _| !Self::owns_attribute(name));
+        Ok(Record {
+            entity,
+            bag: AttributeBag::from(rest),
+            version,
+        })
+    }
+
+    /// The primary key item of an entity, for `GetItem`/`DeleteItem`: the
+    /// table key attributes exactly as [`to_item`](Mapper::to_item) writes them.
+    ///
+    /// # Errors
+    /// As [`to_item`](Mapper::to_item)'s hooks and serialization, and
+    /// [`Error::InvalidKey`].
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note { id: u32, text: String }
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(n: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("NOTE#{}", n.id));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// let key = NoteMapper::key(&Note { id: 7, text: "hi".into() })?;
+    /// assert_eq!(key.len(), 1);
+    /// assert!(key.contains_key("pk"));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn key(entity: &Self::Entity) -> Result<Item> {
+        let item = build_item::<Self>(entity)?;
+        Self::TABLE
+            .key_of(&item)
+            .map_err(|e| e.with_entity_type(Self::ENTITY_TYPE))
+    }
+
+    /// A primary key item from string key values (the common single-table
+    /// case), checked against the table layout.
+    ///
+    /// # Errors
+    /// [`Error::InvalidKey`] when a value is empty or too long, or the table's
+    /// keys are not strings.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Customer {}
+    /// # struct CustomerMapper;
+    /// # impl Mapper for CustomerMapper {
+    /// #     type Entity = Customer;
+    /// #     const ENTITY_TYPE: &'static str = "Customer";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// #     fn after_to_item(_: &Customer, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let key = CustomerMapper::string_key("CUSTOMER#C1", "METADATA")?;
+    /// assert_eq!(key.len(), 2);
+    /// assert!(CustomerMapper::string_key("", "METADATA").is_err());
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn string_key(partition: &str, sort: &str) -> Result<Item> {
+        Self::TABLE
+            .string_key(partition, sort)
+            .map_err(|e| e.with_entity_type(Self::ENTITY_TYPE))
+    }
+}
+
+fn fields<M: Mapper>() -> Result<Option<&'static FieldTable>> {
+    field_table::<M::Entity>(M::NAMING).map_err(|e| e.with_entity_type(M::ENTITY_TYPE))
+}
+
+/// Hooks, serialization, renaming and discriminator; no checks yet.
+fn build_item<M: Mapper>(entity: &M::Entity) -> Result<Item> {
+    let ctx = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
+    M::before_to_item(entity).map_err(ctx)?;
+    let mut item = serialize::<M>(entity)?;
+    if M::NAMING != NamingConvention::AsIs {
+        let table = fields::<M>()?;
+        item = item
+            .into_iter()
+            .map(|(k, v)| {
+                let stored = match table {
+                    Some(t) => t.stored_for(&k, M::NAMING).into_owned(),
+                    None => M::NAMING.apply(&k).into_owned(),
+                };
+                (stored, v)
+            })
+            .collect();
+    }
+    if let Some(attr) = M::TABLE.discriminator_attribute() {
+        item.insert(
+            attr.to_owned(),
+            AttributeValue::S(M::ENTITY_TYPE.to_owned()),
+        );
+    }
+    M::after_to_item(entity, &mut item).map_err(ctx)?;
+    Ok(item)
+}
+
+fn serialize<M: Mapper>(entity: &M::Entity) -> Result<Item> {
+    match serde_dynamo::to_item::<_, Item>(entity) {
+        Ok(item) => Ok(item),
+        Err(source) => {
+            // Serialize again, tracking the path, only on the error path.
+            let path = match serde_path_to_error::serialize(entity, serde_dynamo::Serializer) {
+                Err(e) => non_root(e.path().to_string()),
+                Ok(_) => None, // serialized to a non-map value: no path
+            };
+            Err(Error::Serialize {
+                entity_type: Some(M::ENTITY_TYPE.to_owned()),
+                path,
+                source,
+            })
+        }
+    }
+}
+
+fn non_root(path: String) -> Option<String> {
+    (path != "." && !path.is_empty()).then_some(path)
+}
+
+fn merge_bag<M: Mapper>(item: &mut Item, bag: &AttributeBag) -> Result<()> {
+    let table = fields::<M>()?;
+    for (name, value) in bag.iter() {
+        if item.contains_key(name)
+            || M::owns_attribute(name)
+            || table.is_some_and(|t| t.field_for(name).is_some())
+        {
+            continue;
+        }
+        item.insert(name.to_owned(), value.clone());
+    }
+    Ok(())
+}
+
+/// Checks keys, values and size.
+fn finish<M: Mapper>(item: Item) -> Result<Item> {
+    let ctx = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
+    M::TABLE.check_item(&item).map_err(ctx)?;
+    let size = check_values(&item).map_err(ctx)?;
+    if size > MAX_ITEM_SIZE {
+        return Err(Error::ItemTooLarge {
+            entity_type: Some(M::ENTITY_TYPE.to_owned()),
+            size,
+            limit: MAX_ITEM_SIZE,
+        });
+    }
+    Ok(item)
+}
+
+/// Read hooks and deserialization; returns the entity and the attributes
+/// deserialization did not consume.
+fn read<M: Mapper>(mut item: Item) -> Result<(M::Entity, Item)> {
+    let ctx = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
+    M::before_from_item(&mut item).map_err(ctx)?;
+    let table = fields::<M>()?;
+    // `item` keeps what the entity consumes, `rest` gets the others.
+    let rest = match table {
+        Some(t) => item
+            .extract_if(|k, _| t.field_for(k).is_none())
+            .collect::<Item>(),
+        // Not a plain struct (enum, flatten): it gets everything but the
+        // attributes the mapper owns.
+        None => item
+            .extract_if(|k, _| M::owns_attribute(k))
+            .collect::<Item>(),
+    };
+    for (name, value) in &item {
+        if let Some(path) = find_unknown(value) {
+            return Err(Error::invalid_value(format!("{name}{path}"), UNKNOWN_TYPE)
+                .with_entity_type(M::ENTITY_TYPE));
+        }
+    }
+    if let Some(t) = table.filter(|t| t.renamed()) {
+        item = item
+            .into_iter()
+            .map(|(k, v)| match t.field_for(&k) {
+                Some(field) => (field.to_owned(), v),
+                None => (k, v),
+            })
+            .collect();
+    }
+    let de = serde_dynamo::Deserializer::from_attribute_value(serde_dynamo::AttributeValue::M(
+        serde_dynamo::Item::from(item).into(),
+    ));
+    let mut entity: M::Entity = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = non_root(e.path().to_string()).map(|p| match table {
+            Some(t) if t.renamed() => restore_stored_name(&p, t, M::NAMING),
+            _ => p,
+        });
+        Error::Deserialize {
+            entity_type: Some(M::ENTITY_TYPE.to_owned()),
+            path,
+            source: e.into_inner(),
+        }
+    })?;
+    M::after_from_item(&mut entity, &rest).map_err(ctx)?;
+    Ok((entity, rest))
+}
+
+/// Error paths name fields by their Rust names; show the stored name instead.
+fn restore_stored_name(path: &str, table: &FieldTable, naming: NamingConvention) -> String {
+    let end = path.find(['.', '[']).unwrap_or(path.len());
+    let (head, tail) = path.split_at(end);
+    format!("{}{tail}", table.stored_for(head, naming))
+}
