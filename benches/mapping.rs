@@ -86,6 +86,19 @@ fn bench(c: &mut Criterion) {
             criterion::BatchSize::SmallInput,
         )
     });
+    g.bench_function("serde_dynamo+path_to_error", |b| {
+        b.iter_batched(
+            || item.clone(),
+            |item| {
+                let de = serde_dynamo::Deserializer::from_attribute_value(
+                    serde_dynamo::AttributeValue::M(serde_dynamo::Item::from(item).into()),
+                );
+                let o: Order = serde_path_to_error::deserialize(de).expect("ok");
+                o
+            },
+            criterion::BatchSize::SmallInput,
+        )
+    });
     g.bench_function("mapper", |b| {
         b.iter_batched(
             || item.clone(),

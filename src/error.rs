@@ -50,6 +50,18 @@ pub enum ErrorKind {
     WrongType,
     /// A user hook vetoed the operation.
     Hook,
+    /// An item's discriminator names an entity type no registered mapper reads.
+    UnknownEntityType,
+    /// Building a registry found problems in the table design.
+    InvalidRegistry,
+    /// An entity type or group asked for is not registered.
+    NotRegistered,
+    /// A discriminator filter cannot be built or applied.
+    InvalidFilter,
+    /// A compound read found too few or too many items of an entity type.
+    Cardinality,
+    /// A compound read left items that no part claimed.
+    UnclaimedItems,
 }
 
 /// The crate's error type.
@@ -173,6 +185,61 @@ pub enum Error {
         #[source]
         source: BoxError,
     },
+    /// The item's discriminator names an entity type that no registered
+    /// mapper (of the group decoded with, if any) reads.
+    #[error("discriminator `{attribute}` is {found:?}, which {}", NoReader(.group, .known))]
+    UnknownEntityType {
+        /// Name of the discriminator attribute.
+        attribute: String,
+        /// Value found in the item.
+        found: String,
+        /// The group decoded with, if any.
+        group: Option<String>,
+        /// The entity types that can be read (of the group, if any).
+        known: Vec<String>,
+    },
+    /// Building a registry found problems in the table design; every problem
+    /// found is listed, not just the first.
+    #[error("invalid registry ({}): {}", Counted(.problems.len(), "problem"), Joined(.problems))]
+    InvalidRegistry {
+        /// One message per problem, in a stable order.
+        problems: Vec<String>,
+    },
+    /// An entity type or group asked for by name is not registered.
+    #[error("{what} {name:?} is not registered")]
+    NotRegistered {
+        /// What was asked for: `entity type` or `group`.
+        what: &'static str,
+        /// The name asked for.
+        name: String,
+    },
+    /// A discriminator filter cannot be built or applied.
+    #[error("discriminator filter on `{attribute}` {reason}")]
+    InvalidFilter {
+        /// Name of the discriminator attribute.
+        attribute: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A compound read found too few or too many items of an entity type.
+    #[error("{}expected {expected} item, found {found}", Prefix(.entity_type))]
+    Cardinality {
+        /// Entity type of the part.
+        entity_type: Option<String>,
+        /// How many were expected: `exactly one` or `at most one`.
+        expected: &'static str,
+        /// How many items were found.
+        found: usize,
+    },
+    /// A compound read left items that no part claimed.
+    #[error("{} not claimed: {}", Unclaimed(.counts), UnclaimedList(.counts, .attribute))]
+    UnclaimedItems {
+        /// Name of the discriminator attribute.
+        attribute: String,
+        /// Discriminator value (`None`: absent or not a string) and how many
+        /// items with it were left, in the order first seen.
+        counts: Vec<(Option<String>, usize)>,
+    },
 }
 
 struct Prefix<'a>(&'a Option<String>);
@@ -224,6 +291,72 @@ impl fmt::Display for Expected<'_> {
     }
 }
 
+struct NoReader<'a>(&'a Option<String>, &'a [String]);
+impl fmt::Display for NoReader<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            None => f.write_str("no registered mapper reads (registered: ")?,
+            Some(g) => write!(f, "no mapper of group {g:?} reads (members: ")?,
+        }
+        for (i, v) in self.1.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{v:?}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+struct Counted(usize, &'static str);
+impl fmt::Display for Counted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = if self.0 == 1 { "" } else { "s" };
+        write!(f, "{} {}{s}", self.0, self.1)
+    }
+}
+
+struct Joined<'a>(&'a [String]);
+impl fmt::Display for Joined<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, p) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            f.write_str(p)?;
+        }
+        Ok(())
+    }
+}
+
+struct Unclaimed<'a>(&'a [(Option<String>, usize)]);
+impl fmt::Display for Unclaimed<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n: usize = self.0.iter().map(|(_, c)| c).sum();
+        if n == 1 {
+            f.write_str("1 item was")
+        } else {
+            write!(f, "{n} items were")
+        }
+    }
+}
+
+struct UnclaimedList<'a>(&'a [(Option<String>, usize)], &'a str);
+impl fmt::Display for UnclaimedList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (value, count)) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            match value {
+                Some(v) => write!(f, "{count} of {v:?}")?,
+                None => write!(f, "{count} without discriminator `{}`", self.1)?,
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Error {
     /// What kind of error this is.
     ///
@@ -245,6 +378,12 @@ impl Error {
             Error::MissingAttribute { .. } => ErrorKind::MissingAttribute,
             Error::WrongType { .. } => ErrorKind::WrongType,
             Error::Hook { .. } => ErrorKind::Hook,
+            Error::UnknownEntityType { .. } => ErrorKind::UnknownEntityType,
+            Error::InvalidRegistry { .. } => ErrorKind::InvalidRegistry,
+            Error::NotRegistered { .. } => ErrorKind::NotRegistered,
+            Error::InvalidFilter { .. } => ErrorKind::InvalidFilter,
+            Error::Cardinality { .. } => ErrorKind::Cardinality,
+            Error::UnclaimedItems { .. } => ErrorKind::UnclaimedItems,
         }
     }
 
@@ -267,7 +406,13 @@ impl Error {
             | Error::InvalidValue { entity_type, .. }
             | Error::MissingAttribute { entity_type, .. }
             | Error::WrongType { entity_type, .. }
-            | Error::Hook { entity_type, .. } => entity_type.as_deref(),
+            | Error::Hook { entity_type, .. }
+            | Error::Cardinality { entity_type, .. } => entity_type.as_deref(),
+            Error::UnknownEntityType { .. }
+            | Error::InvalidRegistry { .. }
+            | Error::NotRegistered { .. }
+            | Error::InvalidFilter { .. }
+            | Error::UnclaimedItems { .. } => None,
         }
     }
 
@@ -286,10 +431,17 @@ impl Error {
             | Error::MissingDiscriminator { attribute, .. }
             | Error::InvalidKey { attribute, .. }
             | Error::MissingAttribute { attribute, .. }
-            | Error::WrongType { attribute, .. } => Some(attribute),
+            | Error::WrongType { attribute, .. }
+            | Error::UnknownEntityType { attribute, .. }
+            | Error::InvalidFilter { attribute, .. } => Some(attribute),
             Error::InvalidValue { path, .. } => Some(path),
             Error::Serialize { path, .. } | Error::Deserialize { path, .. } => path.as_deref(),
-            Error::ItemTooLarge { .. } | Error::Hook { .. } => None,
+            Error::ItemTooLarge { .. }
+            | Error::Hook { .. }
+            | Error::InvalidRegistry { .. }
+            | Error::NotRegistered { .. }
+            | Error::Cardinality { .. }
+            | Error::UnclaimedItems { .. } => None,
         }
     }
 
@@ -316,7 +468,14 @@ impl Error {
             | Error::InvalidValue { entity_type, .. }
             | Error::MissingAttribute { entity_type, .. }
             | Error::WrongType { entity_type, .. }
-            | Error::Hook { entity_type, .. } => entity_type,
+            | Error::Hook { entity_type, .. }
+            | Error::Cardinality { entity_type, .. } => entity_type,
+            // Registry-level errors are about no single entity type.
+            Error::UnknownEntityType { .. }
+            | Error::InvalidRegistry { .. }
+            | Error::NotRegistered { .. }
+            | Error::InvalidFilter { .. }
+            | Error::UnclaimedItems { .. } => return self,
         };
         if slot.is_none() {
             *slot = Some(name.to_owned());

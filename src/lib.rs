@@ -56,6 +56,7 @@
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
+mod de;
 mod error;
 mod fields;
 pub mod hooks;
@@ -63,7 +64,10 @@ mod item;
 mod mapper;
 mod naming;
 mod record;
+mod registry;
 mod schema;
+mod ser;
+mod view;
 
 pub use error::{BoxError, Error, ErrorKind, Result};
 pub use item::{
@@ -72,7 +76,18 @@ pub use item::{
 pub use mapper::Mapper;
 pub use naming::NamingConvention;
 pub use record::{AttributeBag, Record};
+pub use registry::{
+    Buckets, DISCRIMINATOR_PLACEHOLDER, Decoded, DecodedItems, DiscriminatorFilter, Group,
+    MAX_FILTER_VALUES, MissingPolicy, RawItem, Registry, RegistryBuilder, Skipped, UnknownPolicy,
+    Unmatched,
+};
 pub use schema::{
     DEFAULT_DISCRIMINATOR, GlobalSecondaryIndex, KeyAttribute, MAX_PARTITION_KEY_BYTES,
     MAX_SORT_KEY_BYTES, ScalarType, TableSchema,
 };
+pub use view::PartitionView;
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

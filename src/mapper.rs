@@ -12,6 +12,7 @@ use crate::item::{Item, MAX_ITEM_SIZE, UNKNOWN_TYPE, check_values, find_unknown}
 use crate::naming::NamingConvention;
 use crate::record::{AttributeBag, Record};
 use crate::schema::TableSchema;
+use crate::ser::SerError;
 
 /// Maps one entity type to and from items.
 ///
@@ -522,20 +523,41 @@ fn fields<M: Mapper>() -> Result<Option<&'static FieldTable>> {
 fn build_item<M: Mapper>(entity: &M::Entity) -> Result<Item> {
     let ctx = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
     M::before_to_item(entity).map_err(ctx)?;
-    let mut item = serialize::<M>(entity)?;
-    if M::NAMING != NamingConvention::AsIs {
-        let table = fields::<M>()?;
-        item = item
-            .into_iter()
-            .map(|(k, v)| {
-                let stored = match table {
-                    Some(t) => t.stored_for(&k, M::NAMING).into_owned(),
-                    None => M::NAMING.apply(&k).into_owned(),
-                };
-                (stored, v)
-            })
-            .collect();
-    }
+    let table = fields::<M>()?;
+    let mut item = match crate::ser::to_item(entity, table, M::NAMING) {
+        Ok(item) => item,
+        Err(SerError::NotAStruct) => {
+            let item = serialize::<M>(entity)?;
+            if M::NAMING == NamingConvention::AsIs {
+                item
+            } else {
+                item.into_iter()
+                    .map(|(k, v)| (M::NAMING.apply(&k).into_owned(), v))
+                    .collect()
+            }
+        }
+        Err(SerError::Field(stored, source)) => {
+            // Serialize again with path tracking for the full path; only on
+            // the error path.
+            return Err(match serialize::<M>(entity) {
+                Err(Error::Serialize {
+                    path: Some(path), ..
+                }) => {
+                    let end = path.find(['.', '[']).unwrap_or(path.len());
+                    Error::Serialize {
+                        entity_type: Some(M::ENTITY_TYPE.to_owned()),
+                        path: Some(format!("{stored}{}", &path[end..])),
+                        source,
+                    }
+                }
+                _ => Error::Serialize {
+                    entity_type: Some(M::ENTITY_TYPE.to_owned()),
+                    path: (!stored.is_empty()).then_some(stored),
+                    source,
+                },
+            });
+        }
+    };
     if let Some(attr) = M::TABLE.discriminator_attribute() {
         item.insert(
             attr.to_owned(),
@@ -620,36 +642,46 @@ fn read<M: Mapper>(mut item: Item) -> Result<(M::Entity, Item)> {
                 .with_entity_type(M::ENTITY_TYPE));
         }
     }
-    if let Some(t) = table.filter(|t| t.renamed()) {
-        item = item
-            .into_iter()
-            .map(|(k, v)| match t.field_for(&k) {
-                Some(field) => (field.to_owned(), v),
-                None => (k, v),
-            })
-            .collect();
-    }
-    let de = serde_dynamo::Deserializer::from_attribute_value(serde_dynamo::AttributeValue::M(
-        serde_dynamo::Item::from(item).into(),
-    ));
-    let mut entity: M::Entity = serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = non_root(e.path().to_string()).map(|p| match table {
-            Some(t) if t.renamed() => restore_stored_name(&p, t, M::NAMING),
-            _ => p,
-        });
-        Error::Deserialize {
-            entity_type: Some(M::ENTITY_TYPE.to_owned()),
-            path,
-            source: e.into_inner(),
+    let mut entity: M::Entity = match table {
+        Some(t) => crate::de::from_fields(item, t)
+            .map_err(|(source, path)| deserialize_error::<M>(source, path, t))?,
+        None => {
+            let de = serde_dynamo::Deserializer::from_attribute_value(
+                serde_dynamo::AttributeValue::M(serde_dynamo::Item::from(item).into()),
+            );
+            serde_path_to_error::deserialize(de).map_err(|e| Error::Deserialize {
+                entity_type: Some(M::ENTITY_TYPE.to_owned()),
+                path: non_root(e.path().to_string()),
+                source: e.into_inner(),
+            })?
         }
-    })?;
+    };
     M::after_from_item(&mut entity, &rest).map_err(ctx)?;
     Ok((entity, rest))
 }
 
-/// Error paths name fields by their Rust names; show the stored name instead.
-fn restore_stored_name(path: &str, table: &FieldTable, naming: NamingConvention) -> String {
-    let end = path.find(['.', '[']).unwrap_or(path.len());
-    let (head, tail) = path.split_at(end);
-    format!("{}{tail}", table.stored_for(head, naming))
+/// The error for a failed deserialization: a missing field becomes
+/// [`Error::MissingAttribute`] under its stored name; anything else is
+/// [`Error::Deserialize`] with the attribute path.
+fn deserialize_error<M: Mapper>(
+    source: serde_dynamo::Error,
+    path: Option<String>,
+    table: &FieldTable,
+) -> Error {
+    let message = source.to_string();
+    if path.is_none()
+        && let Some(field) = message
+            .strip_prefix("missing field `")
+            .and_then(|rest| rest.strip_suffix('`'))
+    {
+        return Error::MissingAttribute {
+            entity_type: Some(M::ENTITY_TYPE.to_owned()),
+            attribute: table.stored_for(field, M::NAMING).into_owned(),
+        };
+    }
+    Error::Deserialize {
+        entity_type: Some(M::ENTITY_TYPE.to_owned()),
+        path,
+        source,
+    }
 }

@@ -351,6 +351,18 @@ fn deserialization_errors_name_entity_and_path() {
 }
 
 #[test]
+fn a_missing_field_is_a_missing_attribute_under_its_stored_name() {
+    let mut item = CustomerMapper::to_item(&customer("C1")).unwrap();
+    item.remove("createdAt");
+    let err = CustomerMapper::from_item(item).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::MissingAttribute);
+    assert_eq!(
+        err.to_string(),
+        "Customer: attribute `createdAt` is missing"
+    );
+}
+
+#[test]
 fn unknown_sdk_values_are_errors_not_panics() {
     let o = order("C1", "O1", "2024-01-15T10:30:00Z", OrderStatus::Pending);
     let mut item = OrderMapper::to_item(&o).unwrap();
@@ -671,4 +683,47 @@ fn record_version_is_read_and_carried() {
             .to_string(),
         "Counter: attribute `version` is a string (S), expected a number (N)"
     );
+}
+
+#[test]
+fn serialization_errors_name_the_attribute_path() {
+    #[derive(Deserialize)]
+    struct Part(u8);
+    impl Serialize for Part {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            if self.0 == 0 {
+                return Err(serde::ser::Error::custom("part 0 is reserved"));
+            }
+            s.serialize_u8(self.0)
+        }
+    }
+    #[derive(Serialize, Deserialize)]
+    struct Assembly {
+        assembly_id: String,
+        spare_parts: Vec<Part>,
+    }
+    struct AssemblyMapper;
+    impl Mapper for AssemblyMapper {
+        type Entity = Assembly;
+        const ENTITY_TYPE: &'static str = "Assembly";
+        const TABLE: TableSchema = TableSchema::new("pk");
+        const NAMING: NamingConvention = NamingConvention::CamelCase;
+        fn after_to_item(a: &Assembly, item: &mut Item) -> dynamodb_mapper::Result<()> {
+            put_str(item, "pk", &a.assembly_id);
+            Ok(())
+        }
+    }
+    let a = Assembly {
+        assembly_id: "A1".into(),
+        spare_parts: vec![Part(3), Part(0)],
+    };
+    let err = AssemblyMapper::to_item(&a).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Serialize);
+    assert_eq!(err.attribute(), Some("spareParts[1]"));
+    assert!(
+        err.to_string()
+            .starts_with("Assembly: cannot serialize attribute `spareParts[1]`: "),
+        "{err}"
+    );
+    assert!(err.to_string().contains("part 0 is reserved"), "{err}");
 }

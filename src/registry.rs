@@ -1,0 +1,2681 @@
+//! The registry: polymorphic dispatch of mixed query results by
+//! discriminator, discriminator filter expressions for chosen sets of entity
+//! types, compound reads into typed buckets, and the checks of the table
+//! design as a whole that run when a registry is built.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::error::{Error, Result};
+use crate::fields::field_table;
+use crate::item::{Item, type_name};
+use crate::mapper::Mapper;
+use crate::record::Record;
+use crate::schema::{GlobalSecondaryIndex, KeyAttribute, ScalarType, TableSchema};
+
+/// The stem of the placeholders a [`DiscriminatorFilter`] uses: the name
+/// placeholder `#dmType` and the value placeholders `:dmType0`, `:dmType1`,
+/// and so on. Placeholders starting with `dmType` are reserved for the
+/// discriminator filter; choose others for your own expressions.
+///
+/// ```
+/// assert_eq!(dynamodb_mapper::DISCRIMINATOR_PLACEHOLDER, "dmType");
+/// ```
+pub const DISCRIMINATOR_PLACEHOLDER: &str = "dmType";
+
+/// The most values a discriminator filter may compare against: DynamoDB's
+/// `IN` takes at most 100 operands. Aliases count.
+///
+/// ```
+/// assert_eq!(dynamodb_mapper::MAX_FILTER_VALUES, 100);
+/// ```
+pub const MAX_FILTER_VALUES: usize = 100;
+
+/// What decoding does with an item whose discriminator names an entity type
+/// no registered mapper reads.
+///
+/// ```
+/// use dynamodb_mapper::UnknownPolicy;
+///
+/// assert_eq!(UnknownPolicy::default(), UnknownPolicy::Error);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum UnknownPolicy {
+    /// Fail with [`Error::UnknownEntityType`] (the default).
+    #[default]
+    Error,
+    /// Return [`Decoded::Skipped`]: the item's key and discriminator value,
+    /// not the item.
+    Skip,
+    /// Return [`Decoded::Raw`]: the whole item, untouched.
+    Keep,
+}
+
+/// What decoding does with an item that has no discriminator attribute, or
+/// one that is not a string.
+///
+/// ```
+/// use dynamodb_mapper::MissingPolicy;
+///
+/// assert_eq!(MissingPolicy::default(), MissingPolicy::Error);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum MissingPolicy {
+    /// Fail with [`Error::MissingDiscriminator`] (the default).
+    #[default]
+    Error,
+    /// Return [`Decoded::Skipped`]: the item's key, not the item.
+    Skip,
+    /// Return [`Decoded::Raw`]: the whole item, untouched.
+    Keep,
+}
+
+#[derive(Clone, Copy)]
+enum Action {
+    Error,
+    Skip,
+    Keep,
+}
+
+impl From<UnknownPolicy> for Action {
+    fn from(p: UnknownPolicy) -> Self {
+        match p {
+            UnknownPolicy::Error => Action::Error,
+            UnknownPolicy::Skip => Action::Skip,
+            UnknownPolicy::Keep => Action::Keep,
+        }
+    }
+}
+
+impl From<MissingPolicy> for Action {
+    fn from(p: MissingPolicy) -> Self {
+        match p {
+            MissingPolicy::Error => Action::Error,
+            MissingPolicy::Skip => Action::Skip,
+            MissingPolicy::Keep => Action::Keep,
+        }
+    }
+}
+
+/// Why an item was skipped or kept raw instead of decoded.
+///
+/// ```
+/// use dynamodb_mapper::Unmatched;
+///
+/// let unknown = Unmatched::Unknown { value: "Refund".into() };
+/// assert_eq!(unknown.to_string(), "unknown entity type \"Refund\"");
+/// assert_eq!(Unmatched::Missing { found: None }.to_string(), "no discriminator");
+/// let number = Unmatched::Missing { found: Some("a number (N)") };
+/// assert_eq!(number.to_string(), "discriminator is a number (N), not a string");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Unmatched {
+    /// The discriminator holds a value no mapper in scope reads (no
+    /// registered mapper, or none of the group decoded with).
+    Unknown {
+        /// The discriminator value.
+        value: String,
+    },
+    /// The item has no string discriminator.
+    Missing {
+        /// What the attribute held instead (e.g. `a number (N)`), or `None`
+        /// when it is absent.
+        found: Option<&'static str>,
+    },
+}
+
+impl fmt::Display for Unmatched {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unmatched::Unknown { value } => write!(f, "unknown entity type {value:?}"),
+            Unmatched::Missing { found: None } => f.write_str("no discriminator"),
+            Unmatched::Missing { found: Some(t) } => {
+                write!(f, "discriminator is {t}, not a string")
+            }
+        }
+    }
+}
+
+/// An item that was skipped by policy: its table key (the key attributes it
+/// had) and why. Enough to log it or fetch it again.
+///
+/// ```
+/// use aws_sdk_dynamodb::types::AttributeValue;
+/// use dynamodb_mapper::{Item, Skipped, Unmatched};
+///
+/// let skipped = Skipped {
+///     key: Item::from([("pk".to_string(), AttributeValue::S("TENANT#1".into()))]),
+///     reason: Unmatched::Missing { found: None },
+/// };
+/// assert_eq!(skipped.key.len(), 1);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skipped {
+    /// The table key attributes of the item (those present).
+    pub key: Item,
+    /// Why it was skipped.
+    pub reason: Unmatched,
+}
+
+/// An item kept raw by policy: the whole item, untouched, and why.
+///
+/// ```
+/// use dynamodb_mapper::{Item, RawItem, Unmatched};
+///
+/// let raw = RawItem { item: Item::new(), reason: Unmatched::Missing { found: None } };
+/// assert!(raw.item.is_empty());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawItem {
+    /// The item as read.
+    pub item: Item,
+    /// Why it was not decoded.
+    pub reason: Unmatched,
+}
+
+/// The result of decoding one item through a [`Registry`].
+///
+/// ```
+/// use dynamodb_mapper::{Decoded, Skipped, Item, Unmatched};
+///
+/// let d: Decoded<u32> = Decoded::Entity(7);
+/// assert!(d.is_entity());
+/// assert_eq!(d.into_entity(), Some(7));
+/// let s: Decoded<u32> = Decoded::Skipped(Skipped { key: Item::new(), reason: Unmatched::Missing { found: None } });
+/// assert_eq!(s.into_entity(), None);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decoded<T> {
+    /// The item, decoded by its mapper.
+    Entity(T),
+    /// Skipped by policy ([`UnknownPolicy::Skip`] or [`MissingPolicy::Skip`]).
+    Skipped(Skipped),
+    /// Kept raw by policy ([`UnknownPolicy::Keep`] or [`MissingPolicy::Keep`]).
+    Raw(RawItem),
+}
+
+impl<T> Decoded<T> {
+    /// Whether the item was decoded.
+    ///
+    /// ```
+    /// assert!(dynamodb_mapper::Decoded::Entity(1).is_entity());
+    /// ```
+    #[must_use]
+    pub fn is_entity(&self) -> bool {
+        matches!(self, Decoded::Entity(_))
+    }
+
+    /// The decoded value, if the item was decoded.
+    ///
+    /// ```
+    /// assert_eq!(dynamodb_mapper::Decoded::Entity("x").into_entity(), Some("x"));
+    /// ```
+    #[must_use]
+    pub fn into_entity(self) -> Option<T> {
+        match self {
+            Decoded::Entity(t) => Some(t),
+            Decoded::Skipped(_) | Decoded::Raw(_) => None,
+        }
+    }
+}
+
+/// The result of decoding many items: the decoded values in item order, and
+/// beside them whatever the policies skipped or kept raw, so nothing vanishes
+/// silently.
+///
+/// ```
+/// use dynamodb_mapper::DecodedItems;
+///
+/// let out: DecodedItems<u32> = DecodedItems::default();
+/// assert!(out.is_complete());
+/// assert!(out.entities.is_empty());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[must_use]
+pub struct DecodedItems<T> {
+    /// The decoded values, in the order of the items.
+    pub entities: Vec<T>,
+    /// Items skipped by policy, in the order of the items.
+    pub skipped: Vec<Skipped>,
+    /// Items kept raw by policy, in the order of the items.
+    pub raw: Vec<RawItem>,
+}
+
+impl<T> Default for DecodedItems<T> {
+    fn default() -> Self {
+        DecodedItems {
+            entities: Vec::new(),
+            skipped: Vec::new(),
+            raw: Vec::new(),
+        }
+    }
+}
+
+impl<T> DecodedItems<T> {
+    /// Whether every item was decoded: nothing skipped, nothing kept raw.
+    ///
+    /// ```
+    /// let out = dynamodb_mapper::DecodedItems::<u8> { entities: vec![1], ..Default::default() };
+    /// assert!(out.is_complete());
+    /// ```
+    #[must_use]
+    pub fn is_complete(&self) -> bool {
+        self.skipped.is_empty() && self.raw.is_empty()
+    }
+
+    fn push(&mut self, decoded: Decoded<T>) {
+        match decoded {
+            Decoded::Entity(t) => self.entities.push(t),
+            Decoded::Skipped(s) => self.skipped.push(s),
+            Decoded::Raw(r) => self.raw.push(r),
+        }
+    }
+}
+
+/// A discriminator filter expression for a set of entity types (their
+/// aliases included, so items written before a rename are found): the
+/// expression string, its attribute names and values, exactly the
+/// placeholders it uses.
+///
+/// One type gives `#dmType = :dmType0`, more give
+/// `#dmType IN (:dmType0, :dmType1, ...)`, with `#dmType` bound to the
+/// discriminator attribute (see [`DISCRIMINATOR_PLACEHOLDER`]). A filter runs
+/// after the key condition has read the items: it narrows what is returned,
+/// not what is read (or paid for).
+///
+/// ```
+/// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, Registry, TableSchema};
+/// # use serde::{Deserialize, Serialize};
+/// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+/// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
+/// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
+/// # struct CustomerMapper;
+/// # impl Mapper for CustomerMapper {
+/// #     type Entity = Customer;
+/// #     const ENTITY_TYPE: &'static str = "Customer";
+/// #     const TABLE: TableSchema = TABLE;
+/// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+/// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
+/// #         put_str(item, "sk", "METADATA");
+/// #         Ok(())
+/// #     }
+/// # }
+/// # struct OrderMapper;
+/// # impl Mapper for OrderMapper {
+/// #     type Entity = Order;
+/// #     const ENTITY_TYPE: &'static str = "Order";
+/// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+/// #     const TABLE: TableSchema = TABLE;
+/// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+/// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
+/// #         put_str(item, "sk", format!("ORDER#{}", o.id));
+/// #         Ok(())
+/// #     }
+/// # }
+/// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+/// use aws_sdk_dynamodb::types::AttributeValue;
+///
+/// let registry = Registry::builder()
+///     .register::<CustomerMapper>(Entity::Customer)
+///     .register::<OrderMapper>(Entity::Order)
+///     .build()?;
+/// let filter = registry.filter(&["Order"])?;
+/// assert_eq!(filter.expression(), "#dmType IN (:dmType0, :dmType1)");
+/// assert_eq!(filter.names()["#dmType"], "entityType");
+/// assert_eq!(filter.values()[":dmType0"], AttributeValue::S("Order".into()));
+/// assert_eq!(filter.values()[":dmType1"], AttributeValue::S("Purchase".into())); // alias
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiscriminatorFilter {
+    attribute: String,
+    expression: String,
+    names: HashMap<String, String>,
+    values: HashMap<String, AttributeValue>,
+}
+
+impl DiscriminatorFilter {
+    fn new<'a>(attribute: &str, values: impl ExactSizeIterator<Item = &'a str>) -> Result<Self> {
+        let count = values.len();
+        if count == 0 {
+            return Err(Error::InvalidFilter {
+                attribute: attribute.to_owned(),
+                reason: "names no entity type".to_owned(),
+            });
+        }
+        if count > MAX_FILTER_VALUES {
+            return Err(Error::InvalidFilter {
+                attribute: attribute.to_owned(),
+                reason: too_many_values(count),
+            });
+        }
+        let name = format!("#{DISCRIMINATOR_PLACEHOLDER}");
+        let mut placeholders = Vec::with_capacity(count);
+        let mut map = HashMap::with_capacity(count);
+        for (i, value) in values.enumerate() {
+            let placeholder = format!(":{DISCRIMINATOR_PLACEHOLDER}{i}");
+            map.insert(placeholder.clone(), AttributeValue::S(value.to_owned()));
+            placeholders.push(placeholder);
+        }
+        let expression = match placeholders.as_slice() {
+            [one] => format!("{name} = {one}"),
+            many => format!("{name} IN ({})", many.join(", ")),
+        };
+        Ok(DiscriminatorFilter {
+            attribute: attribute.to_owned(),
+            expression,
+            names: HashMap::from([(name, attribute.to_owned())]),
+            values: map,
+        })
+    }
+
+    /// The filter expression, e.g. `#dmType IN (:dmType0, :dmType1)`.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
+    /// assert_eq!(registry.filter(&["Note"])?.expression(), "#dmType = :dmType0");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn expression(&self) -> &str {
+        &self.expression
+    }
+
+    /// The expression attribute names: `#dmType` and the discriminator
+    /// attribute.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk").discriminator("$type");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
+    /// let filter = registry.filter(&["Note"])?;
+    /// assert_eq!(filter.names().len(), 1);
+    /// assert_eq!(filter.names()["#dmType"], "$type");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn names(&self) -> &HashMap<String, String> {
+        &self.names
+    }
+
+    /// The expression attribute values: `:dmType0`, `:dmType1`, ... bound
+    /// to the entity types and their aliases, in the order asked for.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    ///
+    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
+    /// let filter = registry.filter(&["Note"])?;
+    /// assert_eq!(filter.values().len(), 1);
+    /// assert_eq!(filter.values()[":dmType0"], AttributeValue::S("Note".into()));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn values(&self) -> &HashMap<String, AttributeValue> {
+        &self.values
+    }
+
+    /// The expression, names and values, for a request built by hand.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
+    /// let (expression, names, values) = registry.filter(&["Note"])?.into_parts();
+    /// assert_eq!(expression, "#dmType = :dmType0");
+    /// assert_eq!((names.len(), values.len()), (1, 1));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn into_parts(
+        self,
+    ) -> (
+        String,
+        HashMap<String, String>,
+        HashMap<String, AttributeValue>,
+    ) {
+        (self.expression, self.names, self.values)
+    }
+
+    /// Adds the filter to a `Query`: sets the filter expression (joined with
+    /// `AND` to one already set) and adds its names and values to those
+    /// already set, replacing none.
+    ///
+    /// # Errors
+    /// [`Error::InvalidFilter`] when the request already binds one of the
+    /// filter's placeholders to something else.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, Registry, TableSchema};
+    /// # use serde::{Deserialize, Serialize};
+    /// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
+    /// # struct CustomerMapper;
+    /// # impl Mapper for CustomerMapper {
+    /// #     type Entity = Customer;
+    /// #     const ENTITY_TYPE: &'static str = "Customer";
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
+    /// #         put_str(item, "sk", "METADATA");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
+    /// #         put_str(item, "sk", format!("ORDER#{}", o.id));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+    /// # let conf = aws_sdk_dynamodb::Config::builder()
+    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+    /// #     .build();
+    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    ///
+    /// let registry = Registry::builder()
+    ///     .register::<CustomerMapper>(Entity::Customer)
+    ///     .register::<OrderMapper>(Entity::Order)
+    ///     .build()?;
+    /// let query = client
+    ///     .query()
+    ///     .table_name("AppTable")
+    ///     .key_condition_expression("pk = :pk")
+    ///     .expression_attribute_values(":pk", AttributeValue::S("CUSTOMER#C1".into()));
+    /// let query = registry.filter(&["Order"])?.apply_to_query(query)?;
+    /// let input = query.as_input();
+    /// assert_eq!(input.get_filter_expression().as_deref(), Some("#dmType IN (:dmType0, :dmType1)"));
+    /// assert_eq!(input.get_expression_attribute_values().as_ref().unwrap().len(), 3);
+    /// // let output = query.send().await?;
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn apply_to_query(&self, query: QueryFluentBuilder) -> Result<QueryFluentBuilder> {
+        let expression = self.merge(
+            query.get_filter_expression().as_deref(),
+            query.get_expression_attribute_names().as_ref(),
+            query.get_expression_attribute_values().as_ref(),
+        )?;
+        let mut query = query.filter_expression(expression);
+        for (k, v) in &self.names {
+            query = query.expression_attribute_names(k.clone(), v.clone());
+        }
+        for (k, v) in &self.values {
+            query = query.expression_attribute_values(k.clone(), v.clone());
+        }
+        Ok(query)
+    }
+
+    /// Adds the filter to a `Scan`, as [`apply_to_query`](Self::apply_to_query)
+    /// does to a `Query`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidFilter`] when the request already binds one of the
+    /// filter's placeholders to something else.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// # let conf = aws_sdk_dynamodb::Config::builder()
+    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+    /// #     .build();
+    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
+    /// let scan = client.scan().table_name("AppTable").filter_expression("attribute_exists(body)");
+    /// let scan = registry.filter(&["Note"])?.apply_to_scan(scan)?;
+    /// assert_eq!(
+    ///     scan.get_filter_expression().as_deref(),
+    ///     Some("(attribute_exists(body)) AND (#dmType = :dmType0)")
+    /// );
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn apply_to_scan(&self, scan: ScanFluentBuilder) -> Result<ScanFluentBuilder> {
+        let expression = self.merge(
+            scan.get_filter_expression().as_deref(),
+            scan.get_expression_attribute_names().as_ref(),
+            scan.get_expression_attribute_values().as_ref(),
+        )?;
+        let mut scan = scan.filter_expression(expression);
+        for (k, v) in &self.names {
+            scan = scan.expression_attribute_names(k.clone(), v.clone());
+        }
+        for (k, v) in &self.values {
+            scan = scan.expression_attribute_values(k.clone(), v.clone());
+        }
+        Ok(scan)
+    }
+
+    /// The combined filter expression, after checking that the request binds
+    /// none of the filter's placeholders to something else.
+    fn merge(
+        &self,
+        existing: Option<&str>,
+        names: Option<&HashMap<String, String>>,
+        values: Option<&HashMap<String, AttributeValue>>,
+    ) -> Result<String> {
+        let taken = |placeholder: &str, bound: &str| Error::InvalidFilter {
+            attribute: self.attribute.clone(),
+            reason: format!(
+                "cannot be applied: the request already binds `{placeholder}` to {bound}"
+            ),
+        };
+        for (k, v) in &self.names {
+            if let Some(other) = names.and_then(|m| m.get(k))
+                && other != v
+            {
+                return Err(taken(k, &format!("`{other}`")));
+            }
+        }
+        let mut sorted: Vec<_> = self.values.iter().collect();
+        sorted.sort_by(|a, b| a.0.cmp(b.0));
+        for (k, v) in sorted {
+            if let Some(other) = values.and_then(|m| m.get(k))
+                && other != v
+            {
+                return Err(taken(k, "another value"));
+            }
+        }
+        Ok(match existing {
+            Some(e) if !e.trim().is_empty() => format!("({e}) AND ({})", self.expression),
+            _ => self.expression.clone(),
+        })
+    }
+}
+
+fn too_many_values(count: usize) -> String {
+    format!(
+        "needs {count} values (entity types and aliases), over DynamoDB's limit of {MAX_FILTER_VALUES} operands for IN"
+    )
+}
+
+type DecodeFn<T> = Box<dyn Fn(Item) -> Result<T> + Send + Sync>;
+
+struct Entry<T> {
+    entity_type: &'static str,
+    aliases: &'static [&'static str],
+    table: TableSchema,
+    /// A problem found when the mapper was registered (its discriminator is
+    /// also one of its fields, or its field names clash).
+    field_problem: Option<String>,
+    decode: DecodeFn<T>,
+}
+
+impl<T> Entry<T> {
+    fn values(&self) -> impl Iterator<Item = &'static str> + use<T> {
+        std::iter::once(self.entity_type).chain(self.aliases.iter().copied())
+    }
+}
+
+struct GroupData {
+    name: String,
+    entity_types: Vec<&'static str>,
+    /// Membership by entry index.
+    members: Vec<bool>,
+    filter: DiscriminatorFilter,
+}
+
+struct Inner<T> {
+    attribute: &'static str,
+    table: TableSchema,
+    entries: Vec<Entry<T>>,
+    entity_types: Vec<&'static str>,
+    /// Every discriminator value (entity types and aliases) with its entry
+    /// index, sorted by value for a binary search.
+    routes: Vec<(&'static str, usize)>,
+    groups: Vec<GroupData>,
+    on_unknown: UnknownPolicy,
+    on_missing: MissingPolicy,
+}
+
+/// Polymorphic dispatch of mixed items into one user type, usually an enum
+/// with a variant per entity type.
+///
+/// Register a mapper per entity type with the function that wraps its
+/// entity; [`decode`](Self::decode) reads an item's discriminator, finds the
+/// mapper (by entity type or by one of its [`ALIASES`](Mapper::ALIASES), so
+/// items written before a rename are still read) and runs its
+/// [`from_item`](Mapper::from_item). Items of an entity type no mapper reads,
+/// or without a discriminator, are handled by policy ([`UnknownPolicy`],
+/// [`MissingPolicy`]): an error by default, or skipped, or kept raw, and
+/// always reported, never dropped silently.
+///
+/// [`build`](RegistryBuilder::build) checks the table design as a whole and
+/// reports every problem at once (see [`RegistryBuilder::build`]).
+///
+/// A registry is built once and shared: it is `Send + Sync`, and `Clone` is
+/// an `Arc` clone.
+///
+/// ```
+/// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+/// # use serde::{Deserialize, Serialize};
+/// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+/// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
+/// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
+/// # struct CustomerMapper;
+/// # impl Mapper for CustomerMapper {
+/// #     type Entity = Customer;
+/// #     const ENTITY_TYPE: &'static str = "Customer";
+/// #     const TABLE: TableSchema = TABLE;
+/// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+/// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
+/// #         put_str(item, "sk", "METADATA");
+/// #         Ok(())
+/// #     }
+/// # }
+/// # struct OrderMapper;
+/// # impl Mapper for OrderMapper {
+/// #     type Entity = Order;
+/// #     const ENTITY_TYPE: &'static str = "Order";
+/// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+/// #     const TABLE: TableSchema = TABLE;
+/// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+/// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
+/// #         put_str(item, "sk", format!("ORDER#{}", o.id));
+/// #         Ok(())
+/// #     }
+/// # }
+/// use dynamodb_mapper::{Registry, UnknownPolicy};
+///
+/// #[derive(Debug, PartialEq)]
+/// enum Entity {
+///     Customer(Customer),
+///     Order(Order),
+/// }
+///
+/// let registry = Registry::builder()
+///     .register::<CustomerMapper>(Entity::Customer)
+///     .register::<OrderMapper>(Entity::Order)
+///     .on_unknown(UnknownPolicy::Skip)
+///     .build()?;
+///
+/// // The items of one partition, as a Query returns them.
+/// let c1 = Customer { id: "C1".into() };
+/// let o1 = Order { id: "O1".into(), customer: "C1".into() };
+/// let items = vec![CustomerMapper::to_item(&c1)?, OrderMapper::to_item(&o1)?];
+///
+/// let out = registry.decode_all(items)?;
+/// assert_eq!(out.entities, vec![Entity::Customer(c1), Entity::Order(o1)]);
+/// assert!(out.is_complete());
+/// assert_eq!(format!("{registry:?}"), "Registry { attribute: \"entityType\", \
+///     entity_types: [\"Customer\", \"Order\"], groups: [], on_unknown: Skip, on_missing: Error }");
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub struct Registry<T> {
+    inner: Arc<Inner<T>>,
+}
+
+impl<T> Clone for Registry<T> {
+    fn clone(&self) -> Self {
+        Registry {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+impl<T> fmt::Debug for Registry<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let groups: Vec<&str> = self.inner.groups.iter().map(|g| g.name.as_str()).collect();
+        f.debug_struct("Registry")
+            .field("attribute", &self.inner.attribute)
+            .field("entity_types", &self.inner.entity_types)
+            .field("groups", &groups)
+            .field("on_unknown", &self.inner.on_unknown)
+            .field("on_missing", &self.inner.on_missing)
+            .finish()
+    }
+}
+
+/// Where an item goes.
+enum Route {
+    Entry(usize),
+    Unknown,
+    Missing(Option<&'static str>),
+}
+
+impl<T> Registry<T> {
+    /// A builder for a registry.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// use dynamodb_mapper::Registry;
+    ///
+    /// let registry = Registry::<Note>::builder().register::<NoteMapper>(|n| n).build()?;
+    /// assert_eq!(registry.entity_types(), ["Note"]);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn builder() -> RegistryBuilder<T> {
+        RegistryBuilder {
+            entries: Vec::new(),
+            groups: Vec::new(),
+            on_unknown: UnknownPolicy::default(),
+            on_missing: MissingPolicy::default(),
+        }
+    }
+
+    /// The discriminator attribute the registry dispatches on.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk").discriminator("$type");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
+    /// assert_eq!(registry.attribute(), "$type");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn attribute(&self) -> &'static str {
+        self.inner.attribute
+    }
+
+    /// The table layout every registered mapper writes into.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
+    /// assert_eq!(registry.table(), NoteMapper::TABLE);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn table(&self) -> TableSchema {
+        self.inner.table
+    }
+
+    /// The registered entity types, in registration order.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
+    /// assert_eq!(registry.entity_types(), ["Note"]);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn entity_types(&self) -> &[&'static str] {
+        &self.inner.entity_types
+    }
+
+    /// The entity type a discriminator value is read as: the value itself
+    /// for a registered entity type, the mapper's entity type for an alias,
+    /// `None` for a value no mapper reads.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Order {}
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Order, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder().register::<OrderMapper>(|o| o).build()?;
+    /// assert_eq!(registry.entity_type_of("Purchase"), Some("Order"));
+    /// assert_eq!(registry.entity_type_of("Order"), Some("Order"));
+    /// assert_eq!(registry.entity_type_of("Refund"), None);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn entity_type_of(&self, value: &str) -> Option<&'static str> {
+        self.inner
+            .lookup(value)
+            .and_then(|i| self.inner.entries.get(i))
+            .map(|e| e.entity_type)
+    }
+
+    /// The policy for unknown discriminator values.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema, UnknownPolicy};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
+    /// assert_eq!(registry.unknown_policy(), UnknownPolicy::Error);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn unknown_policy(&self) -> UnknownPolicy {
+        self.inner.on_unknown
+    }
+
+    /// The policy for items without a (string) discriminator.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, MissingPolicy, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder()
+    ///     .register::<NoteMapper>(|n| n)
+    ///     .on_missing(MissingPolicy::Keep)
+    ///     .build()?;
+    /// assert_eq!(registry.missing_policy(), MissingPolicy::Keep);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn missing_policy(&self) -> MissingPolicy {
+        self.inner.on_missing
+    }
+
+    /// Decodes one item with the mapper its discriminator names.
+    ///
+    /// # Errors
+    /// The mapper's own errors (they name its entity type);
+    /// [`Error::UnknownEntityType`] or [`Error::MissingDiscriminator`] when
+    /// the policy is [`UnknownPolicy::Error`] or [`MissingPolicy::Error`].
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use serde::{Deserialize, Serialize};
+    /// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
+    /// # struct CustomerMapper;
+    /// # impl Mapper for CustomerMapper {
+    /// #     type Entity = Customer;
+    /// #     const ENTITY_TYPE: &'static str = "Customer";
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
+    /// #         put_str(item, "sk", "METADATA");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
+    /// #         put_str(item, "sk", format!("ORDER#{}", o.id));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::{Decoded, Registry};
+    ///
+    /// let registry = Registry::builder()
+    ///     .register::<CustomerMapper>(Entity::Customer)
+    ///     .register::<OrderMapper>(Entity::Order)
+    ///     .build()?;
+    ///
+    /// // An item written before `Order` was renamed from `Purchase`.
+    /// let mut old = OrderMapper::to_item(&Order { id: "O1".into(), customer: "C1".into() })?;
+    /// old.insert("entityType".into(), AttributeValue::S("Purchase".into()));
+    /// assert_eq!(
+    ///     registry.decode(old)?,
+    ///     Decoded::Entity(Entity::Order(Order { id: "O1".into(), customer: "C1".into() }))
+    /// );
+    ///
+    /// let mut refund = Item::new();
+    /// refund.insert("entityType".into(), AttributeValue::S("Refund".into()));
+    /// assert_eq!(
+    ///     registry.decode(refund).unwrap_err().to_string(),
+    ///     "discriminator `entityType` is \"Refund\", which no registered mapper reads \
+    ///      (registered: \"Customer\", \"Order\")"
+    /// );
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn decode(&self, item: Item) -> Result<Decoded<T>> {
+        self.inner.decode(item, None)
+    }
+
+    /// Decodes many items (a page of a `Query` or `Scan`), in order. What the
+    /// policies skipped or kept raw is returned beside the decoded values.
+    ///
+    /// # Errors
+    /// The first error [`decode`](Self::decode) returns.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use serde::{Deserialize, Serialize};
+    /// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
+    /// # struct CustomerMapper;
+    /// # impl Mapper for CustomerMapper {
+    /// #     type Entity = Customer;
+    /// #     const ENTITY_TYPE: &'static str = "Customer";
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
+    /// #         put_str(item, "sk", "METADATA");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
+    /// #         put_str(item, "sk", format!("ORDER#{}", o.id));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::{Registry, Unmatched, UnknownPolicy};
+    ///
+    /// let registry = Registry::builder()
+    ///     .register::<CustomerMapper>(Entity::Customer)
+    ///     .register::<OrderMapper>(Entity::Order)
+    ///     .on_unknown(UnknownPolicy::Skip)
+    ///     .build()?;
+    /// let mut refund = Item::new();
+    /// refund.insert("pk".into(), AttributeValue::S("CUSTOMER#C1".into()));
+    /// refund.insert("sk".into(), AttributeValue::S("REFUND#R1".into()));
+    /// refund.insert("entityType".into(), AttributeValue::S("Refund".into()));
+    /// let items = vec![CustomerMapper::to_item(&Customer { id: "C1".into() })?, refund];
+    ///
+    /// let out = registry.decode_all(items)?;
+    /// assert_eq!(out.entities, vec![Entity::Customer(Customer { id: "C1".into() })]);
+    /// assert_eq!(out.skipped.len(), 1);
+    /// assert_eq!(out.skipped[0].reason, Unmatched::Unknown { value: "Refund".into() });
+    /// assert_eq!(out.skipped[0].key["sk"], AttributeValue::S("REFUND#R1".into()));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn decode_all(&self, items: impl IntoIterator<Item = Item>) -> Result<DecodedItems<T>> {
+        self.inner.decode_all(items, None)
+    }
+
+    /// A filter expression that keeps only items of the given entity types
+    /// (and of their aliases), for a `Query` or `Scan` of a base set.
+    ///
+    /// # Errors
+    /// [`Error::NotRegistered`] for a name that is not a registered entity
+    /// type; [`Error::InvalidFilter`] when no type is given or the types and
+    /// their aliases are more than [`MAX_FILTER_VALUES`].
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use serde::{Deserialize, Serialize};
+    /// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
+    /// # struct CustomerMapper;
+    /// # impl Mapper for CustomerMapper {
+    /// #     type Entity = Customer;
+    /// #     const ENTITY_TYPE: &'static str = "Customer";
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
+    /// #         put_str(item, "sk", "METADATA");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
+    /// #         put_str(item, "sk", format!("ORDER#{}", o.id));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+    /// use dynamodb_mapper::Registry;
+    ///
+    /// let registry = Registry::builder()
+    ///     .register::<CustomerMapper>(Entity::Customer)
+    ///     .register::<OrderMapper>(Entity::Order)
+    ///     .build()?;
+    /// let filter = registry.filter(&["Customer", "Order"])?;
+    /// assert_eq!(filter.expression(), "#dmType IN (:dmType0, :dmType1, :dmType2)");
+    /// assert_eq!(
+    ///     registry.filter(&["Refund"]).unwrap_err().to_string(),
+    ///     "entity type \"Refund\" is not registered"
+    /// );
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn filter(&self, entity_types: &[&str]) -> Result<DiscriminatorFilter> {
+        let mut chosen: Vec<&Entry<T>> = Vec::with_capacity(entity_types.len());
+        for name in entity_types {
+            let Some(entry) = self.inner.entries.iter().find(|e| e.entity_type == *name) else {
+                return Err(Error::NotRegistered {
+                    what: "entity type",
+                    name: (*name).to_owned(),
+                });
+            };
+            if !chosen.iter().any(|c| c.entity_type == entry.entity_type) {
+                chosen.push(entry);
+            }
+        }
+        let values: Vec<&'static str> = chosen.iter().flat_map(|e| e.values()).collect();
+        DiscriminatorFilter::new(self.inner.attribute, values.into_iter())
+    }
+
+    /// The group called `name` (see [`RegistryBuilder::group`]): its filter,
+    /// and decoding restricted to its members.
+    ///
+    /// # Errors
+    /// [`Error::NotRegistered`] when no group has that name.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use serde::{Deserialize, Serialize};
+    /// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
+    /// # struct CustomerMapper;
+    /// # impl Mapper for CustomerMapper {
+    /// #     type Entity = Customer;
+    /// #     const ENTITY_TYPE: &'static str = "Customer";
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
+    /// #         put_str(item, "sk", "METADATA");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
+    /// #         put_str(item, "sk", format!("ORDER#{}", o.id));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+    /// use dynamodb_mapper::Registry;
+    ///
+    /// let registry = Registry::builder()
+    ///     .register::<CustomerMapper>(Entity::Customer)
+    ///     .register::<OrderMapper>(Entity::Order)
+    ///     .group("Sales", &["Order"])
+    ///     .build()?;
+    /// let sales = registry.group("Sales")?;
+    /// assert_eq!(sales.entity_types(), ["Order"]);
+    /// assert_eq!(registry.group("Admins").unwrap_err().to_string(), "group \"Admins\" is not registered");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn group(&self, name: &str) -> Result<Group<'_, T>> {
+        match self.inner.groups.iter().position(|g| g.name == name) {
+            Some(index) => Ok(Group {
+                registry: self,
+                index,
+            }),
+            None => Err(Error::NotRegistered {
+                what: "group",
+                name: name.to_owned(),
+            }),
+        }
+    }
+
+    /// The names of the groups, in definition order.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder()
+    ///     .register::<NoteMapper>(|n| n)
+    ///     .group("Everything", &["Note"])
+    ///     .build()?;
+    /// assert_eq!(registry.group_names().collect::<Vec<_>>(), ["Everything"]);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn group_names(&self) -> impl Iterator<Item = &str> {
+        self.inner.groups.iter().map(|g| g.name.as_str())
+    }
+
+    /// Sorts items into [`Buckets`] by this registry's discriminator
+    /// attribute, for a compound read.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, Registry, TableSchema};
+    /// # #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)] struct Note { text: String }
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(n: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("NOTE#{}", n.text));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
+    /// let note = Note { text: "hi".into() };
+    /// let mut parts = registry.buckets(vec![NoteMapper::to_item(&note)?]);
+    /// assert_eq!(parts.one::<NoteMapper>()?, note);
+    /// parts.finish()?;
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn buckets(&self, items: impl IntoIterator<Item = Item>) -> Buckets {
+        Buckets::by_discriminator(items, self.inner.attribute)
+    }
+}
+
+impl<T> Inner<T> {
+    fn lookup(&self, value: &str) -> Option<usize> {
+        self.routes
+            .binary_search_by(|(v, _)| (*v).cmp(value))
+            .ok()
+            .and_then(|i| self.routes.get(i))
+            .map(|(_, entry)| *entry)
+    }
+
+    fn route(&self, item: &Item, scope: Option<&GroupData>) -> Route {
+        match item.get(self.attribute) {
+            Some(AttributeValue::S(value)) => match self.lookup(value) {
+                Some(i) if scope.is_none_or(|g| g.members.get(i).copied().unwrap_or(false)) => {
+                    Route::Entry(i)
+                }
+                _ => Route::Unknown,
+            },
+            None => Route::Missing(None),
+            Some(other) => Route::Missing(Some(type_name(other))),
+        }
+    }
+
+    fn decode(&self, item: Item, scope: Option<&GroupData>) -> Result<Decoded<T>> {
+        match self.route(&item, scope) {
+            Route::Entry(i) => match self.entries.get(i) {
+                Some(entry) => (entry.decode)(item).map(Decoded::Entity),
+                None => self.unknown(item, scope),
+            },
+            Route::Unknown => self.unknown(item, scope),
+            Route::Missing(found) => self.unmatched(
+                item,
+                Unmatched::Missing { found },
+                self.on_missing.into(),
+                || Error::MissingDiscriminator {
+                    entity_type: None,
+                    attribute: self.attribute.to_owned(),
+                    found: found.map(str::to_owned),
+                },
+            ),
+        }
+    }
+
+    fn unknown(&self, item: Item, scope: Option<&GroupData>) -> Result<Decoded<T>> {
+        let value = match item.get(self.attribute) {
+            Some(AttributeValue::S(v)) => v.clone(),
+            _ => String::new(),
+        };
+        let error = || Error::UnknownEntityType {
+            attribute: self.attribute.to_owned(),
+            found: value.clone(),
+            group: scope.map(|g| g.name.clone()),
+            known: scope
+                .map_or(&self.entity_types, |g| &g.entity_types)
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
+        };
+        let reason = Unmatched::Unknown {
+            value: value.clone(),
+        };
+        self.unmatched(item, reason, self.on_unknown.into(), error)
+    }
+
+    fn unmatched(
+        &self,
+        mut item: Item,
+        reason: Unmatched,
+        action: Action,
+        error: impl FnOnce() -> Error,
+    ) -> Result<Decoded<T>> {
+        match action {
+            Action::Error => Err(error()),
+            Action::Keep => Ok(Decoded::Raw(RawItem { item, reason })),
+            Action::Skip => {
+                let pk = self.table.partition_key_attribute().name;
+                let sk = self.table.sort_key_attribute().map(|k| k.name);
+                item.retain(|name, _| name == pk || Some(name.as_str()) == sk);
+                Ok(Decoded::Skipped(Skipped { key: item, reason }))
+            }
+        }
+    }
+
+    fn decode_all(
+        &self,
+        items: impl IntoIterator<Item = Item>,
+        scope: Option<&GroupData>,
+    ) -> Result<DecodedItems<T>> {
+        let items = items.into_iter();
+        let mut out = DecodedItems {
+            entities: Vec::with_capacity(items.size_hint().0),
+            skipped: Vec::new(),
+            raw: Vec::new(),
+        };
+        for item in items {
+            out.push(self.decode(item, scope)?);
+        }
+        Ok(out)
+    }
+}
+
+/// A named set of entity types of a [`Registry`], for base/derived queries:
+/// its discriminator filter, and decoding restricted to its members (an item
+/// of another type is handled by the [`UnknownPolicy`]).
+///
+/// ```
+/// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+/// # use serde::{Deserialize, Serialize};
+/// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+/// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
+/// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
+/// # struct CustomerMapper;
+/// # impl Mapper for CustomerMapper {
+/// #     type Entity = Customer;
+/// #     const ENTITY_TYPE: &'static str = "Customer";
+/// #     const TABLE: TableSchema = TABLE;
+/// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+/// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
+/// #         put_str(item, "sk", "METADATA");
+/// #         Ok(())
+/// #     }
+/// # }
+/// # struct OrderMapper;
+/// # impl Mapper for OrderMapper {
+/// #     type Entity = Order;
+/// #     const ENTITY_TYPE: &'static str = "Order";
+/// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+/// #     const TABLE: TableSchema = TABLE;
+/// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+/// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
+/// #         put_str(item, "sk", format!("ORDER#{}", o.id));
+/// #         Ok(())
+/// #     }
+/// # }
+/// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+/// use dynamodb_mapper::Registry;
+///
+/// let registry = Registry::builder()
+///     .register::<CustomerMapper>(Entity::Customer)
+///     .register::<OrderMapper>(Entity::Order)
+///     .group("Sales", &["Order"])
+///     .build()?;
+/// let sales = registry.group("Sales")?;
+/// assert_eq!(sales.filter().expression(), "#dmType IN (:dmType0, :dmType1)");
+///
+/// let customer = CustomerMapper::to_item(&Customer { id: "C1".into() })?;
+/// assert_eq!(
+///     sales.decode(customer).unwrap_err().to_string(),
+///     "discriminator `entityType` is \"Customer\", which no mapper of group \"Sales\" reads \
+///      (members: \"Order\")"
+/// );
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub struct Group<'r, T> {
+    registry: &'r Registry<T>,
+    index: usize,
+}
+
+impl<T> Clone for Group<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Group<'_, T> {}
+
+impl<T> fmt::Debug for Group<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Group")
+            .field("name", &self.name())
+            .field("entity_types", &self.entity_types())
+            .finish()
+    }
+}
+
+impl<'r, T> Group<'r, T> {
+    fn data(&self) -> Option<&'r GroupData> {
+        self.registry.inner.groups.get(self.index)
+    }
+
+    /// The group's name.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).group("All", &["Note"]).build()?;
+    /// assert_eq!(registry.group("All")?.name(), "All");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn name(&self) -> &'r str {
+        self.data().map_or("", |g| g.name.as_str())
+    }
+
+    /// The member entity types, in the order the group names them.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).group("All", &["Note"]).build()?;
+    /// assert_eq!(registry.group("All")?.entity_types(), ["Note"]);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn entity_types(&self) -> &'r [&'static str] {
+        self.data().map_or(&[], |g| g.entity_types.as_slice())
+    }
+
+    /// Whether a discriminator value (an entity type or an alias) belongs to
+    /// the group.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Order {}
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Order, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder().register::<OrderMapper>(|o| o).group("Sales", &["Order"]).build()?;
+    /// let sales = registry.group("Sales")?;
+    /// assert!(sales.contains("Purchase") && sales.contains("Order"));
+    /// assert!(!sales.contains("Refund"));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn contains(&self, value: &str) -> bool {
+        match (self.data(), self.registry.inner.lookup(value)) {
+            (Some(g), Some(i)) => g.members.get(i).copied().unwrap_or(false),
+            _ => false,
+        }
+    }
+
+    /// The group's discriminator filter: its members and their aliases.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Order {}
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Order, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder().register::<OrderMapper>(|o| o).group("Sales", &["Order"]).build()?;
+    /// let filter = registry.group("Sales")?.filter();
+    /// assert_eq!(filter, registry.filter(&["Order"])?);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn filter(&self) -> DiscriminatorFilter {
+        match self.data() {
+            Some(g) => g.filter.clone(),
+            // Unreachable: a group is only handed out for an existing index.
+            None => DiscriminatorFilter {
+                attribute: self.registry.inner.attribute.to_owned(),
+                expression: String::new(),
+                names: HashMap::new(),
+                values: HashMap::new(),
+            },
+        }
+    }
+
+    /// Decodes one item, if its entity type is a member of the group; an
+    /// item of another type is handled by the registry's [`UnknownPolicy`].
+    ///
+    /// # Errors
+    /// As [`Registry::decode`]; [`Error::UnknownEntityType`] names the group.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use serde::{Deserialize, Serialize};
+    /// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
+    /// # struct CustomerMapper;
+    /// # impl Mapper for CustomerMapper {
+    /// #     type Entity = Customer;
+    /// #     const ENTITY_TYPE: &'static str = "Customer";
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
+    /// #         put_str(item, "sk", "METADATA");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
+    /// #         put_str(item, "sk", format!("ORDER#{}", o.id));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+    /// use dynamodb_mapper::{Decoded, Registry, Unmatched, UnknownPolicy};
+    ///
+    /// let registry = Registry::builder()
+    ///     .register::<CustomerMapper>(Entity::Customer)
+    ///     .register::<OrderMapper>(Entity::Order)
+    ///     .group("Sales", &["Order"])
+    ///     .on_unknown(UnknownPolicy::Skip)
+    ///     .build()?;
+    /// let sales = registry.group("Sales")?;
+    /// let order = Order { id: "O1".into(), customer: "C1".into() };
+    /// let decoded = sales.decode(OrderMapper::to_item(&order)?)?;
+    /// assert_eq!(decoded, Decoded::Entity(Entity::Order(order)));
+    /// let customer = sales.decode(CustomerMapper::to_item(&Customer { id: "C1".into() })?)?;
+    /// let Decoded::Skipped(skipped) = customer else { panic!("not skipped") };
+    /// assert_eq!(skipped.reason, Unmatched::Unknown { value: "Customer".into() });
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn decode(&self, item: Item) -> Result<Decoded<T>> {
+        self.registry.inner.decode(item, self.data())
+    }
+
+    /// Decodes many items restricted to the group, as
+    /// [`Registry::decode_all`] does.
+    ///
+    /// # Errors
+    /// The first error [`decode`](Self::decode) returns.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use serde::{Deserialize, Serialize};
+    /// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
+    /// # struct CustomerMapper;
+    /// # impl Mapper for CustomerMapper {
+    /// #     type Entity = Customer;
+    /// #     const ENTITY_TYPE: &'static str = "Customer";
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
+    /// #         put_str(item, "sk", "METADATA");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
+    /// #         put_str(item, "sk", format!("ORDER#{}", o.id));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+    /// use dynamodb_mapper::{Registry, UnknownPolicy};
+    ///
+    /// let registry = Registry::builder()
+    ///     .register::<CustomerMapper>(Entity::Customer)
+    ///     .register::<OrderMapper>(Entity::Order)
+    ///     .group("Sales", &["Order"])
+    ///     .on_unknown(UnknownPolicy::Keep)
+    ///     .build()?;
+    /// let items = vec![
+    ///     CustomerMapper::to_item(&Customer { id: "C1".into() })?,
+    ///     OrderMapper::to_item(&Order { id: "O1".into(), customer: "C1".into() })?,
+    /// ];
+    /// let out = registry.group("Sales")?.decode_all(items)?;
+    /// assert_eq!(out.entities.len(), 1);
+    /// assert_eq!(out.raw.len(), 1); // the customer, kept whole
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn decode_all(&self, items: impl IntoIterator<Item = Item>) -> Result<DecodedItems<T>> {
+        self.registry.inner.decode_all(items, self.data())
+    }
+}
+
+/// Builds a [`Registry`]; [`build`](Self::build) checks the design.
+///
+/// ```
+/// # use dynamodb_mapper::{Item, Mapper, TableSchema};
+/// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+/// # struct NoteMapper;
+/// # impl Mapper for NoteMapper {
+/// #     type Entity = Note;
+/// #     const ENTITY_TYPE: &'static str = "Note";
+/// #     const TABLE: TableSchema = TableSchema::new("pk");
+/// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+/// # }
+/// use dynamodb_mapper::{MissingPolicy, Registry, UnknownPolicy};
+///
+/// let builder = Registry::builder()
+///     .register::<NoteMapper>(|n| n)
+///     .on_unknown(UnknownPolicy::Skip)
+///     .on_missing(MissingPolicy::Keep);
+/// assert_eq!(format!("{builder:?}"), "RegistryBuilder { entity_types: [\"Note\"], groups: [], \
+///     on_unknown: Skip, on_missing: Keep }");
+/// let registry = builder.build()?;
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[must_use]
+pub struct RegistryBuilder<T> {
+    entries: Vec<Entry<T>>,
+    groups: Vec<(String, Vec<String>)>,
+    on_unknown: UnknownPolicy,
+    on_missing: MissingPolicy,
+}
+
+impl<T> fmt::Debug for RegistryBuilder<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let types: Vec<&str> = self.entries.iter().map(|e| e.entity_type).collect();
+        let groups: Vec<&str> = self.groups.iter().map(|(n, _)| n.as_str()).collect();
+        f.debug_struct("RegistryBuilder")
+            .field("entity_types", &types)
+            .field("groups", &groups)
+            .field("on_unknown", &self.on_unknown)
+            .field("on_missing", &self.on_missing)
+            .finish()
+    }
+}
+
+impl<T: 'static> RegistryBuilder<T> {
+    /// Registers a mapper: items of its entity type (or one of its aliases)
+    /// are read with [`M::from_item`](Mapper::from_item) and wrapped by
+    /// `into`, typically an enum variant such as `Entity::Customer`.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)] struct Note { text: String }
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(n: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("NOTE#{}", n.text));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// use dynamodb_mapper::{Decoded, Registry};
+    ///
+    /// #[derive(Debug, PartialEq)]
+    /// enum Entity {
+    ///     Note(Note),
+    /// }
+    /// let registry = Registry::builder().register::<NoteMapper>(Entity::Note).build()?;
+    /// let item = NoteMapper::to_item(&Note { text: "hi".into() })?;
+    /// assert_eq!(registry.decode(item)?, Decoded::Entity(Entity::Note(Note { text: "hi".into() })));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn register<M: Mapper>(
+        self,
+        into: impl Fn(M::Entity) -> T + Send + Sync + 'static,
+    ) -> Self {
+        self.push::<M>(Box::new(move |item| M::from_item(item).map(&into)))
+    }
+
+    /// Registers a mapper for lossless reads: items are read with
+    /// [`M::record_from_item`](Mapper::record_from_item), so the attributes
+    /// the mapper does not own and the version come along in the
+    /// [`Record`].
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)] struct Note { text: String }
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(n: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("NOTE#{}", n.text));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::{Record, Registry};
+    ///
+    /// enum Entity {
+    ///     Note(Record<Note>),
+    /// }
+    /// let registry = Registry::builder().register_record::<NoteMapper>(Entity::Note).build()?;
+    /// let mut item = NoteMapper::to_item(&Note { text: "hi".into() })?;
+    /// item.insert("color".into(), AttributeValue::S("red".into()));
+    /// let Some(Entity::Note(record)) = registry.decode(item)?.into_entity() else { panic!() };
+    /// assert_eq!(record.bag.get("color"), Some(&AttributeValue::S("red".into())));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn register_record<M: Mapper>(
+        self,
+        into: impl Fn(Record<M::Entity>) -> T + Send + Sync + 'static,
+    ) -> Self {
+        self.push::<M>(Box::new(move |item| M::record_from_item(item).map(&into)))
+    }
+
+    fn push<M: Mapper>(mut self, decode: DecodeFn<T>) -> Self {
+        self.entries.push(Entry {
+            entity_type: M::ENTITY_TYPE,
+            aliases: M::ALIASES,
+            table: M::TABLE,
+            field_problem: field_problem::<M>(),
+            decode,
+        });
+        self
+    }
+}
+
+impl<T> RegistryBuilder<T> {
+    /// Sets the policy for discriminator values no registered mapper reads
+    /// (default [`UnknownPolicy::Error`]).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// use dynamodb_mapper::UnknownPolicy;
+    ///
+    /// let registry = Registry::builder()
+    ///     .register::<NoteMapper>(|n| n)
+    ///     .on_unknown(UnknownPolicy::Keep)
+    ///     .build()?;
+    /// assert_eq!(registry.unknown_policy(), UnknownPolicy::Keep);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn on_unknown(mut self, policy: UnknownPolicy) -> Self {
+        self.on_unknown = policy;
+        self
+    }
+
+    /// Sets the policy for items without a (string) discriminator (default
+    /// [`MissingPolicy::Error`]).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// use dynamodb_mapper::{Decoded, MissingPolicy};
+    ///
+    /// let registry = Registry::builder()
+    ///     .register::<NoteMapper>(|n| n)
+    ///     .on_missing(MissingPolicy::Skip)
+    ///     .build()?;
+    /// assert!(matches!(registry.decode(Item::new())?, Decoded::Skipped(_)));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn on_missing(mut self, policy: MissingPolicy) -> Self {
+        self.on_missing = policy;
+        self
+    }
+
+    /// Names a set of registered entity types, for base/derived queries
+    /// (a `Person` group of `Person`, `Employee` and `Manager`): see
+    /// [`Registry::group`]. Checked by [`build`](Self::build).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder()
+    ///     .register::<NoteMapper>(|n| n)
+    ///     .group("Documents", &["Note"])
+    ///     .build()?;
+    /// assert_eq!(registry.group("Documents")?.entity_types(), ["Note"]);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn group(mut self, name: impl Into<String>, entity_types: &[&str]) -> Self {
+        self.groups.push((
+            name.into(),
+            entity_types.iter().map(|s| (*s).to_owned()).collect(),
+        ));
+        self
+    }
+
+    /// Checks the design and builds the registry.
+    ///
+    /// # Errors
+    /// [`Error::InvalidRegistry`] listing every problem found, not just the
+    /// first:
+    /// - no mapper registered; a table layout without a discriminator
+    ///   attribute (the registry cannot dispatch);
+    /// - an entity type registered more than once; an alias that is also an
+    ///   entity type, the mapper's own entity type, listed twice, or claimed
+    ///   by two mappers;
+    /// - mappers whose table layouts disagree, one problem per part that
+    ///   differs (partition key, sort key, each index, discriminator, TTL and
+    ///   version attributes), each compared with the first mapper's;
+    /// - a discriminator attribute that is also a key, index key, TTL or
+    ///   version attribute, or the stored name (after the mapper's naming
+    ///   convention) of one of a struct entity's fields;
+    /// - a group defined twice, without members, naming an entity type
+    ///   twice or one that is not registered, or whose filter would need
+    ///   more than [`MAX_FILTER_VALUES`] values.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Order { entity_type: String }
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// #     const NAMING: dynamodb_mapper::NamingConvention = dynamodb_mapper::NamingConvention::CamelCase;
+    /// #     fn after_to_item(_: &Order, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Invoice {}
+    /// # struct InvoiceMapper;
+    /// # impl Mapper for InvoiceMapper {
+    /// #     type Entity = Invoice;
+    /// #     const ENTITY_TYPE: &'static str = "Invoice";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Invoice, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// // `Order` has a field `entity_type`, stored as `entityType` (camelCase);
+    /// // `Invoice` writes a table without a sort key.
+    /// let err = Registry::<()>::builder()
+    ///     .register::<OrderMapper>(|_| ())
+    ///     .register::<InvoiceMapper>(|_| ())
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "invalid registry (2 problems): Invoice: table layout differs from Order's in the \
+    ///      sort key: none vs `sk` (a string (S)); Order: field `entity_type` is stored as \
+    ///      `entityType`, the discriminator attribute"
+    /// );
+    /// ```
+    pub fn build(self) -> Result<Registry<T>> {
+        let mut problems = Vec::new();
+        let Some(first) = self.entries.first() else {
+            return Err(Error::InvalidRegistry {
+                problems: vec!["no mapper is registered".to_owned()],
+            });
+        };
+        let table = first.table;
+        let attribute = table.discriminator_attribute();
+        match attribute {
+            None => problems.push(format!(
+                "{}: table layout has no discriminator attribute, so the registry cannot dispatch",
+                first.entity_type
+            )),
+            Some(attr) => key_collisions(&table, attr, &mut problems),
+        }
+        for entry in self.entries.iter().skip(1) {
+            layout_differences(entry, first, &mut problems);
+        }
+        for entry in &self.entries {
+            if let Some(p) = &entry.field_problem {
+                problems.push(p.clone());
+            }
+        }
+        duplicates(&self.entries, &mut problems);
+        let resolved = resolve_groups(&self.entries, &self.groups, &mut problems);
+
+        let Some(attribute) = attribute.filter(|_| problems.is_empty()) else {
+            return Err(Error::InvalidRegistry { problems });
+        };
+        let mut routes: Vec<(&'static str, usize)> = self
+            .entries
+            .iter()
+            .enumerate()
+            .flat_map(|(i, e)| e.values().map(move |v| (v, i)))
+            .collect();
+        routes.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let mut groups = Vec::with_capacity(resolved.len());
+        for (name, members) in resolved {
+            let mut mask = vec![false; self.entries.len()];
+            let mut entity_types = Vec::with_capacity(members.len());
+            let mut values = Vec::new();
+            for i in members {
+                if let (Some(slot), Some(entry)) = (mask.get_mut(i), self.entries.get(i)) {
+                    *slot = true;
+                    entity_types.push(entry.entity_type);
+                    values.extend(entry.values());
+                }
+            }
+            groups.push(GroupData {
+                name,
+                entity_types,
+                members: mask,
+                filter: DiscriminatorFilter::new(attribute, values.into_iter())?,
+            });
+        }
+        let entity_types = self.entries.iter().map(|e| e.entity_type).collect();
+        Ok(Registry {
+            inner: Arc::new(Inner {
+                attribute,
+                table,
+                entries: self.entries,
+                entity_types,
+                routes,
+                groups,
+                on_unknown: self.on_unknown,
+                on_missing: self.on_missing,
+            }),
+        })
+    }
+}
+
+/// The problem with a mapper's field names, if any: its discriminator is the
+/// stored name of one of its fields, or two fields share a stored name.
+fn field_problem<M: Mapper>() -> Option<String> {
+    let attr = M::TABLE.discriminator_attribute()?;
+    match field_table::<M::Entity>(M::NAMING) {
+        Ok(Some(table)) => table.field_for(attr).map(|field| {
+            format!(
+                "{}: field `{field}` is stored as `{attr}`, the discriminator attribute",
+                M::ENTITY_TYPE
+            )
+        }),
+        Ok(None) => None,
+        Err(e) => Some(e.with_entity_type(M::ENTITY_TYPE).to_string()),
+    }
+}
+
+fn scalar(t: ScalarType) -> &'static str {
+    match t {
+        ScalarType::S => "a string (S)",
+        ScalarType::N => "a number (N)",
+        ScalarType::B => "a binary (B)",
+    }
+}
+
+fn describe_key(k: Option<KeyAttribute>) -> String {
+    match k {
+        None => "none".to_owned(),
+        Some(k) => format!("`{}` ({})", k.name, scalar(k.scalar_type)),
+    }
+}
+
+fn describe_name(n: Option<&str>) -> String {
+    match n {
+        None => "none".to_owned(),
+        Some(n) => format!("`{n}`"),
+    }
+}
+
+fn describe_index(i: Option<&GlobalSecondaryIndex>) -> String {
+    match i {
+        None => "absent".to_owned(),
+        Some(i) => match i.sort_key {
+            None => format!("key {} only", describe_key(Some(i.partition_key))),
+            Some(sk) => format!(
+                "keys {} and {}",
+                describe_key(Some(i.partition_key)),
+                describe_key(Some(sk))
+            ),
+        },
+    }
+}
+
+/// Where the discriminator attribute is also a key, TTL or version attribute.
+fn key_collisions(table: &TableSchema, attr: &str, problems: &mut Vec<String>) {
+    let mut roles = Vec::new();
+    if table.partition_key_attribute().name == attr {
+        roles.push("the partition key".to_owned());
+    }
+    if table.sort_key_attribute().is_some_and(|k| k.name == attr) {
+        roles.push("the sort key".to_owned());
+    }
+    for index in table.global_indexes() {
+        if index.partition_key.name == attr {
+            roles.push(format!("the partition key of index {}", index.name));
+        }
+        if index.sort_key.is_some_and(|k| k.name == attr) {
+            roles.push(format!("the sort key of index {}", index.name));
+        }
+    }
+    if table.ttl_attribute() == Some(attr) {
+        roles.push("the TTL attribute".to_owned());
+    }
+    if table.version_attribute() == Some(attr) {
+        roles.push("the version attribute".to_owned());
+    }
+    for role in roles {
+        problems.push(format!("discriminator attribute `{attr}` is also {role}"));
+    }
+}
+
+/// One problem per part of `entry`'s table layout that differs from
+/// `reference`'s.
+fn layout_differences<T>(entry: &Entry<T>, reference: &Entry<T>, problems: &mut Vec<String>) {
+    let (this, other) = (&entry.table, &reference.table);
+    if this == other {
+        return;
+    }
+    let mut report = |part: String, mine: String, theirs: String| {
+        problems.push(format!(
+            "{}: table layout differs from {}'s in {part}: {mine} vs {theirs}",
+            entry.entity_type, reference.entity_type
+        ));
+    };
+    if this.partition_key_attribute() != other.partition_key_attribute() {
+        report(
+            "the partition key".to_owned(),
+            describe_key(Some(this.partition_key_attribute())),
+            describe_key(Some(other.partition_key_attribute())),
+        );
+    }
+    if this.sort_key_attribute() != other.sort_key_attribute() {
+        report(
+            "the sort key".to_owned(),
+            describe_key(this.sort_key_attribute()),
+            describe_key(other.sort_key_attribute()),
+        );
+    }
+    let names = this
+        .global_indexes()
+        .iter()
+        .chain(
+            other
+                .global_indexes()
+                .iter()
+                .filter(|i| this.index(i.name).is_none()),
+        )
+        .map(|i| i.name);
+    for name in names {
+        let (mine, theirs) = (this.index(name), other.index(name));
+        if mine != theirs {
+            report(
+                format!("index {name}"),
+                describe_index(mine),
+                describe_index(theirs),
+            );
+        }
+    }
+    for (part, mine, theirs) in [
+        (
+            "the discriminator attribute",
+            this.discriminator_attribute(),
+            other.discriminator_attribute(),
+        ),
+        (
+            "the TTL attribute",
+            this.ttl_attribute(),
+            other.ttl_attribute(),
+        ),
+        (
+            "the version attribute",
+            this.version_attribute(),
+            other.version_attribute(),
+        ),
+    ] {
+        if mine != theirs {
+            report(part.to_owned(), describe_name(mine), describe_name(theirs));
+        }
+    }
+}
+
+/// Entity types registered twice, and aliases that clash.
+fn duplicates<T>(entries: &[Entry<T>], problems: &mut Vec<String>) {
+    let first_of_type =
+        |i: usize, e: &Entry<T>| !entries[..i].iter().any(|o| o.entity_type == e.entity_type);
+    for (i, entry) in entries.iter().enumerate() {
+        if !first_of_type(i, entry) {
+            continue;
+        }
+        let n = entries
+            .iter()
+            .filter(|o| o.entity_type == entry.entity_type)
+            .count();
+        if n > 1 {
+            problems.push(format!(
+                "entity type {:?} is registered {n} times",
+                entry.entity_type
+            ));
+        }
+    }
+    for (i, entry) in entries.iter().enumerate() {
+        if !first_of_type(i, entry) {
+            continue; // a repeated registration: reported above
+        }
+        let me = entry.entity_type;
+        for (j, &alias) in entry.aliases.iter().enumerate() {
+            if entry.aliases[..j].contains(&alias) {
+                continue;
+            }
+            let n = entry.aliases.iter().filter(|a| **a == alias).count();
+            if n > 1 {
+                problems.push(format!("{me}: alias {alias:?} is listed {n} times"));
+            }
+            if alias == me {
+                problems.push(format!("{me}: alias {alias:?} is its own entity type"));
+            } else if entries.iter().any(|o| o.entity_type == alias) {
+                problems.push(format!(
+                    "{me}: alias {alias:?} is also a registered entity type"
+                ));
+            }
+            for (k, other) in entries.iter().enumerate().skip(i + 1) {
+                if other.entity_type != me
+                    && first_of_type(k, other)
+                    && other.aliases.contains(&alias)
+                {
+                    problems.push(format!(
+                        "alias {alias:?} is claimed by both {me} and {}",
+                        other.entity_type
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// Checks the groups; returns each (first-defined) group's name and member
+/// entry indices.
+fn resolve_groups<T>(
+    entries: &[Entry<T>],
+    groups: &[(String, Vec<String>)],
+    problems: &mut Vec<String>,
+) -> Vec<(String, Vec<usize>)> {
+    let mut resolved = Vec::with_capacity(groups.len());
+    for (gi, (name, members)) in groups.iter().enumerate() {
+        if groups[..gi].iter().any(|(n, _)| n == name) {
+            continue;
+        }
+        let defined = groups.iter().filter(|(n, _)| n == name).count();
+        if defined > 1 {
+            problems.push(format!("group {name:?} is defined {defined} times"));
+        }
+        if members.is_empty() {
+            problems.push(format!("group {name:?} has no members"));
+            continue;
+        }
+        let mut indices = Vec::with_capacity(members.len());
+        for (mi, member) in members.iter().enumerate() {
+            if members[..mi].contains(member) {
+                continue;
+            }
+            let n = members.iter().filter(|m| *m == member).count();
+            if n > 1 {
+                problems.push(format!("group {name:?} names {member:?} {n} times"));
+            }
+            if let Some(i) = entries.iter().position(|e| e.entity_type == member) {
+                indices.push(i);
+            } else if let Some(owner) = entries.iter().find(|e| e.aliases.contains(&&**member)) {
+                problems.push(format!(
+                    "group {name:?} names {member:?}, an alias of {:?}, not an entity type",
+                    owner.entity_type
+                ));
+            } else {
+                problems.push(format!(
+                    "group {name:?} names {member:?}, which is not a registered entity type"
+                ));
+            }
+        }
+        let count: usize = indices
+            .iter()
+            .filter_map(|&i| entries.get(i))
+            .map(|e| 1 + e.aliases.len())
+            .sum();
+        if count > MAX_FILTER_VALUES {
+            problems.push(format!(
+                "group {name:?}'s discriminator filter {}",
+                too_many_values(count)
+            ));
+        }
+        resolved.push((name.clone(), indices));
+    }
+    resolved
+}
+
+/// Items sorted by discriminator value, for a compound read: from one query
+/// of a partition, take the one `Invoice`, all its `InvoiceItem`s, its
+/// optional summary, each as its own type, then check nothing is left.
+///
+/// Each take claims the items of the mapper's entity type and of its
+/// aliases (in item order); [`finish`](Self::finish) fails if any item was
+/// not claimed, and [`into_remaining`](Self::into_remaining) hands them back.
+///
+/// ```
+/// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+/// # use serde::{Deserialize, Serialize};
+/// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+/// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Invoice { id: String }
+/// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct InvoiceItem { invoice: String, line: u32 }
+/// # struct InvoiceMapper;
+/// # impl Mapper for InvoiceMapper {
+/// #     type Entity = Invoice;
+/// #     const ENTITY_TYPE: &'static str = "Invoice";
+/// #     const TABLE: TableSchema = TABLE;
+/// #     fn after_to_item(i: &Invoice, item: &mut Item) -> dynamodb_mapper::Result<()> {
+/// #         put_str(item, "pk", format!("INVOICE#{}", i.id));
+/// #         put_str(item, "sk", "METADATA");
+/// #         Ok(())
+/// #     }
+/// # }
+/// # struct InvoiceItemMapper;
+/// # impl Mapper for InvoiceItemMapper {
+/// #     type Entity = InvoiceItem;
+/// #     const ENTITY_TYPE: &'static str = "InvoiceItem";
+/// #     const TABLE: TableSchema = TABLE;
+/// #     fn after_to_item(i: &InvoiceItem, item: &mut Item) -> dynamodb_mapper::Result<()> {
+/// #         put_str(item, "pk", format!("INVOICE#{}", i.invoice));
+/// #         put_str(item, "sk", format!("ITEM#{:03}", i.line));
+/// #         Ok(())
+/// #     }
+/// # }
+/// use dynamodb_mapper::Buckets;
+///
+/// struct FullInvoice {
+///     invoice: Invoice,
+///     items: Vec<InvoiceItem>,
+/// }
+///
+/// // What `Query pk = INVOICE#123` returns, in sort key order.
+/// let items = vec![
+///     InvoiceItemMapper::to_item(&InvoiceItem { invoice: "123".into(), line: 1 })?,
+///     InvoiceItemMapper::to_item(&InvoiceItem { invoice: "123".into(), line: 2 })?,
+///     InvoiceMapper::to_item(&Invoice { id: "123".into() })?,
+/// ];
+/// let mut parts = Buckets::by_discriminator(items, "entityType");
+/// let full = FullInvoice {
+///     invoice: parts.one::<InvoiceMapper>()?,
+///     items: parts.many::<InvoiceItemMapper>()?,
+/// };
+/// parts.finish()?;
+/// assert_eq!(full.invoice.id, "123");
+/// assert_eq!(full.items.len(), 2);
+///
+/// let mut empty = Buckets::by_discriminator(Vec::new(), "entityType");
+/// assert_eq!(
+///     empty.one::<InvoiceMapper>().unwrap_err().to_string(),
+///     "Invoice: expected exactly one item, found 0"
+/// );
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[must_use]
+pub struct Buckets {
+    attribute: String,
+    buckets: Vec<Bucket>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Bucket {
+    value: Option<String>,
+    /// Items with their position in the input.
+    items: Vec<(usize, Item)>,
+}
+
+impl Buckets {
+    /// Sorts items by the string value of their `attribute` (items without
+    /// it, or with a non-string value, go together), keeping their order.
+    ///
+    /// ```
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::{Buckets, Item};
+    ///
+    /// let item = |t: &str| Item::from([("entityType".to_string(), AttributeValue::S(t.into()))]);
+    /// let parts = Buckets::by_discriminator(vec![item("A"), item("B"), item("A"), Item::new()], "entityType");
+    /// assert_eq!(parts.len(), 4);
+    /// assert_eq!(parts.remaining(), vec![(Some("A"), 2), (Some("B"), 1), (None, 1)]);
+    /// ```
+    pub fn by_discriminator(items: impl IntoIterator<Item = Item>, attribute: &str) -> Self {
+        let mut buckets: Vec<Bucket> = Vec::new();
+        for (seq, item) in items.into_iter().enumerate() {
+            let (position, new_value) = {
+                let value = match item.get(attribute) {
+                    Some(AttributeValue::S(s)) => Some(s.as_str()),
+                    _ => None,
+                };
+                let position = buckets.iter().position(|b| b.value.as_deref() == value);
+                (position, value.map(str::to_owned))
+            };
+            match position.and_then(|p| buckets.get_mut(p)) {
+                Some(bucket) => bucket.items.push((seq, item)),
+                None => buckets.push(Bucket {
+                    value: new_value,
+                    items: vec![(seq, item)],
+                }),
+            }
+        }
+        Buckets {
+            attribute: attribute.to_owned(),
+            buckets,
+        }
+    }
+
+    /// The discriminator attribute the items were sorted by.
+    ///
+    /// ```
+    /// let parts = dynamodb_mapper::Buckets::by_discriminator(Vec::new(), "$type");
+    /// assert_eq!(parts.attribute(), "$type");
+    /// ```
+    #[must_use]
+    pub fn attribute(&self) -> &str {
+        &self.attribute
+    }
+
+    /// Takes the items of `M`'s entity type and aliases, in input order.
+    fn take<M: Mapper>(&mut self) -> Vec<Item> {
+        let mut taken: Vec<(usize, Item)> = Vec::new();
+        let mut sources = 0;
+        self.buckets.retain_mut(|b| {
+            let mine = b
+                .value
+                .as_deref()
+                .is_some_and(|v| v == M::ENTITY_TYPE || M::ALIASES.contains(&v));
+            if mine {
+                sources += 1;
+                taken.append(&mut b.items);
+            }
+            !mine
+        });
+        if sources > 1 {
+            taken.sort_by_key(|(seq, _)| *seq);
+        }
+        taken.into_iter().map(|(_, item)| item).collect()
+    }
+
+    /// Takes the one item of `M`'s entity type (or an alias) and reads it.
+    ///
+    /// # Errors
+    /// [`Error::Cardinality`] when there is none or more than one; the
+    /// mapper's errors.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)] struct Invoice { id: String }
+    /// # struct InvoiceMapper;
+    /// # impl Mapper for InvoiceMapper {
+    /// #     type Entity = Invoice;
+    /// #     const ENTITY_TYPE: &'static str = "Invoice";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// #     fn after_to_item(i: &Invoice, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("INVOICE#{}", i.id));
+    /// #         put_str(item, "sk", "METADATA");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// use dynamodb_mapper::Buckets;
+    ///
+    /// let invoice = InvoiceMapper::to_item(&Invoice { id: "1".into() })?;
+    /// let mut parts = Buckets::by_discriminator(vec![invoice.clone(), invoice], "entityType");
+    /// assert_eq!(
+    ///     parts.one::<InvoiceMapper>().unwrap_err().to_string(),
+    ///     "Invoice: expected exactly one item, found 2"
+    /// );
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn one<M: Mapper>(&mut self) -> Result<M::Entity> {
+        let mut items = self.take::<M>();
+        let found = items.len();
+        match (items.pop(), found) {
+            (Some(item), 1) => M::from_item(item),
+            _ => Err(Error::Cardinality {
+                entity_type: Some(M::ENTITY_TYPE.to_owned()),
+                expected: "exactly one",
+                found,
+            }),
+        }
+    }
+
+    /// Takes the item of `M`'s entity type (or an alias), if there is one,
+    /// and reads it.
+    ///
+    /// # Errors
+    /// [`Error::Cardinality`] when there is more than one; the mapper's
+    /// errors.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)] struct Summary { total: u32 }
+    /// # struct SummaryMapper;
+    /// # impl Mapper for SummaryMapper {
+    /// #     type Entity = Summary;
+    /// #     const ENTITY_TYPE: &'static str = "InvoiceSummary";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// #     fn after_to_item(_: &Summary, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", "INVOICE#1");
+    /// #         put_str(item, "sk", "SUMMARY");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// use dynamodb_mapper::Buckets;
+    ///
+    /// let mut parts = Buckets::by_discriminator(Vec::new(), "entityType");
+    /// assert_eq!(parts.optional::<SummaryMapper>()?, None);
+    /// let summary = SummaryMapper::to_item(&Summary { total: 3 })?;
+    /// let mut parts = Buckets::by_discriminator(vec![summary], "entityType");
+    /// assert_eq!(parts.optional::<SummaryMapper>()?, Some(Summary { total: 3 }));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn optional<M: Mapper>(&mut self) -> Result<Option<M::Entity>> {
+        let mut items = self.take::<M>();
+        let found = items.len();
+        match (items.pop(), found) {
+            (None, _) => Ok(None),
+            (Some(item), 1) => M::from_item(item).map(Some),
+            _ => Err(Error::Cardinality {
+                entity_type: Some(M::ENTITY_TYPE.to_owned()),
+                expected: "at most one",
+                found,
+            }),
+        }
+    }
+
+    /// Takes every item of `M`'s entity type (or an alias), in input order,
+    /// and reads them.
+    ///
+    /// # Errors
+    /// The mapper's errors.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)] struct Line { n: u32 }
+    /// # struct LineMapper;
+    /// # impl Mapper for LineMapper {
+    /// #     type Entity = Line;
+    /// #     const ENTITY_TYPE: &'static str = "InvoiceItem";
+    /// #     const ALIASES: &'static [&'static str] = &["InvoiceLine"];
+    /// #     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// #     fn after_to_item(l: &Line, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", "INVOICE#1");
+    /// #         put_str(item, "sk", format!("ITEM#{:03}", l.n));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::Buckets;
+    ///
+    /// let mut old = LineMapper::to_item(&Line { n: 1 })?;
+    /// old.insert("entityType".into(), AttributeValue::S("InvoiceLine".into())); // alias
+    /// let new = LineMapper::to_item(&Line { n: 2 })?;
+    /// let mut parts = Buckets::by_discriminator(vec![old, new], "entityType");
+    /// assert_eq!(parts.many::<LineMapper>()?, vec![Line { n: 1 }, Line { n: 2 }]);
+    /// assert!(parts.is_empty());
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn many<M: Mapper>(&mut self) -> Result<Vec<M::Entity>> {
+        self.take::<M>().into_iter().map(M::from_item).collect()
+    }
+
+    /// How many items are not claimed yet.
+    ///
+    /// ```
+    /// assert_eq!(dynamodb_mapper::Buckets::by_discriminator(Vec::new(), "entityType").len(), 0);
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.buckets.iter().map(|b| b.items.len()).sum()
+    }
+
+    /// Whether every item has been claimed.
+    ///
+    /// ```
+    /// assert!(dynamodb_mapper::Buckets::by_discriminator(Vec::new(), "entityType").is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.buckets.iter().all(|b| b.items.is_empty())
+    }
+
+    /// The unclaimed items by discriminator value (`None`: absent or not a
+    /// string) and how many, in the order first seen.
+    ///
+    /// ```
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::{Buckets, Item};
+    ///
+    /// let note = Item::from([("entityType".to_string(), AttributeValue::S("Note".into()))]);
+    /// let parts = Buckets::by_discriminator(vec![note], "entityType");
+    /// assert_eq!(parts.remaining(), vec![(Some("Note"), 1)]);
+    /// ```
+    #[must_use]
+    pub fn remaining(&self) -> Vec<(Option<&str>, usize)> {
+        self.buckets
+            .iter()
+            .filter(|b| !b.items.is_empty())
+            .map(|b| (b.value.as_deref(), b.items.len()))
+            .collect()
+    }
+
+    /// Checks that every item was claimed.
+    ///
+    /// # Errors
+    /// [`Error::UnclaimedItems`] with the unclaimed items by discriminator
+    /// value.
+    ///
+    /// ```
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::{Buckets, Item};
+    ///
+    /// let note = Item::from([("entityType".to_string(), AttributeValue::S("Note".into()))]);
+    /// let parts = Buckets::by_discriminator(vec![note, Item::new()], "entityType");
+    /// assert_eq!(
+    ///     parts.finish().unwrap_err().to_string(),
+    ///     "2 items were not claimed: 1 of \"Note\", 1 without discriminator `entityType`"
+    /// );
+    /// ```
+    pub fn finish(self) -> Result<()> {
+        if self.is_empty() {
+            return Ok(());
+        }
+        Err(Error::UnclaimedItems {
+            counts: self
+                .buckets
+                .into_iter()
+                .filter(|b| !b.items.is_empty())
+                .map(|b| (b.value, b.items.len()))
+                .collect(),
+            attribute: self.attribute,
+        })
+    }
+
+    /// The unclaimed items, in input order.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{Buckets, Item};
+    ///
+    /// let parts = Buckets::by_discriminator(vec![Item::new()], "entityType");
+    /// assert_eq!(parts.into_remaining(), vec![Item::new()]);
+    /// ```
+    #[must_use]
+    pub fn into_remaining(self) -> Vec<Item> {
+        let mut all: Vec<(usize, Item)> = self.buckets.into_iter().flat_map(|b| b.items).collect();
+        all.sort_by_key(|(seq, _)| *seq);
+        all.into_iter().map(|(_, item)| item).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<X: Send + Sync>() {}
+
+    #[test]
+    fn registry_is_send_and_sync_for_any_t() {
+        assert_send_sync::<Registry<std::rc::Rc<u8>>>();
+        assert_send_sync::<Buckets>();
+        assert_send_sync::<DiscriminatorFilter>();
+    }
+
+    #[test]
+    fn filter_of_one_and_of_many_values() {
+        let one = DiscriminatorFilter::new("entityType", ["A"].into_iter()).unwrap();
+        assert_eq!(one.expression(), "#dmType = :dmType0");
+        let many = DiscriminatorFilter::new("t", ["A", "B", "C"].into_iter()).unwrap();
+        assert_eq!(
+            many.expression(),
+            "#dmType IN (:dmType0, :dmType1, :dmType2)"
+        );
+        assert_eq!(many.values()[":dmType2"], AttributeValue::S("C".into()));
+        let none = DiscriminatorFilter::new("t", std::iter::empty()).unwrap_err();
+        assert_eq!(
+            none.to_string(),
+            "discriminator filter on `t` names no entity type"
+        );
+        let values: Vec<String> = (0..=100).map(|i| format!("V{i}")).collect();
+        let err = DiscriminatorFilter::new("t", values.iter().map(String::as_str)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "discriminator filter on `t` needs 101 values (entity types and aliases), \
+             over DynamoDB's limit of 100 operands for IN"
+        );
+        assert!(DiscriminatorFilter::new("t", values[..100].iter().map(String::as_str)).is_ok());
+    }
+
+    #[test]
+    fn merge_joins_with_and_and_rejects_rebound_placeholders() {
+        let f = DiscriminatorFilter::new("entityType", ["A"].into_iter()).unwrap();
+        assert_eq!(f.merge(None, None, None).unwrap(), "#dmType = :dmType0");
+        assert_eq!(
+            f.merge(Some("  "), None, None).unwrap(),
+            "#dmType = :dmType0"
+        );
+        assert_eq!(
+            f.merge(Some("x = :x"), None, None).unwrap(),
+            "(x = :x) AND (#dmType = :dmType0)"
+        );
+        let same = HashMap::from([("#dmType".to_owned(), "entityType".to_owned())]);
+        assert!(f.merge(None, Some(&same), None).is_ok());
+        let other = HashMap::from([("#dmType".to_owned(), "kind".to_owned())]);
+        assert_eq!(
+            f.merge(None, Some(&other), None).unwrap_err().to_string(),
+            "discriminator filter on `entityType` cannot be applied: the request already \
+             binds `#dmType` to `kind`"
+        );
+        let value = HashMap::from([(":dmType0".to_owned(), AttributeValue::S("B".into()))]);
+        assert_eq!(
+            f.merge(None, None, Some(&value)).unwrap_err().to_string(),
+            "discriminator filter on `entityType` cannot be applied: the request already \
+             binds `:dmType0` to another value"
+        );
+    }
+}
