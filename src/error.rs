@@ -62,6 +62,21 @@ pub enum ErrorKind {
     Cardinality,
     /// A compound read left items that no part claimed.
     UnclaimedItems,
+    /// A DynamoDB request failed (the SDK's error is the source).
+    Sdk,
+    /// A batch operation could not write or read everything; the error
+    /// carries what is left.
+    BatchIncomplete,
+    /// Two requests of one batch or transaction address the same item.
+    DuplicateKey,
+    /// An optimistic-locking check failed: the item changed since it was read.
+    VersionConflict,
+    /// No item exists at the key.
+    NotFound,
+    /// A transaction was canceled; the reasons are mapped to its actions.
+    TransactionCanceled,
+    /// A request is over one of DynamoDB's count limits.
+    Limit,
 }
 
 /// The crate's error type.
@@ -240,6 +255,103 @@ pub enum Error {
         /// items with it were left, in the order first seen.
         counts: Vec<(Option<String>, usize)>,
     },
+    /// A DynamoDB request failed; the SDK's error is the source.
+    #[error("dynamodb {operation} failed: {source}")]
+    Sdk {
+        /// The operation, e.g. `PutItem`.
+        operation: &'static str,
+        /// The SDK's error (usually an [`aws_sdk_dynamodb::Error`]).
+        #[source]
+        source: BoxError,
+    },
+    /// A batch write ran out of retries (or was refused): every request that
+    /// was not written is here, to retry or to keep.
+    #[error(
+        "batch write to {table} left {} of {} requests unwritten after {attempts} attempts{}",
+        .unprocessed.len(),
+        .written + .unprocessed.len(),
+        Cause(.source)
+    )]
+    BatchWriteIncomplete {
+        /// Table written to.
+        table: String,
+        /// Requests that were written.
+        written: usize,
+        /// Requests that were not written.
+        unprocessed: Vec<aws_sdk_dynamodb::types::WriteRequest>,
+        /// Attempts made for the batch that gave up.
+        attempts: u32,
+        /// The service error that stopped it, if one did (else retries ran out).
+        #[source]
+        source: Option<Box<aws_sdk_dynamodb::Error>>,
+    },
+    /// A batch get ran out of retries (or was refused): the items read so far
+    /// and the keys not read are here.
+    #[error(
+        "batch get from {table} left {} keys unread after {attempts} attempts{}",
+        .unprocessed.len(),
+        Cause(.source)
+    )]
+    BatchGetIncomplete {
+        /// Table read from.
+        table: String,
+        /// Items that were read.
+        read: Vec<crate::item::Item>,
+        /// Keys that were not read.
+        unprocessed: Vec<crate::item::Item>,
+        /// Attempts made for the batch that gave up.
+        attempts: u32,
+        /// The service error that stopped it, if one did.
+        #[source]
+        source: Option<Box<aws_sdk_dynamodb::Error>>,
+    },
+    /// Two requests address the same item; DynamoDB would reject the whole
+    /// request, so nothing was sent.
+    #[error("{operation} addresses the item {key} twice; nothing was sent")]
+    DuplicateKey {
+        /// The operation, e.g. `BatchWriteItem`.
+        operation: &'static str,
+        /// The key, rendered.
+        key: String,
+    },
+    /// The item changed (or appeared, or vanished) since it was read; nothing
+    /// was written.
+    #[error("{}version conflict on {key}: {}", Prefix(.entity_type), Expected2(.expected))]
+    VersionConflict {
+        /// Entity type written.
+        entity_type: Option<String>,
+        /// The item's key, rendered.
+        key: String,
+        /// The version the write expected (`None`: expected no item).
+        expected: Option<u64>,
+    },
+    /// No item exists at the key.
+    #[error("{}no item at {key}", Prefix(.entity_type))]
+    NotFound {
+        /// Entity type looked for.
+        entity_type: Option<String>,
+        /// The key, rendered.
+        key: String,
+    },
+    /// A transaction was canceled; nothing of it was written.
+    #[error("transaction canceled: {}", Canceled(.canceled))]
+    TransactionCanceled {
+        /// The actions DynamoDB gave a reason for, with entity type and key.
+        canceled: Vec<crate::ops::CanceledAction>,
+        /// The SDK's error.
+        #[source]
+        source: Box<aws_sdk_dynamodb::Error>,
+    },
+    /// A request is over one of DynamoDB's count limits; nothing was sent.
+    #[error("{what} has {count} entries, more than dynamodb's limit of {limit}")]
+    Limit {
+        /// What is over the limit, e.g. `transaction`.
+        what: &'static str,
+        /// How many there are.
+        count: usize,
+        /// The limit.
+        limit: usize,
+    },
 }
 
 struct Prefix<'a>(&'a Option<String>);
@@ -269,6 +381,42 @@ impl fmt::Display for Found<'_> {
             Some(p) => write!(f, " (found {p})"),
             None => Ok(()),
         }
+    }
+}
+
+struct Cause<'a>(&'a Option<Box<aws_sdk_dynamodb::Error>>);
+impl fmt::Display for Cause<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(e) => write!(f, ": {e}"),
+            None => Ok(()),
+        }
+    }
+}
+
+struct Expected2<'a>(&'a Option<u64>);
+impl fmt::Display for Expected2<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(v) => write!(f, "expected version {v}, another writer changed it"),
+            None => f.write_str("expected no item, but one exists"),
+        }
+    }
+}
+
+struct Canceled<'a>(&'a [crate::ops::CanceledAction]);
+impl fmt::Display for Canceled<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("no reason given");
+        }
+        for (i, action) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{action}")?;
+        }
+        Ok(())
     }
 }
 
@@ -358,6 +506,14 @@ impl fmt::Display for UnclaimedList<'_> {
 }
 
 impl Error {
+    /// An [`Error::Sdk`] for `operation`.
+    pub(crate) fn sdk(operation: &'static str, source: impl Into<BoxError>) -> Self {
+        Error::Sdk {
+            operation,
+            source: source.into(),
+        }
+    }
+
     /// What kind of error this is.
     ///
     /// ```
@@ -384,6 +540,15 @@ impl Error {
             Error::InvalidFilter { .. } => ErrorKind::InvalidFilter,
             Error::Cardinality { .. } => ErrorKind::Cardinality,
             Error::UnclaimedItems { .. } => ErrorKind::UnclaimedItems,
+            Error::Sdk { .. } => ErrorKind::Sdk,
+            Error::BatchWriteIncomplete { .. } | Error::BatchGetIncomplete { .. } => {
+                ErrorKind::BatchIncomplete
+            }
+            Error::DuplicateKey { .. } => ErrorKind::DuplicateKey,
+            Error::VersionConflict { .. } => ErrorKind::VersionConflict,
+            Error::NotFound { .. } => ErrorKind::NotFound,
+            Error::TransactionCanceled { .. } => ErrorKind::TransactionCanceled,
+            Error::Limit { .. } => ErrorKind::Limit,
         }
     }
 
@@ -407,12 +572,20 @@ impl Error {
             | Error::MissingAttribute { entity_type, .. }
             | Error::WrongType { entity_type, .. }
             | Error::Hook { entity_type, .. }
-            | Error::Cardinality { entity_type, .. } => entity_type.as_deref(),
+            | Error::Cardinality { entity_type, .. }
+            | Error::VersionConflict { entity_type, .. }
+            | Error::NotFound { entity_type, .. } => entity_type.as_deref(),
             Error::UnknownEntityType { .. }
             | Error::InvalidRegistry { .. }
             | Error::NotRegistered { .. }
             | Error::InvalidFilter { .. }
-            | Error::UnclaimedItems { .. } => None,
+            | Error::UnclaimedItems { .. }
+            | Error::Sdk { .. }
+            | Error::BatchWriteIncomplete { .. }
+            | Error::BatchGetIncomplete { .. }
+            | Error::DuplicateKey { .. }
+            | Error::TransactionCanceled { .. }
+            | Error::Limit { .. } => None,
         }
     }
 
@@ -441,7 +614,15 @@ impl Error {
             | Error::InvalidRegistry { .. }
             | Error::NotRegistered { .. }
             | Error::Cardinality { .. }
-            | Error::UnclaimedItems { .. } => None,
+            | Error::UnclaimedItems { .. }
+            | Error::Sdk { .. }
+            | Error::BatchWriteIncomplete { .. }
+            | Error::BatchGetIncomplete { .. }
+            | Error::DuplicateKey { .. }
+            | Error::VersionConflict { .. }
+            | Error::NotFound { .. }
+            | Error::TransactionCanceled { .. }
+            | Error::Limit { .. } => None,
         }
     }
 
@@ -469,13 +650,21 @@ impl Error {
             | Error::MissingAttribute { entity_type, .. }
             | Error::WrongType { entity_type, .. }
             | Error::Hook { entity_type, .. }
-            | Error::Cardinality { entity_type, .. } => entity_type,
-            // Registry-level errors are about no single entity type.
+            | Error::Cardinality { entity_type, .. }
+            | Error::VersionConflict { entity_type, .. }
+            | Error::NotFound { entity_type, .. } => entity_type,
+            // Registry- and request-level errors are about no single entity type.
             Error::UnknownEntityType { .. }
             | Error::InvalidRegistry { .. }
             | Error::NotRegistered { .. }
             | Error::InvalidFilter { .. }
-            | Error::UnclaimedItems { .. } => return self,
+            | Error::UnclaimedItems { .. }
+            | Error::Sdk { .. }
+            | Error::BatchWriteIncomplete { .. }
+            | Error::BatchGetIncomplete { .. }
+            | Error::DuplicateKey { .. }
+            | Error::TransactionCanceled { .. }
+            | Error::Limit { .. } => return self,
         };
         if slot.is_none() {
             *slot = Some(name.to_owned());

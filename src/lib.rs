@@ -63,6 +63,7 @@ pub mod hooks;
 mod item;
 mod mapper;
 mod naming;
+pub mod ops;
 mod record;
 mod registry;
 mod schema;

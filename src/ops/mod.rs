@@ -1,0 +1,176 @@
+//! Helpers where one SDK call is not enough to be correct: batch writes and
+//! gets that retry what DynamoDB leaves unprocessed, optimistic locking,
+//! transactions with their cancellation reasons mapped back to entities.
+//!
+//! Everything here takes the SDK's own [`Client`](aws_sdk_dynamodb::Client)
+//! and returns or accepts SDK types, so you can always drop down a level.
+
+mod batch;
+mod lock;
+mod pages;
+mod tx;
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::item::Item;
+
+pub use batch::{BATCH_GET_LIMIT, BATCH_WRITE_LIMIT, BatchGetter, BatchSummary, BatchWriter};
+pub use lock::{delete_versioned, get_record, put_versioned, update_with_retry};
+pub use pages::{query_stream, scan_stream};
+pub use tx::{ActionInfo, ActionKind, CanceledAction, TRANSACTION_LIMIT, Transaction};
+
+/// Bounded exponential backoff with full jitter.
+///
+/// Attempt `n` (counting from 1) waits a random time between zero and
+/// `min(max_delay, base_delay × 2^(n-1))` before the next try.
+///
+/// ```
+/// use std::time::Duration;
+/// use dynamodb_mapper::ops::RetryPolicy;
+///
+/// let policy = RetryPolicy::new(5)
+///     .base_delay(Duration::from_millis(10))
+///     .max_delay(Duration::from_millis(200));
+/// assert_eq!(policy.max_attempts(), 5);
+/// assert!(policy.delay(3) <= Duration::from_millis(40));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    max_attempts: u32,
+    base_delay: Duration,
+    max_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    /// 8 attempts, 25 ms base delay, 2 s cap.
+    fn default() -> Self {
+        RetryPolicy {
+            max_attempts: 8,
+            base_delay: Duration::from_millis(25),
+            max_delay: Duration::from_secs(2),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// A policy of at most `max_attempts` attempts (at least 1) with the
+    /// default delays.
+    ///
+    /// ```
+    /// assert_eq!(dynamodb_mapper::ops::RetryPolicy::new(0).max_attempts(), 1);
+    /// ```
+    #[must_use]
+    pub fn new(max_attempts: u32) -> Self {
+        RetryPolicy {
+            max_attempts: max_attempts.max(1),
+            ..RetryPolicy::default()
+        }
+    }
+
+    /// Sets the base delay.
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// let p = dynamodb_mapper::ops::RetryPolicy::new(3).base_delay(Duration::ZERO);
+    /// assert_eq!(p.delay(1), Duration::ZERO);
+    /// ```
+    #[must_use]
+    pub fn base_delay(mut self, delay: Duration) -> Self {
+        self.base_delay = delay;
+        self
+    }
+
+    /// Sets the cap on any one delay.
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// let p = dynamodb_mapper::ops::RetryPolicy::new(30).max_delay(Duration::from_millis(5));
+    /// assert!(p.delay(29) <= Duration::from_millis(5));
+    /// ```
+    #[must_use]
+    pub fn max_delay(mut self, delay: Duration) -> Self {
+        self.max_delay = delay;
+        self
+    }
+
+    /// The number of attempts, the first one included.
+    ///
+    /// ```
+    /// assert_eq!(dynamodb_mapper::ops::RetryPolicy::default().max_attempts(), 8);
+    /// ```
+    #[must_use]
+    pub fn max_attempts(&self) -> u32 {
+        self.max_attempts
+    }
+
+    /// The (random) delay after attempt `attempt` (counting from 1).
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// let p = dynamodb_mapper::ops::RetryPolicy::default();
+    /// assert!(p.delay(1) <= Duration::from_millis(25));
+    /// ```
+    #[must_use]
+    pub fn delay(&self, attempt: u32) -> Duration {
+        let factor = 2u32.saturating_pow(attempt.saturating_sub(1).min(30));
+        let cap = self.base_delay.saturating_mul(factor).min(self.max_delay);
+        cap.mul_f64(fastrand::f64())
+    }
+}
+
+/// Whether a service error is worth retrying after a delay: throttling and
+/// internal server errors.
+pub(crate) fn is_retryable(err: &aws_sdk_dynamodb::Error) -> bool {
+    matches!(
+        err,
+        aws_sdk_dynamodb::Error::ProvisionedThroughputExceededException(_)
+            | aws_sdk_dynamodb::Error::ThrottlingException(_)
+            | aws_sdk_dynamodb::Error::RequestLimitExceeded(_)
+            | aws_sdk_dynamodb::Error::InternalServerError(_)
+    )
+}
+
+/// A key rendered for messages: `pk="A", sk="B"`, attributes sorted.
+///
+/// ```
+/// use aws_sdk_dynamodb::types::AttributeValue;
+/// use dynamodb_mapper::{Item, ops::describe_key};
+///
+/// let key = Item::from([
+///     ("sk".to_string(), AttributeValue::S("METADATA".into())),
+///     ("pk".to_string(), AttributeValue::S("CUSTOMER#C1".into())),
+/// ]);
+/// assert_eq!(describe_key(&key), r#"pk="CUSTOMER#C1", sk="METADATA""#);
+/// ```
+#[must_use]
+pub fn describe_key(key: &Item) -> String {
+    let mut names: Vec<&String> = key.keys().collect();
+    names.sort();
+    let mut out = String::new();
+    for (i, name) in names.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let _ = match &key[name] {
+            AttributeValue::S(s) => write!(out, "{name}={s:?}"),
+            AttributeValue::N(n) => write!(out, "{name}={n}"),
+            AttributeValue::B(b) => write!(out, "{name}=<{} bytes>", b.as_ref().len()),
+            other => write!(out, "{name}={other:?}"),
+        };
+    }
+    out
+}
+
+/// A canonical, hashable form of a key for duplicate detection.
+pub(crate) fn key_fingerprint(key: &Item) -> String {
+    let mut names: Vec<&String> = key.keys().collect();
+    names.sort();
+    let mut out = String::new();
+    for name in names {
+        let _ = write!(out, "{name:?}={:?};", key[name]);
+    }
+    out
+}

@@ -1,0 +1,543 @@
+//! Transactions built from mappers, checked before sending (at most 100
+//! actions, one action per item), with cancellation reasons mapped back to
+//! each action's entity type and key.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{AttributeValue, ConditionCheck, Delete, Put, TransactWriteItem};
+use tracing::Instrument;
+
+use super::lock::{Condition, version_attribute, version_condition, versioned_put};
+use super::{describe_key, key_fingerprint};
+use crate::error::{Error, Result};
+use crate::item::Item;
+use crate::mapper::Mapper;
+use crate::record::Record;
+
+/// DynamoDB's limit of actions in one transaction.
+pub const TRANSACTION_LIMIT: usize = 100;
+
+/// What an action of a transaction does.
+///
+/// ```
+/// assert_eq!(dynamodb_mapper::ops::ActionKind::Put.to_string(), "put");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ActionKind {
+    /// `Put`.
+    Put,
+    /// `Delete`.
+    Delete,
+    /// `ConditionCheck`.
+    ConditionCheck,
+    /// `Update`.
+    Update,
+}
+
+impl fmt::Display for ActionKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ActionKind::Put => "put",
+            ActionKind::Delete => "delete",
+            ActionKind::ConditionCheck => "condition check",
+            ActionKind::Update => "update",
+        })
+    }
+}
+
+/// What the crate knows of one action: kind, table, entity type and key.
+///
+/// ```
+/// use dynamodb_mapper::{Item, ops::{ActionInfo, ActionKind}};
+/// let info = ActionInfo::new(ActionKind::Delete, "AppTable", "Order", Item::new());
+/// assert_eq!(info.entity_type, "Order");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ActionInfo {
+    /// What the action does.
+    pub kind: ActionKind,
+    /// The table it addresses.
+    pub table: String,
+    /// The entity type it is for.
+    pub entity_type: String,
+    /// The primary key of its item.
+    pub key: Item,
+}
+
+impl ActionInfo {
+    /// Describes an action added with [`Transaction::push`].
+    ///
+    /// ```
+    /// use dynamodb_mapper::{Item, ops::{ActionInfo, ActionKind}};
+    /// let info = ActionInfo::new(ActionKind::Put, "T", "Audit", Item::new());
+    /// assert_eq!(info.kind, ActionKind::Put);
+    /// ```
+    #[must_use]
+    pub fn new(
+        kind: ActionKind,
+        table: impl Into<String>,
+        entity_type: impl Into<String>,
+        key: Item,
+    ) -> Self {
+        ActionInfo {
+            kind,
+            table: table.into(),
+            entity_type: entity_type.into(),
+            key,
+        }
+    }
+}
+
+/// One action DynamoDB gave a cancellation reason for.
+///
+/// ```
+/// use dynamodb_mapper::{Item, ops::{ActionInfo, ActionKind, CanceledAction}};
+/// let c = CanceledAction {
+///     index: 1,
+///     action: ActionInfo::new(ActionKind::Put, "T", "Order", Item::new()),
+///     code: "ConditionalCheckFailed".into(),
+///     message: None,
+/// };
+/// assert_eq!(c.to_string(), "action 1 (put Order ): ConditionalCheckFailed");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct CanceledAction {
+    /// Position of the action in the transaction.
+    pub index: usize,
+    /// The action.
+    pub action: ActionInfo,
+    /// DynamoDB's code, e.g. `ConditionalCheckFailed`, `TransactionConflict`.
+    pub code: String,
+    /// DynamoDB's message, if any.
+    pub message: Option<String>,
+}
+
+impl fmt::Display for CanceledAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "action {} ({} {} {}): {}",
+            self.index,
+            self.action.kind,
+            self.action.entity_type,
+            describe_key(&self.action.key),
+            self.code
+        )?;
+        if let Some(m) = &self.message {
+            write!(f, " ({m})")?;
+        }
+        Ok(())
+    }
+}
+
+/// A write transaction on one table, built from mappers.
+///
+/// Each action is checked as it is added: at most 100 actions, and one action
+/// per item (DynamoDB rejects a transaction that touches an item twice).
+/// Versioned puts and deletes carry the same optimistic-locking condition as
+/// [`put_versioned`](super::put_versioned). When DynamoDB cancels the
+/// transaction, [`Error::TransactionCanceled`] names each failed action's
+/// entity type and key with DynamoDB's code and message.
+///
+/// ```no_run
+/// # use dynamodb_mapper::{Mapper, ops::Transaction};
+/// # async fn demo<O: Mapper, L: Mapper>(client: aws_sdk_dynamodb::Client, order: O::Entity, lines: Vec<L::Entity>) -> dynamodb_mapper::Result<()> {
+/// let mut tx = Transaction::new("AppTable");
+/// tx.put_new::<O>(&order)?;
+/// for line in &lines {
+///     tx.put::<L>(line)?;
+/// }
+/// tx.send(&client).await?;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Transaction {
+    table: String,
+    actions: Vec<TransactWriteItem>,
+    infos: Vec<ActionInfo>,
+    seen: HashSet<(String, String)>,
+}
+
+impl Transaction {
+    /// An empty transaction on `table`.
+    ///
+    /// ```
+    /// let tx = dynamodb_mapper::ops::Transaction::new("AppTable");
+    /// assert!(tx.is_empty());
+    /// ```
+    #[must_use]
+    pub fn new(table: impl Into<String>) -> Self {
+        Transaction {
+            table: table.into(),
+            actions: Vec::new(),
+            infos: Vec::new(),
+            seen: HashSet::new(),
+        }
+    }
+
+    /// Number of actions.
+    ///
+    /// ```
+    /// assert_eq!(dynamodb_mapper::ops::Transaction::new("T").len(), 0);
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.actions.len()
+    }
+
+    /// Whether there are no actions.
+    ///
+    /// ```
+    /// assert!(dynamodb_mapper::ops::Transaction::new("T").is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.actions.is_empty()
+    }
+
+    /// The actions, as the SDK's types.
+    ///
+    /// ```
+    /// assert!(dynamodb_mapper::ops::Transaction::new("T").actions().is_empty());
+    /// ```
+    #[must_use]
+    pub fn actions(&self) -> &[TransactWriteItem] {
+        &self.actions
+    }
+
+    /// Adds a raw SDK action, described by `info` (its key is used for the
+    /// one-action-per-item check and for error messages).
+    ///
+    /// # Errors
+    /// [`Error::Limit`] past 100 actions; [`Error::DuplicateKey`] when the
+    /// item already has an action.
+    ///
+    /// ```
+    /// use aws_sdk_dynamodb::types::{AttributeValue, Delete, TransactWriteItem};
+    /// use dynamodb_mapper::{Item, ops::{ActionInfo, ActionKind, Transaction}};
+    ///
+    /// let key = Item::from([("pk".to_string(), AttributeValue::S("AUDIT#1".into()))]);
+    /// let delete = Delete::builder().table_name("Audit").set_key(Some(key.clone())).build()?;
+    /// let mut tx = Transaction::new("AppTable");
+    /// tx.push(
+    ///     TransactWriteItem::builder().delete(delete).build(),
+    ///     ActionInfo::new(ActionKind::Delete, "Audit", "Audit", key.clone()),
+    /// )?;
+    /// let again = Delete::builder().table_name("Audit").set_key(Some(key.clone())).build()?;
+    /// assert!(tx.push(
+    ///     TransactWriteItem::builder().delete(again).build(),
+    ///     ActionInfo::new(ActionKind::Delete, "Audit", "Audit", key),
+    /// ).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn push(&mut self, action: TransactWriteItem, info: ActionInfo) -> Result<&mut Self> {
+        if self.actions.len() >= TRANSACTION_LIMIT {
+            return Err(Error::Limit {
+                what: "transaction",
+                count: self.actions.len() + 1,
+                limit: TRANSACTION_LIMIT,
+            });
+        }
+        if !self
+            .seen
+            .insert((info.table.clone(), key_fingerprint(&info.key)))
+        {
+            return Err(Error::DuplicateKey {
+                operation: "TransactWriteItems",
+                key: describe_key(&info.key),
+            });
+        }
+        self.actions.push(action);
+        self.infos.push(info);
+        Ok(self)
+    }
+
+    fn info<M: Mapper>(&self, kind: ActionKind, key: Item) -> ActionInfo {
+        ActionInfo::new(kind, self.table.clone(), M::ENTITY_TYPE, key)
+    }
+
+    fn add_put<M: Mapper>(
+        &mut self,
+        item: Item,
+        condition: Option<Condition>,
+    ) -> Result<&mut Self> {
+        let key = M::TABLE.key_of(&item)?;
+        let mut put = Put::builder().table_name(&self.table).set_item(Some(item));
+        if let Some(condition) = condition {
+            put = put.condition_expression(condition.expression);
+            for (k, v) in condition.names {
+                put = put.expression_attribute_names(k, v);
+            }
+            for (k, v) in condition.values {
+                put = put.expression_attribute_values(k, v);
+            }
+        }
+        let put = put
+            .build()
+            .map_err(|e| Error::sdk("TransactWriteItems", e))?;
+        let info = self.info::<M>(ActionKind::Put, key);
+        self.push(TransactWriteItem::builder().put(put).build(), info)
+    }
+
+    /// Puts an entity (unconditionally).
+    ///
+    /// # Errors
+    /// Mapping errors; as [`Transaction::push`].
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Mapper, ops::Transaction};
+    /// # fn demo<M: Mapper>(tx: &mut Transaction, e: &M::Entity) -> dynamodb_mapper::Result<()> {
+    /// tx.put::<M>(e)?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn put<M: Mapper>(&mut self, entity: &M::Entity) -> Result<&mut Self> {
+        let item = M::to_item(entity)?;
+        self.add_put::<M>(item, None)
+    }
+
+    /// Puts an entity only if no item exists at its key.
+    ///
+    /// # Errors
+    /// Mapping errors; as [`Transaction::push`].
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Mapper, ops::Transaction};
+    /// # fn demo<M: Mapper>(tx: &mut Transaction, e: &M::Entity) -> dynamodb_mapper::Result<()> {
+    /// tx.put_new::<M>(e)?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn put_new<M: Mapper>(&mut self, entity: &M::Entity) -> Result<&mut Self> {
+        let item = M::to_item(entity)?;
+        let pk = M::TABLE.partition_key_attribute().name;
+        let condition = Condition {
+            expression: "attribute_not_exists(#dm_pk)".to_owned(),
+            names: vec![("#dm_pk".to_owned(), pk.to_owned())],
+            values: Vec::new(),
+        };
+        self.add_put::<M>(item, Some(condition))
+    }
+
+    /// Puts a record version-checked, exactly as
+    /// [`put_versioned`](super::put_versioned) would; returns the version the
+    /// item will have once the transaction succeeds (set it on the record
+    /// then).
+    ///
+    /// # Errors
+    /// Mapping errors; a table without a version attribute; as
+    /// [`Transaction::push`].
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Mapper, Record, ops::Transaction};
+    /// # async fn demo<M: Mapper>(client: aws_sdk_dynamodb::Client, mut record: Record<M::Entity>) -> dynamodb_mapper::Result<()> {
+    /// let mut tx = Transaction::new("AppTable");
+    /// let next = tx.put_record::<M>(&record)?;
+    /// tx.send(&client).await?;
+    /// record.version = Some(next);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn put_record<M: Mapper>(&mut self, record: &Record<M::Entity>) -> Result<u64> {
+        let put = versioned_put::<M>(record)?;
+        let next = put.next;
+        self.add_put::<M>(put.item, Some(put.condition))?;
+        Ok(next)
+    }
+
+    /// Deletes the item at `key` (unconditionally).
+    ///
+    /// # Errors
+    /// [`Error::InvalidKey`] for a key that does not fit `M`'s table; as
+    /// [`Transaction::push`].
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Mapper, ops::Transaction};
+    /// # fn demo<M: Mapper>(tx: &mut Transaction) -> dynamodb_mapper::Result<()> {
+    /// tx.delete::<M>(M::string_key("CUSTOMER#C1", "ORDER#O1")?)?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn delete<M: Mapper>(&mut self, key: Item) -> Result<&mut Self> {
+        let key = M::TABLE.key_of(&key)?;
+        let delete = Delete::builder()
+            .table_name(&self.table)
+            .set_key(Some(key.clone()))
+            .build()
+            .map_err(|e| Error::sdk("TransactWriteItems", e))?;
+        let info = self.info::<M>(ActionKind::Delete, key);
+        self.push(TransactWriteItem::builder().delete(delete).build(), info)
+    }
+
+    /// Deletes a record's item only if its version is still the one read.
+    ///
+    /// # Errors
+    /// A record without a version; a table without a version attribute;
+    /// mapping errors; as [`Transaction::push`].
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Mapper, Record, ops::Transaction};
+    /// # fn demo<M: Mapper>(tx: &mut Transaction, record: &Record<M::Entity>) -> dynamodb_mapper::Result<()> {
+    /// tx.delete_record::<M>(record)?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn delete_record<M: Mapper>(&mut self, record: &Record<M::Entity>) -> Result<&mut Self> {
+        let attr = version_attribute::<M>()?;
+        let Some(expected) = record.version else {
+            return Err(Error::invalid_value(
+                attr,
+                "is unknown: read the record from the table before a versioned delete",
+            )
+            .with_entity_type(M::ENTITY_TYPE));
+        };
+        let key = M::key(&record.entity)?;
+        let condition = version_condition::<M>(Some(expected), attr);
+        let mut delete = Delete::builder()
+            .table_name(&self.table)
+            .set_key(Some(key.clone()))
+            .condition_expression(condition.expression);
+        for (k, v) in condition.names {
+            delete = delete.expression_attribute_names(k, v);
+        }
+        for (k, v) in condition.values {
+            delete = delete.expression_attribute_values(k, v);
+        }
+        let delete = delete
+            .build()
+            .map_err(|e| Error::sdk("TransactWriteItems", e))?;
+        let info = self.info::<M>(ActionKind::Delete, key);
+        self.push(TransactWriteItem::builder().delete(delete).build(), info)
+    }
+
+    /// Checks a condition on the item at `key` without writing it. Names and
+    /// values are the expression's placeholders.
+    ///
+    /// # Errors
+    /// [`Error::InvalidKey`] for a key that does not fit `M`'s table; as
+    /// [`Transaction::push`].
+    ///
+    /// ```no_run
+    /// # use aws_sdk_dynamodb::types::AttributeValue;
+    /// # use dynamodb_mapper::{Mapper, ops::Transaction};
+    /// # fn demo<M: Mapper>(tx: &mut Transaction) -> dynamodb_mapper::Result<()> {
+    /// tx.condition_check::<M>(
+    ///     M::string_key("CUSTOMER#C1", "METADATA")?,
+    ///     "#status = :active",
+    ///     [("#status", "status")],
+    ///     [(":active", AttributeValue::S("ACTIVE".into()))],
+    /// )?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn condition_check<M: Mapper>(
+        &mut self,
+        key: Item,
+        expression: impl Into<String>,
+        names: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
+        values: impl IntoIterator<Item = (impl Into<String>, AttributeValue)>,
+    ) -> Result<&mut Self> {
+        let key = M::TABLE.key_of(&key)?;
+        let mut check = ConditionCheck::builder()
+            .table_name(&self.table)
+            .set_key(Some(key.clone()))
+            .condition_expression(expression);
+        for (k, v) in names {
+            check = check.expression_attribute_names(k, v);
+        }
+        for (k, v) in values {
+            check = check.expression_attribute_values(k, v);
+        }
+        let check = check
+            .build()
+            .map_err(|e| Error::sdk("TransactWriteItems", e))?;
+        let info = self.info::<M>(ActionKind::ConditionCheck, key);
+        self.push(
+            TransactWriteItem::builder().condition_check(check).build(),
+            info,
+        )
+    }
+
+    /// Sends the transaction. An empty transaction sends nothing.
+    ///
+    /// # Errors
+    /// [`Error::TransactionCanceled`] with each failed action's entity type,
+    /// key, code and message (nothing was written); [`Error::Sdk`] otherwise.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: aws_sdk_dynamodb::Client, tx: dynamodb_mapper::ops::Transaction) -> dynamodb_mapper::Result<()> {
+    /// tx.send(&client).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn send(self, client: &Client) -> Result<()> {
+        if self.actions.is_empty() {
+            return Ok(());
+        }
+        let span = tracing::info_span!(
+            "dynamodb_mapper.transact_write",
+            table = %self.table,
+            actions = self.actions.len(),
+            entity_types = %self.entity_types(),
+        );
+        let Transaction { actions, infos, .. } = self;
+        let sent = client
+            .transact_write_items()
+            .set_transact_items(Some(actions))
+            .send()
+            .instrument(span)
+            .await;
+        match sent {
+            Ok(_) => Ok(()),
+            Err(SdkError::ServiceError(ctx)) => {
+                let err = ctx.into_err();
+                if let TransactWriteItemsError::TransactionCanceledException(e) = &err {
+                    let canceled = e
+                        .cancellation_reasons()
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(index, reason)| {
+                            let code = reason.code().unwrap_or("None");
+                            if code == "None" {
+                                return None;
+                            }
+                            let action = infos.get(index)?.clone();
+                            Some(CanceledAction {
+                                index,
+                                action,
+                                code: code.to_owned(),
+                                message: reason.message().map(str::to_owned),
+                            })
+                        })
+                        .collect();
+                    return Err(Error::TransactionCanceled {
+                        canceled,
+                        source: Box::new(aws_sdk_dynamodb::Error::from(err)),
+                    });
+                }
+                Err(Error::sdk(
+                    "TransactWriteItems",
+                    aws_sdk_dynamodb::Error::from(err),
+                ))
+            }
+            Err(e) => Err(Error::sdk(
+                "TransactWriteItems",
+                aws_sdk_dynamodb::Error::from(e),
+            )),
+        }
+    }
+
+    fn entity_types(&self) -> String {
+        let mut types: Vec<&str> = self.infos.iter().map(|i| i.entity_type.as_str()).collect();
+        types.sort_unstable();
+        types.dedup();
+        types.join(",")
+    }
+}

@@ -1,0 +1,345 @@
+//! Operations against DynamoDB Local: batches, optimistic locking under
+//! contention, transactions, paginated decoding.
+
+mod fixtures;
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::AttributeValue;
+use dynamodb_mapper::ops::{
+    self, BatchGetter, BatchWriter, RetryPolicy, Transaction, query_stream,
+};
+use dynamodb_mapper::{ErrorKind, Item, ItemExt, Mapper, Record, Registry};
+use fixtures::seed001;
+use fixtures::*;
+use futures_util::TryStreamExt;
+
+async fn table(prefix: &str) -> (Client, String) {
+    let client = dynamodb_mapper_testkit::client()
+        .await
+        .unwrap_or_else(|e| panic!("DynamoDB Local is required for this test: {e}"));
+    let name = dynamodb_mapper_testkit::unique_table_name(prefix);
+    seed001::create_table(&client, &name)
+        .await
+        .expect("create table");
+    (client, name)
+}
+
+fn customers(n: usize) -> Vec<Customer> {
+    (0..n).map(|i| customer(&format!("C{i:03}"))).collect()
+}
+
+async fn exists(client: &Client, table: &str, key: Item) -> bool {
+    client
+        .get_item()
+        .table_name(table)
+        .set_key(Some(key))
+        .consistent_read(true)
+        .send()
+        .await
+        .expect("get item")
+        .item
+        .is_some()
+}
+
+#[tokio::test]
+async fn batch_put_and_get_101_items() {
+    let (client, t) = table("batch").await;
+    let list = customers(101);
+    let written = BatchWriter::new(&client, &t, APP_TABLE)
+        .put::<CustomerMapper>(&list)
+        .await
+        .unwrap();
+    assert_eq!(written.items, 101);
+    assert_eq!(
+        written.requests, 5,
+        "25 + 25 + 25 + 25 + 1, no retries on Local"
+    );
+
+    let keys: Vec<Item> = list
+        .iter()
+        .map(|c| CustomerMapper::key(c).unwrap())
+        .collect();
+    let getter = BatchGetter::new(&client, &t, APP_TABLE).consistent_read(true);
+    let (items, summary) = getter.get_items(keys.clone()).await.unwrap();
+    assert_eq!((items.len(), summary.requests), (101, 2));
+    let mut read = getter.get::<CustomerMapper>(keys.clone()).await.unwrap();
+    read.sort_by(|a, b| a.customer_id.cmp(&b.customer_id));
+    assert_eq!(read, list);
+
+    let deleted = BatchWriter::new(&client, &t, APP_TABLE)
+        .delete_keys(keys[..60].to_vec())
+        .await
+        .unwrap();
+    assert_eq!(deleted.items, 60);
+    let (left, _) = getter.get_items(keys).await.unwrap();
+    assert_eq!(left.len(), 41);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sixteen_tasks_increment_one_counter_a_thousand_times_without_losing_one() {
+    let (client, t) = table("counter").await;
+    let mut record = Record::new(counter("hits", 0));
+    ops::put_versioned::<CounterMapper>(&client, &t, &mut record)
+        .await
+        .unwrap();
+    assert_eq!(record.version, Some(1));
+    let key = CounterMapper::key(&record.entity).unwrap();
+
+    let policy = RetryPolicy::new(10_000)
+        .base_delay(Duration::from_millis(1))
+        .max_delay(Duration::from_millis(20));
+    let attempts = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut tasks = Vec::new();
+    for task in 0..16 {
+        let (client, t, key) = (client.clone(), t.clone(), key.clone());
+        let attempts = attempts.clone();
+        let increments = if task < 8 { 63 } else { 62 };
+        tasks.push(tokio::spawn(async move {
+            for _ in 0..increments {
+                ops::update_with_retry::<CounterMapper, _>(&client, &t, key.clone(), policy, |c| {
+                    attempts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    c.count += 1;
+                    Ok(())
+                })
+                .await
+                .unwrap();
+            }
+            increments
+        }));
+    }
+    let mut total = 0;
+    for task in tasks {
+        total += task.await.unwrap();
+    }
+    assert_eq!(total, 1000);
+    let stored = ops::get_record::<CounterMapper>(&client, &t, key)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.entity.count, 1000);
+    assert_eq!(stored.version, Some(1001));
+    let attempts = attempts.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(attempts >= 1000);
+    println!(
+        "1000 increments took {attempts} attempts: {} conflicts retried",
+        attempts - 1000
+    );
+}
+
+#[tokio::test]
+async fn stale_writes_and_deletes_are_rejected() {
+    let (client, t) = table("stale").await;
+    let mut mine = Record::new(counter("c", 0));
+    ops::put_versioned::<CounterMapper>(&client, &t, &mut mine)
+        .await
+        .unwrap();
+    let key = CounterMapper::key(&mine.entity).unwrap();
+
+    // Creating it again is a conflict, not an overwrite.
+    let mut again = Record::new(counter("c", 99));
+    let err = ops::put_versioned::<CounterMapper>(&client, &t, &mut again)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::VersionConflict);
+
+    // Someone else updates it.
+    let mut theirs = ops::get_record::<CounterMapper>(&client, &t, key.clone())
+        .await
+        .unwrap()
+        .unwrap();
+    theirs.entity.count = 5;
+    ops::put_versioned::<CounterMapper>(&client, &t, &mut theirs)
+        .await
+        .unwrap();
+    assert_eq!(theirs.version, Some(2));
+
+    // My copy is stale: neither a write nor a delete goes through.
+    mine.entity.count = 1;
+    let err = ops::put_versioned::<CounterMapper>(&client, &t, &mut mine)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::VersionConflict);
+    let err = ops::delete_versioned::<CounterMapper>(&client, &t, &mine)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::VersionConflict);
+    assert_eq!(
+        err.to_string(),
+        r#"Counter: version conflict on pk="COUNTER#c", sk="COUNTER": expected version 1, another writer changed it"#
+    );
+    let stored = ops::get_record::<CounterMapper>(&client, &t, key.clone())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((stored.entity.count, stored.version), (5, Some(2)));
+
+    // The fresh copy deletes.
+    ops::delete_versioned::<CounterMapper>(&client, &t, &stored)
+        .await
+        .unwrap();
+    assert!(!exists(&client, &t, key).await);
+}
+
+#[tokio::test]
+async fn a_transaction_whose_condition_fails_writes_nothing() {
+    let (client, t) = table("tx").await;
+    let o1 = order("C1", "O1", "2024-01-15T10:30:00Z", OrderStatus::Pending);
+
+    let mut tx = Transaction::new(&t);
+    tx.put_new::<OrderMapper>(&o1).unwrap();
+    tx.put::<ProductMapper>(&product("BOOKS", "P1", "Rust in Action", 3999))
+        .unwrap();
+    tx.condition_check::<CustomerMapper>(
+        CustomerMapper::string_key("CUSTOMER#C1", "METADATA").unwrap(),
+        "attribute_exists(#pk)",
+        [("#pk", "pk")],
+        Vec::<(String, AttributeValue)>::new(),
+    )
+    .unwrap();
+    let err = tx.send(&client).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::TransactionCanceled);
+    let dynamodb_mapper::Error::TransactionCanceled { canceled, .. } = &err else {
+        panic!("{err:?}");
+    };
+    assert_eq!(canceled.len(), 1);
+    assert_eq!(
+        (
+            canceled[0].index,
+            canceled[0].action.entity_type.as_str(),
+            canceled[0].code.as_str()
+        ),
+        (2, "Customer", "ConditionalCheckFailed")
+    );
+    assert!(!exists(&client, &t, OrderMapper::key(&o1).unwrap()).await);
+    assert!(
+        !exists(
+            &client,
+            &t,
+            ProductMapper::string_key("CATEGORY#BOOKS", "PRODUCT#P1").unwrap()
+        )
+        .await
+    );
+
+    // With the customer in place the same transaction goes through.
+    client
+        .put_item()
+        .table_name(&t)
+        .set_item(Some(CustomerMapper::to_item(&customer("C1")).unwrap()))
+        .send()
+        .await
+        .unwrap();
+    let mut tx = Transaction::new(&t);
+    tx.put_new::<OrderMapper>(&o1).unwrap();
+    tx.condition_check::<CustomerMapper>(
+        CustomerMapper::string_key("CUSTOMER#C1", "METADATA").unwrap(),
+        "attribute_exists(#pk)",
+        [("#pk", "pk")],
+        Vec::<(String, AttributeValue)>::new(),
+    )
+    .unwrap();
+    tx.send(&client).await.unwrap();
+    assert!(exists(&client, &t, OrderMapper::key(&o1).unwrap()).await);
+
+    // A versioned put inside a transaction holds the version check too.
+    let mut record = Record::new(counter("tx", 0));
+    ops::put_versioned::<CounterMapper>(&client, &t, &mut record)
+        .await
+        .unwrap();
+    let stale = record.clone();
+    record.entity.count = 1;
+    ops::put_versioned::<CounterMapper>(&client, &t, &mut record)
+        .await
+        .unwrap();
+    let mut tx = Transaction::new(&t);
+    tx.put_record::<CounterMapper>(&stale).unwrap();
+    let err = tx.send(&client).await.unwrap_err();
+    assert!(err.to_string().contains("ConditionalCheckFailed"), "{err}");
+    let mut tx = Transaction::new(&t);
+    let next = tx.put_record::<CounterMapper>(&record).unwrap();
+    tx.send(&client).await.unwrap();
+    assert_eq!(next, 3);
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Shop {
+    Customer(Customer),
+    Order(Order),
+}
+
+#[tokio::test]
+async fn paginated_query_decodes_every_item_once_through_the_registry() {
+    let (client, t) = table("pages").await;
+    let mut orders = Vec::new();
+    for i in 0..70 {
+        orders.push(order(
+            "C1",
+            &format!("O{i:03}"),
+            "2024-01-15T10:30:00Z",
+            OrderStatus::Pending,
+        ));
+    }
+    BatchWriter::new(&client, &t, APP_TABLE)
+        .put::<OrderMapper>(&orders)
+        .await
+        .unwrap();
+    BatchWriter::new(&client, &t, APP_TABLE)
+        .put::<CustomerMapper>(&[customer("C1")])
+        .await
+        .unwrap();
+
+    let registry = Registry::<Shop>::builder()
+        .register::<CustomerMapper>(Shop::Customer)
+        .register::<OrderMapper>(Shop::Order)
+        .build()
+        .unwrap();
+    let query = client
+        .query()
+        .table_name(&t)
+        .key_condition_expression("pk = :pk")
+        .expression_attribute_values(":pk", AttributeValue::S("CUSTOMER#C1".into()))
+        .limit(20); // 71 items: 4 pages
+    let decoded: Vec<_> = query_stream(query, &registry).try_collect().await.unwrap();
+    assert_eq!(decoded.len(), 71);
+    let mut seen = BTreeSet::new();
+    let mut customers = 0;
+    for d in decoded {
+        match d.into_entity().expect("every item is a registered entity") {
+            Shop::Customer(c) => {
+                assert_eq!(c, customer("C1"));
+                customers += 1;
+            }
+            Shop::Order(o) => assert!(seen.insert(o.order_id.clone()), "{} twice", o.order_id),
+        }
+    }
+    assert_eq!(customers, 1);
+    let expected: BTreeSet<String> = orders.iter().map(|o| o.order_id.clone()).collect();
+    assert_eq!(seen, expected);
+}
+
+#[tokio::test]
+async fn item_getters_work_on_what_dynamodb_returns() {
+    let (client, t) = table("getters").await;
+    let o = order("C1", "O1", "2024-01-15T10:30:00Z", OrderStatus::Shipped);
+    client
+        .put_item()
+        .table_name(&t)
+        .set_item(Some(OrderMapper::to_item(&o).unwrap()))
+        .send()
+        .await
+        .unwrap();
+    let item = client
+        .get_item()
+        .table_name(&t)
+        .set_key(Some(OrderMapper::key(&o).unwrap()))
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert_eq!(item.get_number::<u64>("totalCents").unwrap(), 2999);
+    assert_eq!(item.get_str("gsi3pk").unwrap(), "SHIPPED");
+    assert_eq!(OrderMapper::from_item(item).unwrap(), o);
+}

@@ -1,0 +1,330 @@
+//! Paths DynamoDB Local cannot produce (UnprocessedItems, throttling,
+//! transaction cancellation and conflicts), driven through `aws-smithy-mocks`.
+
+mod fixtures;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::retry::RetryConfig;
+use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
+use aws_sdk_dynamodb::operation::batch_write_item::{BatchWriteItemError, BatchWriteItemOutput};
+use aws_sdk_dynamodb::operation::put_item::PutItemError;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::error::{
+    ConditionalCheckFailedException, ProvisionedThroughputExceededException,
+    TransactionCanceledException,
+};
+use aws_sdk_dynamodb::types::{CancellationReason, KeysAndAttributes, WriteRequest};
+use aws_smithy_mocks::{RuleMode, mock, mock_client};
+use dynamodb_mapper::ops::{BatchGetter, BatchWriter, RetryPolicy, Transaction};
+use dynamodb_mapper::{Error, ErrorKind, Item, ItemExt, Mapper, Record};
+use fixtures::*;
+
+const TABLE: &str = "AppTable";
+
+fn fast(attempts: u32) -> RetryPolicy {
+    RetryPolicy::new(attempts)
+        .base_delay(Duration::from_millis(1))
+        .max_delay(Duration::from_millis(2))
+}
+
+fn customers(n: usize) -> Vec<Customer> {
+    (0..n).map(|i| customer(&format!("C{i:03}"))).collect()
+}
+
+fn put_pk(r: &WriteRequest) -> String {
+    r.put_request
+        .as_ref()
+        .and_then(|p| p.item.get_str("pk").ok().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+type Calls = Arc<Mutex<Vec<Vec<String>>>>;
+
+#[tokio::test]
+async fn unprocessed_items_are_retried_exactly() {
+    let calls: Calls = Arc::default();
+    let seen = calls.clone();
+    // First call: DynamoDB leaves the 3rd and 5th item unprocessed; then all succeed.
+    let first = Arc::new(Mutex::new(true));
+    let rule = mock!(Client::batch_write_item).then_compute_output(move |req| {
+        let sent: Vec<WriteRequest> = req
+            .request_items()
+            .and_then(|m| m.get(TABLE))
+            .cloned()
+            .unwrap_or_default();
+        seen.lock().unwrap().push(sent.iter().map(put_pk).collect());
+        let mut first = first.lock().unwrap();
+        if *first {
+            *first = false;
+            BatchWriteItemOutput::builder()
+                .unprocessed_items(TABLE, vec![sent[2].clone(), sent[4].clone()])
+                .build()
+        } else {
+            BatchWriteItemOutput::builder().build()
+        }
+    });
+    let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule], |c| c
+        .retry_config(RetryConfig::disabled()));
+    let summary = BatchWriter::new(&client, TABLE, APP_TABLE)
+        .retry(fast(5))
+        .put::<CustomerMapper>(&customers(5))
+        .await
+        .unwrap();
+    assert_eq!(rule.num_calls(), 2);
+    assert_eq!(summary.items, 5);
+    assert_eq!(summary.requests, 2);
+    assert_eq!(summary.retries, 1);
+    let calls = calls.lock().unwrap();
+    assert_eq!(calls[0].len(), 5);
+    assert_eq!(calls[1], ["CUSTOMER#C002", "CUSTOMER#C004"]);
+}
+
+#[tokio::test]
+async fn batches_are_split_by_25() {
+    let sizes: Arc<Mutex<Vec<usize>>> = Arc::default();
+    let seen = sizes.clone();
+    let rule = mock!(Client::batch_write_item).then_compute_output(move |req| {
+        let n = req
+            .request_items()
+            .and_then(|m| m.get(TABLE))
+            .map_or(0, Vec::len);
+        seen.lock().unwrap().push(n);
+        BatchWriteItemOutput::builder().build()
+    });
+    let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule], |c| c
+        .retry_config(RetryConfig::disabled()));
+    let summary = BatchWriter::new(&client, TABLE, APP_TABLE)
+        .concurrency(1)
+        .put::<CustomerMapper>(&customers(101))
+        .await
+        .unwrap();
+    assert_eq!(summary.items, 101);
+    assert_eq!(*sizes.lock().unwrap(), [25, 25, 25, 25, 1]);
+}
+
+#[tokio::test]
+async fn endless_throttling_gives_bounded_attempts_and_every_unwritten_item() {
+    let rule = mock!(Client::batch_write_item).then_error(|| {
+        BatchWriteItemError::ProvisionedThroughputExceededException(
+            ProvisionedThroughputExceededException::builder()
+                .message("slow down")
+                .build(),
+        )
+    });
+    let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule], |c| c
+        .retry_config(RetryConfig::disabled()));
+    let err = BatchWriter::new(&client, TABLE, APP_TABLE)
+        .retry(fast(4))
+        .concurrency(1)
+        .put::<CustomerMapper>(&customers(30))
+        .await
+        .unwrap_err();
+    // Two batches (25 + 5), four attempts each.
+    assert_eq!(rule.num_calls(), 8);
+    assert_eq!(err.kind(), ErrorKind::BatchIncomplete);
+    let Error::BatchWriteIncomplete {
+        unprocessed,
+        written,
+        attempts,
+        ..
+    } = &err
+    else {
+        panic!("unexpected error {err:?}");
+    };
+    assert_eq!((*written, *attempts), (0, 4));
+    let mut pks: Vec<String> = unprocessed.iter().map(put_pk).collect();
+    pks.sort();
+    let expected: Vec<String> = (0..30).map(|i| format!("CUSTOMER#C{i:03}")).collect();
+    assert_eq!(pks, expected);
+    assert!(
+        err.to_string().starts_with(
+            "batch write to AppTable left 30 of 30 requests unwritten after 4 attempts: "
+        ),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn duplicate_keys_are_caught_before_sending() {
+    let rule =
+        mock!(Client::batch_write_item).then_output(|| BatchWriteItemOutput::builder().build());
+    let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
+    let mut list = customers(3);
+    list.push(customer("C001"));
+    let err = BatchWriter::new(&client, TABLE, APP_TABLE)
+        .put::<CustomerMapper>(&list)
+        .await
+        .unwrap_err();
+    assert_eq!(rule.num_calls(), 0);
+    assert_eq!(err.kind(), ErrorKind::DuplicateKey);
+    assert_eq!(
+        err.to_string(),
+        r#"BatchWriteItem addresses the item pk="CUSTOMER#C001", sk="METADATA" twice; nothing was sent"#
+    );
+}
+
+#[tokio::test]
+async fn unprocessed_keys_are_retried_on_batch_get() {
+    let first = Arc::new(Mutex::new(true));
+    let rule = mock!(Client::batch_get_item).then_compute_output(move |req| {
+        let keys: Vec<Item> = req
+            .request_items()
+            .and_then(|m| m.get(TABLE))
+            .map(|k| k.keys().to_vec())
+            .unwrap_or_default();
+        let mut first = first.lock().unwrap();
+        let (answer, left) = if *first {
+            *first = false;
+            keys.split_at(keys.len() - 2)
+        } else {
+            (&keys[..], &[][..])
+        };
+        let items: Vec<Item> = answer
+            .iter()
+            .map(|k| {
+                let id = k
+                    .get_str("pk")
+                    .unwrap()
+                    .trim_start_matches("CUSTOMER#")
+                    .to_owned();
+                CustomerMapper::to_item(&customer(&id)).unwrap()
+            })
+            .collect();
+        let mut out = BatchGetItemOutput::builder().responses(TABLE, items);
+        if !left.is_empty() {
+            out = out.unprocessed_keys(
+                TABLE,
+                KeysAndAttributes::builder()
+                    .set_keys(Some(left.to_vec()))
+                    .build()
+                    .unwrap(),
+            );
+        }
+        out.build()
+    });
+    let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule], |c| c
+        .retry_config(RetryConfig::disabled()));
+    let keys: Vec<Item> = customers(10)
+        .iter()
+        .map(|c| CustomerMapper::key(c).unwrap())
+        .collect();
+    let mut got = BatchGetter::new(&client, TABLE, APP_TABLE)
+        .retry(fast(3))
+        .get::<CustomerMapper>(keys)
+        .await
+        .unwrap();
+    got.sort_by(|a, b| a.customer_id.cmp(&b.customer_id));
+    assert_eq!(rule.num_calls(), 2);
+    assert_eq!(got, customers(10));
+}
+
+#[tokio::test]
+async fn transaction_cancellation_reasons_map_to_actions() {
+    let rule = mock!(Client::transact_write_items).then_error(|| {
+        TransactWriteItemsError::TransactionCanceledException(
+            TransactionCanceledException::builder()
+                .message("Transaction cancelled, please refer cancellation reasons for specific reasons [None, ConditionalCheckFailed, TransactionConflict]")
+                .cancellation_reasons(CancellationReason::builder().code("None").build())
+                .cancellation_reasons(
+                    CancellationReason::builder()
+                        .code("ConditionalCheckFailed")
+                        .message("The conditional request failed")
+                        .build(),
+                )
+                .cancellation_reasons(
+                    CancellationReason::builder()
+                        .code("TransactionConflict")
+                        .message("Transaction is ongoing for the item")
+                        .build(),
+                )
+                .build(),
+        )
+    });
+    let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
+    let mut tx = Transaction::new(TABLE);
+    tx.put::<CustomerMapper>(&customer("C1")).unwrap();
+    tx.put_new::<OrderMapper>(&order(
+        "C1",
+        "O1",
+        "2024-01-15T10:30:00Z",
+        OrderStatus::Pending,
+    ))
+    .unwrap();
+    tx.delete::<ProductMapper>(ProductMapper::string_key("CATEGORY#BOOKS", "PRODUCT#P1").unwrap())
+        .unwrap();
+    let err = tx.send(&client).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::TransactionCanceled);
+    let Error::TransactionCanceled { canceled, .. } = &err else {
+        panic!("unexpected {err:?}");
+    };
+    assert_eq!(canceled.len(), 2);
+    assert_eq!(
+        (canceled[0].index, canceled[0].action.entity_type.as_str()),
+        (1, "Order")
+    );
+    assert_eq!(canceled[0].code, "ConditionalCheckFailed");
+    assert_eq!(
+        (canceled[1].index, canceled[1].action.entity_type.as_str()),
+        (2, "Product")
+    );
+    assert_eq!(canceled[1].code, "TransactionConflict");
+    assert_eq!(
+        err.to_string(),
+        "transaction canceled: action 1 (put Order pk=\"CUSTOMER#C1\", sk=\"ORDER#O1#2024-01-15\"): \
+         ConditionalCheckFailed (The conditional request failed); action 2 (delete Product \
+         pk=\"CATEGORY#BOOKS\", sk=\"PRODUCT#P1\"): TransactionConflict (Transaction is ongoing for the item)"
+    );
+}
+
+#[tokio::test]
+async fn transactions_check_limits_and_one_action_per_item_before_sending() {
+    let mut tx = Transaction::new(TABLE);
+    for c in customers(100) {
+        tx.put::<CustomerMapper>(&c).unwrap();
+    }
+    let err = tx
+        .put::<CustomerMapper>(&customer("C999"))
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "transaction has 101 entries, more than dynamodb's limit of 100"
+    );
+    let mut tx = Transaction::new(TABLE);
+    tx.put::<CustomerMapper>(&customer("C1")).unwrap();
+    let err = tx
+        .delete::<CustomerMapper>(CustomerMapper::key(&customer("C1")).unwrap())
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::DuplicateKey);
+}
+
+#[tokio::test]
+async fn a_conditional_put_conflict_is_a_version_conflict() {
+    let rule = mock!(Client::put_item).then_error(|| {
+        PutItemError::ConditionalCheckFailedException(
+            ConditionalCheckFailedException::builder()
+                .message("failed")
+                .build(),
+        )
+    });
+    let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
+    let mut record = Record::new(counter("A", 1));
+    record.version = Some(4);
+    let err = dynamodb_mapper::ops::put_versioned::<CounterMapper>(&client, TABLE, &mut record)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::VersionConflict);
+    assert_eq!(
+        err.to_string(),
+        r#"Counter: version conflict on pk="COUNTER#A", sk="COUNTER": expected version 4, another writer changed it"#
+    );
+    assert_eq!(
+        record.version,
+        Some(4),
+        "a failed write leaves the record's version alone"
+    );
+}
