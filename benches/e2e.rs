@@ -1,0 +1,221 @@
+//! End to end on DynamoDB Local (started by the testkit, or
+//! `DYNAMODB_ENDPOINT`): writing 10,000 items with the batch helper against
+//! sequential `PutItem`, and reading them back through a paginated,
+//! registry-decoded query. Also measures the peak heap of the paginated read
+//! for several page sizes, written to `target/criterion/e2e_memory.json`.
+//! Run: `cargo bench --bench e2e`.
+
+#[path = "../tests/fixtures/mod.rs"]
+mod fixtures;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::AttributeValue;
+use criterion::{Criterion, criterion_group, criterion_main};
+use dynamodb_mapper::ops::{BatchWriter, query_stream};
+use dynamodb_mapper::{Item, Mapper, Registry};
+use fixtures::*;
+use futures_util::StreamExt;
+
+/// Counts live heap bytes and their peak, to show the paginated read holds
+/// one page at a time.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: delegates to the system allocator; only adds atomic counters.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: same contract as the caller's.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(live, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+const N: usize = 10_000;
+
+fn orders() -> Vec<Item> {
+    (0..N)
+        .map(|i| {
+            OrderMapper::to_item(&order(
+                "BENCH",
+                &format!("O{i:05}"),
+                "2024-01-15T10:30:00Z",
+                OrderStatus::Shipped,
+            ))
+            .expect("valid")
+        })
+        .collect()
+}
+
+async fn setup() -> (Client, String) {
+    let client = dynamodb_mapper_testkit::client()
+        .await
+        .unwrap_or_else(|e| panic!("DynamoDB Local is required for this benchmark: {e}"));
+    let table = dynamodb_mapper_testkit::unique_table_name("bench");
+    fixtures::seed001::create_table(&client, &table)
+        .await
+        .expect("create table");
+    (client, table)
+}
+
+fn registry() -> Registry<Order> {
+    Registry::<Order>::builder()
+        .register::<OrderMapper>(|o| o)
+        .build()
+        .expect("valid design")
+}
+
+fn partition_query(
+    client: &Client,
+    table: &str,
+    page: i32,
+) -> aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder {
+    client
+        .query()
+        .table_name(table)
+        .key_condition_expression("pk = :pk")
+        .expression_attribute_values(":pk", AttributeValue::S("CUSTOMER#BENCH".into()))
+        .limit(page)
+}
+
+async fn read_all(client: &Client, table: &str, page: i32, registry: &Registry<Order>) -> usize {
+    let stream = query_stream(partition_query(client, table, page), registry);
+    futures_util::pin_mut!(stream);
+    let mut n = 0;
+    while let Some(decoded) = stream.next().await {
+        let order = decoded.expect("decodes").into_entity().expect("an order");
+        std::hint::black_box(order);
+        n += 1;
+    }
+    n
+}
+
+fn bench(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let (client, table) = rt.block_on(setup());
+    let items = orders();
+    let registry = registry();
+
+    let mut g = c.benchmark_group("write_10000");
+    g.sample_size(10);
+    g.warm_up_time(Duration::from_millis(1));
+    g.measurement_time(Duration::from_secs(60));
+    g.bench_function("sequential_put_item", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    for item in &items {
+                        client
+                            .put_item()
+                            .table_name(&table)
+                            .set_item(Some(item.clone()))
+                            .send()
+                            .await
+                            .expect("put");
+                    }
+                }
+                start.elapsed()
+            })
+        })
+    });
+    g.bench_function("batch_writer", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let writer = BatchWriter::new(&client, &table, APP_TABLE);
+                let start = Instant::now();
+                for _ in 0..iters {
+                    let summary = writer.put_items(items.clone()).await.expect("batch");
+                    assert_eq!(summary.items, N, "every item written");
+                }
+                start.elapsed()
+            })
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("read_10000");
+    g.sample_size(10);
+    g.measurement_time(Duration::from_secs(20));
+    g.bench_function("query_stream_registry", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    assert_eq!(read_all(&client, &table, 1000, &registry).await, N);
+                }
+                start.elapsed()
+            })
+        })
+    });
+    g.finish();
+
+    // Peak heap above the baseline while streaming all 10,000 items, by page
+    // size, against collecting every item first.
+    let mut rows = Vec::new();
+    for page in [100, 500, 2000] {
+        let base = LIVE.load(Ordering::Relaxed);
+        PEAK.store(base, Ordering::Relaxed);
+        let n = rt.block_on(read_all(&client, &table, page, &registry));
+        assert_eq!(n, N);
+        rows.push((
+            format!("stream, page {page}"),
+            PEAK.load(Ordering::Relaxed) - base,
+        ));
+    }
+    let base = LIVE.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let all: Vec<Order> = rt.block_on(async {
+        let mut out = Vec::new();
+        let mut pages = partition_query(&client, &table, 1000)
+            .into_paginator()
+            .send();
+        while let Some(page) = pages.next().await {
+            for item in page.expect("page").items.unwrap_or_default() {
+                out.push(OrderMapper::from_item(item).expect("decodes"));
+            }
+        }
+        out
+    });
+    assert_eq!(all.len(), N);
+    rows.push((
+        "collect all".to_string(),
+        PEAK.load(Ordering::Relaxed) - base,
+    ));
+    drop(all);
+    let json = rows
+        .iter()
+        .map(|(k, v)| format!("  {k:?}: {v}"))
+        .collect::<Vec<_>>()
+        .join(",\n");
+    println!("peak heap during the read (bytes above baseline):\n{json}");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/criterion");
+    let _ = std::fs::create_dir_all(&dir);
+    std::fs::write(dir.join("e2e_memory.json"), format!("{{\n{json}\n}}\n"))
+        .expect("write memory report");
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
