@@ -3,7 +3,8 @@
 //! Creates a table (pk/sk, GSI1, GSI2, and a sparse GSI3), writes customers,
 //! orders, sessions, products and reviews through their mappers, runs every
 //! access pattern with the plain SDK and prints what it found, reads a mixed
-//! partition, does a lossless read-modify-write, and prints the table.
+//! partition through the registry, does a lossless read-modify-write, and
+//! prints the table.
 //!
 //! ```text
 //! cargo run --example single_table
