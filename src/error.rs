@@ -77,6 +77,8 @@ pub enum ErrorKind {
     TransactionCanceled,
     /// A request is over one of DynamoDB's count limits.
     Limit,
+    /// A key pattern is invalid, or a key or value does not fit it.
+    InvalidKeyPattern,
 }
 
 /// The crate's error type.
@@ -352,6 +354,16 @@ pub enum Error {
         /// The limit.
         limit: usize,
     },
+    /// A key pattern is invalid, or a key or value does not fit it.
+    #[error("{}key pattern `{pattern}` {reason}", Prefix(.entity_type))]
+    InvalidKeyPattern {
+        /// Entity type that declared or used the pattern, when known.
+        entity_type: Option<String>,
+        /// The pattern's template.
+        pattern: String,
+        /// What was wrong.
+        reason: String,
+    },
 }
 
 struct Prefix<'a>(&'a Option<String>);
@@ -549,6 +561,7 @@ impl Error {
             Error::NotFound { .. } => ErrorKind::NotFound,
             Error::TransactionCanceled { .. } => ErrorKind::TransactionCanceled,
             Error::Limit { .. } => ErrorKind::Limit,
+            Error::InvalidKeyPattern { .. } => ErrorKind::InvalidKeyPattern,
         }
     }
 
@@ -574,7 +587,8 @@ impl Error {
             | Error::Hook { entity_type, .. }
             | Error::Cardinality { entity_type, .. }
             | Error::VersionConflict { entity_type, .. }
-            | Error::NotFound { entity_type, .. } => entity_type.as_deref(),
+            | Error::NotFound { entity_type, .. }
+            | Error::InvalidKeyPattern { entity_type, .. } => entity_type.as_deref(),
             Error::UnknownEntityType { .. }
             | Error::InvalidRegistry { .. }
             | Error::NotRegistered { .. }
@@ -622,7 +636,8 @@ impl Error {
             | Error::VersionConflict { .. }
             | Error::NotFound { .. }
             | Error::TransactionCanceled { .. }
-            | Error::Limit { .. } => None,
+            | Error::Limit { .. }
+            | Error::InvalidKeyPattern { .. } => None,
         }
     }
 
@@ -652,7 +667,8 @@ impl Error {
             | Error::Hook { entity_type, .. }
             | Error::Cardinality { entity_type, .. }
             | Error::VersionConflict { entity_type, .. }
-            | Error::NotFound { entity_type, .. } => entity_type,
+            | Error::NotFound { entity_type, .. }
+            | Error::InvalidKeyPattern { entity_type, .. } => entity_type,
             // Registry- and request-level errors are about no single entity type.
             Error::UnknownEntityType { .. }
             | Error::InvalidRegistry { .. }

@@ -58,9 +58,11 @@
 
 mod de;
 mod error;
+pub mod expr;
 mod fields;
 pub mod hooks;
 mod item;
+pub mod key;
 mod mapper;
 mod naming;
 pub mod ops;
@@ -71,9 +73,13 @@ mod ser;
 mod view;
 
 pub use error::{BoxError, Error, ErrorKind, Result};
+pub use expr::{
+    Condition, ConditionExt, Expression, FilterExt, IntoExpression, KeyCondition, KeyConditionExt,
+};
 pub use item::{
     Item, ItemExt, MAX_ITEM_SIZE, MAX_NUMBER_DIGITS, item_size, ttl_value, type_name, value_size,
 };
+pub use key::{AllowedOverlap, IndexKeys, KeyBuilder, KeyFormat, KeyPattern};
 pub use mapper::Mapper;
 pub use naming::NamingConvention;
 pub use record::{AttributeBag, Record};

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::fields::{FieldTable, field_table};
 use crate::hooks::check_discriminator;
 use crate::item::{Item, MAX_ITEM_SIZE, UNKNOWN_TYPE, check_values, find_unknown};
+use crate::key::IndexKeys;
 use crate::naming::NamingConvention;
 use crate::record::{AttributeBag, Record};
 use crate::schema::TableSchema;
@@ -75,6 +76,37 @@ pub trait Mapper: Sized + 'static {
     /// a `recordType` copy of the discriminator). They never enter the
     /// [`AttributeBag`], and never come back from it.
     const OWNED_ATTRIBUTES: &'static [&'static str] = &[];
+
+    /// The key patterns this mapper writes: one [`IndexKeys`] per index (the
+    /// table included), or several for an index it writes different patterns
+    /// into in different states. [`RegistryBuilder::build`](crate::RegistryBuilder::build)
+    /// checks them against the table layout and reports every overlap
+    /// between entity types (see [`find_overlaps`](crate::key::find_overlaps)).
+    /// Default: none, so the mapper takes no part in the check.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{hooks::put_str, IndexKeys, Item, KeyPattern, Mapper, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Order { customer_id: String, order_id: String }
+    /// const CUSTOMER_PK: KeyPattern = KeyPattern::partition("CUSTOMER#{customer_id}");
+    /// const ORDER_SK: KeyPattern = KeyPattern::sort("ORDER#{order_id}");
+    ///
+    /// struct OrderMapper;
+    /// impl Mapper for OrderMapper {
+    ///     type Entity = Order;
+    ///     const ENTITY_TYPE: &'static str = "Order";
+    ///     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    ///     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(CUSTOMER_PK).sort(ORDER_SK)];
+    ///     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    ///         put_str(item, "pk", CUSTOMER_PK.with("customer_id", &o.customer_id).render()?);
+    ///         put_str(item, "sk", ORDER_SK.with("order_id", &o.order_id).render()?);
+    ///         Ok(())
+    ///     }
+    /// }
+    /// let item = OrderMapper::to_item(&Order { customer_id: "C1".into(), order_id: "O#1".into() })?;
+    /// assert_eq!(item["sk"].as_s().unwrap(), r"ORDER#O\#1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    const KEY_PATTERNS: &'static [IndexKeys] = &[];
 
     /// Validates the entity before it is serialized. Default: accepts it.
     ///

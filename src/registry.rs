@@ -14,6 +14,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::error::{Error, Result};
 use crate::fields::field_table;
 use crate::item::{Item, type_name};
+use crate::key::{AllowedOverlap, IndexKeys, KeyDeclaration, find_overlaps};
 use crate::mapper::Mapper;
 use crate::record::Record;
 use crate::schema::{GlobalSecondaryIndex, KeyAttribute, ScalarType, TableSchema};
@@ -648,6 +649,8 @@ struct Entry<T> {
     /// A problem found when the mapper was registered (its discriminator is
     /// also one of its fields, or its field names clash).
     field_problem: Option<String>,
+    /// The key patterns the mapper declares ([`Mapper::KEY_PATTERNS`]).
+    key_patterns: &'static [IndexKeys],
     decode: DecodeFn<T>,
 }
 
@@ -808,6 +811,7 @@ impl<T> Registry<T> {
             groups: Vec::new(),
             on_unknown: UnknownPolicy::default(),
             on_missing: MissingPolicy::default(),
+            allowed_overlaps: Vec::new(),
         }
     }
 
@@ -1681,6 +1685,7 @@ pub struct RegistryBuilder<T> {
     groups: Vec<(String, Vec<String>)>,
     on_unknown: UnknownPolicy,
     on_missing: MissingPolicy,
+    allowed_overlaps: Vec<AllowedOverlap<'static>>,
 }
 
 impl<T> fmt::Debug for RegistryBuilder<T> {
@@ -1776,6 +1781,7 @@ impl<T: 'static> RegistryBuilder<T> {
             aliases: M::ALIASES,
             table: M::TABLE,
             field_problem: field_problem::<M>(),
+            key_patterns: M::KEY_PATTERNS,
             decode,
         });
         self
@@ -1783,6 +1789,63 @@ impl<T: 'static> RegistryBuilder<T> {
 }
 
 impl<T> RegistryBuilder<T> {
+    /// Acknowledges an intended key overlap, so [`build`](Self::build) does
+    /// not report it (see [`AllowedOverlap`]; table key collisions are always
+    /// reported). The discriminator keeps reads of an overlapping query
+    /// type-safe.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, IndexKeys, Item, KeyPattern, Mapper, Registry, TableSchema};
+    /// use dynamodb_mapper::AllowedOverlap;
+    /// # const T: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// # const PK: KeyPattern = KeyPattern::partition("ORDER#{order_id}");
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Order { order_id: String }
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Line { order_id: String, line: u32 }
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const TABLE: TableSchema = T;
+    /// #     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(PK).sort(KeyPattern::sort("ORDER"))];
+    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", PK.with("order_id", &o.order_id).render()?);
+    /// #         put_str(item, "sk", "ORDER");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # struct LineMapper;
+    /// # impl Mapper for LineMapper {
+    /// #     type Entity = Line;
+    /// #     const ENTITY_TYPE: &'static str = "OrderLine";
+    /// #     const TABLE: TableSchema = T;
+    /// #     const KEY_PATTERNS: &'static [IndexKeys] =
+    /// #         &[IndexKeys::table(PK).sort(KeyPattern::sort("ORDERLINE#{line:u3}"))];
+    /// #     fn after_to_item(l: &Line, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", PK.with("order_id", &l.order_id).render()?);
+    /// #         put_str(item, "sk", format!("ORDERLINE#{:03}", l.line));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// // `begins_with(sk, "ORDER")` on an order's partition also returns its lines.
+    /// let err = Registry::<()>::builder()
+    ///     .register::<OrderMapper>(|_| ())
+    ///     .register::<LineMapper>(|_| ())
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert!(err.to_string().contains("OrderLine"), "{err}");
+    ///
+    /// let registry = Registry::<()>::builder()
+    ///     .register::<OrderMapper>(|_| ())
+    ///     .register::<LineMapper>(|_| ())
+    ///     .allow_overlap(AllowedOverlap::new("Order", "OrderLine"))
+    ///     .build()?;
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn allow_overlap(mut self, allowed: AllowedOverlap<'static>) -> Self {
+        self.allowed_overlaps.push(allowed);
+        self
+    }
+
     /// Sets the policy for discriminator values no registered mapper reads
     /// (default [`UnknownPolicy::Error`]).
     ///
@@ -1944,6 +2007,7 @@ impl<T> RegistryBuilder<T> {
             }
         }
         duplicates(&self.entries, &mut problems);
+        key_overlaps(&self.entries, &table, &self.allowed_overlaps, &mut problems);
         let resolved = resolve_groups(&self.entries, &self.groups, &mut problems);
 
         let Some(attribute) = attribute.filter(|_| problems.is_empty()) else {
@@ -2677,5 +2741,60 @@ mod tests {
             "discriminator filter on `entityType` cannot be applied: the request already \
              binds `:dmType0` to another value"
         );
+    }
+}
+
+/// Checks the declared key patterns against the table layout (the index
+/// exists; a sort key pattern exactly where the table or index has a sort
+/// key; valid templates), then reports every overlap between entity types
+/// that no `allow_overlap` acknowledges.
+fn key_overlaps<T>(
+    entries: &[Entry<T>],
+    table: &TableSchema,
+    allowed: &[AllowedOverlap<'static>],
+    problems: &mut Vec<String>,
+) {
+    let before = problems.len();
+    let mut declarations = Vec::new();
+    for entry in entries {
+        for keys in entry.key_patterns {
+            let (on, has_sort) = match keys.index_name() {
+                None => ("the table".to_owned(), table.sort_key_attribute().is_some()),
+                Some(name) => match table.index(name) {
+                    Some(index) => (format!("index {name}"), index.sort_key.is_some()),
+                    None => {
+                        problems.push(format!(
+                            "{}: key patterns name index {name}, which the table does not have",
+                            entry.entity_type
+                        ));
+                        continue;
+                    }
+                },
+            };
+            match (has_sort, keys.sort_key()) {
+                (true, None) => problems.push(format!(
+                    "{}: key patterns for {on} declare no sort key pattern, but {on} has a sort key",
+                    entry.entity_type
+                )),
+                (false, Some(p)) => problems.push(format!(
+                    "{}: key patterns for {on} declare the sort key pattern `{p}`, but {on} has no sort key",
+                    entry.entity_type
+                )),
+                _ => {}
+            }
+            for pattern in std::iter::once(keys.partition_key()).chain(keys.sort_key()) {
+                if let Err(e) = pattern.validate() {
+                    problems.push(e.with_entity_type(entry.entity_type).to_string());
+                }
+            }
+            declarations.push(KeyDeclaration::new(entry.entity_type, *keys));
+        }
+    }
+    if problems.len() > before {
+        return;
+    }
+    match find_overlaps(&declarations, allowed) {
+        Ok(found) => problems.extend(found.iter().map(ToString::to_string)),
+        Err(e) => problems.push(e.to_string()),
     }
 }

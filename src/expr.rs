@@ -1,0 +1,2287 @@
+//! Expression builders: key conditions, condition and filter expressions,
+//! and extension traits that add them to the SDK's request builders.
+//!
+//! Every builder produces an [`Expression`]: the expression text with its
+//! `ExpressionAttributeNames` and `ExpressionAttributeValues`, holding
+//! exactly the placeholders the text uses (DynamoDB rejects unused ones).
+//! Every attribute name goes through a `#` placeholder, so reserved words
+//! (`status`, `name`, `size`, ...) and names with odd characters need no care.
+//! Attribute paths may be nested: `address.city`, `lines[0].qty`.
+//!
+//! # Placeholders never clash
+//!
+//! A builder numbers its placeholders from a prefix: `#k0`, `:k0`, ... for key
+//! conditions, `#c0`, `:c0`, ... for conditions and filters (`build_with_prefix`
+//! chooses another). Whenever two expressions meet ([`Expression::and`], or
+//! applying one to a request that already holds names and values), each
+//! placeholder of the incoming expression that is already bound to something
+//! else is renamed (`:c0` becomes `:c1`, ...), and one bound to the same thing
+//! is shared. So merging never clashes, whatever prefixes were used: a filter
+//! built here merges with the registry's discriminator filter (`#dmType`,
+//! `:dmType0`, ...) or with hand-written placeholders, in any order.
+//!
+//! ```
+//! use dynamodb_mapper::expr::{attr, FilterExt, KeyCondition, KeyConditionExt};
+//! use dynamodb_mapper::TableSchema;
+//! # let conf = aws_sdk_dynamodb::Config::builder()
+//! #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+//! #     .build();
+//! # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+//!
+//! const APP_TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+//!
+//! let query = client
+//!     .query()
+//!     .table_name("AppTable")
+//!     .with_key_condition(KeyCondition::new(APP_TABLE, "CUSTOMER#C1").sort_begins_with("ORDER#"))?
+//!     .with_filter(attr("status").eq("open").and(attr("lines").size().gt(2)))?;
+//! let input = query.as_input();
+//! assert_eq!(input.get_key_condition_expression().as_deref(), Some("#k0 = :k0 AND begins_with(#k1, :k1)"));
+//! assert_eq!(input.get_filter_expression().as_deref(), Some("#c0 = :c0 AND size(#c1) > :c1"));
+//! assert_eq!(input.get_expression_attribute_names().as_ref().unwrap().len(), 4);
+//! assert_eq!(input.get_expression_attribute_values().as_ref().unwrap().len(), 4);
+//! // let output = query.send().await?;
+//! # Ok::<(), dynamodb_mapper::Error>(())
+//! ```
+
+use std::collections::{HashMap, HashSet};
+use std::ops::{BitAnd, BitOr, Not};
+
+use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
+use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
+use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
+use aws_sdk_dynamodb::primitives::Blob;
+use aws_sdk_dynamodb::types::AttributeValue;
+use aws_sdk_dynamodb::types::builders::{
+    ConditionCheckBuilder, DeleteBuilder, PutBuilder, UpdateBuilder,
+};
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::item::{Item, check_values, parse_number, type_name};
+use crate::registry::DiscriminatorFilter;
+use crate::schema::{
+    KeyAttribute, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, ScalarType, TableSchema,
+};
+
+/// DynamoDB's limit on the values of one `IN`.
+const MAX_IN_VALUES: usize = 100;
+
+/// Attribute named in errors about an expression as a whole.
+const EXPRESSION: &str = "(expression)";
+
+fn expr_error(path: &str, reason: impl Into<String>) -> Error {
+    Error::invalid_value(path, reason)
+}
+
+// -------------------------------------------------------------- Expression
+
+/// An expression ready for a request: its text, its attribute names and its
+/// attribute values, exactly the placeholders the text uses.
+///
+/// Built by [`Condition::build`] and [`KeyCondition::build`], or from
+/// hand-written parts with [`Expression::new`]; combined with
+/// [`and`](Self::and), [`or`](Self::or) and `!` (renaming placeholders that
+/// would clash, see the [module docs](self)).
+///
+/// ```
+/// use dynamodb_mapper::expr::attr;
+///
+/// let e = attr("status").eq("open").build()?;
+/// assert_eq!(e.expression(), "#c0 = :c0");
+/// assert_eq!(e.names()["#c0"], "status");
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expression {
+    expression: String,
+    names: HashMap<String, String>,
+    values: HashMap<String, AttributeValue>,
+}
+
+impl Expression {
+    /// An expression from hand-written parts, checked: every placeholder the
+    /// text uses is bound, every bound placeholder is used.
+    ///
+    /// # Errors
+    /// [`Error::InvalidValue`] naming the placeholder that is unbound or
+    /// unused, or the bound name that is not a placeholder; or naming
+    /// `(expression)` when the text is empty.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::expr::Expression;
+    ///
+    /// let e = Expression::new(
+    ///     "#s = :s",
+    ///     HashMap::from([("#s".to_string(), "status".to_string())]),
+    ///     HashMap::from([(":s".to_string(), AttributeValue::S("open".into()))]),
+    /// )?;
+    /// assert_eq!(e.expression(), "#s = :s");
+    ///
+    /// let err = Expression::new(
+    ///     "#s = :s",
+    ///     HashMap::from([("#s".to_string(), "status".to_string()), ("#x".to_string(), "x".to_string())]),
+    ///     HashMap::from([(":s".to_string(), AttributeValue::S("open".into()))]),
+    /// )
+    /// .unwrap_err();
+    /// assert_eq!(err.to_string(), "attribute `#x` is bound but not used in the expression; DynamoDB rejects unused placeholders");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn new(
+        expression: impl Into<String>,
+        names: HashMap<String, String>,
+        values: HashMap<String, AttributeValue>,
+    ) -> Result<Self> {
+        let expression = expression.into();
+        if expression.trim().is_empty() {
+            return Err(expr_error(EXPRESSION, "is empty"));
+        }
+        let mut used: Vec<&str> = placeholder_spans(&expression)
+            .into_iter()
+            .filter_map(|(start, end)| expression.get(start..end))
+            .collect();
+        used.sort_unstable();
+        used.dedup();
+        for token in &used {
+            let bound = if token.starts_with('#') {
+                names.contains_key(*token)
+            } else {
+                values.contains_key(*token)
+            };
+            if !bound {
+                let map = if token.starts_with('#') {
+                    "names"
+                } else {
+                    "values"
+                };
+                return Err(expr_error(
+                    token,
+                    format!("is used in the expression but not bound in its {map}"),
+                ));
+            }
+        }
+        let mut bound: Vec<(&String, char)> = names
+            .keys()
+            .map(|k| (k, '#'))
+            .chain(values.keys().map(|k| (k, ':')))
+            .collect();
+        bound.sort_unstable();
+        for (key, sigil) in bound {
+            if !is_placeholder(key, sigil) {
+                return Err(expr_error(
+                    key,
+                    format!(
+                        "is bound but is not a placeholder (`{sigil}` and ASCII letters, digits or `_`)"
+                    ),
+                ));
+            }
+            if used.binary_search(&key.as_str()).is_err() {
+                return Err(expr_error(
+                    key,
+                    "is bound but not used in the expression; DynamoDB rejects unused placeholders",
+                ));
+            }
+        }
+        Ok(Expression {
+            expression,
+            names,
+            values,
+        })
+    }
+
+    /// The expression text.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("deletedAt").not_exists().build()?.expression(), "attribute_not_exists(#c0)");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn expression(&self) -> &str {
+        &self.expression
+    }
+
+    /// The expression attribute names (`#placeholder` to attribute name).
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// let e = attr("address.city").eq("Berlin").build()?;
+    /// assert_eq!(e.expression(), "#c0.#c1 = :c0");
+    /// assert_eq!(e.names()["#c1"], "city");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn names(&self) -> &HashMap<String, String> {
+        &self.names
+    }
+
+    /// The expression attribute values (`:placeholder` to value).
+    ///
+    /// ```
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::expr::attr;
+    /// let e = attr("qty").ge(3).build()?;
+    /// assert_eq!(e.values()[":c0"], AttributeValue::N("3".into()));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn values(&self) -> &HashMap<String, AttributeValue> {
+        &self.values
+    }
+
+    /// The text, names and values, for a request built by hand.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// let (text, names, values) = attr("pk").exists().build()?.into_parts();
+    /// assert_eq!(text, "attribute_exists(#c0)");
+    /// assert_eq!((names.len(), values.len()), (1, 0));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn into_parts(
+        self,
+    ) -> (
+        String,
+        HashMap<String, String>,
+        HashMap<String, AttributeValue>,
+    ) {
+        (self.expression, self.names, self.values)
+    }
+
+    /// Both expressions: `(self) AND (other)`, renaming `other`'s
+    /// placeholders that `self` binds to something else.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    ///
+    /// let a = attr("status").eq("open").build()?;
+    /// let b = attr("status").ne("void").and(attr("total").gt(0)).build()?;
+    /// let both = a.and(b);
+    /// // `#c0` means `status` in both and is shared; `:c0` is renamed.
+    /// assert_eq!(both.expression(), "(#c0 = :c0) AND (#c0 <> :c2 AND #c1 > :c1)");
+    /// assert_eq!(both.names().len(), 2);
+    /// assert_eq!(both.values().len(), 3);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn and(self, other: Expression) -> Expression {
+        self.join(other, "AND")
+    }
+
+    /// Either expression: `(self) OR (other)`, renaming as
+    /// [`and`](Self::and) does.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// let e = attr("a").eq(1).build()?.or(attr("b").eq(2).build()?);
+    /// assert_eq!(e.expression(), "(#c0 = :c0) OR (#c1 = :c1)");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn or(self, other: Expression) -> Expression {
+        self.join(other, "OR")
+    }
+
+    fn join(mut self, other: Expression, op: &str) -> Expression {
+        let other = other.renamed_against(&self.names, &self.values);
+        self.expression = format!("({}) {op} ({})", self.expression, other.expression);
+        self.names.extend(other.names);
+        self.values.extend(other.values);
+        self
+    }
+
+    /// This expression with every placeholder that `names` or `values` bind
+    /// to something else renamed to one bound nowhere.
+    fn renamed_against(
+        self,
+        names: &HashMap<String, String>,
+        values: &HashMap<String, AttributeValue>,
+    ) -> Expression {
+        let mut renames = HashMap::new();
+        let own_names = rename_map(self.names, names, &mut renames);
+        let own_values = rename_map(self.values, values, &mut renames);
+        let expression = if renames.is_empty() {
+            self.expression
+        } else {
+            rewrite(&self.expression, &renames)
+        };
+        Expression {
+            expression,
+            names: own_names,
+            values: own_values,
+        }
+    }
+}
+
+impl Not for Expression {
+    type Output = Expression;
+
+    /// `NOT (expression)`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// let e = !attr("pk").exists().build()?;
+    /// assert_eq!(e.expression(), "NOT (attribute_exists(#c0))");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn not(self) -> Expression {
+        Expression {
+            expression: format!("NOT ({})", self.expression),
+            ..self
+        }
+    }
+}
+
+fn is_placeholder(key: &str, sigil: char) -> bool {
+    key.strip_prefix(sigil).is_some_and(|rest| {
+        !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    })
+}
+
+/// Byte ranges of the placeholders (`#name`, `:name`) in an expression.
+/// DynamoDB expressions have no string literals, so every `#` or `:` starts
+/// a placeholder.
+fn placeholder_spans(expression: &str) -> Vec<(usize, usize)> {
+    let bytes = expression.as_bytes();
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'#' || b == b':' {
+            let start = i;
+            i += 1;
+            while bytes
+                .get(i)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+            {
+                i += 1;
+            }
+            if i > start + 1 {
+                spans.push((start, i));
+            }
+        } else {
+            i += 1;
+        }
+    }
+    spans
+}
+
+fn rewrite(expression: &str, renames: &HashMap<String, String>) -> String {
+    let mut out = String::with_capacity(expression.len() + 8);
+    let mut last = 0;
+    for (start, end) in placeholder_spans(expression) {
+        out.push_str(expression.get(last..start).unwrap_or(""));
+        let token = expression.get(start..end).unwrap_or("");
+        out.push_str(renames.get(token).map_or(token, String::as_str));
+        last = end;
+    }
+    out.push_str(expression.get(last..).unwrap_or(""));
+    out
+}
+
+/// Keeps `own`'s placeholders that `taken` leaves free or binds to the same
+/// thing; renames the others (recording it in `renames`) to the first
+/// `<sigil><stem><n>` bound nowhere.
+fn rename_map<V: PartialEq>(
+    own: HashMap<String, V>,
+    taken: &HashMap<String, V>,
+    renames: &mut HashMap<String, String>,
+) -> HashMap<String, V> {
+    let mut entries: Vec<(String, V)> = own.into_iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    let own_keys: HashSet<String> = entries.iter().map(|(k, _)| k.clone()).collect();
+    let mut out: HashMap<String, V> = HashMap::with_capacity(entries.len());
+    for (key, value) in entries {
+        match taken.get(&key) {
+            Some(bound) if *bound != value => {
+                let fresh = fresh_placeholder(&key, |c| {
+                    taken.contains_key(c) || own_keys.contains(c) || out.contains_key(c)
+                });
+                renames.insert(key, fresh.clone());
+                out.insert(fresh, value);
+            }
+            _ => {
+                out.insert(key, value);
+            }
+        }
+    }
+    out
+}
+
+fn fresh_placeholder(key: &str, taken: impl Fn(&str) -> bool) -> String {
+    let sigil = key.get(..1).unwrap_or("#");
+    let stem = key
+        .get(1..)
+        .unwrap_or("")
+        .trim_end_matches(|c: char| c.is_ascii_digit());
+    let mut n: u64 = 0;
+    loop {
+        let candidate = format!("{sigil}{stem}{n}");
+        if !taken(&candidate) {
+            return candidate;
+        }
+        n = n.saturating_add(1);
+    }
+}
+
+/// Turns something into an [`Expression`]: an expression, a [`Condition`]
+/// (built with its default placeholder prefix `c`), or the registry's
+/// [`DiscriminatorFilter`]. What the extension traits accept.
+///
+/// ```
+/// use dynamodb_mapper::expr::{attr, IntoExpression};
+/// let e = attr("a").eq(1).into_expression()?;
+/// assert_eq!(e.expression(), "#c0 = :c0");
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub trait IntoExpression {
+    /// The expression.
+    ///
+    /// # Errors
+    /// What building the condition returns.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::{attr, IntoExpression};
+    /// assert!(attr("a..b").exists().into_expression().is_err());
+    /// ```
+    fn into_expression(self) -> Result<Expression>;
+}
+
+impl IntoExpression for Expression {
+    fn into_expression(self) -> Result<Expression> {
+        Ok(self)
+    }
+}
+
+impl IntoExpression for Condition {
+    fn into_expression(self) -> Result<Expression> {
+        self.build()
+    }
+}
+
+impl IntoExpression for &Condition {
+    fn into_expression(self) -> Result<Expression> {
+        self.build()
+    }
+}
+
+impl IntoExpression for DiscriminatorFilter {
+    fn into_expression(self) -> Result<Expression> {
+        let (expression, names, values) = self.into_parts();
+        Expression::new(expression, names, values)
+    }
+}
+
+impl IntoExpression for &DiscriminatorFilter {
+    fn into_expression(self) -> Result<Expression> {
+        Expression::new(
+            self.expression(),
+            self.names().clone(),
+            self.values().clone(),
+        )
+    }
+}
+
+// ---------------------------------------------------------------- operands
+
+/// An attribute path: `status`, `address.city`, `lines[0].qty`. Start
+/// conditions from it.
+///
+/// Paths are parsed when the condition is built: names separated by `.`,
+/// each followed by any number of `[index]`. For a top-level attribute whose
+/// name holds `.` or `[`, use [`Attr::top_level`].
+///
+/// ```
+/// use dynamodb_mapper::expr::attr;
+/// let e = attr("lines[0].qty").gt(1).build()?;
+/// assert_eq!(e.expression(), "#c0[0].#c1 > :c0");
+/// assert_eq!(e.names()["#c0"], "lines");
+/// assert_eq!(e.names()["#c1"], "qty");
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub struct Attr {
+    text: String,
+    top_level: bool,
+}
+
+/// The attribute at `path` (see [`Attr`]).
+///
+/// ```
+/// use dynamodb_mapper::expr::attr;
+/// assert_eq!(attr("address.city").path(), "address.city");
+/// ```
+pub fn attr(path: impl Into<String>) -> Attr {
+    Attr::new(path)
+}
+
+/// A value operand from anything serde can serialize (lists, maps, structs),
+/// converted with `serde_dynamo`. Plain strings, numbers, booleans, blobs
+/// and `AttributeValue`s convert without it.
+///
+/// ```
+/// use aws_sdk_dynamodb::types::AttributeValue;
+/// use dynamodb_mapper::expr::{attr, value};
+///
+/// let e = attr("tags").eq(value(vec!["a", "b"])).build()?;
+/// assert_eq!(
+///     e.values()[":c0"],
+///     AttributeValue::L(vec![AttributeValue::S("a".into()), AttributeValue::S("b".into())])
+/// );
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub fn value(v: impl Serialize) -> Operand {
+    Operand(OperandKind::Value(
+        serde_dynamo::to_attribute_value::<_, AttributeValue>(v).map_err(|e| e.to_string()),
+    ))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step<'a> {
+    Name(&'a str),
+    Index(u64),
+}
+
+fn parse_path(path: &str) -> std::result::Result<Vec<Step<'_>>, String> {
+    if path.is_empty() {
+        return Err("it is empty".to_owned());
+    }
+    let mut steps = Vec::new();
+    for (k, segment) in path.split('.').enumerate() {
+        let n = k + 1;
+        let (name, mut rest) = match segment.find('[') {
+            Some(i) => (
+                segment.get(..i).unwrap_or(""),
+                segment.get(i..).unwrap_or(""),
+            ),
+            None => (segment, ""),
+        };
+        if name.is_empty() {
+            return Err(format!("segment {n} has no name"));
+        }
+        if name.contains(']') {
+            return Err(format!("segment {n} has a `]` without a `[`"));
+        }
+        steps.push(Step::Name(name));
+        while !rest.is_empty() {
+            let Some(inside) = rest.strip_prefix('[') else {
+                return Err(format!("segment {n} has {rest:?} after a list index"));
+            };
+            let Some((digits, after)) = inside.split_once(']') else {
+                return Err(format!("segment {n} has an unclosed `[`"));
+            };
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(format!(
+                    "segment {n} has the list index `[{digits}]`, which is not a number"
+                ));
+            }
+            let index = digits.parse::<u64>().map_err(|_| {
+                format!("segment {n} has the list index `[{digits}]`, which is too large")
+            })?;
+            steps.push(Step::Index(index));
+            rest = after;
+        }
+    }
+    Ok(steps)
+}
+
+impl Attr {
+    /// The attribute at `path`, the same as [`attr`].
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::Attr;
+    /// assert_eq!(Attr::new("a.b").path(), "a.b");
+    /// ```
+    pub fn new(path: impl Into<String>) -> Self {
+        Attr {
+            text: path.into(),
+            top_level: false,
+        }
+    }
+
+    /// The top-level attribute called `name`, taken literally (a name holding
+    /// `.` or `[` is not split).
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::Attr;
+    /// let e = Attr::top_level("a.b").exists().build()?;
+    /// assert_eq!(e.expression(), "attribute_exists(#c0)");
+    /// assert_eq!(e.names()["#c0"], "a.b");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn top_level(name: impl Into<String>) -> Self {
+        Attr {
+            text: name.into(),
+            top_level: true,
+        }
+    }
+
+    /// The path as written.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("lines[2]").path(), "lines[2]");
+    /// ```
+    #[must_use]
+    pub fn path(&self) -> &str {
+        &self.text
+    }
+
+    fn steps(&self) -> Result<Vec<Step<'_>>> {
+        if self.top_level {
+            if self.text.is_empty() {
+                return Err(expr_error(
+                    &self.text,
+                    "is not a valid attribute name: it is empty",
+                ));
+            }
+            return Ok(vec![Step::Name(&self.text)]);
+        }
+        parse_path(&self.text).map_err(|reason| {
+            expr_error(
+                &self.text,
+                format!("is not a valid attribute path: {reason}"),
+            )
+        })
+    }
+
+    fn compare(self, comparator: Comparator, operand: impl Into<Operand>) -> Condition {
+        Condition(Node::Compare(
+            Operand(OperandKind::Path(self)),
+            comparator,
+            operand.into(),
+        ))
+    }
+
+    /// `path = operand`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("status").eq("open").build()?.expression(), "#c0 = :c0");
+    /// // Compare two attributes:
+    /// assert_eq!(attr("a").eq(attr("b")).build()?.expression(), "#c0 = #c1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn eq(self, operand: impl Into<Operand>) -> Condition {
+        self.compare(Comparator::Eq, operand)
+    }
+
+    /// `path <> operand`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("status").ne("void").build()?.expression(), "#c0 <> :c0");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn ne(self, operand: impl Into<Operand>) -> Condition {
+        self.compare(Comparator::Ne, operand)
+    }
+
+    /// `path < operand`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("n").lt(5).build()?.expression(), "#c0 < :c0");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn lt(self, operand: impl Into<Operand>) -> Condition {
+        self.compare(Comparator::Lt, operand)
+    }
+
+    /// `path <= operand`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("n").le(5).build()?.expression(), "#c0 <= :c0");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn le(self, operand: impl Into<Operand>) -> Condition {
+        self.compare(Comparator::Le, operand)
+    }
+
+    /// `path > operand`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("n").gt(5).build()?.expression(), "#c0 > :c0");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn gt(self, operand: impl Into<Operand>) -> Condition {
+        self.compare(Comparator::Gt, operand)
+    }
+
+    /// `path >= operand`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("n").ge(5).build()?.expression(), "#c0 >= :c0");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn ge(self, operand: impl Into<Operand>) -> Condition {
+        self.compare(Comparator::Ge, operand)
+    }
+
+    /// `path BETWEEN low AND high`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("n").between(1, 9).build()?.expression(), "#c0 BETWEEN :c0 AND :c1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn between(self, low: impl Into<Operand>, high: impl Into<Operand>) -> Condition {
+        Condition(Node::Between(
+            Operand(OperandKind::Path(self)),
+            low.into(),
+            high.into(),
+        ))
+    }
+
+    /// `path IN (a, b, ...)`: 1 to 100 operands.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// let e = attr("tier").is_in(["gold", "silver"]).build()?;
+    /// assert_eq!(e.expression(), "#c0 IN (:c0, :c1)");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn is_in<I, V>(self, operands: I) -> Condition
+    where
+        I: IntoIterator<Item = V>,
+        V: Into<Operand>,
+    {
+        Condition(Node::In(
+            Operand(OperandKind::Path(self)),
+            operands.into_iter().map(Into::into).collect(),
+        ))
+    }
+
+    /// `begins_with(path, prefix)`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("sk").begins_with("ORDER#").build()?.expression(), "begins_with(#c0, :c0)");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn begins_with(self, prefix: impl Into<Operand>) -> Condition {
+        Condition(Node::Function(
+            Function::BeginsWith,
+            self,
+            Some(prefix.into()),
+        ))
+    }
+
+    /// `contains(path, operand)`: a substring of a string, or an element of a
+    /// set or list.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("tags").contains("rust").build()?.expression(), "contains(#c0, :c0)");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn contains(self, operand: impl Into<Operand>) -> Condition {
+        Condition(Node::Function(
+            Function::Contains,
+            self,
+            Some(operand.into()),
+        ))
+    }
+
+    /// `attribute_exists(path)`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("pk").exists().build()?.expression(), "attribute_exists(#c0)");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn exists(self) -> Condition {
+        Condition(Node::Function(Function::Exists, self, None))
+    }
+
+    /// `attribute_not_exists(path)`: for "put only if new".
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("pk").not_exists().build()?.expression(), "attribute_not_exists(#c0)");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn not_exists(self) -> Condition {
+        Condition(Node::Function(Function::NotExists, self, None))
+    }
+
+    /// `attribute_type(path, :type)`.
+    ///
+    /// ```
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::expr::{attr, ValueType};
+    /// let e = attr("price").has_type(ValueType::Number).build()?;
+    /// assert_eq!(e.expression(), "attribute_type(#c0, :c0)");
+    /// assert_eq!(e.values()[":c0"], AttributeValue::S("N".into()));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn has_type(self, value_type: ValueType) -> Condition {
+        let code = AttributeValue::S(value_type.code().to_owned());
+        Condition(Node::Function(
+            Function::Type,
+            self,
+            Some(Operand(OperandKind::Value(Ok(code)))),
+        ))
+    }
+
+    /// `size(path)`, to compare.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("lines").size().gt(0).build()?.expression(), "size(#c0) > :c0");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn size(self) -> Size {
+        Size(self)
+    }
+}
+
+/// `size(path)`: the length of a string or binary, or the number of
+/// elements of a set, list or map. Compare it, or use it as an operand.
+///
+/// ```
+/// use dynamodb_mapper::expr::attr;
+/// let e = attr("a").lt(attr("b").size()).build()?;
+/// assert_eq!(e.expression(), "#c0 < size(#c1)");
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub struct Size(Attr);
+
+impl Size {
+    fn compare(self, comparator: Comparator, operand: impl Into<Operand>) -> Condition {
+        Condition(Node::Compare(
+            Operand(OperandKind::Size(self.0)),
+            comparator,
+            operand.into(),
+        ))
+    }
+
+    /// `size(path) = operand`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("s").size().eq(3).build()?.expression(), "size(#c0) = :c0");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn eq(self, operand: impl Into<Operand>) -> Condition {
+        self.compare(Comparator::Eq, operand)
+    }
+
+    /// `size(path) <> operand`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("s").size().ne(3).build()?.expression(), "size(#c0) <> :c0");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn ne(self, operand: impl Into<Operand>) -> Condition {
+        self.compare(Comparator::Ne, operand)
+    }
+
+    /// `size(path) < operand`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("s").size().lt(3).build()?.expression(), "size(#c0) < :c0");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn lt(self, operand: impl Into<Operand>) -> Condition {
+        self.compare(Comparator::Lt, operand)
+    }
+
+    /// `size(path) <= operand`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("s").size().le(3).build()?.expression(), "size(#c0) <= :c0");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn le(self, operand: impl Into<Operand>) -> Condition {
+        self.compare(Comparator::Le, operand)
+    }
+
+    /// `size(path) > operand`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("s").size().gt(3).build()?.expression(), "size(#c0) > :c0");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn gt(self, operand: impl Into<Operand>) -> Condition {
+        self.compare(Comparator::Gt, operand)
+    }
+
+    /// `size(path) >= operand`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("s").size().ge(3).build()?.expression(), "size(#c0) >= :c0");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn ge(self, operand: impl Into<Operand>) -> Condition {
+        self.compare(Comparator::Ge, operand)
+    }
+
+    /// `size(path) BETWEEN low AND high`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("s").size().between(1, 3).build()?.expression(), "size(#c0) BETWEEN :c0 AND :c1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn between(self, low: impl Into<Operand>, high: impl Into<Operand>) -> Condition {
+        Condition(Node::Between(
+            Operand(OperandKind::Size(self.0)),
+            low.into(),
+            high.into(),
+        ))
+    }
+}
+
+/// The right-hand side of a comparison: a value (strings, numbers,
+/// booleans, [`Blob`]s, `AttributeValue`s, or anything serde serializes via
+/// [`value`]), an attribute ([`Attr`]) or a [`Size`].
+///
+/// Numbers must be finite and within DynamoDB's 38 digits; this and any
+/// conversion error is reported when the condition is built.
+///
+/// ```
+/// use aws_sdk_dynamodb::types::AttributeValue;
+/// use dynamodb_mapper::expr::{attr, Operand};
+///
+/// let e = attr("flag").eq(Operand::from(true)).build()?;
+/// assert_eq!(e.values()[":c0"], AttributeValue::Bool(true));
+/// assert!(attr("x").eq(f64::NAN).build().is_err());
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Operand(OperandKind);
+
+#[derive(Debug, Clone, PartialEq)]
+enum OperandKind {
+    Path(Attr),
+    Size(Attr),
+    Value(std::result::Result<AttributeValue, String>),
+}
+
+impl Operand {
+    fn path(&self) -> Option<&str> {
+        match &self.0 {
+            OperandKind::Path(a) | OperandKind::Size(a) => Some(&a.text),
+            OperandKind::Value(_) => None,
+        }
+    }
+}
+
+impl From<AttributeValue> for Operand {
+    fn from(v: AttributeValue) -> Self {
+        Operand(OperandKind::Value(Ok(v)))
+    }
+}
+
+impl From<&str> for Operand {
+    fn from(v: &str) -> Self {
+        AttributeValue::S(v.to_owned()).into()
+    }
+}
+
+impl From<String> for Operand {
+    fn from(v: String) -> Self {
+        AttributeValue::S(v).into()
+    }
+}
+
+impl From<&String> for Operand {
+    fn from(v: &String) -> Self {
+        AttributeValue::S(v.clone()).into()
+    }
+}
+
+impl From<bool> for Operand {
+    fn from(v: bool) -> Self {
+        AttributeValue::Bool(v).into()
+    }
+}
+
+impl From<Blob> for Operand {
+    fn from(v: Blob) -> Self {
+        AttributeValue::B(v).into()
+    }
+}
+
+impl From<Attr> for Operand {
+    fn from(v: Attr) -> Self {
+        Operand(OperandKind::Path(v))
+    }
+}
+
+impl From<Size> for Operand {
+    fn from(v: Size) -> Self {
+        Operand(OperandKind::Size(v.0))
+    }
+}
+
+macro_rules! operand_from_number {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Operand {
+            fn from(v: $t) -> Self {
+                AttributeValue::N(v.to_string()).into()
+            }
+        }
+    )*};
+}
+operand_from_number!(
+    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
+);
+
+macro_rules! operand_from_float {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Operand {
+            fn from(v: $t) -> Self {
+                Operand(OperandKind::Value(if v.is_finite() {
+                    Ok(AttributeValue::N(v.to_string()))
+                } else {
+                    Err(format!("{v} is not a finite number"))
+                }))
+            }
+        }
+    )*};
+}
+operand_from_float!(f32, f64);
+
+/// A DynamoDB type, for [`Attr::has_type`] (`attribute_type`).
+///
+/// ```
+/// use dynamodb_mapper::expr::ValueType;
+/// assert_ne!(ValueType::String, ValueType::StringSet);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ValueType {
+    /// `S`.
+    String,
+    /// `SS`.
+    StringSet,
+    /// `N`.
+    Number,
+    /// `NS`.
+    NumberSet,
+    /// `B`.
+    Binary,
+    /// `BS`.
+    BinarySet,
+    /// `BOOL`.
+    Bool,
+    /// `NULL`.
+    Null,
+    /// `L`.
+    List,
+    /// `M`.
+    Map,
+}
+
+impl ValueType {
+    const fn code(self) -> &'static str {
+        match self {
+            ValueType::String => "S",
+            ValueType::StringSet => "SS",
+            ValueType::Number => "N",
+            ValueType::NumberSet => "NS",
+            ValueType::Binary => "B",
+            ValueType::BinarySet => "BS",
+            ValueType::Bool => "BOOL",
+            ValueType::Null => "NULL",
+            ValueType::List => "L",
+            ValueType::Map => "M",
+        }
+    }
+}
+
+// --------------------------------------------------------------- Condition
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Comparator {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Comparator {
+    const fn symbol(self) -> &'static str {
+        match self {
+            Comparator::Eq => "=",
+            Comparator::Ne => "<>",
+            Comparator::Lt => "<",
+            Comparator::Le => "<=",
+            Comparator::Gt => ">",
+            Comparator::Ge => ">=",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Function {
+    Exists,
+    NotExists,
+    Type,
+    BeginsWith,
+    Contains,
+}
+
+impl Function {
+    const fn name(self) -> &'static str {
+        match self {
+            Function::Exists => "attribute_exists",
+            Function::NotExists => "attribute_not_exists",
+            Function::Type => "attribute_type",
+            Function::BeginsWith => "begins_with",
+            Function::Contains => "contains",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Node {
+    Compare(Operand, Comparator, Operand),
+    Between(Operand, Operand, Operand),
+    In(Operand, Vec<Operand>),
+    Function(Function, Attr, Option<Operand>),
+    And(Vec<Node>),
+    Or(Vec<Node>),
+    Not(Box<Node>),
+}
+
+/// A condition or filter expression, built from [`attr`] and combined with
+/// [`and`](Self::and), [`or`](Self::or), `!` (or `&` and `|`),
+/// [`all`](Self::all) and [`any`](Self::any). [`build`](Self::build) turns
+/// it into an [`Expression`]; the extension traits build it for you.
+///
+/// `AND` binds tighter than `OR` in DynamoDB, so `OR` groups inside `AND`
+/// are parenthesized (and `AND` groups inside `OR`, for clarity).
+///
+/// ```
+/// use dynamodb_mapper::expr::attr;
+///
+/// let c = attr("status").eq("open")
+///     .and(attr("total").gt(100).or(attr("vip").eq(true)))
+///     .and(!attr("deletedAt").exists());
+/// let e = c.build()?;
+/// assert_eq!(
+///     e.expression(),
+///     "#c0 = :c0 AND (#c1 > :c1 OR #c2 = :c2) AND NOT (attribute_exists(#c3))"
+/// );
+/// assert_eq!(e.names().len(), 4);
+/// assert_eq!(e.values().len(), 3);
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[must_use]
+pub struct Condition(Node);
+
+impl Condition {
+    /// Both conditions (nested `and`s flatten into one list).
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// let c = attr("a").eq(1).and(attr("b").eq(2)).and(attr("c").eq(3));
+    /// assert_eq!(c.build()?.expression(), "#c0 = :c0 AND #c1 = :c1 AND #c2 = :c2");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn and(self, other: Condition) -> Condition {
+        Condition(Node::And(flatten(self.0, other.0, true)))
+    }
+
+    /// Either condition (nested `or`s flatten into one list).
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// let c = attr("a").eq(1).or(attr("b").eq(2));
+    /// assert_eq!(c.build()?.expression(), "#c0 = :c0 OR #c1 = :c1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn or(self, other: Condition) -> Condition {
+        Condition(Node::Or(flatten(self.0, other.0, false)))
+    }
+
+    /// All of the conditions. Building fails when there are none.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::{attr, Condition};
+    /// let c = Condition::all(["a", "b"].map(|name| attr(name).exists()));
+    /// assert_eq!(c.build()?.expression(), "attribute_exists(#c0) AND attribute_exists(#c1)");
+    /// assert!(Condition::all([]).build().is_err());
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn all(conditions: impl IntoIterator<Item = Condition>) -> Condition {
+        Condition(Node::And(conditions.into_iter().map(|c| c.0).collect()))
+    }
+
+    /// Any of the conditions. Building fails when there are none.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::{attr, Condition};
+    /// let c = Condition::any([attr("a").eq(1), attr("a").eq(2)]);
+    /// assert_eq!(c.build()?.expression(), "#c0 = :c0 OR #c0 = :c1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn any(conditions: impl IntoIterator<Item = Condition>) -> Condition {
+        Condition(Node::Or(conditions.into_iter().map(|c| c.0).collect()))
+    }
+
+    /// The expression, with placeholders `#c0`, `:c0`, ...
+    ///
+    /// # Errors
+    /// [`Error::InvalidValue`] naming the attribute path for an invalid path,
+    /// an operand that cannot be converted or that DynamoDB would reject (a
+    /// non-finite or too long number, an empty set), an `IN` with no or more
+    /// than 100 operands; naming `(expression)` for an `all`/`any` of no
+    /// conditions.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    ///
+    /// let err = attr("lines[x].qty").gt(1).build().unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "attribute `lines[x].qty` is not a valid attribute path: segment 1 has the list index `[x]`, which is not a number"
+    /// );
+    /// let err = attr("tier").is_in(Vec::<&str>::new()).build().unwrap_err();
+    /// assert_eq!(err.to_string(), "attribute `tier` IN needs 1 to 100 operands, found 0");
+    /// ```
+    pub fn build(&self) -> Result<Expression> {
+        self.build_with_prefix("c")
+    }
+
+    /// The expression, with placeholders `#<prefix>0`, `:<prefix>0`, ...
+    ///
+    /// # Errors
+    /// As [`build`](Self::build), and [`Error::InvalidValue`] (attribute
+    /// `(expression)`) when `prefix` is not ASCII letters and digits starting
+    /// with a letter.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("a").eq(1).build_with_prefix("f")?.expression(), "#f0 = :f0");
+    /// assert!(attr("a").eq(1).build_with_prefix("f-").is_err());
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn build_with_prefix(&self, prefix: &str) -> Result<Expression> {
+        check_prefix(prefix)?;
+        let mut ctx = Ctx::new(prefix);
+        let mut out = String::new();
+        ctx.node(&self.0, &mut out)?;
+        Ok(ctx.finish(out))
+    }
+}
+
+fn flatten(a: Node, b: Node, and: bool) -> Vec<Node> {
+    let mut out = Vec::new();
+    for node in [a, b] {
+        match node {
+            Node::And(list) if and && !list.is_empty() => out.extend(list),
+            Node::Or(list) if !and && !list.is_empty() => out.extend(list),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+impl Not for Condition {
+    type Output = Condition;
+
+    /// `NOT (condition)`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!((!attr("a").eq(1)).build()?.expression(), "NOT (#c0 = :c0)");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn not(self) -> Condition {
+        Condition(Node::Not(Box::new(self.0)))
+    }
+}
+
+impl BitAnd for Condition {
+    type Output = Condition;
+
+    /// [`Condition::and`].
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// let c = attr("a").eq(1) & attr("b").eq(2);
+    /// assert_eq!(c, attr("a").eq(1).and(attr("b").eq(2)));
+    /// ```
+    fn bitand(self, other: Condition) -> Condition {
+        self.and(other)
+    }
+}
+
+impl BitOr for Condition {
+    type Output = Condition;
+
+    /// [`Condition::or`].
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// let c = attr("a").eq(1) | attr("b").eq(2);
+    /// assert_eq!(c, attr("a").eq(1).or(attr("b").eq(2)));
+    /// ```
+    fn bitor(self, other: Condition) -> Condition {
+        self.or(other)
+    }
+}
+
+fn check_prefix(prefix: &str) -> Result<()> {
+    let mut chars = prefix.chars();
+    let ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric());
+    if ok {
+        Ok(())
+    } else {
+        Err(expr_error(
+            EXPRESSION,
+            format!(
+                "placeholder prefix {prefix:?} must be ASCII letters and digits, starting with a letter"
+            ),
+        ))
+    }
+}
+
+/// Placeholders handed out while rendering one expression.
+struct Ctx<'p> {
+    prefix: &'p str,
+    names: HashMap<String, String>,
+    by_name: HashMap<String, String>,
+    values: HashMap<String, AttributeValue>,
+}
+
+impl<'p> Ctx<'p> {
+    fn new(prefix: &'p str) -> Self {
+        Ctx {
+            prefix,
+            names: HashMap::new(),
+            by_name: HashMap::new(),
+            values: HashMap::new(),
+        }
+    }
+
+    fn finish(self, expression: String) -> Expression {
+        Expression {
+            expression,
+            names: self.names,
+            values: self.values,
+        }
+    }
+
+    fn name(&mut self, name: &str) -> String {
+        if let Some(p) = self.by_name.get(name) {
+            return p.clone();
+        }
+        let p = format!("#{}{}", self.prefix, self.names.len());
+        self.names.insert(p.clone(), name.to_owned());
+        self.by_name.insert(name.to_owned(), p.clone());
+        p
+    }
+
+    fn value(&mut self, v: AttributeValue) -> String {
+        let p = format!(":{}{}", self.prefix, self.values.len());
+        self.values.insert(p.clone(), v);
+        p
+    }
+
+    fn path(&mut self, attr: &Attr, out: &mut String) -> Result<()> {
+        for (i, step) in attr.steps()?.into_iter().enumerate() {
+            match step {
+                Step::Name(name) => {
+                    if i > 0 {
+                        out.push('.');
+                    }
+                    let p = self.name(name);
+                    out.push_str(&p);
+                }
+                Step::Index(n) => out.push_str(&format!("[{n}]")),
+            }
+        }
+        Ok(())
+    }
+
+    fn operand(&mut self, operand: &Operand, subject: &str, out: &mut String) -> Result<()> {
+        match &operand.0 {
+            OperandKind::Path(a) => self.path(a, out),
+            OperandKind::Size(a) => {
+                out.push_str("size(");
+                self.path(a, out)?;
+                out.push(')');
+                Ok(())
+            }
+            OperandKind::Value(Ok(v)) => {
+                let checked = Item::from([(subject.to_owned(), v.clone())]);
+                check_values(&checked).map_err(|e| match e {
+                    Error::InvalidValue { path, reason, .. } => {
+                        expr_error(&path, format!("operand {reason}"))
+                    }
+                    other => other,
+                })?;
+                let p = self.value(v.clone());
+                out.push_str(&p);
+                Ok(())
+            }
+            OperandKind::Value(Err(reason)) => Err(expr_error(
+                subject,
+                format!("operand cannot be converted: {reason}"),
+            )),
+        }
+    }
+
+    fn node(&mut self, node: &Node, out: &mut String) -> Result<()> {
+        let subject = subject_of(node);
+        match node {
+            Node::Compare(left, comparator, right) => {
+                self.operand(left, &subject, out)?;
+                out.push(' ');
+                out.push_str(comparator.symbol());
+                out.push(' ');
+                self.operand(right, &subject, out)
+            }
+            Node::Between(operand, low, high) => {
+                self.operand(operand, &subject, out)?;
+                out.push_str(" BETWEEN ");
+                self.operand(low, &subject, out)?;
+                out.push_str(" AND ");
+                self.operand(high, &subject, out)
+            }
+            Node::In(operand, list) => {
+                if list.is_empty() || list.len() > MAX_IN_VALUES {
+                    return Err(expr_error(
+                        &subject,
+                        format!(
+                            "IN needs 1 to {MAX_IN_VALUES} operands, found {}",
+                            list.len()
+                        ),
+                    ));
+                }
+                self.operand(operand, &subject, out)?;
+                out.push_str(" IN (");
+                for (i, item) in list.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    self.operand(item, &subject, out)?;
+                }
+                out.push(')');
+                Ok(())
+            }
+            Node::Function(function, path, argument) => {
+                out.push_str(function.name());
+                out.push('(');
+                self.path(path, out)?;
+                if let Some(argument) = argument {
+                    out.push_str(", ");
+                    self.operand(argument, &subject, out)?;
+                }
+                out.push(')');
+                Ok(())
+            }
+            Node::And(list) | Node::Or(list) => {
+                let and = matches!(node, Node::And(_));
+                if list.is_empty() {
+                    return Err(expr_error(
+                        EXPRESSION,
+                        format!(
+                            "is an `{}` of no conditions",
+                            if and { "all" } else { "any" }
+                        ),
+                    ));
+                }
+                let separator = if and { " AND " } else { " OR " };
+                let single = list.len() == 1;
+                for (i, child) in list.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(separator);
+                    }
+                    let wrap = !single && matches!(child, Node::And(_) | Node::Or(_));
+                    if wrap {
+                        out.push('(');
+                    }
+                    self.node(child, out)?;
+                    if wrap {
+                        out.push(')');
+                    }
+                }
+                Ok(())
+            }
+            Node::Not(inner) => {
+                out.push_str("NOT (");
+                self.node(inner, out)?;
+                out.push(')');
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The attribute path a condition is about, for errors.
+fn subject_of(node: &Node) -> String {
+    let found = match node {
+        Node::Compare(a, _, b) => a.path().or_else(|| b.path()),
+        Node::Between(a, b, c) => a.path().or_else(|| b.path()).or_else(|| c.path()),
+        Node::In(a, list) => a.path().or_else(|| list.iter().find_map(Operand::path)),
+        Node::Function(_, path, _) => Some(path.text.as_str()),
+        Node::And(_) | Node::Or(_) | Node::Not(_) => None,
+    };
+    found.unwrap_or(EXPRESSION).to_owned()
+}
+
+// ------------------------------------------------------------ KeyCondition
+
+#[derive(Debug, Clone, PartialEq)]
+enum SortCondition {
+    Compare(Comparator, Operand),
+    Between(Operand, Operand),
+    BeginsWith(Operand),
+}
+
+/// A key condition for a `Query` on the table or one of its indexes: the
+/// partition key equals a value, and optionally one condition on the sort
+/// key (`=`, `<`, `<=`, `>`, `>=`, `BETWEEN`, `begins_with`).
+///
+/// The key attribute names and types come from the [`TableSchema`]; building
+/// checks that the index exists, that it has a sort key when one is
+/// compared, and that each value has the key's type, is not empty and is
+/// within the key size limits.
+///
+/// ```
+/// use dynamodb_mapper::{GlobalSecondaryIndex, TableSchema};
+/// use dynamodb_mapper::expr::KeyCondition;
+///
+/// const APP_TABLE: TableSchema = TableSchema::new("pk")
+///     .sort_key("sk")
+///     .indexes(&[GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk")]);
+///
+/// let key = KeyCondition::new(APP_TABLE, "STATUS#open")
+///     .index("GSI1")
+///     .sort_between("2024-01-01", "2024-02-01");
+/// let e = key.build()?;
+/// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 BETWEEN :k1 AND :k2");
+/// assert_eq!(e.names()["#k0"], "gsi1pk");
+/// assert_eq!(e.names()["#k1"], "gsi1sk");
+/// assert_eq!(key.index_name(), Some("GSI1"));
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[must_use]
+pub struct KeyCondition {
+    schema: TableSchema,
+    index: Option<String>,
+    partition: Operand,
+    sort: Vec<SortCondition>,
+}
+
+impl KeyCondition {
+    /// The partition key (of the table, or of the index chosen with
+    /// [`index`](Self::index)) equals `partition`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
+    /// let e = KeyCondition::new(TableSchema::new("pk"), "TENANT#acme").build()?;
+    /// assert_eq!(e.expression(), "#k0 = :k0");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn new(schema: TableSchema, partition: impl Into<Operand>) -> Self {
+        KeyCondition {
+            schema,
+            index: None,
+            partition: partition.into(),
+            sort: Vec::new(),
+        }
+    }
+
+    /// Queries the global secondary index `name` instead of the table.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, GlobalSecondaryIndex, TableSchema};
+    /// const T: TableSchema = TableSchema::new("pk").indexes(&[GlobalSecondaryIndex::new("ByEmail", "email")]);
+    /// let e = KeyCondition::new(T, "ada@example.com").index("ByEmail").build()?;
+    /// assert_eq!(e.names()["#k0"], "email");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn index(mut self, name: impl Into<String>) -> Self {
+        self.index = Some(name.into());
+        self
+    }
+
+    /// The index queried, `None` for the table.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
+    /// assert_eq!(KeyCondition::new(TableSchema::new("pk"), "A").index_name(), None);
+    /// ```
+    #[must_use]
+    pub fn index_name(&self) -> Option<&str> {
+        self.index.as_deref()
+    }
+
+    fn sort(mut self, condition: SortCondition) -> Self {
+        self.sort.push(condition);
+        self
+    }
+
+    /// The sort key equals `value`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
+    /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "A").sort_eq("B").build()?;
+    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 = :k1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn sort_eq(self, value: impl Into<Operand>) -> Self {
+        self.sort(SortCondition::Compare(Comparator::Eq, value.into()))
+    }
+
+    /// The sort key is below `value`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
+    /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "A").sort_lt("B").build()?;
+    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 < :k1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn sort_lt(self, value: impl Into<Operand>) -> Self {
+        self.sort(SortCondition::Compare(Comparator::Lt, value.into()))
+    }
+
+    /// The sort key is at most `value`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
+    /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "A").sort_le("B").build()?;
+    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 <= :k1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn sort_le(self, value: impl Into<Operand>) -> Self {
+        self.sort(SortCondition::Compare(Comparator::Le, value.into()))
+    }
+
+    /// The sort key is above `value`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
+    /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "A").sort_gt("B").build()?;
+    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 > :k1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn sort_gt(self, value: impl Into<Operand>) -> Self {
+        self.sort(SortCondition::Compare(Comparator::Gt, value.into()))
+    }
+
+    /// The sort key is at least `value`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
+    /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "A").sort_ge("B").build()?;
+    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 >= :k1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn sort_ge(self, value: impl Into<Operand>) -> Self {
+        self.sort(SortCondition::Compare(Comparator::Ge, value.into()))
+    }
+
+    /// The sort key is between `low` and `high`, both included.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
+    /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "A").sort_between("B", "C").build()?;
+    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 BETWEEN :k1 AND :k2");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn sort_between(self, low: impl Into<Operand>, high: impl Into<Operand>) -> Self {
+        self.sort(SortCondition::Between(low.into(), high.into()))
+    }
+
+    /// The sort key starts with `prefix` (string and binary sort keys only).
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, key::KeyPattern, TableSchema};
+    /// const LINE_SK: KeyPattern = KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}");
+    /// let prefix = LINE_SK.with("order_id", "O1").prefix()?;
+    /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "CUSTOMER#C1")
+    ///     .sort_begins_with(prefix)
+    ///     .build()?;
+    /// assert_eq!(e.expression(), "#k0 = :k0 AND begins_with(#k1, :k1)");
+    /// assert_eq!(e.values()[":k1"].as_s().unwrap(), "ORDER#O1#LINE#");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn sort_begins_with(self, prefix: impl Into<Operand>) -> Self {
+        self.sort(SortCondition::BeginsWith(prefix.into()))
+    }
+
+    /// The expression, with placeholders `#k0`, `:k0`, ...
+    ///
+    /// # Errors
+    /// [`Error::InvalidKey`]: the index does not exist (the attribute is the
+    /// index name); a sort key condition on a table or index without a sort
+    /// key, or more than one (attribute `(sort key)`); a value that is an
+    /// attribute path, of the wrong type, empty, over the key size limit, or
+    /// a `BETWEEN` whose low bound is above its high bound (attribute: the key
+    /// attribute); `begins_with` on a number sort key.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, GlobalSecondaryIndex, ScalarType, TableSchema};
+    ///
+    /// const T: TableSchema = TableSchema::new("pk")
+    ///     .typed_sort_key("at", ScalarType::N)
+    ///     .indexes(&[GlobalSecondaryIndex::new("GSI1", "gsi1pk")]);
+    /// let err = KeyCondition::new(T, "A").index("GSI9").build().unwrap_err();
+    /// assert_eq!(err.to_string(), "key attribute `GSI9` is not an index of the table (its indexes: GSI1)");
+    /// let err = KeyCondition::new(T, "A").index("GSI1").sort_eq("x").build().unwrap_err();
+    /// assert_eq!(err.to_string(), "key attribute `(sort key)` has a condition, but index GSI1 has no sort key");
+    /// let err = KeyCondition::new(T, "A").sort_eq("x").build().unwrap_err();
+    /// assert_eq!(err.to_string(), "key attribute `at` condition value is a string (S), expected a number (N)");
+    /// let err = KeyCondition::new(T, "").build().unwrap_err();
+    /// assert_eq!(err.to_string(), "key attribute `pk` condition value is empty; DynamoDB rejects empty key values");
+    /// ```
+    pub fn build(&self) -> Result<Expression> {
+        self.build_with_prefix("k")
+    }
+
+    /// The expression, with placeholders `#<prefix>0`, `:<prefix>0`, ...
+    ///
+    /// # Errors
+    /// As [`build`](Self::build), and [`Error::InvalidValue`] (attribute
+    /// `(expression)`) for a prefix that is not ASCII letters and digits
+    /// starting with a letter.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
+    /// let e = KeyCondition::new(TableSchema::new("pk"), "A").build_with_prefix("key")?;
+    /// assert_eq!(e.expression(), "#key0 = :key0");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn build_with_prefix(&self, prefix: &str) -> Result<Expression> {
+        check_prefix(prefix)?;
+        let (partition_key, sort_key, on) = match &self.index {
+            None => (
+                self.schema.partition_key_attribute(),
+                self.schema.sort_key_attribute(),
+                "the table".to_owned(),
+            ),
+            Some(name) => match self.schema.index(name) {
+                Some(index) => (index.partition_key, index.sort_key, format!("index {name}")),
+                None => {
+                    let names: Vec<&str> = self
+                        .schema
+                        .global_indexes()
+                        .iter()
+                        .map(|i| i.name)
+                        .collect();
+                    let list = if names.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        names.join(", ")
+                    };
+                    return Err(Error::invalid_key(
+                        name.as_str(),
+                        format!("is not an index of the table (its indexes: {list})"),
+                    ));
+                }
+            },
+        };
+        let of = match &self.index {
+            None => String::new(),
+            Some(name) => format!("of index {name} "),
+        };
+        let mut ctx = Ctx::new(prefix);
+        let value = key_value(partition_key, &of, &self.partition, MAX_PARTITION_KEY_BYTES)?;
+        let name = ctx.name(partition_key.name);
+        let value = ctx.value(value);
+        let mut out = format!("{name} = {value}");
+        match self.sort.as_slice() {
+            [] => {}
+            [condition] => {
+                let Some(sort_key) = sort_key else {
+                    return Err(Error::invalid_key(
+                        "(sort key)",
+                        format!("has a condition, but {on} has no sort key"),
+                    ));
+                };
+                let value =
+                    |operand: &Operand| key_value(sort_key, &of, operand, MAX_SORT_KEY_BYTES);
+                let name = ctx.name(sort_key.name);
+                match condition {
+                    SortCondition::Compare(comparator, operand) => {
+                        let v = value(operand)?;
+                        let v = ctx.value(v);
+                        out.push_str(&format!(" AND {name} {} {v}", comparator.symbol()));
+                    }
+                    SortCondition::Between(low, high) => {
+                        let (low, high) = (value(low)?, value(high)?);
+                        if bounds_reversed(&low, &high) {
+                            return Err(Error::invalid_key(
+                                sort_key.name,
+                                format!(
+                                    "{of}condition BETWEEN has its low bound above its high bound"
+                                ),
+                            ));
+                        }
+                        let (low, high) = (ctx.value(low), ctx.value(high));
+                        out.push_str(&format!(" AND {name} BETWEEN {low} AND {high}"));
+                    }
+                    SortCondition::BeginsWith(operand) => {
+                        if sort_key.scalar_type == ScalarType::N {
+                            return Err(Error::invalid_key(
+                                sort_key.name,
+                                format!(
+                                    "{of}is a number (N); begins_with needs a string or binary sort key"
+                                ),
+                            ));
+                        }
+                        let v = value(operand)?;
+                        let v = ctx.value(v);
+                        out.push_str(&format!(" AND begins_with({name}, {v})"));
+                    }
+                }
+            }
+            more => {
+                let attribute = sort_key.map_or("(sort key)", |k| k.name);
+                return Err(Error::invalid_key(
+                    attribute,
+                    format!(
+                        "{of}has {} conditions; a key condition allows one",
+                        more.len()
+                    ),
+                ));
+            }
+        }
+        Ok(ctx.finish(out))
+    }
+}
+
+fn describe(scalar_type: ScalarType) -> &'static str {
+    match scalar_type {
+        ScalarType::S => "a string (S)",
+        ScalarType::N => "a number (N)",
+        ScalarType::B => "a binary (B)",
+    }
+}
+
+fn key_value(
+    attribute: KeyAttribute,
+    of: &str,
+    operand: &Operand,
+    limit: usize,
+) -> Result<AttributeValue> {
+    let err = |reason: String| Error::invalid_key(attribute.name, format!("{of}{reason}"));
+    let value = match &operand.0 {
+        OperandKind::Value(Ok(v)) => v.clone(),
+        OperandKind::Value(Err(reason)) => {
+            return Err(err(format!(
+                "condition value cannot be converted: {reason}"
+            )));
+        }
+        OperandKind::Path(a) | OperandKind::Size(a) => {
+            return Err(err(format!(
+                "condition compares with the attribute `{}`; key conditions compare with values",
+                a.text
+            )));
+        }
+    };
+    let len = match (attribute.scalar_type, &value) {
+        (ScalarType::S, AttributeValue::S(s)) => s.len(),
+        (ScalarType::B, AttributeValue::B(b)) => b.as_ref().len(),
+        (ScalarType::N, AttributeValue::N(n)) => {
+            parse_number(n).map_err(|reason| err(format!("condition value {reason}")))?;
+            n.len()
+        }
+        (expected, found) => {
+            return Err(err(format!(
+                "condition value is {}, expected {}",
+                type_name(found),
+                describe(expected)
+            )));
+        }
+    };
+    if len == 0 {
+        return Err(err(
+            "condition value is empty; DynamoDB rejects empty key values".to_owned(),
+        ));
+    }
+    if len > limit {
+        return Err(err(format!(
+            "condition value is {len} bytes, over the limit of {limit} bytes"
+        )));
+    }
+    Ok(value)
+}
+
+/// Whether `low > high` for sure (numbers compared as `f64`, which never
+/// orders two numbers the wrong way round, only sometimes calls them equal).
+fn bounds_reversed(low: &AttributeValue, high: &AttributeValue) -> bool {
+    match (low, high) {
+        (AttributeValue::S(a), AttributeValue::S(b)) => a > b,
+        (AttributeValue::B(a), AttributeValue::B(b)) => a.as_ref() > b.as_ref(),
+        (AttributeValue::N(a), AttributeValue::N(b)) => {
+            matches!((a.parse::<f64>(), b.parse::<f64>()), (Ok(a), Ok(b)) if a > b)
+        }
+        _ => false,
+    }
+}
+
+// ------------------------------------------------------ applying to the SDK
+
+/// What applying an expression adds to a request.
+struct Merged {
+    expression: String,
+    names: Vec<(String, String)>,
+    values: Vec<(String, AttributeValue)>,
+}
+
+/// Renames `ours`' placeholders the request binds to something else, joins
+/// the expression with the request's existing one (`(existing) AND (ours)`),
+/// and lists the names and values the request does not hold yet.
+fn merge(
+    existing: Option<&str>,
+    names: Option<&HashMap<String, String>>,
+    values: Option<&HashMap<String, AttributeValue>>,
+    ours: Expression,
+) -> Merged {
+    let no_names = HashMap::new();
+    let no_values = HashMap::new();
+    let names = names.unwrap_or(&no_names);
+    let values = values.unwrap_or(&no_values);
+    let ours = ours.renamed_against(names, values);
+    let expression = match existing {
+        Some(e) if !e.trim().is_empty() => format!("({e}) AND ({})", ours.expression),
+        _ => ours.expression,
+    };
+    let mut new_names: Vec<(String, String)> = ours
+        .names
+        .into_iter()
+        .filter(|(k, v)| names.get(k) != Some(v))
+        .collect();
+    new_names.sort();
+    let mut new_values: Vec<(String, AttributeValue)> = ours
+        .values
+        .into_iter()
+        .filter(|(k, v)| values.get(k) != Some(v))
+        .collect();
+    new_values.sort_by(|a, b| a.0.cmp(&b.0));
+    Merged {
+        expression,
+        names: new_names,
+        values: new_values,
+    }
+}
+
+/// Adds a key condition to a `Query`.
+///
+/// ```
+/// use dynamodb_mapper::expr::{KeyCondition, KeyConditionExt};
+/// use dynamodb_mapper::{GlobalSecondaryIndex, TableSchema};
+/// # let conf = aws_sdk_dynamodb::Config::builder()
+/// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+/// #     .build();
+/// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+///
+/// const T: TableSchema = TableSchema::new("pk").sort_key("sk")
+///     .indexes(&[GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk")]);
+/// let query = client
+///     .query()
+///     .table_name("AppTable")
+///     .with_key_condition(KeyCondition::new(T, "STATUS#open").index("GSI1").sort_ge("2024-06"))?;
+/// assert_eq!(query.get_index_name().as_deref(), Some("GSI1"));
+/// assert_eq!(query.get_key_condition_expression().as_deref(), Some("#k0 = :k0 AND #k1 >= :k1"));
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub trait KeyConditionExt: Sized {
+    /// Sets the key condition expression (and the index name, for an index),
+    /// adding its names and values to those already set: none is replaced;
+    /// a placeholder the request already binds to something else is renamed.
+    ///
+    /// # Errors
+    /// What [`KeyCondition::build`] returns; [`Error::InvalidKey`]
+    /// (attribute `(key condition)`) when the request already has a key
+    /// condition expression, or reads another index than the key condition.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::{KeyCondition, KeyConditionExt};
+    /// use dynamodb_mapper::TableSchema;
+    /// # let conf = aws_sdk_dynamodb::Config::builder()
+    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+    /// #     .build();
+    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// let query = client.query().key_condition_expression("pk = :pk");
+    /// let err = query.with_key_condition(KeyCondition::new(TableSchema::new("pk"), "A")).unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "key attribute `(key condition)` cannot be added: the request already has the key condition `pk = :pk`"
+    /// );
+    /// ```
+    fn with_key_condition(self, key: KeyCondition) -> Result<Self>;
+}
+
+impl KeyConditionExt for QueryFluentBuilder {
+    fn with_key_condition(self, key: KeyCondition) -> Result<Self> {
+        let expression = key.build()?;
+        if let Some(existing) = self
+            .get_key_condition_expression()
+            .as_deref()
+            .filter(|e| !e.trim().is_empty())
+        {
+            return Err(Error::invalid_key(
+                "(key condition)",
+                format!("cannot be added: the request already has the key condition `{existing}`"),
+            ));
+        }
+        match (self.get_index_name().as_deref(), key.index_name()) {
+            (Some(reads), Some(ours)) if reads != ours => {
+                return Err(Error::invalid_key(
+                    "(key condition)",
+                    format!("is for index {ours}, but the request reads index {reads}"),
+                ));
+            }
+            (Some(reads), None) => {
+                return Err(Error::invalid_key(
+                    "(key condition)",
+                    format!("is for the table, but the request reads index {reads}"),
+                ));
+            }
+            _ => {}
+        }
+        let merged = merge(
+            None,
+            self.get_expression_attribute_names().as_ref(),
+            self.get_expression_attribute_values().as_ref(),
+            expression,
+        );
+        let mut query = self.key_condition_expression(merged.expression);
+        if let Some(index) = key.index_name() {
+            query = query.index_name(index);
+        }
+        for (k, v) in merged.names {
+            query = query.expression_attribute_names(k, v);
+        }
+        for (k, v) in merged.values {
+            query = query.expression_attribute_values(k, v);
+        }
+        Ok(query)
+    }
+}
+
+/// Adds a filter expression to a `Query` or `Scan`.
+///
+/// ```
+/// use dynamodb_mapper::expr::{attr, FilterExt};
+/// # let conf = aws_sdk_dynamodb::Config::builder()
+/// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+/// #     .build();
+/// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+/// let scan = client.scan().table_name("AppTable").with_filter(attr("status").eq("open"))?;
+/// assert_eq!(scan.get_filter_expression().as_deref(), Some("#c0 = :c0"));
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub trait FilterExt: Sized {
+    /// Sets the filter expression, joined with `AND` to one already set, and
+    /// adds its names and values to those already set: none is replaced; a
+    /// placeholder the request already binds to something else is renamed.
+    ///
+    /// # Errors
+    /// What building the filter returns ([`IntoExpression`]).
+    ///
+    /// ```
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::expr::{attr, FilterExt};
+    /// # let conf = aws_sdk_dynamodb::Config::builder()
+    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+    /// #     .build();
+    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// let query = client
+    ///     .query()
+    ///     .key_condition_expression("pk = :c0")
+    ///     .expression_attribute_values(":c0", AttributeValue::S("TENANT#acme".into()))
+    ///     .with_filter(attr("status").eq("open"))?;
+    /// // `:c0` was taken, so the filter's value became `:c1`.
+    /// assert_eq!(query.get_filter_expression().as_deref(), Some("#c0 = :c1"));
+    /// assert_eq!(query.get_expression_attribute_values().as_ref().unwrap().len(), 2);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn with_filter(self, filter: impl IntoExpression) -> Result<Self>;
+}
+
+macro_rules! impl_filter_ext {
+    ($($builder:ty),*) => {$(
+        impl FilterExt for $builder {
+            fn with_filter(self, filter: impl IntoExpression) -> Result<Self> {
+                let merged = merge(
+                    self.get_filter_expression().as_deref(),
+                    self.get_expression_attribute_names().as_ref(),
+                    self.get_expression_attribute_values().as_ref(),
+                    filter.into_expression()?,
+                );
+                let mut builder = self.filter_expression(merged.expression);
+                for (k, v) in merged.names {
+                    builder = builder.expression_attribute_names(k, v);
+                }
+                for (k, v) in merged.values {
+                    builder = builder.expression_attribute_values(k, v);
+                }
+                Ok(builder)
+            }
+        }
+    )*};
+}
+impl_filter_ext!(QueryFluentBuilder, ScanFluentBuilder);
+
+/// Adds a condition expression to a `PutItem`, `DeleteItem` or `UpdateItem`
+/// request, or to the `Put`, `Delete`, `Update` and `ConditionCheck` parts of
+/// a `TransactWriteItem`.
+///
+/// ```
+/// use aws_sdk_dynamodb::types::{ConditionCheck, TransactWriteItem};
+/// use dynamodb_mapper::expr::{attr, ConditionExt};
+///
+/// let check = ConditionCheck::builder()
+///     .table_name("AppTable")
+///     .key("pk", aws_sdk_dynamodb::types::AttributeValue::S("PRODUCT#P1".into()))
+///     .with_condition(attr("stock").ge(2))?
+///     .build()
+///     .unwrap();
+/// assert_eq!(check.condition_expression(), "#c0 >= :c0");
+/// let item = TransactWriteItem::builder().condition_check(check).build();
+/// # let _ = item;
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub trait ConditionExt: Sized {
+    /// Sets the condition expression, joined with `AND` to one already set,
+    /// and adds its names and values to those already set (by an update
+    /// expression, say): none is replaced; a placeholder the request already
+    /// binds to something else is renamed.
+    ///
+    /// # Errors
+    /// What building the condition returns ([`IntoExpression`]).
+    ///
+    /// ```
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::expr::{attr, ConditionExt};
+    /// # let conf = aws_sdk_dynamodb::Config::builder()
+    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+    /// #     .build();
+    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// let update = client
+    ///     .update_item()
+    ///     .table_name("AppTable")
+    ///     .update_expression("SET #c0 = :c0")
+    ///     .expression_attribute_names("#c0", "status")
+    ///     .expression_attribute_values(":c0", AttributeValue::S("shipped".into()))
+    ///     .with_condition(attr("status").eq("paid"))?;
+    /// // `#c0` already means `status`: shared. `:c0` is taken: renamed.
+    /// assert_eq!(update.get_condition_expression().as_deref(), Some("#c0 = :c1"));
+    /// assert_eq!(update.get_expression_attribute_names().as_ref().unwrap().len(), 1);
+    /// assert_eq!(update.get_expression_attribute_values().as_ref().unwrap().len(), 2);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn with_condition(self, condition: impl IntoExpression) -> Result<Self>;
+}
+
+macro_rules! impl_condition_ext {
+    ($($builder:ty),*) => {$(
+        impl ConditionExt for $builder {
+            fn with_condition(self, condition: impl IntoExpression) -> Result<Self> {
+                let merged = merge(
+                    self.get_condition_expression().as_deref(),
+                    self.get_expression_attribute_names().as_ref(),
+                    self.get_expression_attribute_values().as_ref(),
+                    condition.into_expression()?,
+                );
+                let mut builder = self.condition_expression(merged.expression);
+                for (k, v) in merged.names {
+                    builder = builder.expression_attribute_names(k, v);
+                }
+                for (k, v) in merged.values {
+                    builder = builder.expression_attribute_values(k, v);
+                }
+                Ok(builder)
+            }
+        }
+    )*};
+}
+impl_condition_ext!(
+    PutItemFluentBuilder,
+    DeleteItemFluentBuilder,
+    UpdateItemFluentBuilder,
+    PutBuilder,
+    DeleteBuilder,
+    UpdateBuilder,
+    ConditionCheckBuilder
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholder_scanning() {
+        assert_eq!(
+            placeholder_spans("#a.#b[0] = :v_1 AND size(#c) > :x"),
+            [(0, 2), (3, 5), (11, 15), (25, 27), (31, 33)]
+        );
+        assert!(placeholder_spans("# : a").is_empty());
+    }
+
+    #[test]
+    fn fresh_placeholders_skip_taken_ones() {
+        let taken = ["#c0", "#c1", "#c2"];
+        assert_eq!(fresh_placeholder("#c0", |c| taken.contains(&c)), "#c3");
+        assert_eq!(fresh_placeholder(":dmType", |_| false), ":dmType0");
+        assert_eq!(fresh_placeholder(":7", |c| c == ":0"), ":1");
+    }
+
+    #[test]
+    fn paths() {
+        assert_eq!(
+            parse_path("a[1][22].b").unwrap(),
+            [
+                Step::Name("a"),
+                Step::Index(1),
+                Step::Index(22),
+                Step::Name("b")
+            ]
+        );
+        for (bad, reason) in [
+            ("", "it is empty"),
+            ("a.", "segment 2 has no name"),
+            ("[0]", "segment 1 has no name"),
+            ("a[0", "segment 1 has an unclosed `[`"),
+            ("a[0]x", "segment 1 has \"x\" after a list index"),
+            ("a]", "segment 1 has a `]` without a `[`"),
+            (
+                "a[99999999999999999999]",
+                "segment 1 has the list index `[99999999999999999999]`, which is too large",
+            ),
+        ] {
+            assert_eq!(parse_path(bad).unwrap_err(), reason, "{bad}");
+        }
+    }
+
+    #[test]
+    fn reversed_bounds() {
+        let n = |v: &str| AttributeValue::N(v.into());
+        assert!(bounds_reversed(&n("10"), &n("9")));
+        assert!(!bounds_reversed(&n("9"), &n("10")));
+        assert!(!bounds_reversed(
+            &n("1.00000000000000000000000000000000000002"),
+            &n("1.00000000000000000000000000000000000001")
+        ));
+    }
+}

@@ -1,0 +1,1216 @@
+//! Keys: the injective key builder, the sortable encodings, key patterns, and
+//! the overlap analysis on the seed designs.
+
+use std::collections::HashMap;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use dynamodb_mapper::key::{
+    AllowedOverlap, Encoding, IndexKeys, KeyBuilder, KeyDeclaration, KeyFormat, KeyPattern,
+    KeyRole, KeyValue, Overlap, OverlapKind, decode_signed, decode_timestamp,
+    decode_unix_timestamp, decode_unsigned, encode_signed, encode_timestamp, encode_unix_timestamp,
+    encode_unsigned, find_overlaps,
+};
+use dynamodb_mapper::{ErrorKind, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
+use proptest::prelude::*;
+
+// ------------------------------------------------------------ key builder
+
+fn sort_key(parts: &[&str]) -> String {
+    parts
+        .iter()
+        .fold(KeyBuilder::sort("T"), |b, p| b.part(p))
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn delimiters_in_components_cannot_collide() {
+    assert_eq!(sort_key(&["A#", "B"]), r"T#A\##B");
+    assert_eq!(sort_key(&["A", "#B"]), r"T#A#\#B");
+    assert_eq!(sort_key(&[r"A\", "B"]), r"T#A\\#B");
+    assert_eq!(sort_key(&[r"A\#B"]), r"T#A\\\#B");
+    assert_ne!(sort_key(&["A#", "B"]), sort_key(&["A", "#B"]));
+    assert_eq!(
+        KeyFormat::DEFAULT.split(r"T#A\##B").unwrap(),
+        ["T", "A#", "B"]
+    );
+    assert_eq!(
+        KeyFormat::DEFAULT.split(r"T#A#\#B").unwrap(),
+        ["T", "A", "#B"]
+    );
+    assert_eq!(
+        KeyFormat::DEFAULT.split(r"T#A\\\#B").unwrap(),
+        ["T", r"A\#B"]
+    );
+}
+
+#[test]
+fn every_short_component_list_renders_a_distinct_key() {
+    // Exhaustive over components of 1 to 3 characters from an alphabet made
+    // of the delimiter, the escape character and one letter, lists of 1 to 3
+    // components: 39 + 39² + 39³ = 60,879 lists.
+    let alphabet = ['A', '#', '\\'];
+    let mut components = Vec::new();
+    for len in 1..=3u32 {
+        for n in 0..3usize.pow(len) {
+            let mut s = String::new();
+            let mut k = n;
+            for _ in 0..len {
+                s.push(alphabet[k % 3]);
+                k /= 3;
+            }
+            components.push(s);
+        }
+    }
+    assert_eq!(components.len(), 39);
+    let mut seen: HashMap<String, Vec<&str>> = HashMap::new();
+    let mut lists: Vec<Vec<&str>> = components.iter().map(|c| vec![c.as_str()]).collect();
+    for _ in 1..3 {
+        let longer: Vec<Vec<&str>> = lists
+            .iter()
+            .filter(|l| l.len() == lists.last().map_or(0, Vec::len))
+            .flat_map(|l| {
+                components.iter().map(move |c| {
+                    let mut l = l.clone();
+                    l.push(c.as_str());
+                    l
+                })
+            })
+            .collect();
+        lists.extend(longer);
+    }
+    assert_eq!(lists.len(), 39 + 39 * 39 + 39 * 39 * 39);
+    for list in &lists {
+        let key = sort_key(list);
+        if let Some(other) = seen.insert(key.clone(), list.clone()) {
+            panic!("{list:?} and {other:?} both render {key:?}");
+        }
+        let mut expected = vec!["T"];
+        expected.extend(list);
+        assert_eq!(KeyFormat::DEFAULT.split(&key).unwrap(), expected);
+    }
+}
+
+fn component() -> impl Strategy<Value = String> {
+    // Heavy on delimiters and escape characters, plus arbitrary text.
+    prop_oneof!["[A#\\\\]{1,6}", "[a-z0-9#\\\\|~]{1,8}", "\\PC{1,6}",]
+}
+
+proptest! {
+    #[test]
+    fn distinct_component_lists_render_distinct_keys(
+        a in proptest::collection::vec(component(), 0..5),
+        b in proptest::collection::vec(component(), 0..5),
+    ) {
+        let render = |parts: &[String]| parts.iter().fold(KeyBuilder::sort("T"), |k, p| k.part(p)).build().unwrap();
+        prop_assert_eq!(a == b, render(&a) == render(&b));
+    }
+
+    #[test]
+    fn split_inverts_build(tag in "[A-Z]{1,8}", parts in proptest::collection::vec(component(), 0..6)) {
+        let key = parts.iter().fold(KeyBuilder::partition(tag.clone()), |k, p| k.part(p)).build().unwrap();
+        let mut expected = vec![tag];
+        expected.extend(parts);
+        prop_assert_eq!(KeyFormat::DEFAULT.split(&key).unwrap(), expected);
+    }
+
+    #[test]
+    fn prefixes_match_exactly_the_keys_continuing_them(
+        head in proptest::collection::vec(component(), 0..3),
+        tail in proptest::collection::vec(component(), 0..3),
+        other in proptest::collection::vec(component(), 1..4),
+    ) {
+        let builder = |parts: &[String]| parts.iter().fold(KeyBuilder::sort("T"), |k, p| k.part(p));
+        let prefix = builder(&head).prefix().unwrap();
+        let mut continued = head.clone();
+        continued.extend(tail.iter().cloned());
+        continued.push("end".to_owned());
+        prop_assert!(builder(&continued).build().unwrap().starts_with(&prefix));
+        // A key starts with the prefix only if its components start with `head`.
+        let key = builder(&other).build().unwrap();
+        let continues = other.len() > head.len() && other[..head.len()] == head[..];
+        prop_assert_eq!(key.starts_with(&prefix), continues);
+    }
+
+    #[test]
+    fn partial_prefixes_match_components_starting_with_them(
+        head in proptest::collection::vec(component(), 0..3),
+        start in component(),
+        rest in "[A#\\\\x]{0,4}",
+        other in component(),
+    ) {
+        let builder = |parts: &[String]| parts.iter().fold(KeyBuilder::sort("T"), |k, p| k.part(p));
+        let prefix = builder(&head).prefix_with(&start).unwrap();
+        let mut with = head.clone();
+        with.push(format!("{start}{rest}"));
+        prop_assert!(builder(&with).build().unwrap().starts_with(&prefix));
+        let mut with_other = head.clone();
+        with_other.push(other.clone());
+        prop_assert_eq!(
+            builder(&with_other).build().unwrap().starts_with(&prefix),
+            other.starts_with(&start)
+        );
+    }
+}
+
+#[test]
+fn builder_errors_name_the_key_and_the_problem() {
+    let msg = |b: KeyBuilder| b.build().unwrap_err().to_string();
+    assert_eq!(
+        msg(KeyBuilder::sort("")),
+        "key attribute `(sort key)` type tag is empty"
+    );
+    assert_eq!(
+        msg(KeyBuilder::partition("A#B")),
+        "key attribute `(partition key)` type tag \"A#B\" contains the delimiter `#`"
+    );
+    assert_eq!(
+        msg(KeyBuilder::sort(r"A\B")),
+        "key attribute `(sort key)` type tag \"A\\\\B\" contains the escape character `\\`"
+    );
+    assert_eq!(
+        msg(KeyBuilder::sort("ORDER").part("O1").part("")),
+        "key attribute `(sort key)` component 3 is empty (after `ORDER#O1`)"
+    );
+    assert_eq!(
+        msg(KeyBuilder::sort("T").signed(-100, 2).unsigned(5, 1)),
+        "key attribute `(sort key)` component 2: -100 needs 3 digits, more than the width of 2"
+    );
+    assert_eq!(
+        msg(KeyBuilder::sort("T").format(KeyFormat::new().with_escape('#'))),
+        "key attribute `(sort key)` uses `#` as both delimiter and escape character"
+    );
+    let err = KeyBuilder::sort("T").part("").build().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidKey);
+    assert_eq!(err.attribute(), Some("(sort key)"));
+}
+
+#[test]
+fn keys_over_the_limits_are_errors() {
+    // "T#" + 1022 = 1024 bytes: the largest sort key.
+    let at_limit = KeyBuilder::sort("T").part("x".repeat(MAX_SORT_KEY_BYTES - 2));
+    assert_eq!(at_limit.build().unwrap().len(), MAX_SORT_KEY_BYTES);
+    assert_eq!(
+        KeyBuilder::sort("T")
+            .part("x".repeat(MAX_SORT_KEY_BYTES - 1))
+            .build()
+            .unwrap_err()
+            .to_string(),
+        "key attribute `(sort key)` is 1025 bytes, over the sort key limit of 1024 bytes"
+    );
+    // Escaping counts: 511 `#` become 1022 bytes.
+    assert_eq!(
+        KeyBuilder::sort("T")
+            .part("#".repeat(511))
+            .build()
+            .unwrap()
+            .len(),
+        1024
+    );
+    assert!(KeyBuilder::sort("T").part("#".repeat(512)).build().is_err());
+    assert_eq!(
+        KeyBuilder::partition("T")
+            .part("é".repeat(1023))
+            .build()
+            .unwrap()
+            .len(),
+        MAX_PARTITION_KEY_BYTES
+    );
+    assert_eq!(
+        KeyBuilder::partition("T")
+            .part("é".repeat(1024))
+            .build()
+            .unwrap_err()
+            .to_string(),
+        "key attribute `(partition key)` is 2050 bytes, over the partition key limit of 2048 bytes"
+    );
+    // A prefix is a key value too.
+    assert!(
+        KeyBuilder::sort("T")
+            .part("x".repeat(1021))
+            .prefix()
+            .is_ok()
+    );
+    assert!(
+        KeyBuilder::sort("T")
+            .part("x".repeat(1022))
+            .prefix()
+            .is_err()
+    );
+}
+
+#[test]
+fn split_errors() {
+    let msg = |key: &str| KeyFormat::DEFAULT.split(key).unwrap_err().to_string();
+    assert_eq!(msg(""), "key attribute `(key)` \"\" is empty");
+    assert_eq!(
+        msg("#A"),
+        "key attribute `(key)` \"#A\" has an empty component at byte 0"
+    );
+    assert_eq!(
+        msg("A#"),
+        "key attribute `(key)` \"A#\" has an empty component at byte 2"
+    );
+    assert_eq!(
+        msg(r"A#\x"),
+        "key attribute `(key)` \"A#\\\\x\" has an unknown escape `\\x` at byte 2"
+    );
+    assert_eq!(
+        msg(r"A\"),
+        "key attribute `(key)` \"A\\\\\" ends with a lone escape character `\\`"
+    );
+}
+
+#[test]
+fn formats_are_checked() {
+    for (format, reason) in [
+        (
+            KeyFormat::new().with_delimiter('a'),
+            "delimiter 'a' is not an ASCII punctuation character",
+        ),
+        (
+            KeyFormat::new().with_delimiter('é'),
+            "delimiter 'é' is not an ASCII punctuation character",
+        ),
+        (
+            KeyFormat::new().with_escape('-'),
+            "escape character `-` is reserved: encodings and key patterns use `-`, `:`, `.`, `{` and `}`",
+        ),
+        (
+            KeyFormat::new().with_delimiter('{'),
+            "delimiter `{` is reserved: encodings and key patterns use `-`, `:`, `.`, `{` and `}`",
+        ),
+        (
+            KeyFormat::new().with_delimiter('\\'),
+            "uses `\\` as both delimiter and escape character",
+        ),
+    ] {
+        assert_eq!(
+            format.validate().unwrap_err().to_string(),
+            format!("key attribute `(key format)` {reason}")
+        );
+    }
+    let pipes = KeyFormat::new().with_delimiter('|').with_escape('~');
+    let key = KeyBuilder::sort("A")
+        .format(pipes)
+        .part("b|c~d#e")
+        .build()
+        .unwrap();
+    assert_eq!(key, "A|b~|c~~d#e");
+    assert_eq!(pipes.split(&key).unwrap(), ["A", "b|c~d#e"]);
+}
+
+// --------------------------------------------------------------- encodings
+
+#[test]
+fn encodings_exact_outputs() {
+    assert_eq!(encode_unsigned(0, 3).unwrap(), "000");
+    assert_eq!(encode_unsigned(999, 3).unwrap(), "999");
+    assert_eq!(
+        encode_unsigned(1000, 3).unwrap_err().to_string(),
+        "key attribute `(key component)` 1000 needs 4 digits, more than the width of 3"
+    );
+    assert_eq!(
+        encode_unsigned(1, 0).unwrap_err().to_string(),
+        "key attribute `(key component)` width 0 is out of range 1 to 20"
+    );
+    assert_eq!(
+        encode_unsigned(u64::MAX, 20).unwrap(),
+        "18446744073709551615"
+    );
+    assert_eq!(decode_unsigned("042", 3).unwrap(), 42);
+    assert_eq!(
+        decode_unsigned("04a", 3).unwrap_err().to_string(),
+        "key attribute `(key component)` \"04a\" is not exactly 3 digits"
+    );
+
+    assert_eq!(encode_signed(0, 2).unwrap(), "P00");
+    assert_eq!(encode_signed(99, 2).unwrap(), "P99");
+    assert_eq!(encode_signed(-1, 2).unwrap(), "N99");
+    assert_eq!(encode_signed(-99, 2).unwrap(), "N01");
+    assert_eq!(
+        encode_signed(-100, 2).unwrap_err().to_string(),
+        "key attribute `(key component)` -100 needs 3 digits, more than the width of 2"
+    );
+    assert_eq!(decode_signed("N01", 2).unwrap(), -99);
+    assert_eq!(
+        decode_signed("N00", 2).unwrap_err().to_string(),
+        "key attribute `(key component)` \"N00\" is out of range: the smallest value of width 2 is N01"
+    );
+    assert_eq!(
+        decode_signed("+01", 2).unwrap_err().to_string(),
+        "key attribute `(key component)` \"+01\" is not `N` or `P` followed by exactly 2 digits"
+    );
+
+    let t = UNIX_EPOCH + Duration::new(1_705_314_600, 123_456_789);
+    assert_eq!(encode_timestamp(t, 0).unwrap(), "2024-01-15T10:30:00Z");
+    assert_eq!(encode_timestamp(t, 3).unwrap(), "2024-01-15T10:30:00.123Z");
+    assert_eq!(
+        encode_timestamp(t, 9).unwrap(),
+        "2024-01-15T10:30:00.123456789Z"
+    );
+    assert_eq!(
+        decode_timestamp("2024-01-15T10:30:00.123Z", 3).unwrap(),
+        UNIX_EPOCH + Duration::from_millis(1_705_314_600_123)
+    );
+    assert_eq!(
+        decode_timestamp("2024-01-15T10:30:00Z", 3)
+            .unwrap_err()
+            .to_string(),
+        "key attribute `(key component)` \"2024-01-15T10:30:00Z\" is not an RFC 3339 UTC timestamp with 3 fraction digits (like 2024-01-15T10:30:00.000Z)"
+    );
+    assert_eq!(
+        decode_timestamp("2023-02-29T00:00:00Z", 0)
+            .unwrap_err()
+            .to_string(),
+        "key attribute `(key component)` \"2023-02-29T00:00:00Z\" is not a valid date"
+    );
+    assert_eq!(
+        encode_timestamp(t, 10).unwrap_err().to_string(),
+        "key attribute `(key component)` fraction digits 10 is out of range 0 to 9"
+    );
+    // Before 1970 and the edges of the four-digit years.
+    assert_eq!(
+        encode_unix_timestamp(-1, 0, 0).unwrap(),
+        "1969-12-31T23:59:59Z"
+    );
+    assert_eq!(
+        encode_unix_timestamp(-62_167_219_200, 0, 0).unwrap(),
+        "0000-01-01T00:00:00Z"
+    );
+    assert_eq!(
+        encode_unix_timestamp(253_402_300_799, 999_999_999, 3).unwrap(),
+        "9999-12-31T23:59:59.999Z"
+    );
+    assert_eq!(
+        encode_unix_timestamp(253_402_300_800, 0, 0)
+            .unwrap_err()
+            .to_string(),
+        "key attribute `(key component)` 253402300800 seconds from the unix epoch is outside the years 0000 to 9999"
+    );
+    assert_eq!(
+        decode_unix_timestamp("1600-02-29T23:59:59.9Z", 1).unwrap(),
+        (-11_670_912_001, 900_000_000)
+    );
+    assert_eq!(
+        encode_unix_timestamp(-11_670_912_001, 900_000_000, 1).unwrap(),
+        "1600-02-29T23:59:59.9Z"
+    );
+}
+
+#[test]
+fn encoding_values_convert_only_when_they_fit() {
+    let u3 = Encoding::Unsigned { width: 3 };
+    assert_eq!(u3.encode(&KeyValue::Signed(5)).unwrap(), "005");
+    assert_eq!(
+        u3.encode(&KeyValue::Signed(-5)).unwrap_err().to_string(),
+        "key attribute `(key component)` -5 is negative; an unsigned encoding cannot hold it"
+    );
+    assert_eq!(
+        u3.encode(&KeyValue::from("5")).unwrap_err().to_string(),
+        "key attribute `(key component)` is text \"5\", expected an integer"
+    );
+    let i3 = Encoding::Signed { width: 3 };
+    assert_eq!(
+        i3.encode(&KeyValue::Unsigned(u64::MAX))
+            .unwrap_err()
+            .to_string(),
+        "key attribute `(key component)` 18446744073709551615 is too large for a signed encoding"
+    );
+    assert_eq!(
+        Encoding::Text
+            .encode(&KeyValue::Timestamp(UNIX_EPOCH))
+            .unwrap_err()
+            .to_string(),
+        "key attribute `(key component)` is a timestamp; give the placeholder a timestamp encoding such as `ts3`"
+    );
+    assert_eq!(Encoding::Text.encode(&KeyValue::Signed(-7)).unwrap(), "-7");
+    assert_eq!(
+        Encoding::Timestamp { fraction_digits: 0 }
+            .decode("1970-01-01T00:00:00Z")
+            .unwrap(),
+        KeyValue::Timestamp(UNIX_EPOCH)
+    );
+}
+
+fn time_in_range() -> impl Strategy<Value = (i64, u32)> {
+    (-62_167_219_200i64..=253_402_300_799, 0u32..1_000_000_000)
+}
+
+proptest! {
+    #[test]
+    fn unsigned_order_is_numeric_order(a in any::<u64>(), b in any::<u64>()) {
+        let (ea, eb) = (encode_unsigned(a, 20).unwrap(), encode_unsigned(b, 20).unwrap());
+        prop_assert_eq!(ea.cmp(&eb), a.cmp(&b));
+        prop_assert_eq!(decode_unsigned(&ea, 20).unwrap(), a);
+    }
+
+    #[test]
+    fn narrow_unsigned_order_is_numeric_order(a in 0u64..1000, b in 0u64..1000) {
+        let (ea, eb) = (encode_unsigned(a, 3).unwrap(), encode_unsigned(b, 3).unwrap());
+        prop_assert_eq!(ea.cmp(&eb), a.cmp(&b));
+        prop_assert_eq!(decode_unsigned(&ea, 3).unwrap(), a);
+    }
+
+    #[test]
+    fn signed_order_is_numeric_order(a in any::<i64>(), b in any::<i64>()) {
+        let (ea, eb) = (encode_signed(a, 19).unwrap(), encode_signed(b, 19).unwrap());
+        prop_assert_eq!(ea.len(), 20);
+        prop_assert_eq!(ea.cmp(&eb), a.cmp(&b));
+        prop_assert_eq!(decode_signed(&ea, 19).unwrap(), a);
+    }
+
+    #[test]
+    fn narrow_signed_order_is_numeric_order(a in -999i64..=999, b in -999i64..=999) {
+        let (ea, eb) = (encode_signed(a, 3).unwrap(), encode_signed(b, 3).unwrap());
+        prop_assert_eq!(ea.cmp(&eb), a.cmp(&b));
+        prop_assert_eq!(decode_signed(&ea, 3).unwrap(), a);
+    }
+
+    #[test]
+    fn timestamp_order_is_time_order(a in time_in_range(), b in time_in_range(), digits in 0u8..=9) {
+        let (ea, eb) = (
+            encode_unix_timestamp(a.0, a.1, digits).unwrap(),
+            encode_unix_timestamp(b.0, b.1, digits).unwrap(),
+        );
+        prop_assert_eq!(ea.len(), if digits == 0 { 20 } else { 21 + usize::from(digits) });
+        // The fraction is truncated to `digits`: compare the truncated times.
+        let unit = 10u32.pow(9 - u32::from(digits));
+        let (ta, tb) = ((a.0, a.1 / unit * unit), (b.0, b.1 / unit * unit));
+        prop_assert_eq!(ea.cmp(&eb), ta.cmp(&tb));
+        prop_assert_eq!(decode_unix_timestamp(&ea, digits).unwrap(), ta);
+    }
+
+    #[test]
+    fn system_times_round_trip(secs in -62_167_219_200i64..=253_402_300_799, nanos in 0u32..1_000_000_000) {
+        let t = if secs >= 0 {
+            UNIX_EPOCH + Duration::new(secs as u64, nanos)
+        } else {
+            UNIX_EPOCH - Duration::from_secs(secs.unsigned_abs()) + Duration::from_nanos(u64::from(nanos))
+        };
+        let text = encode_timestamp(t, 9).unwrap();
+        prop_assert_eq!(&text, &encode_unix_timestamp(secs, nanos, 9).unwrap());
+        prop_assert_eq!(decode_timestamp(&text, 9).unwrap(), t);
+    }
+}
+
+#[test]
+fn times_outside_four_digit_years_are_errors() {
+    let before_year_0 = UNIX_EPOCH - Duration::from_secs(62_167_219_201);
+    assert_eq!(
+        encode_timestamp(before_year_0, 0).unwrap_err().to_string(),
+        "key attribute `(key component)` -62167219201 seconds from the unix epoch is outside the years 0000 to 9999"
+    );
+    let far: SystemTime = UNIX_EPOCH + Duration::from_secs(253_402_300_800);
+    assert!(encode_timestamp(far, 0).is_err());
+    assert!(KeyBuilder::sort("AT").timestamp(far, 0).build().is_err());
+}
+
+// ------------------------------------------------------------ key patterns
+
+const LINE_SK: KeyPattern = KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}");
+
+#[test]
+fn patterns_render_and_parse() {
+    assert_eq!(
+        LINE_SK
+            .with("order_id", "O1")
+            .with("line", 7u32)
+            .render()
+            .unwrap(),
+        "ORDER#O1#LINE#007"
+    );
+    // Order of `with` calls does not matter.
+    assert_eq!(
+        LINE_SK
+            .with("line", 7)
+            .with("order_id", "O1")
+            .render()
+            .unwrap(),
+        "ORDER#O1#LINE#007"
+    );
+    let parts = LINE_SK.parse("ORDER#O1#LINE#007").unwrap();
+    assert_eq!(parts.text("order_id").unwrap(), "O1");
+    assert_eq!(parts.unsigned("line").unwrap(), 7);
+    assert_eq!(
+        parts.iter().collect::<Vec<_>>(),
+        [
+            ("order_id", &KeyValue::from("O1")),
+            ("line", &KeyValue::Unsigned(7))
+        ]
+    );
+
+    const EVERYTHING: KeyPattern =
+        KeyPattern::sort("E#{id}#v{version:u2}x#{delta:i3}#{at:ts3}#{label}");
+    let at = UNIX_EPOCH + Duration::from_millis(1_705_314_600_123);
+    let key = EVERYTHING
+        .with("id", r"a#b\c")
+        .with("version", 7)
+        .with("delta", -5)
+        .with("at", at)
+        .with("label", "z")
+        .render()
+        .unwrap();
+    assert_eq!(key, r"E#a\#b\\c#v07x#N995#2024-01-15T10:30:00.123Z#z");
+    let parts = EVERYTHING.parse(&key).unwrap();
+    assert_eq!(parts.text("id").unwrap(), r"a#b\c");
+    assert_eq!(parts.unsigned("version").unwrap(), 7);
+    assert_eq!(parts.signed("delta").unwrap(), -5);
+    assert_eq!(parts.timestamp("at").unwrap(), at);
+    assert_eq!(parts.len(), 5);
+    assert_eq!(
+        EVERYTHING.placeholders().unwrap(),
+        [
+            ("id", Encoding::Text),
+            ("version", Encoding::Unsigned { width: 2 }),
+            ("delta", Encoding::Signed { width: 3 }),
+            ("at", Encoding::Timestamp { fraction_digits: 3 }),
+            ("label", Encoding::Text),
+        ]
+    );
+    assert_eq!(EVERYTHING.constant_prefix().unwrap(), "E#");
+
+    let meta = KeyPattern::sort("METADATA");
+    assert_eq!(meta.bind().render().unwrap(), "METADATA");
+    assert!(meta.parse("METADATA").unwrap().is_empty());
+    assert_eq!(KeyPattern::partition("{id}").role(), KeyRole::Partition);
+}
+
+#[test]
+fn pattern_prefixes() {
+    assert_eq!(LINE_SK.bind().prefix().unwrap(), "ORDER#");
+    assert_eq!(
+        LINE_SK.with("order_id", "O1").prefix().unwrap(),
+        "ORDER#O1#LINE#"
+    );
+    assert_eq!(
+        LINE_SK
+            .with("order_id", "O1")
+            .with("line", 3)
+            .prefix()
+            .unwrap(),
+        "ORDER#O1#LINE#003"
+    );
+    assert_eq!(
+        KeyPattern::sort("V#v{n:u2}").bind().prefix().unwrap(),
+        "V#v"
+    );
+    assert_eq!(
+        LINE_SK.with("line", 3).prefix().unwrap_err().to_string(),
+        "key pattern `ORDER#{order_id}#LINE#{line:u3}` has a value for `{line}` but none for `{order_id}` before it; a prefix stops at the first placeholder without a value"
+    );
+    assert_eq!(
+        KeyPattern::sort("{at:ts}#X")
+            .bind()
+            .prefix()
+            .unwrap_err()
+            .to_string(),
+        "key pattern `{at:ts}#X` renders an empty prefix: its first placeholder `{at:ts}` has no value"
+    );
+}
+
+#[test]
+fn pattern_render_errors() {
+    let msg = |r: dynamodb_mapper::Result<String>| r.unwrap_err().to_string();
+    assert_eq!(
+        msg(LINE_SK.with("order_id", "O1").render()),
+        "key pattern `ORDER#{order_id}#LINE#{line:u3}` has no value for `{line:u3}`"
+    );
+    assert_eq!(
+        msg(LINE_SK.with("order_id", "O1").with("line", 1000).render()),
+        "key pattern `ORDER#{order_id}#LINE#{line:u3}` value for `{line:u3}`: 1000 needs 4 digits, more than the width of 3"
+    );
+    assert_eq!(
+        msg(LINE_SK.with("order_id", "O1").with("line", "7").render()),
+        "key pattern `ORDER#{order_id}#LINE#{line:u3}` value for `{line:u3}`: is text \"7\", expected an integer"
+    );
+    assert_eq!(
+        msg(LINE_SK
+            .with("order_id", "O1")
+            .with("order_id", "O2")
+            .render()),
+        "key pattern `ORDER#{order_id}#LINE#{line:u3}` was given `{order_id}` twice"
+    );
+    assert_eq!(
+        msg(KeyPattern::sort("N#{id}")
+            .with("id", "x".repeat(1023))
+            .render()),
+        "key pattern `N#{id}` renders a key that is 1025 bytes, over the sort key limit of 1024 bytes"
+    );
+    assert!(
+        KeyPattern::partition("N#{id}")
+            .with("id", "x".repeat(1023))
+            .render()
+            .is_ok()
+    );
+}
+
+#[test]
+fn pattern_parse_errors() {
+    let msg = |key: &str| LINE_SK.parse(key).unwrap_err().to_string();
+    let start = "key pattern `ORDER#{order_id}#LINE#{line:u3}` cannot parse";
+    assert_eq!(
+        msg("ORDER#O1"),
+        format!("{start} \"ORDER#O1\": it has 2 components, the pattern has 4")
+    );
+    assert_eq!(
+        msg("ORDER#O1#ITEM#007"),
+        format!("{start} \"ORDER#O1#ITEM#007\": component 3 is \"ITEM\", expected \"LINE\"")
+    );
+    assert_eq!(
+        msg("ORDER#O1#LINE#7"),
+        format!(
+            "{start} \"ORDER#O1#LINE#7\": component 4 (`{{line:u3}}`): \"7\" is not exactly 3 digits"
+        )
+    );
+    assert_eq!(
+        msg("ORDER##LINE#007"),
+        format!("{start} \"ORDER##LINE#007\": it has an empty component at byte 6")
+    );
+    assert_eq!(
+        KeyPattern::sort("V#v{n:u2}x")
+            .parse("V#vx")
+            .unwrap_err()
+            .to_string(),
+        "key pattern `V#v{n:u2}x` cannot parse \"V#vx\": component 2 is \"vx\", expected `v{n:u2}x`"
+    );
+    let parts = LINE_SK.parse("ORDER#O1#LINE#007").unwrap();
+    assert_eq!(
+        parts.text("line").unwrap_err().to_string(),
+        "key pattern `ORDER#{order_id}#LINE#{line:u3}` placeholder `{line}` holds 7, not text"
+    );
+    assert_eq!(
+        parts.timestamp("nope").unwrap_err().to_string(),
+        "key pattern `ORDER#{order_id}#LINE#{line:u3}` has no placeholder `{nope}`"
+    );
+}
+
+#[test]
+fn invalid_patterns_are_named_with_the_problem() {
+    for (template, reason) in [
+        ("", "is empty"),
+        ("A##B", "has an empty component at byte 2"),
+        ("#A", "has an empty component at byte 0"),
+        ("A#", "has an empty component at byte 2"),
+        ("A#{id", "has an unclosed `{` at byte 2"),
+        ("A#id}", "has a `}` without a `{` at byte 4"),
+        (
+            "A#{x}{y}",
+            "has a second placeholder in one component at byte 5; separate placeholders with `#`",
+        ),
+        (
+            "A#{1x}",
+            "has an invalid placeholder name in `{1x}`: use ASCII letters, digits and `_`, not starting with a digit",
+        ),
+        (
+            "A#{}",
+            "has an invalid placeholder name in `{}`: use ASCII letters, digits and `_`, not starting with a digit",
+        ),
+        (
+            "A#{n:D3}",
+            "has an unknown format in `{n:D3}`: use `u<width>` (1 to 20), `i<width>` (1 to 19) or `ts<fraction digits>` (0 to 9)",
+        ),
+        (
+            "A#{n:u21}",
+            "has an unknown format in `{n:u21}`: use `u<width>` (1 to 20), `i<width>` (1 to 19) or `ts<fraction digits>` (0 to 9)",
+        ),
+        (
+            "A#{n:ts10}",
+            "has an unknown format in `{n:ts10}`: use `u<width>` (1 to 20), `i<width>` (1 to 19) or `ts<fraction digits>` (0 to 9)",
+        ),
+        ("A#{n}#{n}", "uses the placeholder `{n}` twice"),
+        (
+            r"A\B",
+            "has the escape character `\\` at byte 1; it is reserved for escaping values",
+        ),
+    ] {
+        let pattern = KeyPattern::sort(template);
+        let expected = format!("key pattern `{template}` is invalid: it {reason}");
+        assert_eq!(pattern.validate().unwrap_err().to_string(), expected);
+        // Every use reports it.
+        assert_eq!(pattern.bind().render().unwrap_err().to_string(), expected);
+        assert_eq!(pattern.parse("A").unwrap_err().to_string(), expected);
+    }
+    let bad_format = KeyPattern::sort("A:{x}").with_format(KeyFormat::new().with_delimiter(':'));
+    assert_eq!(
+        bad_format.validate().unwrap_err().to_string(),
+        "key pattern `A:{x}` is invalid: it has an invalid key format: delimiter `:` is reserved: encodings and key patterns use `-`, `:`, `.`, `{` and `}`"
+    );
+}
+
+fn values() -> impl Strategy<Value = (String, u64, i64, (i64, u32), String)> {
+    (
+        component(),
+        0u64..100_000,
+        -9_999i64..=9_999,
+        time_in_range(),
+        "[a-z#]{1,5}",
+    )
+}
+
+proptest! {
+    #[test]
+    fn pattern_parse_inverts_render((id, n, d, (secs, nanos), label) in values()) {
+        const P: KeyPattern = KeyPattern::sort("T#{id}#{n:u5}#x{d:i4}#{at:ts9}#{label}");
+        let at = if secs >= 0 {
+            UNIX_EPOCH + Duration::new(secs as u64, nanos)
+        } else {
+            UNIX_EPOCH - Duration::from_secs(secs.unsigned_abs()) + Duration::from_nanos(u64::from(nanos))
+        };
+        let key = P.with("id", &id).with("n", n).with("d", d).with("at", at).with("label", &label).render().unwrap();
+        prop_assert!(P.matches(&key));
+        let parts = P.parse(&key).unwrap();
+        prop_assert_eq!(parts.text("id").unwrap(), id.as_str());
+        prop_assert_eq!(parts.unsigned("n").unwrap(), n);
+        prop_assert_eq!(parts.signed("d").unwrap(), d);
+        prop_assert_eq!(parts.timestamp("at").unwrap(), at);
+        prop_assert_eq!(parts.text("label").unwrap(), label.as_str());
+        // The prefix with the first values bound is a prefix of the key.
+        let prefix = P.with("id", &id).with("n", n).prefix().unwrap();
+        prop_assert!(key.starts_with(&prefix));
+        prop_assert!(P.can_start_with(&prefix).unwrap());
+    }
+
+    #[test]
+    fn distinct_pattern_values_render_distinct_keys(a in ("[A#\\\\]{1,4}", "[A#\\\\]{1,4}"), b in ("[A#\\\\]{1,4}", "[A#\\\\]{1,4}")) {
+        const P: KeyPattern = KeyPattern::sort("{x}#{y}");
+        let render = |(x, y): &(String, String)| P.with("x", x).with("y", y).render().unwrap();
+        prop_assert_eq!(a == b, render(&a) == render(&b));
+    }
+
+    #[test]
+    fn rendered_keys_are_in_the_pattern_language(id in component(), line in 0u64..1000) {
+        let key = LINE_SK.with("order_id", &id).with("line", line).render().unwrap();
+        prop_assert!(LINE_SK.can_start_with(&key).unwrap());
+        let exact = KeyPattern::sort("ORDER#{a}#LINE#{b:u3}");
+        prop_assert!(exact.intersects(&LINE_SK).unwrap());
+    }
+}
+
+#[test]
+fn pattern_languages() {
+    let p = |t: &'static str| KeyPattern::partition(t);
+    // Text values cannot hold a bare delimiter, so these never meet.
+    assert!(!p("USER#{id}").intersects(&p("{name}")).unwrap());
+    assert!(p("USER#{id}").intersects(&p("{a}#{b}")).unwrap());
+    assert!(!p("USER#{id}").intersects(&p("{a}#{b}#{c}")).unwrap());
+    assert!(p("TENANT#{t}").intersects(&p("TENANT#acme")).unwrap());
+    assert!(!p("STATUS#{s}").intersects(&p("ROLE#{r}")).unwrap());
+    assert!(p("POST").intersects(&p("{anything}")).unwrap());
+    assert!(!p("ITEM#{n:u3}").intersects(&p("ITEM#{m:u4}")).unwrap());
+    assert!(p("ITEM#{n:u3}").intersects(&p("ITEM#{m}")).unwrap());
+    assert!(!p("ITEM#{n:u3}").intersects(&p("ITEM#SUMMARY")).unwrap());
+    assert!(p("D#{d:i2}").intersects(&p("D#N{x}")).unwrap());
+    assert!(!p("D#{d:i2}").intersects(&p("D#-{x}")).unwrap());
+    assert!(p("AT#{t:ts}").intersects(&p("AT#2024-{rest}")).unwrap());
+    assert!(!p("AT#{t:ts}").intersects(&p("AT#{d:ts3}")).unwrap());
+    // Escapes are part of the language.
+    assert!(p("A#{x}").can_start_with(r"A#\#").unwrap());
+    assert!(!p("A#{x}").can_start_with(r"A#\y").unwrap());
+    assert!(!p("A#{x}").can_start_with("A##").unwrap());
+}
+
+// ------------------------------------------------------------ overlaps
+
+fn pairs(found: &[Overlap]) -> Vec<(OverlapKind, Option<&str>, &str, &str, &str)> {
+    found
+        .iter()
+        .map(|o| {
+            (
+                o.kind,
+                o.index.as_deref(),
+                o.queried.as_str(),
+                o.returned.as_str(),
+                o.prefix.as_str(),
+            )
+        })
+        .collect()
+}
+
+const fn table(
+    entity_type: &'static str,
+    pk: &'static str,
+    sk: &'static str,
+) -> KeyDeclaration<'static> {
+    KeyDeclaration::new(
+        entity_type,
+        IndexKeys::table(KeyPattern::partition(pk)).sort(KeyPattern::sort(sk)),
+    )
+}
+
+const fn gsi(
+    entity_type: &'static str,
+    index: &'static str,
+    pk: &'static str,
+    sk: &'static str,
+) -> KeyDeclaration<'static> {
+    KeyDeclaration::new(
+        entity_type,
+        IndexKeys::index(index, KeyPattern::partition(pk)).sort(KeyPattern::sort(sk)),
+    )
+}
+
+/// Seed 002: one tenant partition holding the tenant, its members, invoices
+/// and audit events; GSI1 lists invoices by status and members by role.
+const SEED_002: &[KeyDeclaration<'static>] = &[
+    table("Tenant", "TENANT#{tenant_id}", "META"),
+    table("User", "TENANT#{tenant_id}", "USER#{user_id}"),
+    table("Invoice", "TENANT#{tenant_id}", "INVOICE#{invoice_id}"),
+    table("Event", "TENANT#{tenant_id}", "EVENT#{at:ts}"),
+    gsi("Invoice", "GSI1", "STATUS#{status}", "{due_date}"),
+    gsi("User", "GSI1", "ROLE#{role}", "{user_id}"),
+];
+
+#[test]
+fn seed_002_tenant_table_has_no_overlaps() {
+    assert_eq!(find_overlaps(SEED_002, &[]).unwrap(), []);
+
+    // The pitfall the seed warns about: `USER#` and `USERGROUP#` are safe
+    // because of the delimiter...
+    let mut design = SEED_002.to_vec();
+    design.push(table(
+        "UserGroup",
+        "TENANT#{tenant_id}",
+        "USERGROUP#{group_id}",
+    ));
+    assert_eq!(find_overlaps(&design, &[]).unwrap(), []);
+    // ...but a prefix without it, `begins_with(sk, "USER")`, collides.
+    let group = KeyPattern::sort("USERGROUP#{group_id}");
+    assert!(group.can_start_with("USER").unwrap());
+    assert!(!group.can_start_with("USER#").unwrap());
+    design.push(table("UserDirectory", "TENANT#{tenant_id}", "USER"));
+    assert_eq!(
+        pairs(&find_overlaps(&design, &[]).unwrap()),
+        [
+            (OverlapKind::Prefix, None, "UserDirectory", "User", "USER"),
+            (
+                OverlapKind::Prefix,
+                None,
+                "UserDirectory",
+                "UserGroup",
+                "USER"
+            ),
+        ]
+    );
+
+    // A payment sharing the STATUS# partitions on GSI1: the invoice's sort
+    // key has no constant prefix, so its query also returns payments (the
+    // payment's `PAYMENT#` prefix cannot match an invoice due date).
+    let mut design = SEED_002.to_vec();
+    design.push(gsi(
+        "Payment",
+        "GSI1",
+        "STATUS#{status}",
+        "PAYMENT#{payment_id}",
+    ));
+    let found = find_overlaps(&design, &[]).unwrap();
+    assert_eq!(
+        pairs(&found),
+        [(
+            OverlapKind::NoPrefix,
+            Some("GSI1"),
+            "Invoice",
+            "Payment",
+            ""
+        )]
+    );
+    assert_eq!(
+        found[0].to_string(),
+        "index GSI1: the sort key `{due_date}` of Invoice has no constant prefix, so a query for it also \
+         returns Payment items (sort key `PAYMENT#{payment_id}`); their partition keys `STATUS#{status}` \
+         and `STATUS#{status}` can be equal"
+    );
+    assert_eq!(
+        find_overlaps(
+            &design,
+            &[AllowedOverlap::new("Invoice", "Payment").on_index("GSI1")]
+        )
+        .unwrap(),
+        []
+    );
+    assert_eq!(
+        find_overlaps(
+            &design,
+            &[AllowedOverlap::new("Invoice", "Payment").on_table()]
+        )
+        .unwrap()
+        .len(),
+        1
+    );
+}
+
+/// Seed 003's blog: users, posts, comments and tags, with GSI1.
+const SEED_003_BLOG: &[KeyDeclaration<'static>] = &[
+    table("User", "USER#{username}", "USER#{username}"),
+    table("Post", "USER#{username}", "POST#{post_id}"),
+    gsi("Post", "GSI1", "POST", "STATUS#{published}#{post_id}"),
+    table("Comment", "POST#{post_id}", "COMMENT#{comment_id}"),
+    gsi("Comment", "GSI1", "USER#{username}", "COMMENT#{comment_id}"),
+    table("PostTag", "POST#{post_id}", "TAG#{tag}"),
+    gsi("PostTag", "GSI1", "TAG#{tag}", "POST#{post_id}"),
+];
+
+#[test]
+fn seed_003_blog_has_no_overlaps() {
+    assert_eq!(find_overlaps(SEED_003_BLOG, &[]).unwrap(), []);
+
+    // Its e-commerce and many-to-many designs have none either.
+    let shop = [
+        table(
+            "Customer",
+            "CUSTOMER#{customer_id}",
+            "CUSTOMER#{customer_id}",
+        ),
+        table("Order", "CUSTOMER#{customer_id}", "ORDER#{order_id}"),
+        table("OrderItem", "ORDER#{order_id}", "ITEM#{product_id}"),
+        table("Product", "PRODUCT#{product_id}", "PRODUCT#{product_id}"),
+        table("Inventory", "PRODUCT#{product_id}", "INVENTORY#{location}"),
+        table("Group", "GROUP#{group}", "GROUP#{group}"),
+        table("Membership", "USER#{username}", "MEMBER#GROUP#{group}"),
+        table("GroupMember", "GROUP#{group}", "MEMBER#USER#{username}"),
+    ];
+    assert_eq!(find_overlaps(&shop, &[]).unwrap(), []);
+
+    // Its hierarchical pattern: reactions sort under their comment.
+    let hierarchy = [
+        table("Post", "POST#{post_id}", "POST#{post_id}"),
+        table("Comment", "POST#{post_id}", "COMMENT#{comment_id}"),
+        table(
+            "Reaction",
+            "POST#{post_id}",
+            "COMMENT#{comment_id}#REACTION#{reaction_id}",
+        ),
+    ];
+    let found = find_overlaps(&hierarchy, &[]).unwrap();
+    assert_eq!(
+        pairs(&found),
+        [
+            (OverlapKind::Prefix, None, "Comment", "Reaction", "COMMENT#"),
+            (OverlapKind::Prefix, None, "Reaction", "Comment", "COMMENT#"),
+        ]
+    );
+    assert_eq!(
+        found[0].to_string(),
+        "table: begins_with(sort key, \"COMMENT#\") for Comment (sort key `COMMENT#{comment_id}`) also returns \
+         Reaction items (sort key `COMMENT#{comment_id}#REACTION#{reaction_id}`); their partition keys \
+         `POST#{post_id}` and `POST#{post_id}` can be equal"
+    );
+    let allowed = [AllowedOverlap::new("Comment", "Reaction").both_ways()];
+    assert_eq!(find_overlaps(&hierarchy, &allowed).unwrap(), []);
+}
+
+/// Seed 004's hierarchical customer partition: order header, lines, payment
+/// and shipment under `ORDER#<id>`.
+const SEED_004_ORDERS: &[KeyDeclaration<'static>] = &[
+    table("Customer", "CUSTOMER#{customer_id}", "PROFILE"),
+    table("Order", "CUSTOMER#{customer_id}", "ORDER#{order_id}"),
+    table(
+        "OrderLine",
+        "CUSTOMER#{customer_id}",
+        "ORDER#{order_id}#LINE#{line:u3}",
+    ),
+    table(
+        "Payment",
+        "CUSTOMER#{customer_id}",
+        "ORDER#{order_id}#PAYMENT",
+    ),
+    table(
+        "Shipment",
+        "CUSTOMER#{customer_id}",
+        "ORDER#{order_id}#SHIPMENT",
+    ),
+    table("Preferences", "CUSTOMER#{customer_id}", "PREFERENCES"),
+];
+
+#[test]
+fn seed_004_orders_overlap_under_the_order_prefix() {
+    let found = find_overlaps(SEED_004_ORDERS, &[]).unwrap();
+    let order_types = ["Order", "OrderLine", "Payment", "Shipment"];
+    let mut expected = Vec::new();
+    for q in order_types {
+        for r in order_types {
+            if q != r {
+                expected.push((OverlapKind::Prefix, None, q, r, "ORDER#"));
+            }
+        }
+    }
+    assert_eq!(pairs(&found), expected);
+
+    // The header query reading its whole collection is the point of the
+    // design: acknowledge it, and the line/payment/shipment overlaps remain.
+    let allowed = [
+        AllowedOverlap::new("Order", "OrderLine"),
+        AllowedOverlap::new("Order", "Payment"),
+        AllowedOverlap::new("Order", "Shipment"),
+    ];
+    let found = find_overlaps(SEED_004_ORDERS, &allowed).unwrap();
+    assert_eq!(found.len(), 9);
+    assert!(found.iter().all(|o| o.queried != "Order"));
+    let all: Vec<AllowedOverlap<'_>> = order_types
+        .iter()
+        .enumerate()
+        .flat_map(|(i, a)| {
+            order_types[i + 1..]
+                .iter()
+                .map(move |b| AllowedOverlap::new(a, b).both_ways())
+        })
+        .collect();
+    assert_eq!(find_overlaps(SEED_004_ORDERS, &all).unwrap(), []);
+
+    // Other customers' partitions never mix in: a product catalogue with the
+    // same sort keys but another partition key.
+    let mut design = SEED_004_ORDERS.to_vec();
+    design.push(table(
+        "CatalogOrder",
+        "CATALOG#{catalog_id}",
+        "ORDER#{order_id}",
+    ));
+    assert_eq!(find_overlaps(&design, &all).unwrap(), []);
+}
+
+#[test]
+fn seed_004_invoices_and_events_have_no_overlaps() {
+    let invoices = [
+        table("Invoice", "INVOICE#{invoice_id}", "METADATA"),
+        table("InvoiceItem", "INVOICE#{invoice_id}", "ITEM#{line:u3}"),
+        table("InvoiceStatus", "INVOICE#{invoice_id}", "STATUS#{at:ts}"),
+        table("InvoiceSummary", "INVOICE#{invoice_id}", "SUMMARY"),
+        table("Order", "ORDER#{order_id}", "METADATA"),
+        table("OrderEvent", "ORDER#{order_id}", "EVENT#{at:ts}"),
+    ];
+    assert_eq!(find_overlaps(&invoices, &[]).unwrap(), []);
+}
+
+#[test]
+fn seed_000_user_and_metadata_overlap_both_ways() {
+    let design = [
+        table("User", "TENANT#{tenant_id}", "USER#{user_id}"),
+        table(
+            "UserMetadata",
+            "TENANT#{tenant_id}",
+            "USER#{user_id}#METADATA",
+        ),
+        table("Order", "TENANT#{tenant_id}", "ORDER#{date}#{order_id}"),
+    ];
+    assert_eq!(
+        pairs(&find_overlaps(&design, &[]).unwrap()),
+        [
+            (OverlapKind::Prefix, None, "User", "UserMetadata", "USER#"),
+            (OverlapKind::Prefix, None, "UserMetadata", "User", "USER#"),
+        ]
+    );
+}
+
+#[test]
+fn table_key_collisions_are_always_reported() {
+    let design = [
+        table("Customer", "CUSTOMER#{id}", "METADATA"),
+        table("LegacyCustomer", "CUSTOMER#{id}", "METADATA"),
+        // Same sort key, different partition: no collision.
+        table("Product", "PRODUCT#{id}", "METADATA"),
+    ];
+    let found = find_overlaps(&design, &[]).unwrap();
+    assert_eq!(
+        pairs(&found),
+        [(
+            OverlapKind::SameKey,
+            None,
+            "Customer",
+            "LegacyCustomer",
+            "METADATA"
+        )]
+    );
+    assert_eq!(
+        found[0].to_string(),
+        "table: Customer (sort key `METADATA`) and LegacyCustomer (sort key `METADATA`) can write the same \
+         primary key, so one overwrites the other; their partition keys `CUSTOMER#{id}` and `CUSTOMER#{id}` \
+         can be equal"
+    );
+    let allowed = [AllowedOverlap::new("Customer", "LegacyCustomer").both_ways()];
+    assert_eq!(find_overlaps(&design, &allowed).unwrap(), found);
+
+    // Tables without a sort key: equal partition keys are equal keys.
+    let by_pk = [
+        KeyDeclaration::new("A", IndexKeys::table(KeyPattern::partition("K#{x}"))),
+        KeyDeclaration::new("B", IndexKeys::table(KeyPattern::partition("K#{y:u3}"))),
+    ];
+    assert_eq!(
+        pairs(&find_overlaps(&by_pk, &[]).unwrap()),
+        [(OverlapKind::SameKey, None, "A", "B", "")]
+    );
+
+    // On an index, equal keys are allowed: it is a plain overlap.
+    let on_index = [
+        gsi("Customer", "GSI1", "EMAIL#{email}", "PROFILE"),
+        gsi("Admin", "GSI1", "EMAIL#{email}", "PROFILE"),
+    ];
+    assert_eq!(
+        pairs(&find_overlaps(&on_index, &[]).unwrap()),
+        [
+            (
+                OverlapKind::Prefix,
+                Some("GSI1"),
+                "Customer",
+                "Admin",
+                "PROFILE"
+            ),
+            (
+                OverlapKind::Prefix,
+                Some("GSI1"),
+                "Admin",
+                "Customer",
+                "PROFILE"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn overlaps_are_per_index_and_skip_alternatives_of_one_type() {
+    // A product writes one of two GSI1 partitions depending on its state;
+    // both are declared, neither overlaps the product itself.
+    let design = [
+        gsi("Product", "GSI1", "ACTIVE_PRODUCT", "{name}"),
+        gsi("Product", "GSI1", "ARCHIVED_PRODUCT", "{archived_at:ts}"),
+        gsi("Session", "GSI1", "ACTIVE_SESSION", "{expires_at:u20}"),
+        gsi("Order", "GSI2", "ORDER", "{created_at:ts}"),
+        gsi("Review", "GSI2", "REVIEW", "{rating:u1}#{created_at:ts}"),
+        gsi("Product", "GSI2", "PRODUCT", "{price:u12}"),
+        table("Order", "CUSTOMER#{id}", "ORDER#{order_id}"),
+    ];
+    assert_eq!(find_overlaps(&design, &[]).unwrap(), []);
+
+    // The same two types overlap on one index and not on another; the table
+    // comes first, then indexes in order of first declaration.
+    let design = [
+        gsi("A", "GSI2", "P", "X#{x}"),
+        gsi("B", "GSI2", "P", "X#{y}#Y"),
+        gsi("A", "GSI1", "Q#{q}", "{x}"),
+        gsi("B", "GSI1", "R#{r}", "{y}"),
+        table("A", "T", "A"),
+        table("B", "T", "AB"),
+    ];
+    assert_eq!(
+        pairs(&find_overlaps(&design, &[]).unwrap()),
+        [
+            (OverlapKind::Prefix, None, "A", "B", "A"),
+            (OverlapKind::Prefix, Some("GSI2"), "A", "B", "X#"),
+            (OverlapKind::Prefix, Some("GSI2"), "B", "A", "X#"),
+        ]
+    );
+}
+
+#[test]
+fn invalid_patterns_fail_the_analysis_with_the_entity_type() {
+    let design = [
+        table("Customer", "CUSTOMER#{id}", "PROFILE"),
+        table("Order", "CUSTOMER#{id}", "ORDER#{order_id"),
+    ];
+    let err = find_overlaps(&design, &[]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidKeyPattern);
+    assert_eq!(err.entity_type(), Some("Order"));
+    assert_eq!(
+        err.to_string(),
+        "Order: key pattern `ORDER#{order_id` is invalid: it has an unclosed `{` at byte 6"
+    );
+}
