@@ -2677,6 +2677,61 @@ impl Buckets {
     }
 }
 
+/// Checks the declared key patterns against the table layout (the index
+/// exists; a sort key pattern exactly where the table or index has a sort
+/// key; valid templates), then reports every overlap between entity types
+/// that no `allow_overlap` acknowledges.
+fn key_overlaps<T>(
+    entries: &[Entry<T>],
+    table: &TableSchema,
+    allowed: &[AllowedOverlap<'static>],
+    problems: &mut Vec<String>,
+) {
+    let before = problems.len();
+    let mut declarations = Vec::new();
+    for entry in entries {
+        for keys in entry.key_patterns {
+            let (on, has_sort) = match keys.index_name() {
+                None => ("the table".to_owned(), table.sort_key_attribute().is_some()),
+                Some(name) => match table.index(name) {
+                    Some(index) => (format!("index {name}"), index.sort_key.is_some()),
+                    None => {
+                        problems.push(format!(
+                            "{}: key patterns name index {name}, which the table does not have",
+                            entry.entity_type
+                        ));
+                        continue;
+                    }
+                },
+            };
+            match (has_sort, keys.sort_key()) {
+                (true, None) => problems.push(format!(
+                    "{}: key patterns for {on} declare no sort key pattern, but {on} has a sort key",
+                    entry.entity_type
+                )),
+                (false, Some(p)) => problems.push(format!(
+                    "{}: key patterns for {on} declare the sort key pattern `{p}`, but {on} has no sort key",
+                    entry.entity_type
+                )),
+                _ => {}
+            }
+            for pattern in std::iter::once(keys.partition_key()).chain(keys.sort_key()) {
+                if let Err(e) = pattern.validate() {
+                    problems.push(e.with_entity_type(entry.entity_type).to_string());
+                }
+            }
+            declarations.push(KeyDeclaration::new(entry.entity_type, *keys));
+        }
+    }
+    if problems.len() > before {
+        return;
+    }
+    match find_overlaps(&declarations, allowed) {
+        Ok(found) => problems.extend(found.iter().map(ToString::to_string)),
+        Err(e) => problems.push(e.to_string()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2741,60 +2796,5 @@ mod tests {
             "discriminator filter on `entityType` cannot be applied: the request already \
              binds `:dmType0` to another value"
         );
-    }
-}
-
-/// Checks the declared key patterns against the table layout (the index
-/// exists; a sort key pattern exactly where the table or index has a sort
-/// key; valid templates), then reports every overlap between entity types
-/// that no `allow_overlap` acknowledges.
-fn key_overlaps<T>(
-    entries: &[Entry<T>],
-    table: &TableSchema,
-    allowed: &[AllowedOverlap<'static>],
-    problems: &mut Vec<String>,
-) {
-    let before = problems.len();
-    let mut declarations = Vec::new();
-    for entry in entries {
-        for keys in entry.key_patterns {
-            let (on, has_sort) = match keys.index_name() {
-                None => ("the table".to_owned(), table.sort_key_attribute().is_some()),
-                Some(name) => match table.index(name) {
-                    Some(index) => (format!("index {name}"), index.sort_key.is_some()),
-                    None => {
-                        problems.push(format!(
-                            "{}: key patterns name index {name}, which the table does not have",
-                            entry.entity_type
-                        ));
-                        continue;
-                    }
-                },
-            };
-            match (has_sort, keys.sort_key()) {
-                (true, None) => problems.push(format!(
-                    "{}: key patterns for {on} declare no sort key pattern, but {on} has a sort key",
-                    entry.entity_type
-                )),
-                (false, Some(p)) => problems.push(format!(
-                    "{}: key patterns for {on} declare the sort key pattern `{p}`, but {on} has no sort key",
-                    entry.entity_type
-                )),
-                _ => {}
-            }
-            for pattern in std::iter::once(keys.partition_key()).chain(keys.sort_key()) {
-                if let Err(e) = pattern.validate() {
-                    problems.push(e.with_entity_type(entry.entity_type).to_string());
-                }
-            }
-            declarations.push(KeyDeclaration::new(entry.entity_type, *keys));
-        }
-    }
-    if problems.len() > before {
-        return;
-    }
-    match find_overlaps(&declarations, allowed) {
-        Ok(found) => problems.extend(found.iter().map(ToString::to_string)),
-        Err(e) => problems.push(e.to_string()),
     }
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::AttributeValue;
+use dynamodb_mapper::expr::attr;
 use dynamodb_mapper::ops::{
     self, BatchGetter, BatchWriter, RetryPolicy, Transaction, query_stream,
 };
@@ -194,9 +195,7 @@ async fn a_transaction_whose_condition_fails_writes_nothing() {
         .unwrap();
     tx.condition_check::<CustomerMapper>(
         CustomerMapper::string_key("CUSTOMER#C1", "METADATA").unwrap(),
-        "attribute_exists(#pk)",
-        [("#pk", "pk")],
-        Vec::<(String, AttributeValue)>::new(),
+        attr("pk").exists(),
     )
     .unwrap();
     let err = tx.send(&client).await.unwrap_err();
@@ -235,9 +234,7 @@ async fn a_transaction_whose_condition_fails_writes_nothing() {
     tx.put_new::<OrderMapper>(&o1).unwrap();
     tx.condition_check::<CustomerMapper>(
         CustomerMapper::string_key("CUSTOMER#C1", "METADATA").unwrap(),
-        "attribute_exists(#pk)",
-        [("#pk", "pk")],
-        Vec::<(String, AttributeValue)>::new(),
+        attr("pk").exists(),
     )
     .unwrap();
     tx.send(&client).await.unwrap();

@@ -8,12 +8,13 @@ use std::fmt;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::types::{AttributeValue, ConditionCheck, Delete, Put, TransactWriteItem};
+use aws_sdk_dynamodb::types::{ConditionCheck, Delete, Put, TransactWriteItem};
 use tracing::Instrument;
 
 use super::lock::{Condition, version_attribute, version_condition, versioned_put};
 use super::{describe_key, key_fingerprint};
 use crate::error::{Error, Result};
+use crate::expr::IntoExpression;
 use crate::item::Item;
 use crate::mapper::Mapper;
 use crate::record::Record;
@@ -417,22 +418,20 @@ impl Transaction {
         self.push(TransactWriteItem::builder().delete(delete).build(), info)
     }
 
-    /// Checks a condition on the item at `key` without writing it. Names and
-    /// values are the expression's placeholders.
+    /// Checks a condition on the item at `key` without writing it, for
+    /// example that a referenced item exists.
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] for a key that does not fit `M`'s table; as
-    /// [`Transaction::push`].
+    /// [`Error::InvalidKey`] for a key that does not fit `M`'s table; errors
+    /// building the condition; as [`Transaction::push`].
     ///
     /// ```no_run
-    /// # use aws_sdk_dynamodb::types::AttributeValue;
     /// # use dynamodb_mapper::{Mapper, ops::Transaction};
+    /// use dynamodb_mapper::expr::attr;
     /// # fn demo<M: Mapper>(tx: &mut Transaction) -> dynamodb_mapper::Result<()> {
     /// tx.condition_check::<M>(
     ///     M::string_key("CUSTOMER#C1", "METADATA")?,
-    ///     "#status = :active",
-    ///     [("#status", "status")],
-    ///     [(":active", AttributeValue::S("ACTIVE".into()))],
+    ///     attr("pk").exists() & attr("status").eq("ACTIVE"),
     /// )?;
     /// # Ok(())
     /// # }
@@ -440,22 +439,16 @@ impl Transaction {
     pub fn condition_check<M: Mapper>(
         &mut self,
         key: Item,
-        expression: impl Into<String>,
-        names: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
-        values: impl IntoIterator<Item = (impl Into<String>, AttributeValue)>,
+        condition: impl IntoExpression,
     ) -> Result<&mut Self> {
         let key = M::TABLE.key_of(&key)?;
-        let mut check = ConditionCheck::builder()
+        let (expression, names, values) = condition.into_expression()?.into_parts();
+        let check = ConditionCheck::builder()
             .table_name(&self.table)
             .set_key(Some(key.clone()))
-            .condition_expression(expression);
-        for (k, v) in names {
-            check = check.expression_attribute_names(k, v);
-        }
-        for (k, v) in values {
-            check = check.expression_attribute_values(k, v);
-        }
-        let check = check
+            .condition_expression(expression)
+            .set_expression_attribute_names((!names.is_empty()).then_some(names))
+            .set_expression_attribute_values((!values.is_empty()).then_some(values))
             .build()
             .map_err(|e| Error::sdk("TransactWriteItems", e))?;
         let info = self.info::<M>(ActionKind::ConditionCheck, key);
