@@ -82,3 +82,160 @@ pub fn rename_attribute(item: &mut Item, from: &str, to: &str) {
         item.insert(to.to_owned(), v);
     }
 }
+
+/// `createdAt`/`updatedAt` bookkeeping that survives read-modify-write.
+///
+/// The two attributes are not entity fields and not owned by the mapper, so
+/// a lossless read ([`Mapper::record_from_item`](crate::Mapper::record_from_item))
+/// keeps them in the record's [`AttributeBag`](crate::AttributeBag).
+/// [`stamp`](Timestamps::stamp) keeps the stored creation time (or sets it
+/// for a new record) and sets the update time; the record's write merges both
+/// back. Values are fixed-width RFC 3339 UTC strings, so they sort by time.
+///
+/// ```
+/// use std::time::{Duration, UNIX_EPOCH};
+/// use dynamodb_mapper::{hooks::Timestamps, Record};
+///
+/// let mut record = Record::new("a new entity");
+/// let t1 = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+/// Timestamps::DEFAULT.stamp(&mut record.bag, t1)?;
+/// let t2 = t1 + Duration::from_secs(60);
+/// Timestamps::DEFAULT.stamp(&mut record.bag, t2)?;
+/// assert_eq!(Timestamps::DEFAULT.created_at(&record.bag)?, Some(t1));
+/// assert_eq!(Timestamps::DEFAULT.updated_at(&record.bag)?, Some(t2));
+/// assert_eq!(
+///     record.bag.get("createdAt").and_then(|v| v.as_s().ok()).map(String::as_str),
+///     Some("2023-11-14T22:13:20.000Z")
+/// );
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timestamps {
+    created: &'static str,
+    updated: &'static str,
+    fraction_digits: u8,
+}
+
+impl Timestamps {
+    /// `createdAt` and `updatedAt`, millisecond precision.
+    pub const DEFAULT: Timestamps = Timestamps::new("createdAt", "updatedAt");
+
+    /// Timestamps in the attributes `created` and `updated`, millisecond
+    /// precision.
+    ///
+    /// ```
+    /// let t = dynamodb_mapper::hooks::Timestamps::new("created", "modified");
+    /// assert_eq!(t.attributes(), ("created", "modified"));
+    /// ```
+    #[must_use]
+    pub const fn new(created: &'static str, updated: &'static str) -> Self {
+        Timestamps {
+            created,
+            updated,
+            fraction_digits: 3,
+        }
+    }
+
+    /// The same timestamps with `digits` fraction digits (0 to 9).
+    ///
+    /// ```
+    /// let t = dynamodb_mapper::hooks::Timestamps::DEFAULT.fraction_digits(0);
+    /// # let _ = t;
+    /// ```
+    #[must_use]
+    pub const fn fraction_digits(mut self, digits: u8) -> Self {
+        self.fraction_digits = digits;
+        self
+    }
+
+    /// The attribute names (created, updated).
+    ///
+    /// ```
+    /// let t = dynamodb_mapper::hooks::Timestamps::DEFAULT;
+    /// assert_eq!(t.attributes(), ("createdAt", "updatedAt"));
+    /// ```
+    #[must_use]
+    pub const fn attributes(&self) -> (&'static str, &'static str) {
+        (self.created, self.updated)
+    }
+
+    /// Keeps the creation time in `bag` (sets it to `now` when absent) and
+    /// sets the update time to `now`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidValue`] when `now` is outside years 0000 to 9999, the
+    /// fraction digits are over 9, or a stored creation time is not a
+    /// timestamp (it is then left as it is).
+    ///
+    /// ```
+    /// use std::time::SystemTime;
+    /// use dynamodb_mapper::{hooks::Timestamps, AttributeBag};
+    /// let mut bag = AttributeBag::new();
+    /// Timestamps::DEFAULT.stamp(&mut bag, SystemTime::now())?;
+    /// assert!(bag.get("createdAt").is_some() && bag.get("updatedAt").is_some());
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn stamp(&self, bag: &mut crate::AttributeBag, now: std::time::SystemTime) -> Result<()> {
+        let encoded = crate::key::encode_timestamp(now, self.fraction_digits)
+            .map_err(|e| Error::invalid_value(self.updated, e.to_string()))?;
+        if bag.get(self.created).is_none() {
+            bag.insert(self.created, AttributeValue::S(encoded.clone()));
+        } else {
+            self.created_at(bag)?;
+        }
+        bag.insert(self.updated, AttributeValue::S(encoded));
+        Ok(())
+    }
+
+    /// The creation time in `bag`, if there is one.
+    ///
+    /// # Errors
+    /// [`Error::WrongType`] or [`Error::InvalidValue`] when the attribute is
+    /// not a timestamp string.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::Timestamps, AttributeBag};
+    /// assert_eq!(Timestamps::DEFAULT.created_at(&AttributeBag::new())?, None);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn created_at(&self, bag: &crate::AttributeBag) -> Result<Option<std::time::SystemTime>> {
+        self.read(bag, self.created)
+    }
+
+    /// The update time in `bag`, if there is one.
+    ///
+    /// # Errors
+    /// As [`Timestamps::created_at`].
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::Timestamps, AttributeBag};
+    /// assert_eq!(Timestamps::DEFAULT.updated_at(&AttributeBag::new())?, None);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn updated_at(&self, bag: &crate::AttributeBag) -> Result<Option<std::time::SystemTime>> {
+        self.read(bag, self.updated)
+    }
+
+    fn read(&self, bag: &crate::AttributeBag, name: &str) -> Result<Option<std::time::SystemTime>> {
+        match bag.get(name) {
+            None => Ok(None),
+            Some(AttributeValue::S(s)) => crate::key::decode_timestamp(s, self.fraction_digits)
+                .map(Some)
+                .map_err(|_| {
+                    Error::invalid_value(
+                        name,
+                        format!(
+                            "is {s:?}, not an RFC 3339 UTC timestamp with {} fraction digits",
+                            self.fraction_digits
+                        ),
+                    )
+                }),
+            Some(other) => Err(Error::WrongType {
+                entity_type: None,
+                attribute: name.to_owned(),
+                expected: "a string (S)",
+                found: type_name(other),
+            }),
+        }
+    }
+}

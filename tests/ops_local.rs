@@ -100,9 +100,9 @@ async fn sixteen_tasks_increment_one_counter_a_thousand_times_without_losing_one
         let increments = if task < 8 { 63 } else { 62 };
         tasks.push(tokio::spawn(async move {
             for _ in 0..increments {
-                ops::update_with_retry::<CounterMapper, _>(&client, &t, key.clone(), policy, |c| {
+                ops::update_with_retry::<CounterMapper, _>(&client, &t, key.clone(), policy, |r| {
                     attempts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    c.count += 1;
+                    r.entity.count += 1;
                     Ok(())
                 })
                 .await
@@ -339,4 +339,55 @@ async fn item_getters_work_on_what_dynamodb_returns() {
     assert_eq!(item.get_number::<u64>("totalCents").unwrap(), 2999);
     assert_eq!(item.get_str("gsi3pk").unwrap(), "SHIPPED");
     assert_eq!(OrderMapper::from_item(item).unwrap(), o);
+}
+
+#[tokio::test]
+async fn timestamps_keep_created_at_and_move_updated_at() {
+    use dynamodb_mapper::hooks::Timestamps;
+    let (client, t) = table("stamps").await;
+    let t0 = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+    let mut record = Record::new(counter("s", 0));
+    Timestamps::DEFAULT.stamp(&mut record.bag, t0).unwrap();
+    ops::put_versioned::<CounterMapper>(&client, &t, &mut record)
+        .await
+        .unwrap();
+    let key = CounterMapper::key(&record.entity).unwrap();
+
+    let mut later = t0;
+    for _ in 0..2 {
+        later += Duration::from_secs(90);
+        let now = later;
+        ops::update_with_retry::<CounterMapper, _>(
+            &client,
+            &t,
+            key.clone(),
+            RetryPolicy::new(3),
+            |r| {
+                r.entity.count += 1;
+                Timestamps::DEFAULT.stamp(&mut r.bag, now)
+            },
+        )
+        .await
+        .unwrap();
+    }
+    let raw = client
+        .get_item()
+        .table_name(&t)
+        .set_key(Some(key))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert_eq!(
+        raw.get_str("createdAt").unwrap(),
+        "2023-11-14T22:13:20.000Z"
+    );
+    assert_eq!(
+        raw.get_str("updatedAt").unwrap(),
+        "2023-11-14T22:16:20.000Z"
+    );
+    assert_eq!(raw.get_number::<u64>("count").unwrap(), 2);
+    assert_eq!(raw.get_number::<u64>("version").unwrap(), 3);
 }

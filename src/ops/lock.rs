@@ -223,7 +223,9 @@ pub async fn delete_versioned<M: Mapper>(
 }
 
 /// Read-modify-write with optimistic locking: reads the record at `key`,
-/// applies `change` to its entity, writes it back version-checked, and on a
+/// applies `change` to it (the entity, and the bag of attributes the mapper
+/// does not own, e.g. for [`Timestamps`](crate::hooks::Timestamps)), writes it
+/// back version-checked, and on a
 /// conflict starts over, up to `policy.max_attempts()` times (with the
 /// policy's jittered backoff between attempts). Unknown attributes survive
 /// through the record's bag.
@@ -237,9 +239,10 @@ pub async fn delete_versioned<M: Mapper>(
 /// # use dynamodb_mapper::{Mapper, ops::{update_with_retry, RetryPolicy}};
 /// # #[derive(serde::Serialize, serde::Deserialize)] struct Counter { id: String, count: u64 }
 /// # async fn demo<M: Mapper<Entity = Counter>>(client: aws_sdk_dynamodb::Client, key: dynamodb_mapper::Item) -> dynamodb_mapper::Result<()> {
-/// let record = update_with_retry::<M, _>(&client, "AppTable", key, RetryPolicy::new(20), |c| {
-///     c.count += 1;
-///     Ok(())
+/// use dynamodb_mapper::hooks::Timestamps;
+/// let record = update_with_retry::<M, _>(&client, "AppTable", key, RetryPolicy::new(20), |r| {
+///     r.entity.count += 1;
+///     Timestamps::DEFAULT.stamp(&mut r.bag, std::time::SystemTime::now())
 /// })
 /// .await?;
 /// # Ok(())
@@ -254,7 +257,7 @@ pub async fn update_with_retry<M, F>(
 ) -> Result<Record<M::Entity>>
 where
     M: Mapper,
-    F: FnMut(&mut M::Entity) -> Result<()>,
+    F: FnMut(&mut Record<M::Entity>) -> Result<()>,
 {
     let span = tracing::info_span!(
         "dynamodb_mapper.update_with_retry",
@@ -274,7 +277,7 @@ where
                 key: describe_key(&key),
             });
         };
-        change(&mut record.entity).map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
+        change(&mut record).map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
         if M::key(&record.entity)? != key {
             return Err(Error::invalid_key(
                 M::TABLE.partition_key_attribute().name,
