@@ -11,7 +11,8 @@ use std::hint::black_box;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::{Criterion, criterion_group, criterion_main};
-use dynamodb_mapper::{Item, Mapper, NamingConvention, TableSchema};
+use dynamodb_mapper::expr::attr;
+use dynamodb_mapper::{Item, KeyCondition, KeyPattern, Mapper, NamingConvention, TableSchema};
 use fixtures::*;
 
 /// The order mapper with serde's own names, so its items match what plain
@@ -216,6 +217,45 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("mapper_record_stored", |b| {
         b.iter_batched(|| stored.clone(), OrderAsIs::record_from_item, small)
+    });
+    g.finish();
+
+    // Key rendering and expression building, next to the mapping they serve.
+    const CUSTOMER_PK: KeyPattern = KeyPattern::partition("CUSTOMER#{customer_id}");
+    const ORDER_SK: KeyPattern = KeyPattern::sort("ORDER#{order_id}#{created:ts3}");
+    let created = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_705_314_600);
+    let mut g = c.benchmark_group("keys_and_expressions");
+    g.bench_function("mapper_to_item", |b| {
+        b.iter(|| OrderAsIs::to_item(black_box(&order)))
+    });
+    g.bench_function("render_pk_and_sk", |b| {
+        b.iter(|| {
+            let pk = CUSTOMER_PK
+                .with("customer_id", black_box("C1"))
+                .render()
+                .expect("renders");
+            let sk = ORDER_SK
+                .with("order_id", black_box("O1"))
+                .with("created", created)
+                .render()
+                .expect("renders");
+            (pk, sk)
+        })
+    });
+    g.bench_function("key_condition_begins_with", |b| {
+        b.iter(|| {
+            KeyCondition::new(APP_TABLE, black_box("CUSTOMER#C1"))
+                .sort_begins_with(black_box("ORDER#"))
+                .build()
+                .expect("builds")
+        })
+    });
+    g.bench_function("filter_condition", |b| {
+        b.iter(|| {
+            (attr("status").eq(black_box("Shipped")) & attr("totalCents").gt(black_box(1000)))
+                .build()
+                .expect("builds")
+        })
     });
     g.finish();
 }

@@ -31,6 +31,9 @@ COMPARISONS = [
     ("from_item", "mapper_camel_case", "serde_dynamo+check", "from_item: mapper with camelCase renaming vs serde_dynamo + check", None),
     ("from_item", "serde_dynamo+check", "hand_written", "from_item: serde_dynamo vs hand-written (the floor)", None),
     ("from_item", "mapper_record_stored", "mapper_plain_stored", "from_item: lossless record (bag kept) vs plain", 1.30),
+    ("keys_and_expressions", "render_pk_and_sk", "mapper_to_item", "rendering pk + sk from key patterns vs one to_item", None),
+    ("keys_and_expressions", "key_condition_begins_with", "mapper_to_item", "building a begins_with key condition vs one to_item", None),
+    ("keys_and_expressions", "filter_condition", "mapper_to_item", "building a two-clause filter vs one to_item", None),
     ("decode_1000_mixed", "registry", "hand_match", "registry decoding of 1,000 mixed items vs hand-written match + from_item", 1.10),
     ("write_10000", "sequential_put_item", "batch_writer", "writing 10,000 items: sequential PutItem vs batch helper (speed-up)", None),
 ]
