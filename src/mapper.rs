@@ -556,18 +556,12 @@ fn build_item<M: Mapper>(entity: &M::Entity) -> Result<Item> {
     let ctx = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
     M::before_to_item(entity).map_err(ctx)?;
     let table = fields::<M>()?;
+    if table.is_none() {
+        naming_needs_struct::<M>()?;
+    }
     let mut item = match crate::ser::to_item(entity, table, M::NAMING) {
         Ok(item) => item,
-        Err(SerError::NotAStruct) => {
-            let item = serialize::<M>(entity)?;
-            if M::NAMING == NamingConvention::AsIs {
-                item
-            } else {
-                item.into_iter()
-                    .map(|(k, v)| (M::NAMING.apply(&k).into_owned(), v))
-                    .collect()
-            }
-        }
+        Err(SerError::NotAStruct) => serialize::<M>(entity)?,
         Err(SerError::Field(stored, source)) => {
             // Serialize again with path tracking for the full path; only on
             // the error path.
@@ -616,6 +610,25 @@ fn serialize<M: Mapper>(entity: &M::Entity) -> Result<Item> {
             })
         }
     }
+}
+
+/// A naming convention is reversed on read through the entity's field list,
+/// which only a plain struct has: refuse it for other entities rather than
+/// write names that cannot be read back.
+fn naming_needs_struct<M: Mapper>() -> Result<()> {
+    if M::NAMING == NamingConvention::AsIs {
+        return Ok(());
+    }
+    Err(Error::invalid_value(
+        "(entity)",
+        format!(
+            "cannot use the {} naming convention: the entity is not a plain struct (an enum, \
+             or a struct with #[serde(flatten)]), so its names could not be read back; \
+             use #[serde(rename_all = \"...\")] on the type instead",
+            M::NAMING.name()
+        ),
+    )
+    .with_entity_type(M::ENTITY_TYPE))
 }
 
 fn non_root(path: String) -> Option<String> {
@@ -678,6 +691,7 @@ fn read<M: Mapper>(mut item: Item) -> Result<(M::Entity, Item)> {
         Some(t) => crate::de::from_fields(item, t)
             .map_err(|(source, path)| deserialize_error::<M>(source, path, t))?,
         None => {
+            naming_needs_struct::<M>()?;
             let de = serde_dynamo::Deserializer::from_attribute_value(
                 serde_dynamo::AttributeValue::M(serde_dynamo::Item::from(item).into()),
             );

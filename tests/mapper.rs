@@ -727,3 +727,82 @@ fn serialization_errors_name_the_attribute_path() {
     );
     assert!(err.to_string().contains("part 0 is reserved"), "{err}");
 }
+
+#[test]
+fn flattened_and_enum_entities_take_the_general_path() {
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    struct Audit {
+        audit_id: String,
+        #[serde(flatten)]
+        extra: std::collections::BTreeMap<String, String>,
+    }
+    struct AuditMapper;
+    impl Mapper for AuditMapper {
+        type Entity = Audit;
+        const ENTITY_TYPE: &'static str = "Audit";
+        const TABLE: TableSchema = TableSchema::new("pk");
+        fn after_to_item(a: &Audit, item: &mut Item) -> dynamodb_mapper::Result<()> {
+            put_str(item, "pk", format!("AUDIT#{}", a.audit_id));
+            Ok(())
+        }
+    }
+    let a = Audit {
+        audit_id: "A1".into(),
+        extra: [("actor".to_string(), "ada".to_string())].into(),
+    };
+    let item = AuditMapper::to_item(&a).unwrap();
+    assert_eq!(item.get_str("actor").unwrap(), "ada");
+    // Owned attributes (pk, entityType) are not handed to the flattened map.
+    assert_eq!(AuditMapper::from_item(item).unwrap(), a);
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(tag = "kind")]
+    enum Event {
+        Login { user: String },
+        Logout { user: String, seconds: u64 },
+    }
+    macro_rules! event_mapper {
+        ($name:ident, $naming:expr) => {
+            struct $name;
+            impl Mapper for $name {
+                type Entity = Event;
+                const ENTITY_TYPE: &'static str = "Event";
+                const TABLE: TableSchema = TableSchema::new("pk");
+                const NAMING: NamingConvention = $naming;
+                fn after_to_item(e: &Event, item: &mut Item) -> dynamodb_mapper::Result<()> {
+                    let (Event::Login { user } | Event::Logout { user, .. }) = e;
+                    put_str(item, "pk", format!("EVENT#{user}"));
+                    Ok(())
+                }
+            }
+        };
+    }
+    event_mapper!(EventMapper, NamingConvention::AsIs);
+    event_mapper!(PascalEventMapper, NamingConvention::PascalCase);
+    for e in [
+        Event::Login { user: "u1".into() },
+        Event::Logout {
+            user: "u1".into(),
+            seconds: 30,
+        },
+    ] {
+        let item = EventMapper::to_item(&e).unwrap();
+        assert!(
+            item.contains_key("kind") && item.contains_key("user"),
+            "{item:?}"
+        );
+        assert_eq!(EventMapper::from_item(item.clone()).unwrap(), e);
+        // A convention could not be reversed on read: refused both ways, clearly.
+        let err = PascalEventMapper::to_item(&e).unwrap_err();
+        assert!(
+            err.to_string().starts_with(
+                "Event: attribute `(entity)` cannot use the PascalCase naming convention: the entity is not a plain struct"
+            ),
+            "{err}"
+        );
+        assert_eq!(
+            PascalEventMapper::from_item(item).unwrap_err().to_string(),
+            err.to_string()
+        );
+    }
+}
