@@ -430,6 +430,12 @@ pub trait Mapper: Sized + 'static {
     /// The entity for an item plus the [`AttributeBag`] of every attribute the
     /// mapper does not own, and the version read: a lossless read.
     ///
+    /// The split between entity and bag uses the entity's field list, which a
+    /// plain struct has. An entity that is not one (an enum, a struct with
+    /// `#[serde(flatten)]`) is handed every attribute the mapper does not
+    /// own, and its bag stays empty: give such an entity a flattened map
+    /// field if it must keep what it does not know.
+    ///
     /// # Errors
     /// As [`from_item`](Mapper::from_item); [`Error::InvalidValue`] when the
     /// version attribute is not a whole non-negative number.
