@@ -84,6 +84,11 @@ pub trait Mapper: Sized + 'static {
     /// between entity types (see [`find_overlaps`](crate::key::find_overlaps)).
     /// Default: none, so the mapper takes no part in the check.
     ///
+    /// When patterns are declared, [`to_item`](Mapper::to_item) also checks
+    /// that every string key the hooks write for a declared index matches one
+    /// of them ([`Error::InvalidKey`] otherwise), so the design the registry
+    /// checked is the design in the table.
+    ///
     /// ```
     /// use dynamodb_mapper::{hooks::put_str, IndexKeys, Item, KeyPattern, Mapper, TableSchema};
     /// # #[derive(serde::Serialize, serde::Deserialize)] struct Order { customer_id: String, order_id: String }
@@ -618,6 +623,78 @@ fn serialize<M: Mapper>(entity: &M::Entity) -> Result<Item> {
     }
 }
 
+/// Checks that the string keys the hooks wrote match the key patterns the
+/// mapper declares (for each index it declares patterns for; an absent index
+/// key is a sparse index and fine), so the design the registry checked is the
+/// design in the table.
+fn check_key_patterns<M: Mapper>(item: &Item) -> Result<()> {
+    let mut seen: Vec<Option<&'static str>> = Vec::new();
+    for keys in M::KEY_PATTERNS {
+        let index = keys.index_name();
+        if seen.contains(&index) {
+            continue;
+        }
+        seen.push(index);
+        let (pk_attr, sk_attr) = match index {
+            None => (
+                M::TABLE.partition_key_attribute().name,
+                M::TABLE.sort_key_attribute().map(|k| k.name),
+            ),
+            // An undeclared index is reported when the registry is built.
+            Some(name) => match M::TABLE.index(name) {
+                Some(i) => (i.partition_key.name, i.sort_key.map(|k| k.name)),
+                None => continue,
+            },
+        };
+        let Some(AttributeValue::S(pk)) = item.get(pk_attr) else {
+            continue; // absent (sparse) or not a string (checked by the schema)
+        };
+        let sk = sk_attr.and_then(|a| match item.get(a) {
+            Some(AttributeValue::S(v)) => Some(v.as_str()),
+            _ => None,
+        });
+        let candidates = || M::KEY_PATTERNS.iter().filter(|k| k.index_name() == index);
+        let pk_matches: Vec<_> = candidates()
+            .filter(|k| k.partition_key().matches(pk))
+            .collect();
+        let fits = pk_matches.iter().any(|k| match (k.sort_key(), sk) {
+            (Some(pattern), Some(v)) => pattern.matches(v),
+            (None, _) => true,
+            (Some(_), None) => sk_attr.is_none(),
+        });
+        if fits {
+            continue;
+        }
+        let on = index.map_or_else(|| "the table".to_owned(), |i| format!("index {i}"));
+        let (attr, value, patterns): (&str, &str, Vec<String>) = if pk_matches.is_empty() {
+            (
+                pk_attr,
+                pk,
+                candidates()
+                    .map(|k| k.partition_key().to_string())
+                    .collect(),
+            )
+        } else {
+            (
+                sk_attr.unwrap_or(pk_attr),
+                sk.unwrap_or(""),
+                pk_matches
+                    .iter()
+                    .filter_map(|k| k.sort_key().map(|p| p.to_string()))
+                    .collect(),
+            )
+        };
+        return Err(Error::invalid_key(
+            attr,
+            format!(
+                "is {value:?}, which matches none of the key patterns declared for {on}: {}",
+                patterns.join(", ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// A naming convention is reversed on read through the entity's field list,
 /// which only a plain struct has: refuse it for other entities rather than
 /// write names that cannot be read back.
@@ -659,6 +736,7 @@ fn merge_bag<M: Mapper>(item: &mut Item, bag: &AttributeBag) -> Result<()> {
 fn finish<M: Mapper>(item: Item) -> Result<Item> {
     let ctx = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
     M::TABLE.check_item(&item).map_err(ctx)?;
+    check_key_patterns::<M>(&item).map_err(ctx)?;
     let size = check_values(&item).map_err(ctx)?;
     if size > MAX_ITEM_SIZE {
         return Err(Error::ItemTooLarge {

@@ -806,3 +806,73 @@ fn flattened_and_enum_entities_take_the_general_path() {
         );
     }
 }
+
+#[test]
+fn keys_written_must_match_the_declared_key_patterns() {
+    use dynamodb_mapper::{IndexKeys, KeyPattern};
+
+    #[derive(Debug, Serialize, Deserialize)]
+    struct User {
+        user_id: String,
+        active: bool,
+    }
+    const PK: KeyPattern = KeyPattern::partition("TENANT#{tenant}");
+    const SK: KeyPattern = KeyPattern::sort("USER#{user_id}");
+    const GSI_PK: KeyPattern = KeyPattern::partition("ACTIVE");
+    const GSI_SK: KeyPattern = KeyPattern::sort("USER#{user_id}");
+    const T: TableSchema = TableSchema::new("pk").sort_key("sk").indexes(&[
+        dynamodb_mapper::GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk"),
+    ]);
+
+    macro_rules! user_mapper {
+        ($name:ident, $sk:expr, $gsi_pk:expr) => {
+            struct $name;
+            impl Mapper for $name {
+                type Entity = User;
+                const ENTITY_TYPE: &'static str = "User";
+                const TABLE: TableSchema = T;
+                const KEY_PATTERNS: &'static [IndexKeys] = &[
+                    IndexKeys::table(PK).sort(SK),
+                    IndexKeys::index("GSI1", GSI_PK).sort(GSI_SK),
+                ];
+                fn after_to_item(u: &User, item: &mut Item) -> dynamodb_mapper::Result<()> {
+                    put_str(item, "pk", "TENANT#acme");
+                    put_str(item, "sk", format!($sk, u.user_id));
+                    if u.active {
+                        put_str(item, "gsi1pk", $gsi_pk);
+                        put_str(item, "gsi1sk", format!("USER#{}", u.user_id));
+                    }
+                    Ok(())
+                }
+            }
+        };
+    }
+    user_mapper!(Good, "USER#{}", "ACTIVE");
+    user_mapper!(Typo, "USERS#{}", "ACTIVE");
+    user_mapper!(BadIndex, "USER#{}", "ACTIVE_USERS");
+
+    let active = User {
+        user_id: "u1".into(),
+        active: true,
+    };
+    let inactive = User {
+        user_id: "u2".into(),
+        active: false,
+    };
+    assert!(Good::to_item(&active).is_ok());
+    assert!(
+        Good::to_item(&inactive).is_ok(),
+        "an absent index key is a sparse index"
+    );
+    let err = Typo::to_item(&active).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidKey);
+    assert_eq!(
+        err.to_string(),
+        "User: key attribute `sk` is \"USERS#u1\", which matches none of the key patterns declared for the table: USER#{user_id}"
+    );
+    assert_eq!(
+        BadIndex::to_item(&active).unwrap_err().to_string(),
+        "User: key attribute `gsi1pk` is \"ACTIVE_USERS\", which matches none of the key patterns declared for index GSI1: ACTIVE"
+    );
+    assert!(BadIndex::to_item(&inactive).is_ok());
+}
