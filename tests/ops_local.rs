@@ -70,6 +70,29 @@ async fn batch_put_and_get_101_items() {
     read.sort_by(|a, b| a.customer_id.cmp(&b.customer_id));
     assert_eq!(read, list);
 
+    // Mixed entity types in one batch get, decoded through a registry.
+    let order = order("C000", "O1", "2024-01-15T10:30:00Z", OrderStatus::Pending);
+    BatchWriter::new(&client, &t, APP_TABLE)
+        .put::<OrderMapper>(std::slice::from_ref(&order))
+        .await
+        .unwrap();
+    let registry = Registry::<Shop>::builder()
+        .register::<CustomerMapper>(Shop::Customer)
+        .register::<OrderMapper>(Shop::Order)
+        .build()
+        .unwrap();
+    let mixed = getter
+        .get_with(
+            &registry,
+            vec![keys[0].clone(), OrderMapper::key(&order).unwrap()],
+        )
+        .await
+        .unwrap();
+    assert!(mixed.is_complete());
+    assert_eq!(mixed.entities.len(), 2);
+    assert!(mixed.entities.contains(&Shop::Order(order)));
+    assert!(mixed.entities.contains(&Shop::Customer(list[0].clone())));
+
     let deleted = BatchWriter::new(&client, &t, APP_TABLE)
         .delete_keys(keys[..60].to_vec())
         .await

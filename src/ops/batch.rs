@@ -14,6 +14,7 @@ use super::{RetryPolicy, is_retryable, key_fingerprint};
 use crate::error::{Error, Result};
 use crate::item::Item;
 use crate::mapper::Mapper;
+use crate::registry::{DecodedItems, Registry};
 use crate::schema::TableSchema;
 
 /// DynamoDB's limit of write requests in one `BatchWriteItem`.
@@ -521,6 +522,30 @@ impl BatchGetter {
     pub async fn get<M: Mapper>(&self, keys: Vec<Item>) -> Result<Vec<M::Entity>> {
         let (items, _) = self.get_items(keys).await?;
         items.into_iter().map(M::from_item).collect()
+    }
+
+    /// Reads the items of `keys` and decodes them through `registry`: mixed
+    /// entity types in one batch, with the registry's policies for unknown or
+    /// missing types (what it skipped or kept raw is in the result).
+    ///
+    /// # Errors
+    /// As [`BatchGetter::get_items`], and decoding errors.
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Registry, ops::BatchGetter};
+    /// # async fn demo(g: BatchGetter, registry: Registry<String>, keys: Vec<dynamodb_mapper::Item>) -> dynamodb_mapper::Result<()> {
+    /// let decoded = g.get_with(&registry, keys).await?;
+    /// assert!(decoded.is_complete());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn get_with<T>(
+        &self,
+        registry: &Registry<T>,
+        keys: Vec<Item>,
+    ) -> Result<DecodedItems<T>> {
+        let (items, _) = self.get_items(keys).await?;
+        registry.decode_all(items)
     }
 
     /// Reads the items of `keys` as they are, with a summary.
