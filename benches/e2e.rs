@@ -172,6 +172,20 @@ fn bench(c: &mut Criterion) {
     });
     g.finish();
 
+    // Where the batch write's time goes: this process's CPU time against wall
+    // time for one more 10,000-item batch write (the rest is the server).
+    let cpu0 = process_cpu_seconds();
+    let start = Instant::now();
+    rt.block_on(BatchWriter::new(&client, &table, APP_TABLE).put_items(items.clone()))
+        .expect("batch");
+    let wall = start.elapsed().as_secs_f64();
+    let cpu = process_cpu_seconds().map(|c| c - cpu0.unwrap_or(c));
+    let profile = format!(
+        "{{\n  \"batch_wall_seconds\": {wall:.3},\n  \"batch_client_cpu_seconds\": {}\n}}\n",
+        cpu.map_or("null".to_owned(), |c| format!("{c:.3}"))
+    );
+    println!("batch write profile: {profile}");
+
     // Peak heap above the baseline while streaming all 10,000 items, by page
     // size, against collecting every item first.
     let mut rows = Vec::new();
@@ -215,6 +229,14 @@ fn bench(c: &mut Criterion) {
     let _ = std::fs::create_dir_all(&dir);
     std::fs::write(dir.join("e2e_memory.json"), format!("{{\n{json}\n}}\n"))
         .expect("write memory report");
+}
+
+/// User + system CPU seconds of this process (Linux `/proc/self/stat`).
+fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let fields: Vec<&str> = stat.rsplit(')').next()?.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
 }
 
 criterion_group!(benches, bench);
