@@ -4,13 +4,19 @@
 //! The top level is our own `MapAccess`: it hands each attribute to the
 //! entity under its field name (undoing the naming convention without
 //! rebuilding the map) and remembers which attribute it is on, so a failure in
-//! a scalar attribute is located for free. Only list and map attributes, where
-//! a failure can sit deeper, go through `serde_path_to_error`.
+//! a scalar attribute is located for free. Only lists, maps and sets, where
+//! a failure can sit deeper, go through `serde_path_to_error`. Below the top
+//! level, [`Value`] walks lists and maps itself so every failure says what
+//! was expected and what was found.
 
 use std::collections::hash_map;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, Visitor};
+use serde::de::{
+    self, DeserializeSeed, EnumAccess, Expected, IntoDeserializer, MapAccess, SeqAccess,
+    Unexpected, VariantAccess, Visitor,
+};
+use serde_dynamo::AttributeValue as SdValue;
 
 use crate::fields::FieldTable;
 use crate::item::Item;
@@ -79,8 +85,15 @@ impl<'de> MapAccess<'de> for TopLevel<'_> {
         let Some(value) = self.pending.take() else {
             return Err(de::Error::custom("value requested before key"));
         };
-        let nested = matches!(value, AttributeValue::L(_) | AttributeValue::M(_));
-        let de = serde_dynamo::Deserializer::from_attribute_value(value.into());
+        let nested = matches!(
+            value,
+            AttributeValue::L(_)
+                | AttributeValue::M(_)
+                | AttributeValue::Ss(_)
+                | AttributeValue::Ns(_)
+                | AttributeValue::Bs(_)
+        );
+        let de = Value(value.into());
         if nested {
             let mut track = serde_path_to_error::Track::new();
             let result = seed.deserialize(serde_path_to_error::Deserializer::new(de, &mut track));
@@ -119,5 +132,714 @@ impl<'de> de::Deserializer<'de> for TopLevelDeserializer<'_, '_> {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf option unit unit_struct seq tuple
         tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// A deserializer for one attribute value: `serde_dynamo`'s behaviour, with
+/// lists, maps and enum values walked here so that a value of the wrong
+/// type or out of range, at any depth, is reported with what was expected
+/// and what was found (`invalid type: a string (S) "two", expected u32`)
+/// rather than `serde_dynamo`'s bare `Expected num`. Strings, sets and
+/// binaries are still handed to `serde_dynamo`.
+pub(crate) struct Value(pub(crate) SdValue);
+
+type SdError = serde_dynamo::Error;
+
+/// What a value is, for an error message: its type and, for scalars, the
+/// value itself (long values cut).
+fn describe(value: &SdValue) -> String {
+    fn cut(s: &str) -> &str {
+        match s.char_indices().nth(64) {
+            Some((end, _)) => &s[..end],
+            None => s,
+        }
+    }
+    match value {
+        SdValue::S(s) if s.chars().count() > 64 => format!("a string (S) {:?}…", cut(s)),
+        SdValue::S(s) => format!("a string (S) {s:?}"),
+        SdValue::N(n) if n.chars().count() > 64 => format!("a number (N) {}…", cut(n)),
+        SdValue::N(n) => format!("a number (N) {n}"),
+        SdValue::Bool(b) => format!("a boolean (BOOL) {b}"),
+        SdValue::B(_) => "a binary (B)".into(),
+        SdValue::Null(true) => "null (NULL)".into(),
+        SdValue::Null(false) => "null (NULL) false".into(),
+        SdValue::L(_) => "a list (L)".into(),
+        SdValue::M(_) => "a map (M)".into(),
+        SdValue::Ss(_) => "a string set (SS)".into(),
+        SdValue::Ns(_) => "a number set (NS)".into(),
+        SdValue::Bs(_) => "a binary set (BS)".into(),
+    }
+}
+
+fn invalid_type(value: &SdValue, expected: &dyn Expected) -> SdError {
+    de::Error::invalid_type(Unexpected::Other(&describe(value)), expected)
+}
+
+fn invalid_value(value: &SdValue, expected: &dyn Expected) -> SdError {
+    de::Error::invalid_value(Unexpected::Other(&describe(value)), expected)
+}
+
+macro_rules! number {
+    ($($method:ident => $visit:ident: $ty:ty,)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+            // As `serde_dynamo`: the number string parsed as the type asked for.
+            match self.0 {
+                SdValue::N(ref n) => match n.parse::<$ty>() {
+                    Ok(v) => visitor.$visit(v),
+                    Err(_) => Err(invalid_value(&self.0, &visitor)),
+                },
+                ref other => Err(invalid_type(other, &visitor)),
+            }
+        }
+    )*};
+}
+
+impl Value {
+    fn sd(self) -> serde_dynamo::Deserializer {
+        serde_dynamo::Deserializer::from_attribute_value(self.0)
+    }
+}
+
+impl<'de> de::Deserializer<'de> for Value {
+    type Error = SdError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        match self.0 {
+            SdValue::L(list) => visitor.visit_seq(Seq(list.into_iter())),
+            SdValue::M(map) => visitor.visit_map(Map {
+                iter: map.into_iter(),
+                value: None,
+            }),
+            other => Value(other).sd().deserialize_any(visitor),
+        }
+    }
+
+    number! {
+        deserialize_i8 => visit_i8: i8,
+        deserialize_i16 => visit_i16: i16,
+        deserialize_i32 => visit_i32: i32,
+        deserialize_i64 => visit_i64: i64,
+        deserialize_u8 => visit_u8: u8,
+        deserialize_u16 => visit_u16: u16,
+        deserialize_u32 => visit_u32: u32,
+        deserialize_u64 => visit_u64: u64,
+        deserialize_f32 => visit_f32: f32,
+        deserialize_f64 => visit_f64: f64,
+    }
+
+    fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        self.sd().deserialize_i128(visitor)
+    }
+
+    fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        self.sd().deserialize_u128(visitor)
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        match self.0 {
+            SdValue::Bool(b) => visitor.visit_bool(b),
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        match self.0 {
+            SdValue::S(ref s) => {
+                let mut chars = s.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) => visitor.visit_char(c),
+                    _ => Err(invalid_value(&self.0, &visitor)),
+                }
+            }
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        self.deserialize_string(visitor)
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        match self.0 {
+            SdValue::S(s) => visitor.visit_string(s),
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        self.deserialize_string(visitor)
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        match self.0 {
+            b @ SdValue::B(_) => Value(b).sd().deserialize_bytes(visitor),
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        self.deserialize_bytes(visitor)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        match self.0 {
+            SdValue::Null(true) => visitor.visit_none(),
+            _ => visitor.visit_some(self),
+        }
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        match self.0 {
+            SdValue::Null(true) => visitor.visit_unit(),
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, SdError> {
+        self.deserialize_unit(visitor)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, SdError> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        match self.0 {
+            SdValue::L(list) => visitor.visit_seq(Seq(list.into_iter())),
+            set @ (SdValue::Ss(_) | SdValue::Ns(_) | SdValue::Bs(_)) => {
+                Value(set).sd().deserialize_seq(visitor)
+            }
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, SdError> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, SdError> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        match self.0 {
+            SdValue::M(map) => visitor.visit_map(Map {
+                iter: map.into_iter(),
+                value: None,
+            }),
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, SdError> {
+        // As `serde_dynamo`: a struct from a map, or from a list (in order).
+        match self.0 {
+            SdValue::L(_) => self.deserialize_seq(visitor),
+            _ => self.deserialize_map(visitor),
+        }
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, SdError> {
+        match self.0 {
+            // A unit variant is its name; any other variant a map of one entry.
+            s @ SdValue::S(_) => Value(s).sd().deserialize_enum(name, variants, visitor),
+            SdValue::M(map) if map.len() == 1 => visitor.visit_enum(Enum(map)),
+            SdValue::M(map) => Err(de::Error::invalid_length(
+                map.len(),
+                &"a map with one entry, the enum variant",
+            )),
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        self.deserialize_any(visitor)
+    }
+}
+
+/// The elements of a list.
+struct Seq(std::vec::IntoIter<SdValue>);
+
+impl<'de> SeqAccess<'de> for Seq {
+    type Error = SdError;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, SdError> {
+        match self.0.next() {
+            Some(v) => seed.deserialize(Value(v)).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.0.len())
+    }
+}
+
+/// The entries of a map.
+struct Map {
+    iter: hash_map::IntoIter<String, SdValue>,
+    value: Option<SdValue>,
+}
+
+impl<'de> MapAccess<'de> for Map {
+    type Error = SdError;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, SdError> {
+        match self.iter.next() {
+            Some((key, value)) => {
+                self.value = Some(value);
+                seed.deserialize(Key(key)).map(Some)
+            }
+            None => Ok(None),
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, SdError> {
+        match self.value.take() {
+            Some(v) => seed.deserialize(Value(v)),
+            None => Err(de::Error::custom("value requested before key")),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.iter.len())
+    }
+}
+
+/// A map key: a string, read as `serde_dynamo` reads keys (as a string, a
+/// unit variant, an integer or a boolean).
+struct Key(String);
+
+macro_rules! integer_key {
+    ($($method:ident => $visit:ident: $ty:ty,)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+            match self.0.parse::<$ty>() {
+                Ok(v) => visitor.$visit(v),
+                Err(_) => Err(de::Error::invalid_value(Unexpected::Str(&self.0), &visitor)),
+            }
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for Key {
+    type Error = SdError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        visitor.visit_string(self.0)
+    }
+
+    integer_key! {
+        deserialize_i8 => visit_i8: i8,
+        deserialize_i16 => visit_i16: i16,
+        deserialize_i32 => visit_i32: i32,
+        deserialize_i64 => visit_i64: i64,
+        deserialize_i128 => visit_i128: i128,
+        deserialize_u8 => visit_u8: u8,
+        deserialize_u16 => visit_u16: u16,
+        deserialize_u32 => visit_u32: u32,
+        deserialize_u64 => visit_u64: u64,
+        deserialize_u128 => visit_u128: u128,
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        match self.0.as_str() {
+            "true" => visitor.visit_bool(true),
+            "false" => visitor.visit_bool(false),
+            _ => Err(de::Error::invalid_value(Unexpected::Str(&self.0), &visitor)),
+        }
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, SdError> {
+        Value(SdValue::S(self.0))
+            .sd()
+            .deserialize_enum(name, variants, visitor)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, SdError> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        f32 f64 char str string bytes byte_buf option unit unit_struct seq tuple
+        tuple_struct map struct identifier ignored_any
+    }
+}
+
+/// An enum variant other than a unit variant: a map of one entry.
+struct Enum(std::collections::HashMap<String, SdValue>);
+
+impl<'de> EnumAccess<'de> for Enum {
+    type Error = SdError;
+    type Variant = Variant;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(
+        self,
+        seed: V,
+    ) -> Result<(V::Value, Variant), SdError> {
+        let Some((name, value)) = self.0.into_iter().next() else {
+            return Err(de::Error::invalid_length(
+                0,
+                &"a map with one entry, the enum variant",
+            ));
+        };
+        let variant = seed.deserialize(name.into_deserializer())?;
+        Ok((variant, Variant(value)))
+    }
+}
+
+struct Variant(SdValue);
+
+impl<'de> VariantAccess<'de> for Variant {
+    type Error = SdError;
+
+    fn unit_variant(self) -> Result<(), SdError> {
+        Ok(())
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, SdError> {
+        seed.deserialize(Value(self.0))
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, SdError> {
+        de::Deserializer::deserialize_seq(Value(self.0), visitor)
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, SdError> {
+        de::Deserializer::deserialize_map(Value(self.0), visitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, HashMap};
+
+    use proptest::prelude::*;
+    use serde::Deserialize;
+
+    use super::*;
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Unit;
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Newtype(i16);
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    enum Shape {
+        Dot,
+        Circle(u8),
+        Pair(u8, String),
+        Rect { w: i8, h: Option<u8> },
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Inner {
+        a: u32,
+        b: Option<String>,
+    }
+
+    /// Every shape of the serde data model `serde_dynamo` reads.
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Rich {
+        s: Option<String>,
+        n: Option<u64>,
+        i: Option<i32>,
+        f: Option<f64>,
+        b: Option<bool>,
+        c: Option<char>,
+        e: Option<Vec<Shape>>,
+        m: Option<BTreeMap<String, u16>>,
+        k: Option<BTreeMap<u8, bool>>,
+        bk: Option<BTreeMap<bool, String>>,
+        t: Option<(u8, String)>,
+        u: Option<()>,
+        us: Option<Unit>,
+        nt: Option<Newtype>,
+        set: Option<Vec<String>>,
+        nums: Option<Vec<i64>>,
+        bytes: Option<Vec<u8>>,
+        inner: Option<Vec<Inner>>,
+        deep: Option<BTreeMap<String, Vec<Option<Inner>>>>,
+        any: Option<Vec<serde::de::IgnoredAny>>,
+    }
+
+    fn ours<T: de::DeserializeOwned>(v: SdValue) -> Result<T, SdError> {
+        T::deserialize(Value(v))
+    }
+
+    fn theirs<T: de::DeserializeOwned>(v: SdValue) -> Result<T, SdError> {
+        serde_dynamo::from_attribute_value(v)
+    }
+
+    fn s(v: &str) -> SdValue {
+        SdValue::S(v.into())
+    }
+
+    fn n(v: &str) -> SdValue {
+        SdValue::N(v.into())
+    }
+
+    #[test]
+    fn messages_say_what_was_expected_and_found() {
+        let cases: Vec<(Result<(), SdError>, &str)> = vec![
+            (
+                ours::<u32>(s("two")).map(drop),
+                "invalid type: a string (S) \"two\", expected u32",
+            ),
+            (
+                ours::<u8>(n("300")).map(drop),
+                "invalid value: a number (N) 300, expected u8",
+            ),
+            (
+                ours::<u64>(n("-1")).map(drop),
+                "invalid value: a number (N) -1, expected u64",
+            ),
+            (
+                ours::<String>(SdValue::Null(true)).map(drop),
+                "invalid type: null (NULL), expected a string",
+            ),
+            (
+                ours::<Vec<u8>>(SdValue::M(HashMap::new())).map(drop),
+                "invalid type: a map (M), expected a sequence",
+            ),
+            (
+                ours::<Inner>(SdValue::Bool(true)).map(drop),
+                "invalid type: a boolean (BOOL) true, expected struct Inner",
+            ),
+            (
+                ours::<Shape>(n("1")).map(drop),
+                "invalid type: a number (N) 1, expected enum Shape",
+            ),
+            (
+                ours::<Shape>(SdValue::M(HashMap::from([
+                    ("Dot".to_string(), SdValue::Null(true)),
+                    ("Circle".to_string(), n("1")),
+                ])))
+                .map(drop),
+                "invalid length 2, expected a map with one entry, the enum variant",
+            ),
+            (
+                ours::<char>(s("ab")).map(drop),
+                "invalid value: a string (S) \"ab\", expected a character",
+            ),
+            (
+                ours::<BTreeMap<u8, bool>>(SdValue::M(HashMap::from([(
+                    "x".to_string(),
+                    SdValue::Bool(true),
+                )])))
+                .map(drop),
+                "invalid value: string \"x\", expected u8",
+            ),
+            (
+                ours::<u32>(s(&"é".repeat(70)))
+                    .map(drop)
+                    .map_err(|e| de::Error::custom(e.to_string().replace(&"é".repeat(64), "<64>"))),
+                "invalid type: a string (S) \"<64>\"…, expected u32",
+            ),
+        ];
+        for (result, expected) in cases {
+            assert_eq!(result.unwrap_err().to_string(), expected);
+        }
+        // What `serde_dynamo` itself answers, for comparison.
+        assert_eq!(
+            theirs::<u32>(s("two")).unwrap_err().to_string(),
+            "Expected num"
+        );
+    }
+
+    #[test]
+    fn reads_what_serde_dynamo_reads() {
+        let v = SdValue::M(HashMap::from([
+            ("s".to_string(), s("x")),
+            ("n".to_string(), n("7")),
+            ("f".to_string(), n("1.5")),
+            ("c".to_string(), s("é")),
+            (
+                "e".to_string(),
+                SdValue::L(vec![
+                    s("Dot"),
+                    SdValue::M(HashMap::from([("Circle".to_string(), n("3"))])),
+                    SdValue::M(HashMap::from([(
+                        "Pair".to_string(),
+                        SdValue::L(vec![n("1"), s("p")]),
+                    )])),
+                    SdValue::M(HashMap::from([(
+                        "Rect".to_string(),
+                        SdValue::M(HashMap::from([("w".to_string(), n("-2"))])),
+                    )])),
+                ]),
+            ),
+            (
+                "k".to_string(),
+                SdValue::M(HashMap::from([("5".to_string(), SdValue::Bool(true))])),
+            ),
+            (
+                "bk".to_string(),
+                SdValue::M(HashMap::from([("true".to_string(), s("yes"))])),
+            ),
+            ("t".to_string(), SdValue::L(vec![n("1"), s("one")])),
+            ("u".to_string(), SdValue::Null(true)),
+            ("nt".to_string(), n("-3")),
+            ("set".to_string(), SdValue::Ss(vec!["a".into()])),
+            (
+                "nums".to_string(),
+                SdValue::Ns(vec!["-1".into(), "2".into()]),
+            ),
+            (
+                "bytes".to_string(),
+                SdValue::Ns(vec!["1".into(), "2".into()]),
+            ),
+            (
+                "inner".to_string(),
+                SdValue::L(vec![SdValue::L(vec![n("1"), s("b")])]),
+            ),
+            (
+                "any".to_string(),
+                SdValue::L(vec![SdValue::Bs(vec![vec![1]]), n("1")]),
+            ),
+        ]));
+        let a = ours::<Rich>(v.clone()).unwrap();
+        let b = theirs::<Rich>(v).unwrap();
+        assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        assert_eq!(a.e.as_ref().map(Vec::len), Some(4));
+        assert_eq!(a.bytes, Some(vec![1, 2]));
+        assert_eq!(a.u, None);
+    }
+
+    fn value() -> impl Strategy<Value = SdValue> {
+        let names = prop_oneof![
+            Just("s"),
+            Just("n"),
+            Just("i"),
+            Just("f"),
+            Just("b"),
+            Just("c"),
+            Just("e"),
+            Just("m"),
+            Just("k"),
+            Just("bk"),
+            Just("t"),
+            Just("u"),
+            Just("us"),
+            Just("nt"),
+            Just("set"),
+            Just("nums"),
+            Just("bytes"),
+            Just("inner"),
+            Just("deep"),
+            Just("any"),
+            Just("a"),
+            Just("w"),
+            Just("h"),
+            Just("Dot"),
+            Just("Circle"),
+            Just("Pair"),
+            Just("Rect"),
+            Just("1"),
+            Just("true"),
+            Just("x"),
+        ]
+        .prop_map(str::to_owned);
+        let leaf = prop_oneof![
+            prop_oneof![
+                Just("x"),
+                Just("é"),
+                Just("Dot"),
+                Just("Circle"),
+                Just(""),
+                Just("ab")
+            ]
+            .prop_map(|v| SdValue::S(v.into())),
+            prop_oneof![
+                Just("1"),
+                Just("-3"),
+                Just("300"),
+                Just("1.5"),
+                Just("NaN"),
+                Just("1e3"),
+                Just("18446744073709551616"),
+                Just(""),
+                Just("x")
+            ]
+            .prop_map(|v| SdValue::N(v.into())),
+            any::<bool>().prop_map(SdValue::Bool),
+            any::<bool>().prop_map(SdValue::Null),
+            proptest::collection::vec(any::<u8>(), 0..3).prop_map(SdValue::B),
+            proptest::collection::vec("[a-c1]", 0..3).prop_map(SdValue::Ss),
+            proptest::collection::vec("-?[0-9]{1,3}", 0..3).prop_map(SdValue::Ns),
+            proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..2), 0..2)
+                .prop_map(SdValue::Bs),
+        ];
+        leaf.prop_recursive(4, 48, 5, move |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..5).prop_map(SdValue::L),
+                proptest::collection::hash_map(names.clone(), inner, 0..5).prop_map(SdValue::M),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// The same values and the same failures as `serde_dynamo`; only the
+        /// messages differ.
+        #[test]
+        fn same_results_as_serde_dynamo(v in value()) {
+            let a = ours::<Rich>(v.clone()).map(|r| format!("{r:?}"));
+            let b = theirs::<Rich>(v.clone()).map(|r| format!("{r:?}"));
+            prop_assert_eq!(a.is_ok(), b.is_ok(), "ours {:?}, serde_dynamo {:?}", a, b);
+            if let (Ok(a), Ok(b)) = (a, b) {
+                prop_assert_eq!(a, b);
+            }
+            let a = ours::<Vec<Shape>>(v.clone()).map(|r| format!("{r:?}")).ok();
+            let b = theirs::<Vec<Shape>>(v).map(|r| format!("{r:?}")).ok();
+            prop_assert_eq!(a, b);
+        }
     }
 }

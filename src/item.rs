@@ -163,7 +163,8 @@ pub trait ItemExt {
     /// A TTL attribute (a Number of epoch seconds) as a [`SystemTime`].
     ///
     /// # Errors
-    /// When the attribute is absent, not a number, or not whole non-negative seconds.
+    /// When the attribute is absent, not a number, not whole non-negative
+    /// seconds, or too far in the future for a [`SystemTime`].
     ///
     /// ```
     /// # use std::time::{Duration, UNIX_EPOCH};
@@ -238,7 +239,13 @@ impl ItemExt for Item {
             }
             other => other,
         })?;
-        Ok(UNIX_EPOCH + Duration::from_secs(secs))
+        // A u64 of seconds can be past what `SystemTime` holds: an error,
+        // not the panic of `+`.
+        UNIX_EPOCH
+            .checked_add(Duration::from_secs(secs))
+            .ok_or_else(|| {
+                Error::invalid_value(name, format!("is {secs}, too far in the future for a time"))
+            })
     }
 }
 
@@ -281,16 +288,22 @@ pub fn item_size(item: &Item) -> usize {
 
 /// Size of one attribute value by DynamoDB's rules.
 ///
-/// Strings and binaries count their bytes; numbers one byte per two significant
-/// digits plus one; booleans and nulls one byte; lists and maps three bytes plus
-/// one byte per element plus the elements (and, for maps, the element names);
-/// sets the sum of their elements.
+/// Strings and binaries count their bytes; booleans and nulls one byte; lists
+/// and maps three bytes plus one byte per element plus the elements (and, for
+/// maps, the element names); sets the sum of their elements. A number counts
+/// one byte per pair of digits, the pairs aligned on the decimal point (so
+/// `1.5` is `01.50`, two pairs), plus one, plus one more when it is negative
+/// and shorter than 20 pairs; zero is one byte. That is DynamoDB's documented
+/// "one byte per two significant digits plus one", made exact by measuring
+/// DynamoDB Local (`tests/limits_local.rs`).
 ///
 /// ```
 /// use aws_sdk_dynamodb::types::AttributeValue;
 /// use dynamodb_mapper::value_size;
 ///
 /// assert_eq!(value_size(&AttributeValue::N("12345".into())), 4);
+/// assert_eq!(value_size(&AttributeValue::N("1.5".into())), 3);
+/// assert_eq!(value_size(&AttributeValue::N("-12".into())), 3);
 /// assert_eq!(value_size(&AttributeValue::L(vec![AttributeValue::Bool(true)])), 5);
 /// ```
 #[must_use]
@@ -315,20 +328,69 @@ pub fn value_size(value: &AttributeValue) -> usize {
 }
 
 fn number_size(n: &str) -> usize {
-    match parse_number(n) {
-        Ok(digits) => digits.div_ceil(2) + 1,
+    match parse_decimal(n) {
+        Ok(d) => d.size(),
         Err(_) => n.len(),
     }
 }
 
-/// Checks a DynamoDB number string and returns its count of significant digits.
-///
-/// Accepts an optional sign, digits with an optional fraction, and an optional
-/// exponent; rejects `NaN`, infinities, more than 38 significant digits and
-/// magnitudes outside 1E-130 ..= 9.99…E+125.
-pub(crate) fn parse_number(n: &str) -> std::result::Result<usize, String> {
+/// A number as an error message shows it: cut after 48 characters (a
+/// serialized `1e300_f64` has 301 digits).
+fn shown(n: &str) -> std::borrow::Cow<'_, str> {
+    match n.char_indices().nth(48) {
+        Some((end, _)) => format!("{}…", &n[..end]).into(),
+        None => n.into(),
+    }
+}
+
+/// A DynamoDB number, reduced to what identifies its value.
+struct Decimal {
+    negative: bool,
+    /// Significant digits (ASCII), no leading or trailing zeros; empty for zero.
+    digits: Vec<u8>,
+    /// The power of ten of the first significant digit: value =
+    /// d.ddd × 10^adjusted.
+    adjusted: i64,
+}
+
+impl Decimal {
+    /// Stored size, measured against DynamoDB Local (see
+    /// `tests/limits_local.rs`): the digits in base-100 pairs aligned on the
+    /// decimal point, plus one byte of exponent, plus one for a negative
+    /// number shorter than 20 pairs; zero is one byte. The documented "one
+    /// byte per two significant digits plus one" is this rounded down.
+    fn size(&self) -> usize {
+        let Some(len) = i64::try_from(self.digits.len()).ok().filter(|&l| l > 0) else {
+            return 1; // zero
+        };
+        let last = self.adjusted - (len - 1);
+        let pairs = usize::try_from(self.adjusted.div_euclid(2) - last.div_euclid(2) + 1)
+            .unwrap_or(usize::MAX / 2);
+        1 + pairs + usize::from(self.negative && pairs < 20)
+    }
+
+    /// One spelling per value, to find duplicates in number sets (`1`,
+    /// `1.0`, `1e0` and `+01` are one value to DynamoDB).
+    fn canonical(&self) -> String {
+        if self.digits.is_empty() {
+            return "0".to_owned();
+        }
+        let sign = if self.negative { "-" } else { "" };
+        let digits = String::from_utf8_lossy(&self.digits);
+        format!("{sign}{digits}e{}", self.adjusted)
+    }
+}
+
+/// Parses a number the way DynamoDB reads it (Java's `BigDecimal`, ASCII
+/// digits only): an optional sign, digits with an optional point, an
+/// optional exponent of at most ten digits after leading zeros that fits a
+/// 32-bit integer.
+fn parse_decimal(n: &str) -> std::result::Result<Decimal, String> {
+    let shown = shown(n);
+    let not_a_number = || format!("is not a number: {shown:?}");
     let bytes = n.as_bytes();
     let mut i = 0;
+    let negative = bytes.first() == Some(&b'-');
     if matches!(bytes.first(), Some(b'-' | b'+')) {
         i = 1;
     }
@@ -349,33 +411,47 @@ pub(crate) fn parse_number(n: &str) -> std::result::Result<usize, String> {
         i += 1;
     }
     if digits.is_empty() {
-        return Err(format!("is not a number: {n:?}"));
+        return Err(not_a_number());
     }
+    let frac_len = digits.len() - int_len;
     let mut exp: i64 = 0;
     if matches!(bytes.get(i), Some(b'e' | b'E')) {
-        let rest = &n[i + 1..];
+        let rest = n.get(i + 1..).unwrap_or("");
         let unsigned = rest.strip_prefix(['-', '+']).unwrap_or(rest);
         if unsigned.is_empty() || !unsigned.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(format!("is not a number: {n:?}"));
+            return Err(not_a_number());
         }
-        // Exponents this long are out of range anyway; avoid overflow.
-        exp = if unsigned.len() > 6 {
-            if rest.starts_with('-') {
-                -1_000_000
-            } else {
-                1_000_000
-            }
+        let significant = unsigned.trim_start_matches('0');
+        if significant.len() > 10 {
+            return Err(format!("{}, its exponent is out of range", not_a_number()));
+        }
+        let magnitude: i64 = if significant.is_empty() {
+            0
         } else {
-            rest.parse::<i64>()
-                .map_err(|_| format!("is not a number: {n:?}"))?
+            significant.parse().map_err(|_| not_a_number())?
         };
+        exp = if rest.starts_with('-') {
+            -magnitude
+        } else {
+            magnitude
+        };
+        // `BigDecimal`: the exponent and the scale (fraction digits minus
+        // exponent) are 32-bit integers.
+        let scale = i64::try_from(frac_len).unwrap_or(i64::MAX) - exp;
+        if i32::try_from(exp).is_err() || i32::try_from(scale).is_err() {
+            return Err(format!("{}, its exponent is out of range", not_a_number()));
+        }
         i = bytes.len();
     }
     if i != bytes.len() {
-        return Err(format!("is not a number: {n:?}"));
+        return Err(not_a_number());
     }
     let Some(first) = digits.iter().position(|&d| d != b'0') else {
-        return Ok(0); // zero
+        return Ok(Decimal {
+            negative: false,
+            digits: Vec::new(),
+            adjusted: 0,
+        });
     };
     let last = digits.iter().rposition(|&d| d != b'0').unwrap_or(first);
     let significant = last - first + 1;
@@ -388,27 +464,53 @@ pub(crate) fn parse_number(n: &str) -> std::result::Result<usize, String> {
     let adjusted = int_len as i64 - first as i64 - 1 + exp;
     if adjusted > 125 {
         return Err(format!(
-            "is {n}, larger in magnitude than DynamoDB's 1E+126"
+            "is {shown}, larger in magnitude than DynamoDB's 1E+126"
         ));
     }
     if adjusted < -130 {
         return Err(format!(
-            "is {n}, smaller in magnitude than DynamoDB's 1E-130"
+            "is {shown}, smaller in magnitude than DynamoDB's 1E-130"
         ));
     }
-    Ok(significant)
+    digits.truncate(last + 1);
+    digits.drain(..first);
+    Ok(Decimal {
+        negative,
+        digits,
+        adjusted,
+    })
 }
+
+/// Checks a DynamoDB number string and returns its count of significant digits.
+///
+/// Accepts an optional sign, digits with an optional fraction, and an optional
+/// exponent; rejects `NaN`, infinities, more than 38 significant digits,
+/// magnitudes outside 1E-130 ..= 9.99…E+125 and exponents DynamoDB cannot
+/// read.
+pub(crate) fn parse_number(n: &str) -> std::result::Result<usize, String> {
+    parse_decimal(n).map(|d| d.digits.len())
+}
+
+/// The longest attribute name DynamoDB documents (64 KB).
+const MAX_NAME_BYTES: usize = 65_536;
+
+/// How deep lists and maps may nest inside a top-level attribute: DynamoDB
+/// documents "nested attributes up to 32 levels deep", and rejects a 32nd
+/// nested list or map (measured against DynamoDB Local).
+const MAX_NESTING: usize = 31;
 
 /// Checks every value of an item as DynamoDB would and returns the item size.
 ///
 /// Rejects invalid numbers (NaN, infinity, more than 38 significant digits, out
-/// of range), empty sets, sets with duplicates, and values of a type this SDK
+/// of range), empty sets, sets with duplicates, empty or over-long attribute
+/// names, lists and maps nested too deep, and values of a type this SDK
 /// version does not know. Errors name the attribute path.
 pub(crate) fn check_values(item: &Item) -> Result<usize> {
     let mut size = 0;
     for (name, value) in item {
+        check_name(name).map_err(|reason| Error::invalid_value(shorten(name), reason))?;
         size += name.len();
-        size += check_value(value).map_err(|(mut path, reason)| {
+        size += check_value(value, 1).map_err(|(mut path, reason)| {
             path.insert_str(0, name);
             Error::invalid_value(path, reason)
         })?;
@@ -416,12 +518,46 @@ pub(crate) fn check_values(item: &Item) -> Result<usize> {
     Ok(size)
 }
 
+fn check_name(name: &str) -> std::result::Result<(), String> {
+    if name.is_empty() {
+        return Err("has an empty name; DynamoDB rejects empty attribute names".into());
+    }
+    if name.len() > MAX_NAME_BYTES {
+        return Err(format!(
+            "has a name of {} bytes, over DynamoDB's limit of {MAX_NAME_BYTES} bytes",
+            name.len()
+        ));
+    }
+    Ok(())
+}
+
+/// A name for an error path: over-long names are cut to their first 64
+/// bytes (at a character boundary) and an ellipsis.
+fn shorten(name: &str) -> String {
+    if name.len() <= 64 {
+        return name.to_owned();
+    }
+    let mut end = 64;
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &name[..end])
+}
+
 type PathError = (String, String);
 
-fn check_value(value: &AttributeValue) -> std::result::Result<usize, PathError> {
+/// Checks `value`, a list or map nested `depth` levels deep when it is one
+/// (a top-level attribute's own value is depth 1), and returns its size.
+fn check_value(value: &AttributeValue, depth: usize) -> std::result::Result<usize, PathError> {
     let at = |reason: String| (String::new(), reason);
+    if matches!(value, AttributeValue::L(_) | AttributeValue::M(_)) && depth > MAX_NESTING {
+        return Err(at(format!(
+            "nests lists and maps {depth} levels deep; DynamoDB allows {MAX_NESTING} \
+             (values at most 32 levels deep)"
+        )));
+    }
     Ok(match value {
-        AttributeValue::N(n) => parse_number(n).map_err(at)?.div_ceil(2) + 1,
+        AttributeValue::N(n) => parse_decimal(n).map_err(at)?.size(),
         AttributeValue::Ns(set) => {
             if set.is_empty() {
                 return Err(at(
@@ -429,10 +565,13 @@ fn check_value(value: &AttributeValue) -> std::result::Result<usize, PathError> 
                 ));
             }
             let mut size = 0;
+            let mut canonical = Vec::with_capacity(set.len());
             for n in set {
-                size += parse_number(n).map_err(at)?.div_ceil(2) + 1;
+                let d = parse_decimal(n).map_err(at)?;
+                size += d.size();
+                canonical.push(d.canonical());
             }
-            check_unique(set.iter().map(|n| normalize_number(n)).collect()).map_err(at)?;
+            check_unique(canonical).map_err(at)?;
             size
         }
         AttributeValue::Ss(set) => {
@@ -456,7 +595,7 @@ fn check_value(value: &AttributeValue) -> std::result::Result<usize, PathError> 
         AttributeValue::L(list) => {
             let mut size = 3;
             for (i, v) in list.iter().enumerate() {
-                size += 1 + check_value(v)
+                size += 1 + check_value(v, depth + 1)
                     .map_err(|(path, reason)| (format!("[{i}]{path}"), reason))?;
             }
             size
@@ -464,9 +603,11 @@ fn check_value(value: &AttributeValue) -> std::result::Result<usize, PathError> 
         AttributeValue::M(map) => {
             let mut size = 3;
             for (k, v) in map {
+                check_name(k).map_err(|reason| (format!(".{}", shorten(k)), reason))?;
                 size += 1
                     + k.len()
-                    + check_value(v).map_err(|(path, reason)| (format!(".{k}{path}"), reason))?;
+                    + check_value(v, depth + 1)
+                        .map_err(|(path, reason)| (format!(".{k}{path}"), reason))?;
             }
             size
         }
@@ -480,19 +621,6 @@ fn check_value(value: &AttributeValue) -> std::result::Result<usize, PathError> 
 
 pub(crate) const UNKNOWN_TYPE: &str =
     "has a type this SDK version does not know (AttributeValue::Unknown)";
-
-fn normalize_number(n: &str) -> String {
-    // Good enough to catch textual duplicates like "1" and "1.0".
-    let t = n.trim_start_matches('+');
-    if t.contains(['e', 'E']) {
-        return t.to_ascii_lowercase();
-    }
-    if t.contains('.') {
-        let t = t.trim_end_matches('0').trim_end_matches('.');
-        return t.to_owned();
-    }
-    t.to_owned()
-}
 
 fn check_unique<T: Ord + std::fmt::Debug>(mut v: Vec<T>) -> std::result::Result<(), String> {
     v.sort_unstable();
@@ -559,7 +687,141 @@ mod tests {
         assert_eq!(parse_number("1e-130"), Ok(1));
         assert!(parse_number("1e-131").is_err());
         assert!(parse_number("1e99999999999999999999").is_err());
-        assert_eq!(parse_number("0e99999999999999999999"), Ok(0));
+        // DynamoDB reads numbers with Java's BigDecimal: the exponent must
+        // fit 32 bits (after leading zeros), even for zero.
+        assert!(parse_number("0e99999999999999999999").is_err());
+        assert!(parse_number("0e2147483648").is_err());
+        assert!(parse_number("0e-2147483648").is_err());
+        assert_eq!(parse_number("0e2147483647"), Ok(0));
+        assert_eq!(parse_number("1e0000000000000005"), Ok(1));
+        assert_eq!(
+            parse_number("1e+0000000000000000000000000000000000000001"),
+            Ok(1)
+        );
+        assert!(
+            parse_number("1e2147483648")
+                .unwrap_err()
+                .contains("exponent")
+        );
+        // ASCII digits only (DynamoDB Local also takes other Unicode digits).
+        assert!(parse_number("\u{661}").is_err());
+        // A long number is cut in messages (a serialized `1e300_f64`).
+        assert_eq!(
+            parse_number(&format!("1{}", "0".repeat(300))).unwrap_err(),
+            format!(
+                "is 1{}…, larger in magnitude than DynamoDB's 1E+126",
+                "0".repeat(47)
+            )
+        );
+    }
+
+    #[test]
+    fn number_sizes_as_dynamodb_local_measures_them() {
+        // (number, bytes), each measured against DynamoDB Local 3.x.
+        for (n, size) in [
+            ("0", 1),
+            ("-0", 1),
+            ("0.0", 1),
+            ("1", 2),
+            ("10", 2),
+            ("99", 2),
+            ("100", 2),
+            ("101", 3),
+            ("1234", 3),
+            ("12345", 4),
+            ("0.1", 2),
+            ("0.001", 2),
+            ("1.5", 3),
+            ("15e-1", 3),
+            ("1.5e1", 2),
+            ("1.5e2", 3),
+            ("12.5", 3),
+            ("-1", 3),
+            ("-100", 3),
+            ("-123", 4),
+            ("-0.1", 3),
+            ("-1e-130", 3),
+            ("1e125", 2),
+            (&"9".repeat(38), 20),
+            (&format!("-{}", "9".repeat(38)), 21),
+            ("1.0000000000000000000000000000000000001", 21),
+            ("-1.0000000000000000000000000000000000001", 21),
+            ("-1.2345678901234567890123456789012345678", 21),
+            ("0.12345678901234567890123456789012345678", 20),
+        ] {
+            assert_eq!(value_size(&AttributeValue::N(n.into())), size, "{n}");
+        }
+    }
+
+    #[test]
+    fn number_set_duplicates_compare_values() {
+        for dup in [
+            ["1", "1e0"],
+            ["10", "1e1"],
+            ["0", "-0"],
+            ["01", "1"],
+            ["1.50", "1.5"],
+            ["+1", "1"],
+            ["100", "1e2"],
+            ["0.0", "0e5"],
+            ["0.001", "1e-3"],
+            ["1e2", "10e1"],
+        ] {
+            let item = Item::from([(
+                "x".to_string(),
+                AttributeValue::Ns(dup.iter().map(|s| (*s).to_owned()).collect()),
+            )]);
+            let err = check_values(&item).unwrap_err().to_string();
+            assert!(err.contains("duplicate"), "{dup:?}: {err}");
+        }
+        let item = Item::from([(
+            "x".to_string(),
+            AttributeValue::Ns(vec!["-1".into(), "1".into(), "0.1".into(), "1e-2".into()]),
+        )]);
+        assert!(check_values(&item).is_ok());
+    }
+
+    #[test]
+    fn names_and_nesting() {
+        let nested = |levels: usize| {
+            let mut v = AttributeValue::L(vec![]);
+            for _ in 1..levels {
+                v = AttributeValue::L(vec![v]);
+            }
+            Item::from([("d".to_string(), v)])
+        };
+        assert!(check_values(&nested(31)).is_ok());
+        assert_eq!(
+            check_values(&nested(32)).unwrap_err().to_string(),
+            format!(
+                "attribute `d{}` nests lists and maps 32 levels deep; DynamoDB allows 31 \
+                 (values at most 32 levels deep)",
+                "[0]".repeat(31)
+            )
+        );
+        let empty = Item::from([(String::new(), AttributeValue::Bool(true))]);
+        assert_eq!(
+            check_values(&empty).unwrap_err().to_string(),
+            "attribute `` has an empty name; DynamoDB rejects empty attribute names"
+        );
+        let empty_key = Item::from([(
+            "m".to_string(),
+            AttributeValue::M(HashMap::from([(String::new(), AttributeValue::Bool(true))])),
+        )]);
+        assert_eq!(
+            check_values(&empty_key).unwrap_err().to_string(),
+            "attribute `m.` has an empty name; DynamoDB rejects empty attribute names"
+        );
+        let long = Item::from([("é".repeat(32_769), AttributeValue::Bool(true))]);
+        assert_eq!(
+            check_values(&long).unwrap_err().to_string(),
+            format!(
+                "attribute `{}…` has a name of 65538 bytes, over DynamoDB's limit of 65536 bytes",
+                "é".repeat(32)
+            )
+        );
+        let max = Item::from([("x".repeat(65_536), AttributeValue::Bool(true))]);
+        assert_eq!(check_values(&max).unwrap(), 65_537);
     }
 
     #[test]

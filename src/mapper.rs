@@ -606,11 +606,23 @@ fn build_item<M: Mapper>(entity: &M::Entity) -> Result<Item> {
 }
 
 fn serialize<M: Mapper>(entity: &M::Entity) -> Result<Item> {
-    match serde_dynamo::to_item::<_, Item>(entity) {
-        Ok(item) => Ok(item),
+    // Guarded: `serde_dynamo` panics on some map keys (see `ser::Guarded`).
+    match crate::ser::to_attribute_value(entity) {
+        Ok(AttributeValue::M(item)) => Ok(item),
+        Ok(other) => Err(Error::Serialize {
+            entity_type: Some(M::ENTITY_TYPE.to_owned()),
+            path: None,
+            source: serde::ser::Error::custom(format!(
+                "the entity is {}, not a map of attributes (serialize it as a struct or a map)",
+                crate::item::type_name(&other)
+            )),
+        }),
         Err(source) => {
             // Serialize again, tracking the path, only on the error path.
-            let path = match serde_path_to_error::serialize(entity, serde_dynamo::Serializer) {
+            let path = match serde_path_to_error::serialize(
+                &crate::ser::Guarded(entity),
+                serde_dynamo::Serializer,
+            ) {
                 Err(e) => non_root(e.path().to_string()),
                 Ok(_) => None, // serialized to a non-map value: no path
             };
@@ -776,9 +788,9 @@ fn read<M: Mapper>(mut item: Item) -> Result<(M::Entity, Item)> {
             .map_err(|(source, path)| deserialize_error::<M>(source, path, t))?,
         None => {
             naming_needs_struct::<M>()?;
-            let de = serde_dynamo::Deserializer::from_attribute_value(
-                serde_dynamo::AttributeValue::M(serde_dynamo::Item::from(item).into()),
-            );
+            let de = crate::de::Value(serde_dynamo::AttributeValue::M(
+                serde_dynamo::Item::from(item).into(),
+            ));
             serde_path_to_error::deserialize(de).map_err(|e| Error::Deserialize {
                 entity_type: Some(M::ENTITY_TYPE.to_owned()),
                 path: non_root(e.path().to_string()),

@@ -1,15 +1,22 @@
-//! Property tests: `from_item(to_item(x)) == x` for every fixture entity, and
-//! reads never panic on arbitrary items.
+//! Property tests: `from_item(to_item(x)) == x` for every fixture entity,
+//! attributes a mapper does not know survive a read, change and write, and
+//! reads (by a mapper or a registry) never panic on arbitrary items.
 
 mod fixtures;
+#[path = "fixtures/seeds.rs"]
+mod seeds;
 
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynamodb_mapper::{Item, Mapper};
+use dynamodb_mapper::{
+    AttributeBag, Decoded, Item, Mapper, MissingPolicy, Registry, UnknownPolicy,
+};
+use fixtures::seed001::CustomerPartition;
 use fixtures::*;
 use proptest::prelude::*;
+use seeds::*;
 
 fn text() -> impl Strategy<Value = String> {
     // Any Unicode, including the key delimiter, but never empty (ids end up in keys).
@@ -63,6 +70,84 @@ prop_compose! {
     fn arb_session()(session_id in text(), user_id in text(), created_at in timestamp(), expires_at in 0u64..8_000_000_000) -> Session {
         Session { session_id, user_id, created_at, expires_at }
     }
+}
+
+prop_compose! {
+    fn arb_counter()(counter_id in text(), count in any::<u64>()) -> Counter {
+        Counter { counter_id, count }
+    }
+}
+
+prop_compose! {
+    fn arb_tenant()(tenant_id in text(), id in text(), name in ".*", extra in ".*", level in any::<u8>())
+        -> (User, UserMetadata, TenantOrder, Person, Employee, Manager) {
+        (
+            User { tenant_id: tenant_id.clone(), user_id: id.clone(), name: name.clone() },
+            UserMetadata { tenant_id: tenant_id.clone(), user_id: id.clone(), theme: extra.clone() },
+            TenantOrder { tenant_id: tenant_id.clone(), order_id: id.clone(), date: extra.clone(), total_cents: u64::from(level) },
+            Person { tenant_id: tenant_id.clone(), person_id: id.clone(), name: name.clone() },
+            Employee { tenant_id: tenant_id.clone(), person_id: id.clone(), name: name.clone(), department: extra.clone() },
+            Manager { tenant_id, person_id: id, name, department: extra, manager_level: level },
+        )
+    }
+}
+
+prop_compose! {
+    fn arb_invoice()(invoice_id in text(), other in text(), text_ in ".*", line in any::<u32>(), n in any::<u64>(), q in any::<u32>())
+        -> (Invoice, InvoiceItem, InvoiceStatus, InvoiceSummary) {
+        (
+            Invoice { invoice_id: invoice_id.clone(), customer_id: other.clone(), invoice_date: text_.clone(), total_cents: n },
+            InvoiceItem { invoice_id: invoice_id.clone(), line_number: line, product_id: other.clone(), description: text_.clone(), quantity: q, unit_price_cents: n },
+            InvoiceStatus { invoice_id: invoice_id.clone(), status: text_.clone(), timestamp: other.clone(), changed_by: text_ },
+            InvoiceSummary { invoice_id, total_cents: n, item_count: q },
+        )
+    }
+}
+
+/// `from_item(to_item(x)) == x`, and the lossless path is the identity on
+/// an unchanged record.
+fn round_trips<M: Mapper>(entity: &M::Entity) -> Result<(), TestCaseError>
+where
+    M::Entity: PartialEq + std::fmt::Debug,
+{
+    let item = M::to_item(entity).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(&M::from_item(item.clone()).unwrap(), entity);
+    let record = M::record_from_item(item.clone()).unwrap();
+    prop_assert_eq!(M::record_to_item(&record).unwrap(), item);
+    Ok(())
+}
+
+/// Attributes the mapper does not know survive read, change, write; values
+/// DynamoDB would reject are refused, naming the attribute.
+fn bag_survives<M: Mapper>(
+    entity: &M::Entity,
+    extra: &HashMap<String, AttributeValue>,
+    change: impl FnOnce(&mut M::Entity),
+) -> Result<(), TestCaseError> {
+    let mut stored = M::to_item(entity).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    stored.extend(extra.clone());
+    let mut record = M::record_from_item(stored).unwrap();
+    for (k, v) in extra {
+        prop_assert_eq!(record.bag.get(k), Some(v));
+    }
+    change(&mut record.entity);
+    match M::record_to_item(&record) {
+        Ok(written) => {
+            for (k, v) in extra {
+                prop_assert_eq!(written.get(k), Some(v));
+            }
+            // ...and a second read-write keeps them again.
+            let again = M::record_to_item(&M::record_from_item(written.clone()).unwrap()).unwrap();
+            prop_assert_eq!(again, written);
+        }
+        Err(e) => prop_assert!(
+            e.attribute()
+                .is_some_and(|a| extra.keys().any(|k| a.starts_with(k.as_str()))),
+            "{}",
+            e
+        ),
+    }
+    Ok(())
 }
 
 fn arb_value() -> impl Strategy<Value = AttributeValue> {
@@ -128,38 +213,6 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
-    fn customer_round_trips(c in arb_customer()) {
-        let item = CustomerMapper::to_item(&c);
-        // Keys can exceed DynamoDB's limits only through huge ids; these are short.
-        prop_assert_eq!(CustomerMapper::from_item(item.unwrap()).unwrap(), c);
-    }
-
-    #[test]
-    fn order_round_trips(o in arb_order()) {
-        let item = OrderMapper::to_item(&o).unwrap();
-        let back = OrderMapper::from_item(item.clone()).unwrap();
-        prop_assert_eq!(&back, &o);
-        // and the lossless path is the identity on an unchanged record
-        let record = OrderMapper::record_from_item(item.clone()).unwrap();
-        prop_assert_eq!(OrderMapper::record_to_item(&record).unwrap(), item);
-    }
-
-    #[test]
-    fn product_round_trips(p in arb_product()) {
-        prop_assert_eq!(ProductMapper::from_item(ProductMapper::to_item(&p).unwrap()).unwrap(), p);
-    }
-
-    #[test]
-    fn review_round_trips(r in arb_review()) {
-        prop_assert_eq!(ProductReviewMapper::from_item(ProductReviewMapper::to_item(&r).unwrap()).unwrap(), r);
-    }
-
-    #[test]
-    fn session_round_trips(s in arb_session()) {
-        prop_assert_eq!(SessionMapper::from_item(SessionMapper::to_item(&s).unwrap()).unwrap(), s);
-    }
-
-    #[test]
     fn bag_survives_read_change_write(o in arb_order(), extra in proptest::collection::hash_map("x[a-z]{1,8}", arb_value(), 1..4)) {
         let mut stored = OrderMapper::to_item(&o).unwrap();
         stored.extend(extra.clone());
@@ -179,10 +232,114 @@ proptest! {
     }
 
     #[test]
+    fn counter_round_trips(c in arb_counter()) {
+        round_trips::<CounterMapper>(&c)?;
+    }
+
+    #[test]
+    fn seed000_entities_round_trip((u, m, o, p, e, mgr) in arb_tenant()) {
+        round_trips::<UserMapper>(&u)?;
+        round_trips::<UserMetadataMapper>(&m)?;
+        round_trips::<TenantOrderMapper>(&o)?;
+        round_trips::<PersonMapper>(&p)?;
+        round_trips::<EmployeeMapper>(&e)?;
+        round_trips::<ManagerMapper>(&mgr)?;
+    }
+
+    #[test]
+    fn seed004_entities_round_trip((i, line, status, summary) in arb_invoice()) {
+        round_trips::<InvoiceMapper>(&i)?;
+        round_trips::<InvoiceItemMapper>(&line)?;
+        round_trips::<InvoiceStatusMapper>(&status)?;
+        round_trips::<InvoiceSummaryMapper>(&summary)?;
+    }
+
+    #[test]
+    fn every_seed001_entity_round_trips_losslessly(
+        c in arb_customer(), o in arb_order(), p in arb_product(), r in arb_review(), s in arb_session(),
+    ) {
+        round_trips::<CustomerMapper>(&c)?;
+        round_trips::<OrderMapper>(&o)?;
+        round_trips::<ProductMapper>(&p)?;
+        round_trips::<ProductReviewMapper>(&r)?;
+        round_trips::<SessionMapper>(&s)?;
+    }
+
+    #[test]
+    fn bags_survive_for_every_kind_of_entity(
+        c in arb_customer(), k in arb_counter(), (u, ..) in arb_tenant(), (_, line, ..) in arb_invoice(),
+        extra in proptest::collection::hash_map("x[a-zA-Z0-9_]{1,8}", arb_value(), 1..4),
+    ) {
+        bag_survives::<CustomerMapper>(&c, &extra, |c| c.name.push('!'))?;
+        bag_survives::<CounterMapper>(&k, &extra, |k| k.count = k.count.wrapping_add(1))?;
+        bag_survives::<UserMapper>(&u, &extra, |u| u.name.clear())?;
+        bag_survives::<InvoiceItemMapper>(&line, &extra, |l| l.quantity = l.quantity.wrapping_mul(3))?;
+    }
+
+    #[test]
+    fn a_bag_never_overrides_what_the_mapper_owns(
+        o in arb_order(), stale in proptest::collection::hash_map(
+            prop_oneof![Just("gsi3pk"), Just("gsi3sk"), Just("entityType"), Just("status"), Just("pk"), Just("ttl")]
+                .prop_map(str::to_owned),
+            arb_value(), 1..4),
+    ) {
+        // Attributes the mapper owns or reads as fields never enter the bag,
+        // so they cannot come back from it (a sparse index key the hook stops
+        // writing stays gone).
+        let bag = AttributeBag::from(stale.clone());
+        if let Ok(item) = OrderMapper::to_item_with_bag(&o, &bag) {
+            prop_assert_eq!(item, OrderMapper::to_item(&o).unwrap());
+        }
+    }
+
+    #[test]
     fn reads_never_panic(item in arb_item()) {
         let _ = OrderMapper::from_item(item.clone());
         let _ = CustomerMapper::record_from_item(item.clone());
-        let _ = SessionMapper::from_item(item);
+        let _ = SessionMapper::from_item(item.clone());
+        let _ = ProductMapper::record_from_item(item.clone());
+        let _ = ProductReviewMapper::from_item(item.clone());
+        let _ = CounterMapper::record_from_item(item.clone());
+        let _ = UserMapper::from_item(item.clone());
+        let _ = ManagerMapper::record_from_item(item.clone());
+        let _ = InvoiceItemMapper::from_item(item);
+    }
+
+    #[test]
+    fn registry_decoding_never_panics(items in proptest::collection::vec(arb_item(), 0..6), policy in 0usize..3) {
+        let (unknown, missing) = [
+            (UnknownPolicy::Error, MissingPolicy::Error),
+            (UnknownPolicy::Skip, MissingPolicy::Skip),
+            (UnknownPolicy::Keep, MissingPolicy::Keep),
+        ][policy];
+        let registry = Registry::builder()
+            .register::<CustomerMapper>(CustomerPartition::Customer)
+            .register::<OrderMapper>(CustomerPartition::Order)
+            .group("Orders", &["Order"])
+            .on_unknown(unknown)
+            .on_missing(missing)
+            .build()
+            .unwrap();
+        let mut any_error = false;
+        for item in &items {
+            match registry.decode(item.clone()) {
+                Ok(Decoded::Entity(_) | Decoded::Skipped(_) | Decoded::Raw(_)) => {}
+                Err(e) => {
+                    any_error = true;
+                    prop_assert!(!e.to_string().is_empty());
+                }
+            }
+        }
+        let all = registry.decode_all(items.clone());
+        prop_assert_eq!(all.is_err(), any_error);
+        if let Ok(out) = all {
+            prop_assert_eq!(out.entities.len() + out.skipped.len() + out.raw.len(), items.len());
+        }
+        let _ = registry.group("Orders").unwrap().decode_all(items.clone());
+        let mut buckets = registry.buckets(items);
+        let _ = buckets.optional::<CustomerMapper>();
+        let _ = buckets.many::<OrderMapper>();
+        let _ = buckets.finish();
     }
 
     #[test]
