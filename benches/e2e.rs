@@ -2,7 +2,8 @@
 //! `DYNAMODB_ENDPOINT`): writing 10,000 items with the batch helper against
 //! sequential `PutItem`, and reading them back through a paginated,
 //! registry-decoded query. Also measures the peak heap of the paginated read
-//! for several page sizes, written to `target/criterion/e2e_memory.json`.
+//! for several page sizes and the client's share of the batch write's time,
+//! written to `target/criterion/e2e_memory.json` and `e2e_profile.json`.
 //! Run: `cargo bench --bench e2e`.
 
 #[path = "../tests/fixtures/mod.rs"]
@@ -229,6 +230,7 @@ fn bench(c: &mut Criterion) {
     let _ = std::fs::create_dir_all(&dir);
     std::fs::write(dir.join("e2e_memory.json"), format!("{{\n{json}\n}}\n"))
         .expect("write memory report");
+    std::fs::write(dir.join("e2e_profile.json"), profile).expect("write profile");
 }
 
 /// User + system CPU seconds of this process (Linux `/proc/self/stat`).
