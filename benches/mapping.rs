@@ -12,7 +12,10 @@ use std::hint::black_box;
 use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::{Criterion, criterion_group, criterion_main};
 use dynamodb_mapper::expr::attr;
-use dynamodb_mapper::{Item, KeyCondition, KeyPattern, Mapper, NamingConvention, TableSchema};
+use dynamodb_mapper::key::encode_timestamp;
+use dynamodb_mapper::{
+    IndexKeys, Item, KeyCondition, KeyPattern, Mapper, NamingConvention, TableSchema,
+};
 use fixtures::*;
 
 /// The order mapper with serde's own names, so its items match what plain
@@ -23,6 +26,32 @@ impl Mapper for OrderAsIs {
     const ENTITY_TYPE: &'static str = "Order";
     const TABLE: TableSchema = APP_TABLE;
     const NAMING: NamingConvention = NamingConvention::AsIs;
+    fn before_to_item(o: &Order) -> dynamodb_mapper::Result<()> {
+        OrderMapper::before_to_item(o)
+    }
+    fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+        OrderMapper::after_to_item(o, item)
+    }
+}
+
+/// The same mapper declaring the key patterns its hooks write, so every
+/// `to_item` also checks the written keys against them.
+struct OrderChecked;
+impl Mapper for OrderChecked {
+    type Entity = Order;
+    const ENTITY_TYPE: &'static str = "Order";
+    const TABLE: TableSchema = APP_TABLE;
+    const NAMING: NamingConvention = NamingConvention::AsIs;
+    const KEY_PATTERNS: &'static [IndexKeys] = &[
+        IndexKeys::table(KeyPattern::partition("CUSTOMER#{customer_id}"))
+            .sort(KeyPattern::sort("ORDER#{order_id}#{date}")),
+        IndexKeys::index("GSI1", KeyPattern::partition("STATUS#{status}"))
+            .sort(KeyPattern::sort("{created_at}")),
+        IndexKeys::index("GSI2", KeyPattern::partition("ORDER"))
+            .sort(KeyPattern::sort("{created_at}")),
+        IndexKeys::index("GSI3", KeyPattern::partition("SHIPPED"))
+            .sort(KeyPattern::sort("{shipped_at}")),
+    ];
     fn before_to_item(o: &Order) -> dynamodb_mapper::Result<()> {
         OrderMapper::before_to_item(o)
     }
@@ -170,6 +199,7 @@ fn bench(c: &mut Criterion) {
     assert_eq!(item, hand_to_item(&order), "the floor writes the same item");
     assert_eq!(hand_from_item(item.clone()), order);
     let camel_item = OrderMapper::to_item(&order).expect("valid");
+    assert_eq!(OrderChecked::to_item(&order).expect("valid"), item);
     // A stored item with attributes the mapper does not know, for the record path.
     let mut stored = item.clone();
     stored.insert("giftNote".into(), s("happy birthday".into()));
@@ -189,6 +219,9 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("mapper_camel_case", |b| {
         b.iter(|| OrderMapper::to_item(black_box(&order)))
+    });
+    g.bench_function("mapper_key_patterns_checked", |b| {
+        b.iter(|| OrderChecked::to_item(black_box(&order)))
     });
     g.bench_function("mapper_record", |b| {
         b.iter(|| OrderAsIs::record_to_item(black_box(&record)))
@@ -241,6 +274,23 @@ fn bench(c: &mut Criterion) {
                 .expect("renders");
             (pk, sk)
         })
+    });
+    // The same two keys written by hand (no escaping), the floor.
+    g.bench_function("format_pk_and_sk", |b| {
+        b.iter(|| {
+            let pk = format!("CUSTOMER#{}", black_box("C1"));
+            let at = encode_timestamp(created, 3).expect("encodes");
+            let sk = format!("ORDER#{}#{at}", black_box("O1"));
+            (pk, sk)
+        })
+    });
+    let sk = ORDER_SK
+        .with("order_id", "O1")
+        .with("created", created)
+        .render()
+        .expect("renders");
+    g.bench_function("parse_sk", |b| {
+        b.iter(|| ORDER_SK.parse(black_box(&sk)).expect("parses"))
     });
     g.bench_function("key_condition_begins_with", |b| {
         b.iter(|| {

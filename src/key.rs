@@ -45,8 +45,10 @@
 //! ```
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::rc::Rc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::error::{Error, Result};
@@ -260,47 +262,97 @@ impl KeyFormat {
 }
 
 fn split_key(key: &str, format: KeyFormat) -> std::result::Result<Vec<String>, String> {
-    if key.is_empty() {
-        return Err("is empty".to_owned());
+    segments(key, format)
+        .map(|segment| segment.map(Cow::into_owned))
+        .collect()
+}
+
+/// The components of `key`, unescaped, in order; borrowed from the key
+/// where they hold no escape. Yields the first problem (an empty key or
+/// component, an unknown or lone escape) as its last item.
+fn segments(key: &str, format: KeyFormat) -> Segments<'_> {
+    Segments {
+        key,
+        start: 0,
+        format,
+        done: false,
     }
-    let mut parts = Vec::new();
-    let mut current = String::new();
-    let mut start = 0;
-    let mut chars = key.char_indices();
-    while let Some((i, c)) = chars.next() {
-        if c == format.escape {
-            match chars.next() {
-                Some((_, next)) if next == format.delimiter || next == format.escape => {
-                    current.push(next);
-                }
-                Some((_, next)) => {
-                    return Err(format!(
-                        "has an unknown escape `{}{next}` at byte {i}",
-                        format.escape
-                    ));
-                }
-                None => {
-                    return Err(format!(
-                        "ends with a lone escape character `{}`",
-                        format.escape
-                    ));
-                }
-            }
-        } else if c == format.delimiter {
-            if current.is_empty() {
-                return Err(format!("has an empty component at byte {start}"));
-            }
-            parts.push(std::mem::take(&mut current));
-            start = i + c.len_utf8();
-        } else {
-            current.push(c);
+}
+
+struct Segments<'k> {
+    key: &'k str,
+    /// Byte index where the next component starts.
+    start: usize,
+    format: KeyFormat,
+    done: bool,
+}
+
+impl<'k> Iterator for Segments<'k> {
+    type Item = std::result::Result<Cow<'k, str>, String>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
         }
+        if self.key.is_empty() {
+            self.done = true;
+            return Some(Err("is empty".to_owned()));
+        }
+        let start = self.start;
+        let rest = self.key.get(start..).unwrap_or("");
+        let format = self.format;
+        // Only a component with an escape in it is copied.
+        let mut unescaped: Option<String> = None;
+        let mut chars = rest.char_indices();
+        let mut end = None;
+        while let Some((i, c)) = chars.next() {
+            if c == format.escape {
+                match chars.next() {
+                    Some((_, next)) if next == format.delimiter || next == format.escape => {
+                        unescaped
+                            .get_or_insert_with(|| rest.get(..i).unwrap_or("").to_owned())
+                            .push(next);
+                    }
+                    Some((_, next)) => {
+                        self.done = true;
+                        return Some(Err(format!(
+                            "has an unknown escape `{}{next}` at byte {}",
+                            format.escape,
+                            start + i
+                        )));
+                    }
+                    None => {
+                        self.done = true;
+                        return Some(Err(format!(
+                            "ends with a lone escape character `{}`",
+                            format.escape
+                        )));
+                    }
+                }
+            } else if c == format.delimiter {
+                end = Some(i);
+                self.start = start + i + c.len_utf8();
+                break;
+            } else if let Some(text) = &mut unescaped {
+                text.push(c);
+            }
+        }
+        let raw = match end {
+            Some(i) => rest.get(..i).unwrap_or(""),
+            None => {
+                self.done = true;
+                rest
+            }
+        };
+        if raw.is_empty() {
+            self.done = true;
+            return Some(Err(format!("has an empty component at byte {start}")));
+        }
+        Some(Ok(match unescaped {
+            Some(text) => Cow::Owned(text),
+            None => Cow::Borrowed(raw),
+        }))
     }
-    if current.is_empty() {
-        return Err(format!("has an empty component at byte {start}"));
-    }
-    parts.push(current);
-    Ok(parts)
 }
 
 /// Whether a key is a partition key or a sort key: decides the size limit.
@@ -457,6 +509,15 @@ impl KeyValue<'_> {
         }
     }
 
+    /// About how many bytes the value takes in a key.
+    fn size_hint(&self) -> usize {
+        match self {
+            KeyValue::Text(t) => t.len(),
+            KeyValue::Unsigned(_) | KeyValue::Signed(_) => 20,
+            KeyValue::Timestamp(_) => 30,
+        }
+    }
+
     fn describe(&self) -> String {
         match self {
             KeyValue::Text(t) => format!("text {t:?}"),
@@ -605,6 +666,7 @@ impl Encoding {
     /// ```
     pub fn encode(&self, value: &KeyValue<'_>) -> Result<String> {
         self.encode_reason(value)
+            .map(Cow::into_owned)
             .map_err(|reason| Error::invalid_key(COMPONENT, reason))
     }
 
@@ -623,14 +685,19 @@ impl Encoding {
     /// ```
     pub fn decode(&self, text: &str) -> Result<KeyValue<'static>> {
         self.decode_reason(text)
+            .map(KeyValue::into_owned)
             .map_err(|reason| Error::invalid_key(COMPONENT, reason))
     }
 
-    fn encode_reason(&self, value: &KeyValue<'_>) -> std::result::Result<String, String> {
-        match *self {
+    /// The encoded text; a text value is borrowed, not copied.
+    fn encode_reason<'v>(
+        &self,
+        value: &'v KeyValue<'_>,
+    ) -> std::result::Result<Cow<'v, str>, String> {
+        let text = match *self {
             Encoding::Text => match value {
                 KeyValue::Text(t) if t.is_empty() => Err("is empty".to_owned()),
-                KeyValue::Text(t) => Ok(t.to_string()),
+                KeyValue::Text(t) => return Ok(Cow::Borrowed(t)),
                 KeyValue::Unsigned(v) => Ok(v.to_string()),
                 KeyValue::Signed(v) => Ok(v.to_string()),
                 KeyValue::Timestamp(_) => Err(
@@ -664,13 +731,14 @@ impl Encoding {
                 }
                 other => Err(format!("is {}, expected a timestamp", other.describe())),
             },
-        }
+        };
+        text.map(Cow::Owned)
     }
 
-    fn decode_reason(&self, text: &str) -> std::result::Result<KeyValue<'static>, String> {
+    fn decode_reason<'t>(&self, text: &'t str) -> std::result::Result<KeyValue<'t>, String> {
         match *self {
             Encoding::Text if text.is_empty() => Err("is empty".to_owned()),
-            Encoding::Text => Ok(KeyValue::Text(Cow::Owned(text.to_owned()))),
+            Encoding::Text => Ok(KeyValue::Text(Cow::Borrowed(text))),
             Encoding::Unsigned { width } => parse_unsigned(text, width).map(KeyValue::Unsigned),
             Encoding::Signed { width } => parse_signed(text, width).map(KeyValue::Signed),
             Encoding::Timestamp { fraction_digits } => {
@@ -1519,9 +1587,32 @@ impl KeyPattern {
         self.components().map(|_| ())
     }
 
-    fn components(&self) -> Result<Vec<Component>> {
-        compile(self.template, self.format)
-            .map_err(|reason| self.error(format!("is invalid: it {reason}")))
+    /// The compiled template, from this thread's cache after the first use
+    /// (patterns are usually consts, rendered and matched on every write).
+    fn components(&self) -> Result<Rc<[Component]>> {
+        // A `&'static str` never changes, so its address and length identify
+        // the template.
+        let key = (
+            self.template.as_ptr().addr(),
+            self.template.len(),
+            self.format,
+        );
+        let cached = COMPILED
+            .try_with(|cache| cache.borrow().get(&key).cloned())
+            .ok()
+            .flatten();
+        if let Some(components) = cached {
+            return Ok(components);
+        }
+        let components: Rc<[Component]> = compile(self.template, self.format)
+            .map_err(|reason| self.error(format!("is invalid: it {reason}")))?
+            .into();
+        // Unavailable only while the thread is being torn down: then the
+        // pattern is compiled on each use.
+        let _ = COMPILED.try_with(|cache| {
+            cache.borrow_mut().insert(key, Rc::clone(&components));
+        });
+        Ok(components)
     }
 
     /// The literal text before the first placeholder: what every rendered
@@ -1613,50 +1704,91 @@ impl KeyPattern {
     /// ```
     pub fn parse(&self, key: &str) -> Result<KeyParts> {
         let components = self.components()?;
-        let fail = |reason: String| self.error(format!("cannot parse {key:?}: {reason}"));
-        let parts = split_key(key, self.format).map_err(|r| fail(format!("it {r}")))?;
-        if parts.len() != components.len() {
-            return Err(fail(format!(
-                "it has {} components, the pattern has {}",
-                parts.len(),
-                components.len()
-            )));
-        }
-        let mut values = Vec::new();
-        for (i, (component, part)) in components.iter().zip(&parts).enumerate() {
-            let n = i + 1;
-            match component.slot {
-                None => {
-                    if part != component.before {
-                        return Err(fail(format!(
-                            "component {n} is {part:?}, expected {:?}",
-                            component.before
-                        )));
-                    }
-                }
-                Some(slot) => {
-                    let middle = part
-                        .strip_prefix(component.before)
-                        .and_then(|rest| rest.strip_suffix(component.after))
-                        .filter(|m| !m.is_empty())
-                        .ok_or_else(|| {
-                            fail(format!(
-                                "component {n} is {part:?}, expected `{}{}{}`",
-                                component.before, slot.spec, component.after
-                            ))
-                        })?;
-                    let value = slot
-                        .encoding
-                        .decode_reason(middle)
-                        .map_err(|r| fail(format!("component {n} (`{}`): {r}", slot.spec)))?;
-                    values.push((slot.name, value));
-                }
-            }
-        }
+        let mut values = Vec::with_capacity(components.len());
+        self.parse_with(&components, key, |name, value| {
+            values.push((name, value.into_owned()));
+        })
+        .map_err(|reason| self.error(format!("cannot parse {key:?}: {reason}")))?;
         Ok(KeyParts {
             template: self.template,
             values,
         })
+    }
+
+    /// Parses `key`, handing each placeholder's value to `found`; the values
+    /// borrow from the key where they can, so matching allocates nothing.
+    /// The reason a key does not parse is worked out only when it does not.
+    fn parse_with(
+        &self,
+        components: &[Component],
+        key: &str,
+        mut found: impl FnMut(&'static str, KeyValue<'_>),
+    ) -> std::result::Result<(), String> {
+        let mut parts = segments(key, self.format);
+        for component in components {
+            let Some(Ok(part)) = parts.next() else {
+                return Err(self.mismatch(components, key));
+            };
+            match component.slot {
+                None if part == component.before => {}
+                Some(slot) => {
+                    let value = part
+                        .strip_prefix(component.before)
+                        .and_then(|rest| rest.strip_suffix(component.after))
+                        .filter(|m| !m.is_empty())
+                        .and_then(|middle| slot.encoding.decode_reason(middle).ok());
+                    match value {
+                        Some(value) => found(slot.name, value),
+                        None => return Err(self.mismatch(components, key)),
+                    }
+                }
+                None => return Err(self.mismatch(components, key)),
+            }
+        }
+        match parts.next() {
+            None => Ok(()),
+            Some(_) => Err(self.mismatch(components, key)),
+        }
+    }
+
+    /// Why `key` does not parse: the first problem in reading it as a key,
+    /// else its number of components, else the first component that does
+    /// not fit the pattern.
+    fn mismatch(&self, components: &[Component], key: &str) -> String {
+        let parts = match split_key(key, self.format) {
+            Ok(parts) => parts,
+            Err(reason) => return format!("it {reason}"),
+        };
+        if parts.len() != components.len() {
+            return format!(
+                "it has {} components, the pattern has {}",
+                parts.len(),
+                components.len()
+            );
+        }
+        for (i, (component, part)) in components.iter().zip(&parts).enumerate() {
+            let n = i + 1;
+            let Some(slot) = component.slot else {
+                if *part != component.before {
+                    return format!("component {n} is {part:?}, expected {:?}", component.before);
+                }
+                continue;
+            };
+            let Some(middle) = part
+                .strip_prefix(component.before)
+                .and_then(|rest| rest.strip_suffix(component.after))
+                .filter(|m| !m.is_empty())
+            else {
+                return format!(
+                    "component {n} is {part:?}, expected `{}{}{}`",
+                    component.before, slot.spec, component.after
+                );
+            };
+            if let Err(reason) = slot.encoding.decode_reason(middle) {
+                return format!("component {n} (`{}`): {reason}", slot.spec);
+            }
+        }
+        "it does not fit the pattern".to_owned()
     }
 
     /// Whether `key` parses with this pattern.
@@ -1670,7 +1802,8 @@ impl KeyPattern {
     /// ```
     #[must_use]
     pub fn matches(&self, key: &str) -> bool {
-        self.parse(key).is_ok()
+        self.components()
+            .is_ok_and(|components| self.parse_with(&components, key, |_, _| ()).is_ok())
     }
 
     /// Whether some values make this pattern render a key starting with
@@ -1732,7 +1865,9 @@ impl KeyPattern {
             }
         }
         let f = self.format;
-        let mut out = String::new();
+        let mut out = String::with_capacity(
+            self.template.len() + values.iter().map(|(_, v)| v.size_hint()).sum::<usize>(),
+        );
         let mut missing: Option<(usize, Slot)> = None;
         for (i, component) in components.iter().enumerate() {
             if i > 0 {
@@ -1840,6 +1975,15 @@ fn parse_spec(spec: Option<&str>) -> Option<Encoding> {
             .map(|width| Encoding::Signed { width });
     }
     None
+}
+
+/// A template's `&'static str` (address and length) and format.
+type TemplateId = (usize, usize, KeyFormat);
+
+thread_local! {
+    /// Compiled templates, per thread.
+    static COMPILED: RefCell<HashMap<TemplateId, Rc<[Component]>>> =
+        RefCell::new(HashMap::new());
 }
 
 fn compile(

@@ -779,11 +779,41 @@ proptest! {
     }
 
     #[test]
+    fn matches_agrees_with_parse(key in "[A-Z0-9#\\\\]{0,24}") {
+        for pattern in [
+            LINE_SK,
+            KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}"),
+            KeyPattern::partition("A#{x}#{n:i2}"),
+            KeyPattern::sort("V#v{n:u2}x"),
+            KeyPattern::sort("{a}"),
+            KeyPattern::sort("ORDER"),
+        ] {
+            prop_assert_eq!(pattern.matches(&key), pattern.parse(&key).is_ok(), "{} {:?}", pattern, key);
+        }
+    }
+
+    #[test]
     fn rendered_keys_are_in_the_pattern_language(id in component(), line in 0u64..1000) {
         let key = LINE_SK.with("order_id", &id).with("line", line).render().unwrap();
         prop_assert!(LINE_SK.can_start_with(&key).unwrap());
         let exact = KeyPattern::sort("ORDER#{a}#LINE#{b:u3}");
         prop_assert!(exact.intersects(&LINE_SK).unwrap());
+    }
+}
+
+#[test]
+fn one_template_with_two_formats_compiles_twice() {
+    // The same `&'static str` read with `#` and with `|` as delimiter: two
+    // different patterns, whichever is used first.
+    const TEMPLATE: &str = "A|{x}";
+    let hash = KeyPattern::sort(TEMPLATE);
+    let pipe = KeyPattern::sort(TEMPLATE).with_format(KeyFormat::new().with_delimiter('|'));
+    for _ in 0..2 {
+        assert_eq!(hash.with("x", "b|c").render().unwrap(), "A|b|c");
+        assert_eq!(pipe.with("x", "b|c").render().unwrap(), r"A|b\|c");
+        assert!(hash.matches("A|b"));
+        assert!(!pipe.matches("A|b|c"));
+        assert_eq!(pipe.parse(r"A|b\|c").unwrap().text("x").unwrap(), "b|c");
     }
 }
 
