@@ -8,11 +8,19 @@ Run after `cargo bench` (all three benches, in one run):
 Reads the median of every benchmark from target/criterion/<group>/<bench>/new/
 estimates.json, computes each ratio against its baseline, and rewrites the
 report and the chart. Nothing in either file is typed by hand.
+
+Shared machines are noisy over time: the same benchmark can differ by a third
+between two runs minutes apart. Runs saved with
+`cargo bench --bench mapping --bench registry -- --save-baseline run-N` are
+all used: each time is the median over the saved runs, and each ratio the
+median of the per-run ratios (both sides of a ratio come from the same run).
+Benchmarks without saved runs use the latest run.
 """
 
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -31,7 +39,10 @@ COMPARISONS = [
     ("from_item", "mapper_camel_case", "serde_dynamo+check", "from_item: mapper with camelCase renaming vs serde_dynamo + check", None),
     ("from_item", "serde_dynamo+check", "hand_written", "from_item: serde_dynamo vs hand-written (the floor)", None),
     ("from_item", "mapper_record_stored", "mapper_plain_stored", "from_item: lossless record (bag kept) vs plain", 1.30),
+    ("to_item", "mapper_key_patterns_checked", "mapper", "to_item: mapper declaring KEY_PATTERNS (written keys checked) vs without", None),
     ("keys_and_expressions", "render_pk_and_sk", "mapper_to_item", "rendering pk + sk from key patterns vs one to_item", None),
+    ("keys_and_expressions", "render_pk_and_sk", "format_pk_and_sk", "rendering pk + sk from key patterns vs format! by hand", None),
+    ("keys_and_expressions", "parse_sk", "mapper_to_item", "parsing a sort key with its pattern vs one to_item", None),
     ("keys_and_expressions", "key_condition_begins_with", "mapper_to_item", "building a begins_with key condition vs one to_item", None),
     ("keys_and_expressions", "filter_condition", "mapper_to_item", "building a two-clause filter vs one to_item", None),
     ("decode_1000_mixed", "registry", "hand_match", "registry decoding of 1,000 mixed items vs hand-written match + from_item", 1.10),
@@ -39,12 +50,44 @@ COMPARISONS = [
 ]
 
 
+def read_median(path):
+    with open(path) as f:
+        return json.load(f)["median"]["point_estimate"]
+
+
+def saved_runs(group, bench):
+    """{run name: median ns} for every saved `run-*` baseline of a benchmark."""
+    folder = CRITERION / group / bench.replace("/", "_")
+    if not folder.exists():
+        return {}
+    return {
+        run.name: read_median(run / "estimates.json")
+        for run in folder.iterdir()
+        if run.name.startswith("run-") and (run / "estimates.json").exists()
+    }
+
+
 def median_ns(group, bench):
+    runs = saved_runs(group, bench)
+    if runs:
+        return statistics.median(runs.values())
     path = CRITERION / group / bench.replace("/", "_") / "new" / "estimates.json"
     if not path.exists():
         return None
-    with open(path) as f:
-        return json.load(f)["median"]["point_estimate"]
+    return read_median(path)
+
+
+def ratio_of(group, bench, base):
+    """(median ratio, lowest, highest, number of runs) of bench over base."""
+    a, b = saved_runs(group, bench), saved_runs(group, base)
+    common = sorted(set(a) & set(b))
+    if common:
+        ratios = [a[run] / b[run] for run in common]
+        return statistics.median(ratios), min(ratios), max(ratios), len(ratios)
+    a, b = median_ns(group, bench), median_ns(group, base)
+    if a is None or b is None:
+        return None
+    return a / b, a / b, a / b, 1
 
 
 def fmt_time(ns):
@@ -118,15 +161,17 @@ def main():
         if base is None:
             continue
         a, b = median_ns(group, bench), median_ns(group, base)
-        if a is None or b is None:
-            lines.append(f"| {label} | n/a | n/a | not run | {'' if target is None else f'≤ {target:.2f}×'} |")
+        measured = ratio_of(group, bench, base)
+        if a is None or b is None or measured is None:
+            lines.append(f"| {label} | n/a | n/a | not run | | {'' if target is None else f'≤ {target:.2f}×'} |")
             continue
-        ratio = a / b
+        ratio, low, high, runs = measured
+        spread = f"{low:.2f}–{high:.2f} ({runs} runs)" if runs > 1 else "1 run"
         verdict = ""
         if target is not None:
             verdict = "met" if ratio <= target else "**missed**"
         lines.append(
-            f"| {label} | {fmt_time(a)} | {fmt_time(b)} | {ratio:.2f}× "
+            f"| {label} | {fmt_time(a)} | {fmt_time(b)} | {ratio:.2f}× | {spread} "
             f"| {'' if target is None else f'≤ {target:.2f}× ({verdict})'} |"
         )
         if group != "write_10000":
@@ -157,16 +202,22 @@ def main():
         "",
         "```sh",
         "cargo bench                        # mapping, registry and e2e (e2e starts DynamoDB Local)",
+        "for i in 1 2 3; do                 # repeated runs of the in-process benches",
+        "  cargo bench --bench mapping --bench registry -- --save-baseline run-$i",
+        "done",
         "python3 scripts/bench_report.py    # rewrites this file and benches/chart.svg",
         "```",
         "",
-        f"Machine: {machine()}. Absolute times on shared machines are noisy; the ratios compare",
-        "benchmarks measured side by side in the same run, and are what the targets are about.",
+        f"Machine: {machine()}. Absolute times on shared machines are noisy (the same benchmark",
+        "can move by a third between runs minutes apart); the ratios compare benchmarks measured",
+        "side by side in the same run, and are what the targets are about. Where runs were saved",
+        "(`run-N`), a time is the median over them and a ratio the median of the per-run ratios,",
+        "with the lowest and highest per-run ratio beside it.",
         "",
         "## Ratios (medians)",
         "",
-        "| comparison | time | baseline | ratio | target |",
-        "|---|---|---|---|---|",
+        "| comparison | time | baseline | ratio | per-run ratios | target |",
+        "|---|---|---|---|---|---|",
         *lines,
         "",
     ]

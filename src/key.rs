@@ -1444,6 +1444,10 @@ fn check_size(key: &str, role: KeyRole) -> std::result::Result<(), String> {
 /// and text values are escaped, so rendering is injective and
 /// [`parse`](Self::parse) inverts it.
 ///
+/// A template is compiled the first time a thread uses it and kept for the
+/// thread's lifetime, so rendering a `const` pattern costs little more than
+/// formatting the key by hand (see BENCHMARKS.md).
+///
 /// ```
 /// use dynamodb_mapper::key::KeyPattern;
 ///

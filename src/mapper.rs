@@ -640,13 +640,15 @@ fn serialize<M: Mapper>(entity: &M::Entity) -> Result<Item> {
 /// key is a sparse index and fine), so the design the registry checked is the
 /// design in the table.
 fn check_key_patterns<M: Mapper>(item: &Item) -> Result<()> {
-    let mut seen: Vec<Option<&'static str>> = Vec::new();
-    for keys in M::KEY_PATTERNS {
+    for (i, keys) in M::KEY_PATTERNS.iter().enumerate() {
         let index = keys.index_name();
-        if seen.contains(&index) {
-            continue;
+        if M::KEY_PATTERNS
+            .iter()
+            .take(i)
+            .any(|k| k.index_name() == index)
+        {
+            continue; // checked with the first declaration for this index
         }
-        seen.push(index);
         let (pk_attr, sk_attr) = match index {
             None => (
                 M::TABLE.partition_key_attribute().name,
@@ -666,17 +668,21 @@ fn check_key_patterns<M: Mapper>(item: &Item) -> Result<()> {
             _ => None,
         });
         let candidates = || M::KEY_PATTERNS.iter().filter(|k| k.index_name() == index);
-        let pk_matches: Vec<_> = candidates()
-            .filter(|k| k.partition_key().matches(pk))
-            .collect();
-        let fits = pk_matches.iter().any(|k| match (k.sort_key(), sk) {
-            (Some(pattern), Some(v)) => pattern.matches(v),
-            (None, _) => true,
-            (Some(_), None) => sk_attr.is_none(),
+        let fits = candidates().any(|k| {
+            k.partition_key().matches(pk)
+                && match (k.sort_key(), sk) {
+                    (Some(pattern), Some(v)) => pattern.matches(v),
+                    (None, _) => true,
+                    (Some(_), None) => sk_attr.is_none(),
+                }
         });
         if fits {
             continue;
         }
+        // What did not fit, for the error.
+        let pk_matches: Vec<_> = candidates()
+            .filter(|k| k.partition_key().matches(pk))
+            .collect();
         let on = index.map_or_else(|| "the table".to_owned(), |i| format!("index {i}"));
         let (attr, value, patterns): (&str, &str, Vec<String>) = if pk_matches.is_empty() {
             (
