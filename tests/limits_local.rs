@@ -37,6 +37,9 @@
 //! Needs DynamoDB Local (the testkit starts it; see the testkit's docs, or
 //! set `DYNAMODB_ENDPOINT`). Without it every test fails saying how to fix it.
 
+#[path = "fixtures/local.rs"]
+mod local;
+
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
@@ -129,16 +132,8 @@ impl Service {
             .await
             .unwrap_or_else(|e| panic!("DynamoDB Local is required for this test: {e}"));
         let client = Client::from_conf(db.config().retry_config(RetryConfig::disabled()).build());
-        let table = dynamodb_mapper_testkit::unique_table_name(prefix);
         let schema = if binary { BINARY_KEYS } else { STRING_KEYS };
-        schema
-            .create_table(&client, &table)
-            .send()
-            .await
-            .expect("create table");
-        dynamodb_mapper_testkit::wait_for_table_active(&client, &table)
-            .await
-            .expect("table active");
+        let table = local::new_table(&client, prefix, schema).await;
         Service {
             client,
             table,

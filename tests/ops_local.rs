@@ -2,6 +2,8 @@
 //! contention, transactions, paginated decoding.
 
 mod fixtures;
+#[path = "fixtures/local.rs"]
+mod local;
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -18,9 +20,7 @@ use fixtures::*;
 use futures_util::TryStreamExt;
 
 async fn table(prefix: &str) -> (Client, String) {
-    let client = dynamodb_mapper_testkit::client()
-        .await
-        .unwrap_or_else(|e| panic!("DynamoDB Local is required for this test: {e}"));
+    let client = local::client().await;
     let name = dynamodb_mapper_testkit::unique_table_name(prefix);
     seed001::create_table(&client, &name)
         .await

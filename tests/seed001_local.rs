@@ -2,6 +2,8 @@
 //! the testkit, or `DYNAMODB_ENDPOINT`), with exact expected results.
 
 mod fixtures;
+#[path = "fixtures/local.rs"]
+mod local;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::{ItemExt, Mapper};
@@ -9,9 +11,7 @@ use fixtures::seed001::{self, CustomerPartition, DataSet};
 use fixtures::*;
 
 async fn setup(prefix: &str) -> (aws_sdk_dynamodb::Client, String, DataSet) {
-    let client = dynamodb_mapper_testkit::client()
-        .await
-        .unwrap_or_else(|e| panic!("DynamoDB Local is required for this test: {e}"));
+    let client = local::client().await;
     let table = dynamodb_mapper_testkit::unique_table_name(prefix);
     seed001::create_table(&client, &table)
         .await

@@ -3,6 +3,8 @@
 //! INVOICE and EVENT items sliced by `begins_with`, and the overloaded GSI1
 //! listing open invoices across tenants, with exact expected results.
 
+#[path = "fixtures/local.rs"]
+mod local;
 #[path = "fixtures/seed002.rs"]
 mod seed002;
 
@@ -19,18 +21,8 @@ use seed002::*;
 use serde::{Deserialize, Serialize};
 
 async fn setup(prefix: &str) -> (Client, String, DataSet) {
-    let client = dynamodb_mapper_testkit::client()
-        .await
-        .unwrap_or_else(|e| panic!("DynamoDB Local is required for this test: {e}"));
-    let table = dynamodb_mapper_testkit::unique_table_name(prefix);
-    TENANT_TABLE
-        .create_table(&client, &table)
-        .send()
-        .await
-        .expect("create table");
-    dynamodb_mapper_testkit::wait_for_table_active(&client, &table)
-        .await
-        .expect("table active");
+    let client = local::client().await;
+    let table = local::new_table(&client, prefix, TENANT_TABLE).await;
     let data = data_set();
     let written = BatchWriter::new(&client, &table, TENANT_TABLE)
         .put_items(data.items().unwrap())

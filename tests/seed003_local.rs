@@ -3,6 +3,8 @@
 //! post tags in both directions, published posts through `gsi1`, with exact
 //! expected results.
 
+#[path = "fixtures/local.rs"]
+mod local;
 #[path = "fixtures/seed003.rs"]
 mod seed003;
 
@@ -14,18 +16,8 @@ use futures_util::TryStreamExt;
 use seed003::*;
 
 async fn setup(prefix: &str) -> (Client, String, DataSet) {
-    let client = dynamodb_mapper_testkit::client()
-        .await
-        .unwrap_or_else(|e| panic!("DynamoDB Local is required for this test: {e}"));
-    let table = dynamodb_mapper_testkit::unique_table_name(prefix);
-    BLOG_TABLE
-        .create_table(&client, &table)
-        .send()
-        .await
-        .expect("create table");
-    dynamodb_mapper_testkit::wait_for_table_active(&client, &table)
-        .await
-        .expect("table active");
+    let client = local::client().await;
+    let table = local::new_table(&client, prefix, BLOG_TABLE).await;
     let data = data_set();
     let written = BatchWriter::new(&client, &table, BLOG_TABLE)
         .put_items(data.items().unwrap())

@@ -4,6 +4,8 @@
 //! each time as one compound entity from one query, with exact expected
 //! results.
 
+#[path = "fixtures/local.rs"]
+mod local;
 #[path = "fixtures/seed004.rs"]
 mod seed004;
 
@@ -19,18 +21,8 @@ use futures_util::TryStreamExt;
 use seed004::*;
 
 async fn table(prefix: &str) -> (Client, String) {
-    let client = dynamodb_mapper_testkit::client()
-        .await
-        .unwrap_or_else(|e| panic!("DynamoDB Local is required for this test: {e}"));
-    let table = dynamodb_mapper_testkit::unique_table_name(prefix);
-    SHOP_TABLE
-        .create_table(&client, &table)
-        .send()
-        .await
-        .expect("create table");
-    dynamodb_mapper_testkit::wait_for_table_active(&client, &table)
-        .await
-        .expect("table active");
+    let client = local::client().await;
+    let table = local::new_table(&client, prefix, SHOP_TABLE).await;
     (client, table)
 }
 
