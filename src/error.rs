@@ -79,6 +79,12 @@ pub enum ErrorKind {
     Limit,
     /// A key pattern is invalid, or a key or value does not fit it.
     InvalidKeyPattern,
+    /// A request got no answer in time.
+    Timeout,
+    /// DynamoDB returned a response that makes no sense for the request.
+    UnexpectedResponse,
+    /// A versioned entity would have been written without its version check.
+    VersionCheckRequired,
 }
 
 /// The crate's error type.
@@ -266,46 +272,90 @@ pub enum Error {
         #[source]
         source: BoxError,
     },
-    /// A batch write ran out of retries (or was refused): every request that
-    /// was not written is here, to retry or to keep.
+    /// A batch write could not write everything: it ran out of retries, met
+    /// an error it must not retry (then it stopped sending), or got a
+    /// response that made no sense. Every request sent is accounted for:
+    /// `written + unprocessed.len() + in_doubt.len()` is the number sent.
     #[error(
-        "batch write to {table} left {} of {} requests unwritten after {attempts} attempts{}",
+        "batch write to {table} wrote {written} of {} requests: {} not written, {} in doubt, after {attempts} attempts",
+        .written + .unprocessed.len() + .in_doubt.len(),
         .unprocessed.len(),
-        .written + .unprocessed.len(),
-        Cause(.source)
+        .in_doubt.len()
     )]
     BatchWriteIncomplete {
         /// Table written to.
         table: String,
-        /// Requests that were written.
+        /// Requests DynamoDB confirmed as written.
         written: usize,
-        /// Requests that were not written.
+        /// Requests that were certainly not written (left unprocessed, refused,
+        /// or never sent because the batch stopped): safe to send again.
         unprocessed: Vec<aws_sdk_dynamodb::types::WriteRequest>,
-        /// Attempts made for the batch that gave up.
+        /// Requests whose outcome is unknown: sent, but no credible answer came
+        /// back (a timeout, a dropped connection, a response that made no
+        /// sense). They may or may not have been applied; sending them again
+        /// writes the same item (batch writes are unconditional).
+        in_doubt: Vec<aws_sdk_dynamodb::types::WriteRequest>,
+        /// Most attempts made for any one batch of 25.
         attempts: u32,
-        /// The service error that stopped it, if one did (else retries ran out).
+        /// What stopped it, if something did (else retries ran out).
         #[source]
-        source: Option<Box<aws_sdk_dynamodb::Error>>,
+        cause: Option<Box<Error>>,
     },
-    /// A batch get ran out of retries (or was refused): the items read so far
-    /// and the keys not read are here.
+    /// A batch get could not read every key: the items read and the keys not
+    /// read are here. Every key asked for is accounted for: it is in `read`,
+    /// absent from the table, or in `unprocessed`.
     #[error(
-        "batch get from {table} left {} keys unread after {attempts} attempts{}",
+        "batch get from {table} left {} keys unread ({} items read) after {attempts} attempts",
         .unprocessed.len(),
-        Cause(.source)
+        .read.len()
     )]
     BatchGetIncomplete {
         /// Table read from.
         table: String,
         /// Items that were read.
         read: Vec<crate::item::Item>,
-        /// Keys that were not read.
+        /// Keys that were not read (safe to ask for again).
         unprocessed: Vec<crate::item::Item>,
-        /// Attempts made for the batch that gave up.
+        /// Most attempts made for any one batch of 100.
         attempts: u32,
-        /// The service error that stopped it, if one did.
+        /// What stopped it, if something did (else retries ran out).
         #[source]
-        source: Option<Box<aws_sdk_dynamodb::Error>>,
+        cause: Option<Box<Error>>,
+    },
+    /// A request to DynamoDB got no answer in time: the helper gave up
+    /// waiting. For a write, its outcome is unknown.
+    #[error("dynamodb {operation} got no answer within {after:?}")]
+    Timeout {
+        /// The operation, e.g. `PutItem`.
+        operation: &'static str,
+        /// How long it waited (the client's operation timeout when it has
+        /// one, else [`DEFAULT_CALL_TIMEOUT`](crate::ops::DEFAULT_CALL_TIMEOUT)).
+        after: std::time::Duration,
+    },
+    /// DynamoDB (or whatever answered in its place) returned a response that
+    /// makes no sense for the request sent, e.g. unprocessed items of a table
+    /// or key that was not in the request. Nothing in it was trusted.
+    #[error("dynamodb {operation} returned an unexpected response: {reason}")]
+    UnexpectedResponse {
+        /// The operation, e.g. `BatchWriteItem`.
+        operation: &'static str,
+        /// What was odd.
+        reason: String,
+    },
+    /// A write of a versioned entity was asked of a helper that cannot carry
+    /// the version check; nothing was sent.
+    #[error("{}{operation} of {key} would skip the version check on `{attribute}`; use {instead}", Prefix(.entity_type))]
+    VersionCheckRequired {
+        /// Entity type written, when known.
+        entity_type: Option<String>,
+        /// The item's key, rendered.
+        key: String,
+        /// What was asked, e.g. `batch put`.
+        operation: &'static str,
+        /// The table's version attribute.
+        attribute: String,
+        /// The helper to use instead.
+        instead: &'static str,
     },
     /// Two requests address the same item; DynamoDB would reject the whole
     /// request, so nothing was sent.
@@ -396,22 +446,18 @@ impl fmt::Display for Found<'_> {
     }
 }
 
-struct Cause<'a>(&'a Option<Box<aws_sdk_dynamodb::Error>>);
-impl fmt::Display for Cause<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Some(e) => write!(f, ": {e}"),
-            None => Ok(()),
-        }
-    }
-}
-
 struct Expected2<'a>(&'a Option<u64>);
 impl fmt::Display for Expected2<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
-            Some(v) => write!(f, "expected version {v}, another writer changed it"),
-            None => f.write_str("expected no item, but one exists"),
+            Some(v) => write!(
+                f,
+                "expected version {v}, another writer changed or deleted the item"
+            ),
+            None => f.write_str(
+                "expected no item (or, for a record read, an item without a version), \
+                 but another writer got there first",
+            ),
         }
     }
 }
@@ -562,6 +608,9 @@ impl Error {
             Error::TransactionCanceled { .. } => ErrorKind::TransactionCanceled,
             Error::Limit { .. } => ErrorKind::Limit,
             Error::InvalidKeyPattern { .. } => ErrorKind::InvalidKeyPattern,
+            Error::Timeout { .. } => ErrorKind::Timeout,
+            Error::UnexpectedResponse { .. } => ErrorKind::UnexpectedResponse,
+            Error::VersionCheckRequired { .. } => ErrorKind::VersionCheckRequired,
         }
     }
 
@@ -588,7 +637,8 @@ impl Error {
             | Error::Cardinality { entity_type, .. }
             | Error::VersionConflict { entity_type, .. }
             | Error::NotFound { entity_type, .. }
-            | Error::InvalidKeyPattern { entity_type, .. } => entity_type.as_deref(),
+            | Error::InvalidKeyPattern { entity_type, .. }
+            | Error::VersionCheckRequired { entity_type, .. } => entity_type.as_deref(),
             Error::UnknownEntityType { .. }
             | Error::InvalidRegistry { .. }
             | Error::NotRegistered { .. }
@@ -599,7 +649,9 @@ impl Error {
             | Error::BatchGetIncomplete { .. }
             | Error::DuplicateKey { .. }
             | Error::TransactionCanceled { .. }
-            | Error::Limit { .. } => None,
+            | Error::Limit { .. }
+            | Error::Timeout { .. }
+            | Error::UnexpectedResponse { .. } => None,
         }
     }
 
@@ -637,7 +689,10 @@ impl Error {
             | Error::NotFound { .. }
             | Error::TransactionCanceled { .. }
             | Error::Limit { .. }
-            | Error::InvalidKeyPattern { .. } => None,
+            | Error::InvalidKeyPattern { .. }
+            | Error::Timeout { .. }
+            | Error::UnexpectedResponse { .. } => None,
+            Error::VersionCheckRequired { attribute, .. } => Some(attribute),
         }
     }
 
@@ -668,7 +723,8 @@ impl Error {
             | Error::Cardinality { entity_type, .. }
             | Error::VersionConflict { entity_type, .. }
             | Error::NotFound { entity_type, .. }
-            | Error::InvalidKeyPattern { entity_type, .. } => entity_type,
+            | Error::InvalidKeyPattern { entity_type, .. }
+            | Error::VersionCheckRequired { entity_type, .. } => entity_type,
             // Registry- and request-level errors are about no single entity type.
             Error::UnknownEntityType { .. }
             | Error::InvalidRegistry { .. }
@@ -680,7 +736,9 @@ impl Error {
             | Error::BatchGetIncomplete { .. }
             | Error::DuplicateKey { .. }
             | Error::TransactionCanceled { .. }
-            | Error::Limit { .. } => return self,
+            | Error::Limit { .. }
+            | Error::Timeout { .. }
+            | Error::UnexpectedResponse { .. } => return self,
         };
         if slot.is_none() {
             *slot = Some(name.to_owned());

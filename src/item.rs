@@ -491,6 +491,12 @@ pub(crate) fn parse_number(n: &str) -> std::result::Result<usize, String> {
     parse_decimal(n).map(|d| d.digits.len())
 }
 
+/// One spelling per numeric value (`1`, `1.0`, `1E0` and `01` give the same
+/// string), or `None` when `n` is not a number DynamoDB accepts.
+pub(crate) fn canonical_number(n: &str) -> Option<String> {
+    parse_decimal(n).ok().map(|d| d.canonical())
+}
+
 /// The longest attribute name DynamoDB documents (64 KB).
 const MAX_NAME_BYTES: usize = 65_536;
 

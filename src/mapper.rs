@@ -490,11 +490,7 @@ pub trait Mapper: Sized + 'static {
             }
         };
         rest.retain(|name, _| !Self::owns_attribute(name));
-        Ok(Record {
-            entity,
-            bag: AttributeBag::from(rest),
-            version,
-        })
+        Ok(Record::stored(entity, AttributeBag::from(rest), version))
     }
 
     /// The primary key item of an entity, for `GetItem`/`DeleteItem`: the

@@ -150,8 +150,10 @@ impl From<Item> for AttributeBag {
 /// let record = Record::new("an entity");
 /// assert!(record.bag.is_empty());
 /// assert_eq!(record.version, None);
+/// assert!(!record.stored);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Record<E> {
     /// The entity.
     pub entity: E,
@@ -159,10 +161,16 @@ pub struct Record<E> {
     pub bag: AttributeBag,
     /// The version attribute as read, if the table has one and the item held it.
     pub version: Option<u64>,
+    /// Whether the record was read from the table (an item existed). A
+    /// versioned write of a record that was read but holds no version (an
+    /// item written before the table was versioned) adopts the item: it
+    /// expects the item to exist still without a version, and gives it one.
+    /// A record that was not read expects no item at all.
+    pub stored: bool,
 }
 
 impl<E> Record<E> {
-    /// A record of a new entity: empty bag, no version.
+    /// A record of a new entity: empty bag, no version, not stored.
     ///
     /// ```
     /// let r = dynamodb_mapper::Record::new(5_u8);
@@ -174,6 +182,27 @@ impl<E> Record<E> {
             entity,
             bag: AttributeBag::new(),
             version: None,
+            stored: false,
+        }
+    }
+
+    /// A record as read from the table: the entity, its bag and the version
+    /// read (if any), marked as stored. [`Mapper::record_from_item`](crate::Mapper::record_from_item)
+    /// builds records this way.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{AttributeBag, Record};
+    /// let r = Record::stored("e", AttributeBag::new(), Some(7));
+    /// assert!(r.stored);
+    /// assert_eq!(r.version, Some(7));
+    /// ```
+    #[must_use]
+    pub fn stored(entity: E, bag: AttributeBag, version: Option<u64>) -> Self {
+        Record {
+            entity,
+            bag,
+            version,
+            stored: true,
         }
     }
 

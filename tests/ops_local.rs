@@ -66,7 +66,12 @@ async fn batch_put_and_get_101_items() {
     let getter = BatchGetter::new(&client, &t, APP_TABLE).consistent_read(true);
     let (items, summary) = getter.get_items(keys.clone()).await.unwrap();
     assert_eq!((items.len(), summary.requests), (101, 2));
-    let mut read = getter.get::<CustomerMapper>(keys.clone()).await.unwrap();
+    let mut read = getter
+        .get::<CustomerMapper>(keys.clone())
+        .await
+        .unwrap()
+        .into_entities()
+        .unwrap();
     read.sort_by(|a, b| a.customer_id.cmp(&b.customer_id));
     assert_eq!(read, list);
 
@@ -109,7 +114,7 @@ async fn sixteen_tasks_increment_one_counter_a_thousand_times_without_losing_one
     ops::put_versioned::<CounterMapper>(&client, &t, &mut record)
         .await
         .unwrap();
-    assert_eq!(record.version, Some(1));
+    let first = record.version.expect("a version after the first write");
     let key = CounterMapper::key(&record.entity).unwrap();
 
     let policy = RetryPolicy::new(10_000)
@@ -144,7 +149,7 @@ async fn sixteen_tasks_increment_one_counter_a_thousand_times_without_losing_one
         .unwrap()
         .unwrap();
     assert_eq!(stored.entity.count, 1000);
-    assert_eq!(stored.version, Some(1001));
+    assert_eq!(stored.version, Some(first + 1000));
     let attempts = attempts.load(std::sync::atomic::Ordering::Relaxed);
     assert!(attempts >= 1000);
     println!(
@@ -157,7 +162,7 @@ async fn sixteen_tasks_increment_one_counter_a_thousand_times_without_losing_one
 async fn stale_writes_and_deletes_are_rejected() {
     let (client, t) = table("stale").await;
     let mut mine = Record::new(counter("c", 0));
-    ops::put_versioned::<CounterMapper>(&client, &t, &mut mine)
+    let v1 = ops::put_versioned::<CounterMapper>(&client, &t, &mut mine)
         .await
         .unwrap();
     let key = CounterMapper::key(&mine.entity).unwrap();
@@ -178,7 +183,7 @@ async fn stale_writes_and_deletes_are_rejected() {
     ops::put_versioned::<CounterMapper>(&client, &t, &mut theirs)
         .await
         .unwrap();
-    assert_eq!(theirs.version, Some(2));
+    assert_eq!(theirs.version, Some(v1 + 1));
 
     // My copy is stale: neither a write nor a delete goes through.
     mine.entity.count = 1;
@@ -192,13 +197,15 @@ async fn stale_writes_and_deletes_are_rejected() {
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
     assert_eq!(
         err.to_string(),
-        r#"Counter: version conflict on pk="COUNTER#c", sk="COUNTER": expected version 1, another writer changed it"#
+        format!(
+            r#"Counter: version conflict on pk="COUNTER#c", sk="COUNTER": expected version {v1}, another writer changed or deleted the item"#
+        )
     );
     let stored = ops::get_record::<CounterMapper>(&client, &t, key.clone())
         .await
         .unwrap()
         .unwrap();
-    assert_eq!((stored.entity.count, stored.version), (5, Some(2)));
+    assert_eq!((stored.entity.count, stored.version), (5, Some(v1 + 1)));
 
     // The fresh copy deletes.
     ops::delete_versioned::<CounterMapper>(&client, &t, &stored)
@@ -280,7 +287,7 @@ async fn a_transaction_whose_condition_fails_writes_nothing() {
     let mut tx = Transaction::new(&t);
     let next = tx.put_record::<CounterMapper>(&record).unwrap();
     tx.send(&client).await.unwrap();
-    assert_eq!(next, 3);
+    assert_eq!(Some(next), record.version.map(|v| v + 1));
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -412,5 +419,170 @@ async fn timestamps_keep_created_at_and_move_updated_at() {
         "2023-11-14T22:16:20.000Z"
     );
     assert_eq!(raw.get_number::<u64>("count").unwrap(), 2);
-    assert_eq!(raw.get_number::<u64>("version").unwrap(), 3);
+    let first = record.version.unwrap();
+    assert_eq!(raw.get_number::<u64>("version").unwrap(), first + 2);
+}
+
+#[tokio::test]
+async fn a_stale_writer_loses_against_a_recreated_item() {
+    let (client, t) = table("aba").await;
+    let mut created = Record::new(counter("aba", 1));
+    ops::put_versioned::<CounterMapper>(&client, &t, &mut created)
+        .await
+        .unwrap();
+    let key = CounterMapper::key(&created.entity).unwrap();
+    // A writer reads the item and is slow.
+    let mut stale = ops::get_record::<CounterMapper>(&client, &t, key.clone())
+        .await
+        .unwrap()
+        .unwrap();
+    // Meanwhile the item is deleted and created again.
+    let current = ops::get_record::<CounterMapper>(&client, &t, key.clone())
+        .await
+        .unwrap()
+        .unwrap();
+    ops::delete_versioned::<CounterMapper>(&client, &t, &current)
+        .await
+        .unwrap();
+    let mut recreated = Record::new(counter("aba", 100));
+    ops::put_versioned::<CounterMapper>(&client, &t, &mut recreated)
+        .await
+        .unwrap();
+    assert_ne!(recreated.version, stale.version, "versions do not restart");
+    // The stale writer must not overwrite the new item, nor delete it.
+    stale.entity.count = 2;
+    let err = ops::put_versioned::<CounterMapper>(&client, &t, &mut stale)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::VersionConflict);
+    assert!(
+        err.to_string()
+            .contains(r#"pk="COUNTER#aba", sk="COUNTER""#),
+        "{err}"
+    );
+    let err = ops::delete_versioned::<CounterMapper>(&client, &t, &stale)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::VersionConflict);
+    let stored = ops::get_record::<CounterMapper>(&client, &t, key)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (stored.entity.count, stored.version),
+        (100, recreated.version)
+    );
+}
+
+#[tokio::test]
+async fn items_written_before_versioning_are_adopted_not_stuck() {
+    let (client, t) = table("adopt").await;
+    // Written by a raw put, before the table had a version attribute.
+    let legacy = CounterMapper::to_item(&counter("old", 7)).unwrap();
+    assert!(!legacy.contains_key("version"));
+    client
+        .put_item()
+        .table_name(&t)
+        .set_item(Some(legacy))
+        .send()
+        .await
+        .unwrap();
+    let key = CounterMapper::key(&counter("old", 7)).unwrap();
+    // A brand-new record at that key must not overwrite it...
+    let mut blind = Record::new(counter("old", 0));
+    let err = ops::put_versioned::<CounterMapper>(&client, &t, &mut blind)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::VersionConflict);
+    // ...but a read-modify-write adopts it and gives it a version.
+    let record = ops::update_with_retry::<CounterMapper, _>(
+        &client,
+        &t,
+        key.clone(),
+        RetryPolicy::new(3),
+        |r| {
+            r.entity.count += 1;
+            Ok(())
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(record.entity.count, 8);
+    let stored = ops::get_record::<CounterMapper>(&client, &t, key.clone())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.version, record.version);
+    assert!(stored.version.is_some());
+    // A second unversioned read of the old item is stale now.
+    let mut stale = stored.clone();
+    stale.version = None;
+    let err = ops::put_versioned::<CounterMapper>(&client, &t, &mut stale)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::VersionConflict);
+    // And so is a versioned delete of the unversioned read.
+    let err = ops::delete_versioned::<CounterMapper>(&client, &t, &stale)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::VersionConflict);
+}
+
+#[tokio::test]
+async fn versioned_entities_keep_their_check_in_transactions_and_imports() {
+    let (client, t) = table("txver").await;
+    let mut record = Record::new(counter("t", 1));
+    ops::put_versioned::<CounterMapper>(&client, &t, &mut record)
+        .await
+        .unwrap();
+    record.entity.count = 2;
+    ops::put_versioned::<CounterMapper>(&client, &t, &mut record)
+        .await
+        .unwrap();
+    // A transaction put of the bare entity must not overwrite version 2.
+    let mut tx = Transaction::new(&t);
+    tx.put::<CounterMapper>(&counter("t", 99)).unwrap();
+    let err = tx.send(&client).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::TransactionCanceled);
+    let key = CounterMapper::key(&record.entity).unwrap();
+    let stored = ops::get_record::<CounterMapper>(&client, &t, key.clone())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((stored.entity.count, stored.version), (2, record.version));
+    // A transaction put of a new entity writes a version the locking helpers use.
+    let mut tx = Transaction::new(&t);
+    tx.put::<CounterMapper>(&counter("fresh", 1)).unwrap();
+    tx.send(&client).await.unwrap();
+    ops::update_with_retry::<CounterMapper, _>(
+        &client,
+        &t,
+        CounterMapper::key(&counter("fresh", 1)).unwrap(),
+        RetryPolicy::new(2),
+        |r| {
+            r.entity.count += 1;
+            Ok(())
+        },
+    )
+    .await
+    .unwrap();
+    // An import loads data with versions the locking helpers accept, and a
+    // writer holding a version from before the import conflicts.
+    BatchWriter::new(&client, &t, VERSIONED_TABLE)
+        .import()
+        .put::<CounterMapper>(&[counter("t", 50), counter("u", 1)])
+        .await
+        .unwrap();
+    let err = ops::put_versioned::<CounterMapper>(&client, &t, &mut record)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::VersionConflict);
+    let updated =
+        ops::update_with_retry::<CounterMapper, _>(&client, &t, key, RetryPolicy::new(2), |r| {
+            r.entity.count += 1;
+            Ok(())
+        })
+        .await
+        .unwrap();
+    assert_eq!(updated.entity.count, 51);
 }

@@ -2,87 +2,16 @@
 //! rejected by DynamoDB, never applied.
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::error::SdkError;
-use aws_sdk_dynamodb::types::AttributeValue;
 use tracing::Instrument;
 
-use super::{RetryPolicy, describe_key};
+use super::RetryPolicy;
+use super::call::{Failed, call};
+use super::describe_key;
+use super::version::{conflict, versioned_delete, versioned_put};
 use crate::error::{Error, Result};
 use crate::item::Item;
 use crate::mapper::Mapper;
 use crate::record::Record;
-
-/// Placeholder names used by the version condition. They start with `#dmv`
-/// and `:dmv`, a prefix no other builder of the crate generates.
-pub(crate) const VERSION_NAME: &str = "#dmv_version";
-pub(crate) const VERSION_VALUE: &str = ":dmv_expected";
-pub(crate) const PK_NAME: &str = "#dmv_pk";
-
-/// The version attribute of `M`'s table, or an error naming the entity.
-pub(crate) fn version_attribute<M: Mapper>() -> Result<&'static str> {
-    M::TABLE.version_attribute().ok_or_else(|| {
-        Error::invalid_value(
-            "(version)",
-            "cannot be checked: the table schema declares no version attribute",
-        )
-        .with_entity_type(M::ENTITY_TYPE)
-    })
-}
-
-/// A versioned write of a record: the item to put (with the next version),
-/// the condition that the stored version is still the one read, and the
-/// next version.
-pub(crate) struct VersionedPut {
-    pub(crate) item: Item,
-    pub(crate) condition: Condition,
-    pub(crate) next: u64,
-}
-
-/// A condition expression with its placeholders.
-pub(crate) struct Condition {
-    pub(crate) expression: String,
-    pub(crate) names: Vec<(String, String)>,
-    pub(crate) values: Vec<(String, AttributeValue)>,
-}
-
-pub(crate) fn versioned_put<M: Mapper>(record: &Record<M::Entity>) -> Result<VersionedPut> {
-    let attr = version_attribute::<M>()?;
-    let next = match record.version {
-        None => 1,
-        Some(v) => v.checked_add(1).ok_or_else(|| {
-            Error::invalid_value(attr, "cannot be incremented past u64::MAX")
-                .with_entity_type(M::ENTITY_TYPE)
-        })?,
-    };
-    let mut item = M::record_to_item(record)?;
-    item.insert(attr.to_owned(), AttributeValue::N(next.to_string()));
-    let condition = version_condition::<M>(record.version, attr);
-    Ok(VersionedPut {
-        item,
-        condition,
-        next,
-    })
-}
-
-/// `attribute_not_exists(pk)` for a record never stored, else
-/// `version = :expected`.
-pub(crate) fn version_condition<M: Mapper>(expected: Option<u64>, attr: &str) -> Condition {
-    match expected {
-        None => Condition {
-            expression: format!("attribute_not_exists({PK_NAME})"),
-            names: vec![(
-                PK_NAME.to_owned(),
-                M::TABLE.partition_key_attribute().name.to_owned(),
-            )],
-            values: Vec::new(),
-        },
-        Some(v) => Condition {
-            expression: format!("{VERSION_NAME} = {VERSION_VALUE}"),
-            names: vec![(VERSION_NAME.to_owned(), attr.to_owned())],
-            values: vec![(VERSION_VALUE.to_owned(), AttributeValue::N(v.to_string()))],
-        },
-    }
-}
 
 /// Reads a record with a strongly consistent `GetItem`: the entity, its
 /// attribute bag and the version to write against.
@@ -104,31 +33,48 @@ pub async fn get_record<M: Mapper>(
     table: &str,
     key: Item,
 ) -> Result<Option<Record<M::Entity>>> {
-    let out = client
+    let request = client
         .get_item()
         .table_name(table)
         .set_key(Some(key))
         .consistent_read(true)
-        .send()
+        .send();
+    let out = call(client, "GetItem", request)
         .await
-        .map_err(|e| Error::sdk("GetItem", aws_sdk_dynamodb::Error::from(e)))?;
+        .map_err(|f| f.into_error("GetItem"))?;
     out.item.map(M::record_from_item).transpose()
 }
 
-/// Writes a record only if the stored version is still the one it was read
-/// with (or, for a record never stored, only if no item exists), with the
-/// version incremented. On success the record holds the new version.
+/// Writes a record only if the stored item is still as it was read, with the
+/// version advanced. On success the record holds the new version.
+///
+/// What "as it was read" means:
+/// - a record read with version `v`: the stored version is still `v`; the
+///   item is written with `v + 1`;
+/// - a record read from an item without a version (written before the table
+///   was versioned): the item still exists and still has no version; it is
+///   adopted with a first version;
+/// - a record never stored ([`Record::new`]): no item exists; it is created
+///   with a first version.
+///
+/// First versions never repeat across a delete and re-create: they come from
+/// the clock (microseconds since the epoch × 1024 plus a random part below
+/// 1024), so a writer still holding a version of a deleted item gets a
+/// conflict from the re-created one instead of overwriting it.
 ///
 /// # Errors
-/// [`Error::VersionConflict`] when another writer got there first (nothing
-/// is written); mapping errors; [`Error::Sdk`].
+/// [`Error::VersionConflict`] naming the item's key when another writer got
+/// there first (nothing is written); mapping errors; [`Error::Timeout`] when
+/// no answer came in time (the outcome is unknown: read the record again);
+/// [`Error::Sdk`].
 ///
 /// ```no_run
 /// # use dynamodb_mapper::{Mapper, Record, ops::put_versioned};
 /// # async fn demo<M: Mapper>(client: aws_sdk_dynamodb::Client, entity: M::Entity) -> dynamodb_mapper::Result<()> {
 /// let mut record = Record::new(entity);
-/// put_versioned::<M>(&client, "AppTable", &mut record).await?; // creates, version 1
-/// put_versioned::<M>(&client, "AppTable", &mut record).await?; // version 2
+/// let first = put_versioned::<M>(&client, "AppTable", &mut record).await?; // creates it
+/// let second = put_versioned::<M>(&client, "AppTable", &mut record).await?;
+/// assert_eq!(second, first + 1);
 /// # Ok(())
 /// # }
 /// ```
@@ -138,31 +84,25 @@ pub async fn put_versioned<M: Mapper>(
     record: &mut Record<M::Entity>,
 ) -> Result<u64> {
     let put = versioned_put::<M>(record)?;
-    let key = M::TABLE.key_of(&put.item)?;
-    let mut request = client
+    let (expression, names, values) = put.condition.into_parts();
+    let request = client
         .put_item()
         .table_name(table)
         .set_item(Some(put.item))
-        .condition_expression(put.condition.expression);
-    for (k, v) in put.condition.names {
-        request = request.expression_attribute_names(k, v);
-    }
-    for (k, v) in put.condition.values {
-        request = request.expression_attribute_values(k, v);
-    }
-    match request.send().await {
+        .condition_expression(expression)
+        .set_expression_attribute_names(Some(names))
+        .set_expression_attribute_values((!values.is_empty()).then_some(values))
+        .send();
+    match call(client, "PutItem", request).await {
         Ok(_) => {
             record.version = Some(put.next);
+            record.stored = true;
             Ok(put.next)
         }
-        Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
-            Err(Error::VersionConflict {
-                entity_type: Some(M::ENTITY_TYPE.to_owned()),
-                key: describe_key(&key),
-                expected: record.version,
-            })
+        Err(Failed::Service(e)) if e.is_conditional_check_failed_exception() => {
+            Err(conflict::<M>(record, &put.key))
         }
-        Err(e) => Err(Error::sdk("PutItem", aws_sdk_dynamodb::Error::from(e))),
+        Err(f) => Err(f.into_error("PutItem")),
     }
 }
 
@@ -188,37 +128,22 @@ pub async fn delete_versioned<M: Mapper>(
     table: &str,
     record: &Record<M::Entity>,
 ) -> Result<()> {
-    let attr = version_attribute::<M>()?;
-    let Some(expected) = record.version else {
-        return Err(Error::invalid_value(
-            attr,
-            "is unknown: read the record from the table before a versioned delete",
-        )
-        .with_entity_type(M::ENTITY_TYPE));
-    };
-    let key = M::key(&record.entity)?;
-    let condition = version_condition::<M>(Some(expected), attr);
-    let mut request = client
+    let (key, condition) = versioned_delete::<M>(record)?;
+    let (expression, names, values) = condition.into_parts();
+    let request = client
         .delete_item()
         .table_name(table)
         .set_key(Some(key.clone()))
-        .condition_expression(condition.expression);
-    for (k, v) in condition.names {
-        request = request.expression_attribute_names(k, v);
-    }
-    for (k, v) in condition.values {
-        request = request.expression_attribute_values(k, v);
-    }
-    match request.send().await {
+        .condition_expression(expression)
+        .set_expression_attribute_names(Some(names))
+        .set_expression_attribute_values((!values.is_empty()).then_some(values))
+        .send();
+    match call(client, "DeleteItem", request).await {
         Ok(_) => Ok(()),
-        Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
-            Err(Error::VersionConflict {
-                entity_type: Some(M::ENTITY_TYPE.to_owned()),
-                key: describe_key(&key),
-                expected: Some(expected),
-            })
+        Err(Failed::Service(e)) if e.is_conditional_check_failed_exception() => {
+            Err(conflict::<M>(record, &key))
         }
-        Err(e) => Err(Error::sdk("DeleteItem", aws_sdk_dynamodb::Error::from(e))),
+        Err(f) => Err(f.into_error("DeleteItem")),
     }
 }
 

@@ -4,11 +4,32 @@
 //!
 //! Everything here takes the SDK's own [`Client`](aws_sdk_dynamodb::Client)
 //! and returns or accepts SDK types, so you can always drop down a level.
+//!
+//! # What every helper guarantees
+//!
+//! - **Nothing lost, nothing twice.** What a helper did plus what it hands
+//!   back in its error is what it was asked to send; a request it cannot
+//!   account for (sent, but no credible answer) is reported as in doubt,
+//!   never as done.
+//! - **Versioned entities keep their version check** on every path: the
+//!   locking helpers and [`Transaction`] carry it, [`BatchWriter`] (which
+//!   cannot) refuses them unless told by name that it is an
+//!   [`import`](BatchWriter::import). Versions never repeat across a delete
+//!   and re-create (see [`put_versioned`]).
+//! - **Bounded in time.** Every SDK call is bounded by the client's
+//!   operation timeout, or [`DEFAULT_CALL_TIMEOUT`] when it has none, and
+//!   retries are bounded by a [`RetryPolicy`]; running out is an
+//!   [`Error::Timeout`](crate::Error::Timeout).
+//! - **Never a panic** on any response: one that makes no sense is an
+//!   [`Error::UnexpectedResponse`](crate::Error::UnexpectedResponse).
 
 mod batch;
+mod call;
+mod identity;
 mod lock;
 mod pages;
 mod tx;
+mod version;
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -17,7 +38,11 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::item::Item;
 
-pub use batch::{BATCH_GET_LIMIT, BATCH_WRITE_LIMIT, BatchGetter, BatchSummary, BatchWriter};
+pub use batch::{
+    BATCH_GET_LIMIT, BATCH_WRITE_LIMIT, BatchGetter, BatchRead, BatchSummary, BatchWriter,
+    FailedItem,
+};
+pub use call::DEFAULT_CALL_TIMEOUT;
 pub use lock::{delete_versioned, get_record, put_versioned, update_with_retry};
 pub use pages::{query_stream, scan_stream};
 pub use tx::{ActionInfo, ActionKind, CanceledAction, TRANSACTION_LIMIT, Transaction};
@@ -160,17 +185,6 @@ pub fn describe_key(key: &Item) -> String {
             AttributeValue::B(b) => write!(out, "{name}=<{} bytes>", b.as_ref().len()),
             other => write!(out, "{name}={other:?}"),
         };
-    }
-    out
-}
-
-/// A canonical, hashable form of a key for duplicate detection.
-pub(crate) fn key_fingerprint(key: &Item) -> String {
-    let mut names: Vec<&String> = key.keys().collect();
-    names.sort();
-    let mut out = String::new();
-    for name in names {
-        let _ = write!(out, "{name:?}={:?};", key[name]);
     }
     out
 }

@@ -6,6 +6,7 @@ use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
 use futures_util::Stream;
 use futures_util::stream;
 
+use super::DEFAULT_CALL_TIMEOUT;
 use crate::error::{Error, Result};
 use crate::registry::{Decoded, Registry};
 
@@ -23,7 +24,15 @@ macro_rules! decode_pages {
                     if failed {
                         return None;
                     }
-                    match pages.next().await {
+                    let page = tokio::time::timeout(DEFAULT_CALL_TIMEOUT, pages.next()).await;
+                    let Ok(page) = page else {
+                        let err = Error::Timeout {
+                            operation: $operation,
+                            after: DEFAULT_CALL_TIMEOUT,
+                        };
+                        return Some((Err(err), (pages, registry, items, true)));
+                    };
+                    match page {
                         None => return None,
                         Some(Ok(page)) => {
                             let page_items = page.items.unwrap_or_default();
@@ -49,7 +58,10 @@ macro_rules! decode_pages {
 /// a stream. Only one page is held at a time. Skipped and raw items come out
 /// as [`Decoded::Skipped`] and [`Decoded::Raw`] (per the registry's
 /// policies), never silently dropped; a failed page request ends the stream
-/// with [`Error::Sdk`].
+/// with [`Error::Sdk`]. Each page request is bounded by
+/// [`DEFAULT_CALL_TIMEOUT`] (or the client's operation timeout, when it is
+/// shorter); a page that does not come ends the stream with
+/// [`Error::Timeout`].
 ///
 /// ```no_run
 /// use futures_util::{StreamExt, pin_mut};

@@ -6,15 +6,16 @@ use std::collections::HashSet;
 use std::fmt;
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{ConditionCheck, Delete, Put, TransactWriteItem};
 use tracing::Instrument;
 
-use super::lock::{Condition, version_attribute, version_condition, versioned_put};
-use super::{describe_key, key_fingerprint};
+use super::call::{Failed, call};
+use super::describe_key;
+use super::identity::KeyId;
+use super::version::{versioned_delete, versioned_new, versioned_put};
 use crate::error::{Error, Result};
-use crate::expr::IntoExpression;
+use crate::expr::{Attr, Expression, IntoExpression};
 use crate::item::Item;
 use crate::mapper::Mapper;
 use crate::record::Record;
@@ -163,7 +164,7 @@ pub struct Transaction {
     table: String,
     actions: Vec<TransactWriteItem>,
     infos: Vec<ActionInfo>,
-    seen: HashSet<(String, String)>,
+    seen: HashSet<(String, KeyId)>,
 }
 
 impl Transaction {
@@ -246,10 +247,7 @@ impl Transaction {
                 limit: TRANSACTION_LIMIT,
             });
         }
-        if !self
-            .seen
-            .insert((info.table.clone(), key_fingerprint(&info.key)))
-        {
+        if !self.seen.insert((info.table.clone(), KeyId::of(&info.key))) {
             return Err(Error::DuplicateKey {
                 operation: "TransactWriteItems",
                 key: describe_key(&info.key),
@@ -267,18 +265,18 @@ impl Transaction {
     fn add_put<M: Mapper>(
         &mut self,
         item: Item,
-        condition: Option<Condition>,
+        condition: Option<Expression>,
     ) -> Result<&mut Self> {
-        let key = M::TABLE.key_of(&item)?;
+        let key = M::TABLE
+            .key_of(&item)
+            .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
         let mut put = Put::builder().table_name(&self.table).set_item(Some(item));
         if let Some(condition) = condition {
-            put = put.condition_expression(condition.expression);
-            for (k, v) in condition.names {
-                put = put.expression_attribute_names(k, v);
-            }
-            for (k, v) in condition.values {
-                put = put.expression_attribute_values(k, v);
-            }
+            let (expression, names, values) = condition.into_parts();
+            put = put
+                .condition_expression(expression)
+                .set_expression_attribute_names((!names.is_empty()).then_some(names))
+                .set_expression_attribute_values((!values.is_empty()).then_some(values));
         }
         let put = put
             .build()
@@ -287,7 +285,11 @@ impl Transaction {
         self.push(TransactWriteItem::builder().put(put).build(), info)
     }
 
-    /// Puts an entity (unconditionally).
+    /// Puts an entity. Unconditional, except for an entity whose table has a
+    /// version attribute: that is never written without its version check,
+    /// so it is put as a new item (as [`put_record`](Self::put_record) of
+    /// [`Record::new`] would: only if no item exists, with a first version).
+    /// To overwrite a stored versioned item, read it and use `put_record`.
     ///
     /// # Errors
     /// Mapping errors; as [`Transaction::push`].
@@ -300,6 +302,10 @@ impl Transaction {
     /// # }
     /// ```
     pub fn put<M: Mapper>(&mut self, entity: &M::Entity) -> Result<&mut Self> {
+        if M::TABLE.version_attribute().is_some() {
+            let put = versioned_new::<M>(entity)?;
+            return self.add_put::<M>(put.item, Some(put.condition));
+        }
         let item = M::to_item(entity)?;
         self.add_put::<M>(item, None)
     }
@@ -317,13 +323,13 @@ impl Transaction {
     /// # }
     /// ```
     pub fn put_new<M: Mapper>(&mut self, entity: &M::Entity) -> Result<&mut Self> {
+        if M::TABLE.version_attribute().is_some() {
+            let put = versioned_new::<M>(entity)?;
+            return self.add_put::<M>(put.item, Some(put.condition));
+        }
         let item = M::to_item(entity)?;
         let pk = M::TABLE.partition_key_attribute().name;
-        let condition = Condition {
-            expression: "attribute_not_exists(#dm_pk)".to_owned(),
-            names: vec![("#dm_pk".to_owned(), pk.to_owned())],
-            values: Vec::new(),
-        };
+        let condition = Attr::top_level(pk).not_exists().build_with_prefix("dmn")?;
         self.add_put::<M>(item, Some(condition))
     }
 
@@ -356,7 +362,9 @@ impl Transaction {
     /// Deletes the item at `key` (unconditionally).
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] for a key that does not fit `M`'s table; as
+    /// [`Error::InvalidKey`] for a key that does not fit `M`'s table;
+    /// [`Error::VersionCheckRequired`] when `M`'s table has a version
+    /// attribute (use [`delete_record`](Self::delete_record)); as
     /// [`Transaction::push`].
     ///
     /// ```no_run
@@ -367,7 +375,18 @@ impl Transaction {
     /// # }
     /// ```
     pub fn delete<M: Mapper>(&mut self, key: Item) -> Result<&mut Self> {
-        let key = M::TABLE.key_of(&key)?;
+        let key = M::TABLE
+            .key_of(&key)
+            .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
+        if let Some(attribute) = M::TABLE.version_attribute() {
+            return Err(Error::VersionCheckRequired {
+                entity_type: Some(M::ENTITY_TYPE.to_owned()),
+                key: describe_key(&key),
+                operation: "transaction delete",
+                attribute: attribute.to_owned(),
+                instead: "Transaction::delete_record with the record read",
+            });
+        }
         let delete = Delete::builder()
             .table_name(&self.table)
             .set_key(Some(key.clone()))
@@ -391,27 +410,14 @@ impl Transaction {
     /// # }
     /// ```
     pub fn delete_record<M: Mapper>(&mut self, record: &Record<M::Entity>) -> Result<&mut Self> {
-        let attr = version_attribute::<M>()?;
-        let Some(expected) = record.version else {
-            return Err(Error::invalid_value(
-                attr,
-                "is unknown: read the record from the table before a versioned delete",
-            )
-            .with_entity_type(M::ENTITY_TYPE));
-        };
-        let key = M::key(&record.entity)?;
-        let condition = version_condition::<M>(Some(expected), attr);
-        let mut delete = Delete::builder()
+        let (key, condition) = versioned_delete::<M>(record)?;
+        let (expression, names, values) = condition.into_parts();
+        let delete = Delete::builder()
             .table_name(&self.table)
             .set_key(Some(key.clone()))
-            .condition_expression(condition.expression);
-        for (k, v) in condition.names {
-            delete = delete.expression_attribute_names(k, v);
-        }
-        for (k, v) in condition.values {
-            delete = delete.expression_attribute_values(k, v);
-        }
-        let delete = delete
+            .condition_expression(expression)
+            .set_expression_attribute_names((!names.is_empty()).then_some(names))
+            .set_expression_attribute_values((!values.is_empty()).then_some(values))
             .build()
             .map_err(|e| Error::sdk("TransactWriteItems", e))?;
         let info = self.info::<M>(ActionKind::Delete, key);
@@ -481,49 +487,40 @@ impl Transaction {
             entity_types = %self.entity_types(),
         );
         let Transaction { actions, infos, .. } = self;
-        let sent = client
+        let request = client
             .transact_write_items()
             .set_transact_items(Some(actions))
             .send()
-            .instrument(span)
-            .await;
-        match sent {
+            .instrument(span);
+        match call(client, "TransactWriteItems", request).await {
             Ok(_) => Ok(()),
-            Err(SdkError::ServiceError(ctx)) => {
-                let err = ctx.into_err();
-                if let TransactWriteItemsError::TransactionCanceledException(e) = &err {
-                    let canceled = e
-                        .cancellation_reasons()
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(index, reason)| {
-                            let code = reason.code().unwrap_or("None");
-                            if code == "None" {
-                                return None;
-                            }
-                            let action = infos.get(index)?.clone();
-                            Some(CanceledAction {
-                                index,
-                                action,
-                                code: code.to_owned(),
-                                message: reason.message().map(str::to_owned),
-                            })
+            Err(Failed::Service(TransactWriteItemsError::TransactionCanceledException(e))) => {
+                let canceled = e
+                    .cancellation_reasons()
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(index, reason)| {
+                        let code = reason.code().unwrap_or("None");
+                        if code == "None" {
+                            return None;
+                        }
+                        let action = infos.get(index)?.clone();
+                        Some(CanceledAction {
+                            index,
+                            action,
+                            code: code.to_owned(),
+                            message: reason.message().map(str::to_owned),
                         })
-                        .collect();
-                    return Err(Error::TransactionCanceled {
-                        canceled,
-                        source: Box::new(aws_sdk_dynamodb::Error::from(err)),
-                    });
-                }
-                Err(Error::sdk(
-                    "TransactWriteItems",
-                    aws_sdk_dynamodb::Error::from(err),
-                ))
+                    })
+                    .collect();
+                Err(Error::TransactionCanceled {
+                    canceled,
+                    source: Box::new(aws_sdk_dynamodb::Error::from(
+                        TransactWriteItemsError::TransactionCanceledException(e),
+                    )),
+                })
             }
-            Err(e) => Err(Error::sdk(
-                "TransactWriteItems",
-                aws_sdk_dynamodb::Error::from(e),
-            )),
+            Err(f) => Err(f.into_error("TransactWriteItems")),
         }
     }
 

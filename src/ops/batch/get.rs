@@ -1,0 +1,521 @@
+//! Batch gets: 100 keys per `BatchGetItem`, several in flight, with
+//! unprocessed keys and throttling retried and every key accounted for.
+
+use std::collections::{HashMap, HashSet};
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::{KeysAndAttributes, ReturnConsumedCapacity};
+use futures_util::stream::{self, StreamExt};
+use tracing::Instrument;
+
+use super::{BATCH_GET_LIMIT, BatchSummary, Entry, Stop, chunks, first_cause};
+use crate::error::{Error, Result};
+use crate::item::Item;
+use crate::mapper::Mapper;
+use crate::ops::RetryPolicy;
+use crate::ops::call::call;
+use crate::ops::describe_key;
+use crate::ops::identity::KeyId;
+use crate::registry::{DecodedItems, Registry};
+use crate::schema::TableSchema;
+
+const OPERATION: &str = "BatchGetItem";
+
+/// What [`BatchGetter::get`] read: the entities that decoded, and each item
+/// that did not, with its key and why.
+///
+/// ```
+/// let read = dynamodb_mapper::ops::BatchRead::<String>::default();
+/// assert!(read.entities.is_empty() && read.is_complete());
+/// ```
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct BatchRead<E> {
+    /// The entities read and decoded (order not kept).
+    pub entities: Vec<E>,
+    /// Items that were read but did not decode.
+    pub failed: Vec<FailedItem>,
+    /// Requests, retries and capacity.
+    pub summary: BatchSummary,
+}
+
+impl<E> Default for BatchRead<E> {
+    fn default() -> Self {
+        BatchRead {
+            entities: Vec::new(),
+            failed: Vec::new(),
+            summary: BatchSummary::default(),
+        }
+    }
+}
+
+impl<E> BatchRead<E> {
+    /// Whether every item read decoded.
+    ///
+    /// ```
+    /// assert!(dynamodb_mapper::ops::BatchRead::<u8>::default().is_complete());
+    /// ```
+    #[must_use]
+    pub fn is_complete(&self) -> bool {
+        self.failed.is_empty()
+    }
+
+    /// The entities, or the first decoding error.
+    ///
+    /// # Errors
+    /// The error of the first item that did not decode.
+    ///
+    /// ```
+    /// let read = dynamodb_mapper::ops::BatchRead::<u8>::default();
+    /// assert!(read.into_entities()?.is_empty());
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn into_entities(self) -> Result<Vec<E>> {
+        match self.failed.into_iter().next() {
+            Some(failed) => Err(failed.error),
+            None => Ok(self.entities),
+        }
+    }
+}
+
+/// An item that was read but did not decode.
+///
+/// ```
+/// use dynamodb_mapper::{Error, Item, ops::FailedItem};
+/// let f = FailedItem { key: Item::new(), error: Error::missing_attribute("email") };
+/// assert_eq!(f.error.to_string(), "attribute `email` is missing");
+/// ```
+#[derive(Debug)]
+pub struct FailedItem {
+    /// The item's primary key.
+    pub key: Item,
+    /// Why it did not decode.
+    pub error: Error,
+}
+
+/// Reads items by key in batches of 100, several batches at a time,
+/// retrying `UnprocessedKeys` and throttling with bounded, jittered backoff.
+///
+/// What it guarantees: keys are checked and deduplicated (as DynamoDB
+/// compares them) before anything is sent; every item returned is matched to
+/// a key asked for, every unprocessed key DynamoDB hands back to a key sent,
+/// and a response that lists anything else stops the batch with
+/// [`Error::UnexpectedResponse`] as the cause; every key ends up read,
+/// absent from the table, or handed back in [`Error::BatchGetIncomplete`];
+/// every call is bounded in time.
+///
+/// ```no_run
+/// # use dynamodb_mapper::{Mapper, TableSchema, ops::BatchGetter};
+/// # async fn demo<M: Mapper>(client: aws_sdk_dynamodb::Client, keys: Vec<dynamodb_mapper::Item>) -> dynamodb_mapper::Result<()> {
+/// let read = BatchGetter::new(&client, "AppTable", M::TABLE)
+///     .consistent_read(true)
+///     .get::<M>(keys)
+///     .await?;
+/// for failed in &read.failed {
+///     eprintln!("{}", failed.error); // names the item's key
+/// }
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct BatchGetter {
+    client: Client,
+    table: String,
+    schema: TableSchema,
+    retry: RetryPolicy,
+    concurrency: usize,
+    consistent_read: bool,
+}
+
+impl BatchGetter {
+    /// A reader of `table`, laid out as `schema`.
+    ///
+    /// ```
+    /// # let conf = aws_sdk_dynamodb::Config::builder()
+    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest()).build();
+    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// use dynamodb_mapper::{TableSchema, ops::BatchGetter};
+    /// let getter = BatchGetter::new(&client, "AppTable", TableSchema::new("pk"));
+    /// ```
+    #[must_use]
+    pub fn new(client: &Client, table: impl Into<String>, schema: TableSchema) -> Self {
+        BatchGetter {
+            client: client.clone(),
+            table: table.into(),
+            schema,
+            retry: RetryPolicy::default(),
+            concurrency: 4,
+            consistent_read: false,
+        }
+    }
+
+    /// Sets the retry policy.
+    ///
+    /// ```
+    /// # let conf = aws_sdk_dynamodb::Config::builder()
+    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest()).build();
+    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// use dynamodb_mapper::{TableSchema, ops::{BatchGetter, RetryPolicy}};
+    /// let g = BatchGetter::new(&client, "T", TableSchema::new("pk")).retry(RetryPolicy::new(2));
+    /// ```
+    #[must_use]
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Sets how many batches are in flight at once (at least 1).
+    ///
+    /// ```
+    /// # let conf = aws_sdk_dynamodb::Config::builder()
+    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest()).build();
+    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// use dynamodb_mapper::{TableSchema, ops::BatchGetter};
+    /// let g = BatchGetter::new(&client, "T", TableSchema::new("pk")).concurrency(2);
+    /// ```
+    #[must_use]
+    pub fn concurrency(mut self, batches: usize) -> Self {
+        self.concurrency = batches.max(1);
+        self
+    }
+
+    /// Asks for strongly consistent reads.
+    ///
+    /// ```
+    /// # let conf = aws_sdk_dynamodb::Config::builder()
+    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest()).build();
+    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// use dynamodb_mapper::{TableSchema, ops::BatchGetter};
+    /// let g = BatchGetter::new(&client, "T", TableSchema::new("pk")).consistent_read(true);
+    /// ```
+    #[must_use]
+    pub fn consistent_read(mut self, yes: bool) -> Self {
+        self.consistent_read = yes;
+        self
+    }
+
+    /// Reads the items of `keys` and decodes each through `M` (missing items
+    /// are simply absent; order is not kept). An item that does not decode
+    /// does not spoil the rest: it is reported in [`BatchRead::failed`] with
+    /// its key and error.
+    ///
+    /// # Errors
+    /// As [`get_items`](Self::get_items).
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Mapper, ops::BatchGetter};
+    /// # async fn demo<M: Mapper>(g: BatchGetter, keys: Vec<dynamodb_mapper::Item>) -> dynamodb_mapper::Result<()> {
+    /// let found: Vec<M::Entity> = g.get::<M>(keys).await?.into_entities()?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn get<M: Mapper>(&self, keys: Vec<Item>) -> Result<BatchRead<M::Entity>> {
+        let (items, summary) = self.get_items(keys).await?;
+        let mut read = BatchRead {
+            entities: Vec::with_capacity(items.len()),
+            failed: Vec::new(),
+            summary,
+        };
+        for item in items {
+            // The key is taken before decoding consumes the item; it was
+            // checked when the item was matched to the key asked for.
+            let key = self.schema.key_of(&item).unwrap_or_default();
+            match M::from_item(item) {
+                Ok(entity) => read.entities.push(entity),
+                Err(error) => read.failed.push(FailedItem { key, error }),
+            }
+        }
+        Ok(read)
+    }
+
+    /// Reads the items of `keys` and decodes them through `registry`: mixed
+    /// entity types in one batch, with the registry's policies for unknown or
+    /// missing types (what it skipped or kept raw is in the result).
+    ///
+    /// # Errors
+    /// As [`get_items`](Self::get_items), and the first decoding error.
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Registry, ops::BatchGetter};
+    /// # async fn demo(g: BatchGetter, registry: Registry<String>, keys: Vec<dynamodb_mapper::Item>) -> dynamodb_mapper::Result<()> {
+    /// let decoded = g.get_with(&registry, keys).await?;
+    /// assert!(decoded.is_complete());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn get_with<T>(
+        &self,
+        registry: &Registry<T>,
+        keys: Vec<Item>,
+    ) -> Result<DecodedItems<T>> {
+        let (items, _) = self.get_items(keys).await?;
+        registry.decode_all(items)
+    }
+
+    /// Reads the items of `keys` as they are, with a summary.
+    ///
+    /// # Errors
+    /// Before anything is sent: [`Error::InvalidKey`] for a key that does
+    /// not fit the schema; [`Error::DuplicateKey`] (DynamoDB rejects
+    /// duplicates). After: [`Error::BatchGetIncomplete`] with the items read
+    /// and the keys not read, and the cause.
+    ///
+    /// ```no_run
+    /// # async fn demo(g: dynamodb_mapper::ops::BatchGetter, keys: Vec<dynamodb_mapper::Item>) -> dynamodb_mapper::Result<()> {
+    /// let (items, summary) = g.get_items(keys).await?;
+    /// assert_eq!(items.len(), summary.items);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn get_items(&self, keys: Vec<Item>) -> Result<(Vec<Item>, BatchSummary)> {
+        let span = tracing::info_span!(
+            "dynamodb_mapper.batch_get",
+            table = %self.table,
+            keys = keys.len(),
+            requests = tracing::field::Empty,
+            retries = tracing::field::Empty,
+            consumed_capacity = tracing::field::Empty,
+        );
+        async move {
+            let mut seen = HashSet::with_capacity(keys.len());
+            let mut entries = Vec::with_capacity(keys.len());
+            for key in keys {
+                let key = self.schema.key_of(&key)?;
+                let id = KeyId::of(&key);
+                if !seen.insert(id.clone()) {
+                    return Err(Error::DuplicateKey {
+                        operation: OPERATION,
+                        key: describe_key(&key),
+                    });
+                }
+                entries.push(Entry {
+                    request: key,
+                    id,
+                    maybe_applied: false,
+                });
+            }
+            let stop = Stop::default();
+            let outcomes: Vec<ChunkOutcome> = stream::iter(chunks(entries, BATCH_GET_LIMIT))
+                .map(|chunk| self.get_chunk(chunk, &stop))
+                .buffer_unordered(self.concurrency)
+                .collect()
+                .await;
+            let mut summary = BatchSummary::default();
+            let mut items = Vec::new();
+            let mut unprocessed = Vec::new();
+            let mut attempts = 0;
+            let mut causes = Vec::with_capacity(outcomes.len());
+            for o in outcomes {
+                summary.add(&o.summary);
+                items.extend(o.found);
+                unprocessed.extend(o.unprocessed);
+                attempts = attempts.max(o.attempts);
+                causes.push(o.cause);
+            }
+            summary.items = items.len();
+            let span = tracing::Span::current();
+            span.record("requests", summary.requests);
+            span.record("retries", summary.retries);
+            span.record("consumed_capacity", summary.consumed_capacity);
+            if unprocessed.is_empty() {
+                return Ok((items, summary));
+            }
+            Err(Error::BatchGetIncomplete {
+                table: self.table.clone(),
+                read: items,
+                unprocessed,
+                attempts,
+                cause: first_cause(causes),
+            })
+        }
+        .instrument(span)
+        .await
+    }
+
+    async fn get_chunk(&self, mut pending: Vec<Entry<Item>>, stop: &Stop) -> ChunkOutcome {
+        let mut out = ChunkOutcome::default();
+        loop {
+            if stop.is_set() {
+                return out.finish(pending, None);
+            }
+            out.attempts += 1;
+            out.summary.requests += 1;
+            let keys = KeysAndAttributes::builder()
+                .set_keys(Some(pending.iter().map(|e| e.request.clone()).collect()))
+                .consistent_read(self.consistent_read)
+                .build();
+            let keys = match keys {
+                Ok(keys) => keys,
+                Err(e) => {
+                    // Unreachable (the only required field is set), but not a panic.
+                    stop.set();
+                    return out.finish(pending, Some(Error::sdk(OPERATION, e)));
+                }
+            };
+            let request = self
+                .client
+                .batch_get_item()
+                .request_items(self.table.clone(), keys)
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send();
+            let mut cause = None;
+            match call(&self.client, OPERATION, request).await {
+                Ok(response) => {
+                    out.summary.consumed_capacity += response
+                        .consumed_capacity()
+                        .iter()
+                        .filter_map(|c| c.capacity_units())
+                        .sum::<f64>();
+                    match sort(
+                        &self.table,
+                        &self.schema,
+                        &pending,
+                        response.responses,
+                        response.unprocessed_keys,
+                    ) {
+                        Ok((found, listed)) => {
+                            out.found.extend(found);
+                            pending = pending
+                                .into_iter()
+                                .zip(listed)
+                                .filter_map(|(entry, again)| again.then_some(entry))
+                                .collect();
+                            if pending.is_empty() {
+                                return out;
+                            }
+                        }
+                        Err(reason) => {
+                            // Nothing in the response is trusted; every key of
+                            // this attempt goes back to the caller.
+                            stop.set();
+                            let cause = Error::UnexpectedResponse {
+                                operation: OPERATION,
+                                reason,
+                            };
+                            return out.finish(pending, Some(cause));
+                        }
+                    }
+                }
+                Err(failed) => {
+                    let attempt = failed.attempt(OPERATION);
+                    if !attempt.retryable {
+                        stop.set();
+                        return out.finish(pending, Some(attempt.error));
+                    }
+                    cause = Some(attempt.error);
+                }
+            }
+            if out.attempts >= self.retry.max_attempts() {
+                return out.finish(pending, cause);
+            }
+            out.summary.retries += 1;
+            tokio::time::sleep(self.retry.delay(out.attempts)).await;
+        }
+    }
+}
+
+/// The items of the response matched to `pending`, and which of `pending`
+/// it lists as unprocessed; or what makes the response nonsense.
+fn sort(
+    table: &str,
+    schema: &TableSchema,
+    pending: &[Entry<Item>],
+    responses: Option<HashMap<String, Vec<Item>>>,
+    unprocessed: Option<HashMap<String, KeysAndAttributes>>,
+) -> std::result::Result<(Vec<Item>, Vec<bool>), String> {
+    let index: HashMap<&KeyId, usize> = pending
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (&e.id, i))
+        .collect();
+    // What became of each key: 0 nothing said (absent), 1 read, 2 unprocessed.
+    let mut state = vec![0u8; pending.len()];
+    let mut found = Vec::new();
+    for (name, items) in responses.unwrap_or_default() {
+        if items.is_empty() {
+            continue;
+        }
+        if name != table {
+            return Err(format!(
+                "Responses holds {} items of table {name:?}, which this batch did not read",
+                items.len()
+            ));
+        }
+        for item in items {
+            let key = schema
+                .key_of(&item)
+                .map_err(|e| format!("Responses holds an item without a usable key ({e})"))?;
+            let Some(&i) = index.get(&KeyId::of(&key)) else {
+                return Err(format!(
+                    "Responses holds the item {}, which was not asked for",
+                    describe_key(&key)
+                ));
+            };
+            if state[i] != 0 {
+                return Err(format!(
+                    "Responses holds the item {} twice",
+                    describe_key(&key)
+                ));
+            }
+            state[i] = 1;
+            found.push(item);
+        }
+    }
+    for (name, keys) in unprocessed.unwrap_or_default() {
+        if keys.keys.is_empty() {
+            continue;
+        }
+        if name != table {
+            return Err(format!(
+                "UnprocessedKeys lists {} keys of table {name:?}, which this batch did not read",
+                keys.keys.len()
+            ));
+        }
+        for key in keys.keys {
+            let key = schema.key_of(&key).map_err(|e| {
+                format!("UnprocessedKeys lists a key that does not fit the table ({e})")
+            })?;
+            let Some(&i) = index.get(&KeyId::of(&key)) else {
+                return Err(format!(
+                    "UnprocessedKeys lists the key {}, which was not asked for",
+                    describe_key(&key)
+                ));
+            };
+            match state[i] {
+                0 => state[i] = 2,
+                1 => {
+                    return Err(format!(
+                        "UnprocessedKeys lists the key {}, whose item was also returned",
+                        describe_key(&key)
+                    ));
+                }
+                _ => {
+                    return Err(format!(
+                        "UnprocessedKeys lists the key {} twice",
+                        describe_key(&key)
+                    ));
+                }
+            }
+        }
+    }
+    Ok((found, state.into_iter().map(|s| s == 2).collect()))
+}
+
+/// What one chunk of 100 keys did.
+#[derive(Default)]
+struct ChunkOutcome {
+    summary: BatchSummary,
+    found: Vec<Item>,
+    unprocessed: Vec<Item>,
+    attempts: u32,
+    cause: Option<Error>,
+}
+
+impl ChunkOutcome {
+    fn finish(mut self, pending: Vec<Entry<Item>>, cause: Option<Error>) -> Self {
+        self.unprocessed
+            .extend(pending.into_iter().map(|e| e.request));
+        self.cause = cause;
+        self
+    }
+}

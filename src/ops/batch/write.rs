@@ -1,0 +1,584 @@
+//! Batch writes: 25 requests per `BatchWriteItem`, several in flight, with
+//! unprocessed items and throttling retried and everything accounted for.
+
+use std::collections::{HashMap, HashSet};
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::{
+    AttributeValue, DeleteRequest, PutRequest, ReturnConsumedCapacity, WriteRequest,
+};
+use futures_util::stream::{self, StreamExt};
+use tracing::Instrument;
+
+use super::{BATCH_WRITE_LIMIT, BatchSummary, Entry, Stop, chunks, first_cause};
+use crate::error::{Error, Result};
+use crate::item::Item;
+use crate::mapper::Mapper;
+use crate::ops::RetryPolicy;
+use crate::ops::call::call;
+use crate::ops::describe_key;
+use crate::ops::identity::KeyId;
+use crate::ops::version::first_version;
+use crate::schema::TableSchema;
+
+const OPERATION: &str = "BatchWriteItem";
+
+/// Writes and deletes items in batches of 25, several batches at a time,
+/// retrying `UnprocessedItems` and throttling with bounded, jittered
+/// exponential backoff.
+///
+/// What it guarantees:
+/// - Every request is checked before anything is sent: its key fits the
+///   schema, and no two requests address one item (keys compared as
+///   DynamoDB compares them: `N("1")` and `N("1.0")` are one item).
+/// - Every entry DynamoDB hands back as unprocessed is matched to a request
+///   sent (by table and full key) and retried; an entry that matches none
+///   stops the batch with [`Error::UnexpectedResponse`] as the cause.
+/// - It stops sending at the first error that retrying cannot fix, and
+///   [`Error::BatchWriteIncomplete`] accounts for every request: written,
+///   certainly not written, or in doubt (sent, no credible answer).
+/// - Every call is bounded in time (see
+///   [`DEFAULT_CALL_TIMEOUT`](crate::ops::DEFAULT_CALL_TIMEOUT)).
+///
+/// What it refuses: entities of a table with a version attribute. A batch
+/// write cannot carry a condition, so it would overwrite newer versions
+/// unchecked; use [`put_versioned`](crate::ops::put_versioned) or a
+/// [`Transaction`](crate::ops::Transaction), or opt out by name with
+/// [`import`](Self::import) to load data.
+///
+/// ```no_run
+/// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema, ops::BatchWriter};
+/// # #[derive(serde::Serialize, serde::Deserialize)] struct Note { id: u32 }
+/// # struct NoteMapper;
+/// # impl Mapper for NoteMapper {
+/// #     type Entity = Note;
+/// #     const ENTITY_TYPE: &'static str = "Note";
+/// #     const TABLE: TableSchema = TableSchema::new("pk");
+/// #     fn after_to_item(n: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
+/// #         put_str(item, "pk", format!("NOTE#{}", n.id));
+/// #         Ok(())
+/// #     }
+/// # }
+/// # async fn demo(client: aws_sdk_dynamodb::Client) -> dynamodb_mapper::Result<()> {
+/// let notes: Vec<Note> = (0..101).map(|id| Note { id }).collect();
+/// let summary = BatchWriter::new(&client, "AppTable", NoteMapper::TABLE)
+///     .put::<NoteMapper>(&notes)
+///     .await?;
+/// assert_eq!(summary.items, 101);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct BatchWriter {
+    client: Client,
+    table: String,
+    schema: TableSchema,
+    retry: RetryPolicy,
+    concurrency: usize,
+    import: bool,
+}
+
+impl BatchWriter {
+    /// A writer into `table`, laid out as `schema`; 4 concurrent batches and
+    /// the default [`RetryPolicy`].
+    ///
+    /// ```
+    /// # let conf = aws_sdk_dynamodb::Config::builder()
+    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest()).build();
+    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// use dynamodb_mapper::{TableSchema, ops::BatchWriter};
+    /// let writer = BatchWriter::new(&client, "AppTable", TableSchema::new("pk")).concurrency(8);
+    /// ```
+    #[must_use]
+    pub fn new(client: &Client, table: impl Into<String>, schema: TableSchema) -> Self {
+        BatchWriter {
+            client: client.clone(),
+            table: table.into(),
+            schema,
+            retry: RetryPolicy::default(),
+            concurrency: 4,
+            import: false,
+        }
+    }
+
+    /// Sets the retry policy.
+    ///
+    /// ```
+    /// # let conf = aws_sdk_dynamodb::Config::builder()
+    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest()).build();
+    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// use dynamodb_mapper::{TableSchema, ops::{BatchWriter, RetryPolicy}};
+    /// let writer = BatchWriter::new(&client, "T", TableSchema::new("pk")).retry(RetryPolicy::new(3));
+    /// ```
+    #[must_use]
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Sets how many batches are in flight at once (at least 1).
+    ///
+    /// ```
+    /// # let conf = aws_sdk_dynamodb::Config::builder()
+    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest()).build();
+    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// use dynamodb_mapper::{TableSchema, ops::BatchWriter};
+    /// let writer = BatchWriter::new(&client, "T", TableSchema::new("pk")).concurrency(1);
+    /// ```
+    #[must_use]
+    pub fn concurrency(mut self, batches: usize) -> Self {
+        self.concurrency = batches.max(1);
+        self
+    }
+
+    /// Opts out of the version check, by name: this writer loads data into a
+    /// table with a version attribute, overwriting and deleting whatever is
+    /// stored at the keys it writes. Each put item that holds no version gets
+    /// a first version (a new incarnation: a writer holding a version read
+    /// before the import gets a version conflict, never overwrites it).
+    ///
+    /// ```
+    /// # let conf = aws_sdk_dynamodb::Config::builder()
+    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest()).build();
+    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// use dynamodb_mapper::{TableSchema, ops::BatchWriter};
+    /// let schema = TableSchema::new("pk").version("version");
+    /// let loader = BatchWriter::new(&client, "AppTable", schema).import();
+    /// ```
+    #[must_use]
+    pub fn import(mut self) -> Self {
+        self.import = true;
+        self
+    }
+
+    /// Puts entities through their mapper. Every entity is mapped (and
+    /// checked) before anything is sent.
+    ///
+    /// # Errors
+    /// Mapping errors; [`Error::VersionCheckRequired`] for a versioned
+    /// entity (unless [`import`](Self::import)); as [`write`](Self::write).
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Mapper, ops::BatchWriter};
+    /// # async fn demo<M: Mapper>(w: BatchWriter, entities: Vec<M::Entity>) -> dynamodb_mapper::Result<()> {
+    /// w.put::<M>(&entities).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn put<M: Mapper>(&self, entities: &[M::Entity]) -> Result<BatchSummary> {
+        let versioned = M::TABLE.version_attribute().is_some();
+        let items = entities
+            .iter()
+            .map(|e| {
+                let item = M::to_item(e)?;
+                if versioned && !self.import {
+                    let key = M::TABLE.key_of(&item)?;
+                    return Err(self
+                        .refusal(&key, "batch put", M::TABLE)
+                        .with_entity_type(M::ENTITY_TYPE));
+                }
+                Ok(item)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.put_items(items).await
+    }
+
+    /// Puts items as they are.
+    ///
+    /// # Errors
+    /// As [`write`](Self::write).
+    ///
+    /// ```no_run
+    /// # async fn demo(w: dynamodb_mapper::ops::BatchWriter, items: Vec<dynamodb_mapper::Item>) -> dynamodb_mapper::Result<()> {
+    /// w.put_items(items).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn put_items(&self, items: Vec<Item>) -> Result<BatchSummary> {
+        let requests = items
+            .into_iter()
+            .map(|item| {
+                PutRequest::builder()
+                    .set_item(Some(item))
+                    .build()
+                    .map(|put| WriteRequest::builder().put_request(put).build())
+                    .map_err(|e| Error::sdk(OPERATION, e))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.write(requests).await
+    }
+
+    /// Deletes the items of these entities (their keys through the mapper).
+    ///
+    /// # Errors
+    /// Mapping errors; [`Error::VersionCheckRequired`] for a versioned
+    /// entity (unless [`import`](Self::import)); as [`write`](Self::write).
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Mapper, ops::BatchWriter};
+    /// # async fn demo<M: Mapper>(w: BatchWriter, entities: Vec<M::Entity>) -> dynamodb_mapper::Result<()> {
+    /// w.delete::<M>(&entities).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn delete<M: Mapper>(&self, entities: &[M::Entity]) -> Result<BatchSummary> {
+        let versioned = M::TABLE.version_attribute().is_some();
+        let keys = entities
+            .iter()
+            .map(|e| {
+                let key = M::key(e)?;
+                if versioned && !self.import {
+                    return Err(self
+                        .refusal(&key, "batch delete", M::TABLE)
+                        .with_entity_type(M::ENTITY_TYPE));
+                }
+                Ok(key)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.delete_keys(keys).await
+    }
+
+    /// Deletes items by primary key.
+    ///
+    /// # Errors
+    /// As [`write`](Self::write).
+    ///
+    /// ```no_run
+    /// # async fn demo(w: dynamodb_mapper::ops::BatchWriter, keys: Vec<dynamodb_mapper::Item>) -> dynamodb_mapper::Result<()> {
+    /// w.delete_keys(keys).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn delete_keys(&self, keys: Vec<Item>) -> Result<BatchSummary> {
+        let requests = keys
+            .into_iter()
+            .map(|key| {
+                DeleteRequest::builder()
+                    .set_key(Some(key))
+                    .build()
+                    .map(|del| WriteRequest::builder().delete_request(del).build())
+                    .map_err(|e| Error::sdk(OPERATION, e))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.write(requests).await
+    }
+
+    /// Sends write requests (puts and deletes) in batches of 25.
+    ///
+    /// # Errors
+    /// Before anything is sent: [`Error::InvalidKey`] when a request lacks
+    /// its key or holds neither a put nor a delete; [`Error::DuplicateKey`]
+    /// when two requests address one item; [`Error::VersionCheckRequired`]
+    /// when the schema has a version attribute (unless
+    /// [`import`](Self::import)). After: [`Error::BatchWriteIncomplete`]
+    /// with every request not written, or in doubt, and the cause.
+    ///
+    /// ```no_run
+    /// # async fn demo(w: dynamodb_mapper::ops::BatchWriter, reqs: Vec<aws_sdk_dynamodb::types::WriteRequest>) -> dynamodb_mapper::Result<()> {
+    /// let summary = w.write(reqs).await?;
+    /// println!("{} items in {} requests", summary.items, summary.requests);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn write(&self, requests: Vec<WriteRequest>) -> Result<BatchSummary> {
+        let span = tracing::info_span!(
+            "dynamodb_mapper.batch_write",
+            table = %self.table,
+            items = requests.len(),
+            requests = tracing::field::Empty,
+            retries = tracing::field::Empty,
+            consumed_capacity = tracing::field::Empty,
+        );
+        async move {
+            let entries = self.check(requests)?;
+            let sent = entries.len();
+            let stop = Stop::default();
+            let outcomes: Vec<ChunkOutcome> = stream::iter(chunks(entries, BATCH_WRITE_LIMIT))
+                .map(|chunk| self.write_chunk(chunk, &stop))
+                .buffer_unordered(self.concurrency)
+                .collect()
+                .await;
+            let mut summary = BatchSummary::default();
+            let mut written = 0;
+            let mut unprocessed = Vec::new();
+            let mut in_doubt = Vec::new();
+            let mut attempts = 0;
+            let mut causes = Vec::with_capacity(outcomes.len());
+            for o in outcomes {
+                summary.add(&o.summary);
+                written += o.written;
+                unprocessed.extend(o.unprocessed);
+                in_doubt.extend(o.in_doubt);
+                attempts = attempts.max(o.attempts);
+                causes.push(o.cause);
+            }
+            debug_assert_eq!(written + unprocessed.len() + in_doubt.len(), sent);
+            summary.items = written;
+            let span = tracing::Span::current();
+            span.record("requests", summary.requests);
+            span.record("retries", summary.retries);
+            span.record("consumed_capacity", summary.consumed_capacity);
+            if unprocessed.is_empty() && in_doubt.is_empty() {
+                return Ok(summary);
+            }
+            tracing::warn!(
+                unwritten = unprocessed.len(),
+                in_doubt = in_doubt.len(),
+                "batch write incomplete"
+            );
+            Err(Error::BatchWriteIncomplete {
+                table: self.table.clone(),
+                written,
+                unprocessed,
+                in_doubt,
+                attempts,
+                cause: first_cause(causes),
+            })
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// The one pass every request goes through before anything is sent:
+    /// key, duplicates, version policy (and, importing, a first version).
+    fn check(&self, requests: Vec<WriteRequest>) -> Result<Vec<Entry<WriteRequest>>> {
+        let mut seen = HashSet::with_capacity(requests.len());
+        let mut entries = Vec::with_capacity(requests.len());
+        for mut request in requests {
+            let key = request_key(&self.schema, &request)?;
+            if !self.import && self.schema.version_attribute().is_some() {
+                let operation = if request.put_request.is_some() {
+                    "batch put"
+                } else {
+                    "batch delete"
+                };
+                return Err(self.refusal(&key, operation, self.schema));
+            }
+            if let (Some(attr), Some(put)) = (
+                self.schema.version_attribute(),
+                request.put_request.as_mut(),
+            ) {
+                put.item
+                    .entry(attr.to_owned())
+                    .or_insert_with(|| AttributeValue::N(first_version().to_string()));
+            }
+            let id = KeyId::of(&key);
+            if !seen.insert(id.clone()) {
+                return Err(Error::DuplicateKey {
+                    operation: OPERATION,
+                    key: describe_key(&key),
+                });
+            }
+            entries.push(Entry {
+                request,
+                id,
+                maybe_applied: false,
+            });
+        }
+        Ok(entries)
+    }
+
+    fn refusal(&self, key: &Item, operation: &'static str, schema: TableSchema) -> Error {
+        Error::VersionCheckRequired {
+            entity_type: None,
+            key: describe_key(key),
+            operation,
+            attribute: schema.version_attribute().unwrap_or_default().to_owned(),
+            instead: if operation == "batch put" {
+                "ops::put_versioned or Transaction::put_record (or BatchWriter::import to load data)"
+            } else {
+                "ops::delete_versioned or Transaction::delete_record (or BatchWriter::import)"
+            },
+        }
+    }
+
+    async fn write_chunk(
+        &self,
+        mut pending: Vec<Entry<WriteRequest>>,
+        stop: &Stop,
+    ) -> ChunkOutcome {
+        let mut out = ChunkOutcome::default();
+        loop {
+            if stop.is_set() {
+                // Another chunk met an error that retrying cannot fix.
+                return out.finish(pending, None);
+            }
+            out.attempts += 1;
+            out.summary.requests += 1;
+            let request = self
+                .client
+                .batch_write_item()
+                .request_items(
+                    self.table.clone(),
+                    pending.iter().map(|e| e.request.clone()).collect(),
+                )
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send();
+            let mut cause = None;
+            match call(&self.client, OPERATION, request).await {
+                Ok(response) => {
+                    out.summary.consumed_capacity += response
+                        .consumed_capacity()
+                        .iter()
+                        .filter_map(|c| c.capacity_units())
+                        .sum::<f64>();
+                    match listed(
+                        &self.table,
+                        &self.schema,
+                        &pending,
+                        response.unprocessed_items,
+                    ) {
+                        Ok(listed) => {
+                            let mut left = Vec::with_capacity(pending.len());
+                            for (entry, again) in pending.into_iter().zip(listed) {
+                                if again {
+                                    left.push(entry);
+                                } else {
+                                    out.written += 1;
+                                }
+                            }
+                            pending = left;
+                            if pending.is_empty() {
+                                return out;
+                            }
+                            tracing::debug!(
+                                unprocessed = pending.len(),
+                                attempt = out.attempts,
+                                "retrying unprocessed items"
+                            );
+                        }
+                        Err(reason) => {
+                            // Nothing in the response is trusted: whatever was
+                            // sent may or may not have been written.
+                            for entry in &mut pending {
+                                entry.maybe_applied = true;
+                            }
+                            stop.set();
+                            let cause = Error::UnexpectedResponse {
+                                operation: OPERATION,
+                                reason,
+                            };
+                            return out.finish(pending, Some(cause));
+                        }
+                    }
+                }
+                Err(failed) => {
+                    let attempt = failed.attempt(OPERATION);
+                    if attempt.maybe_applied {
+                        for entry in &mut pending {
+                            entry.maybe_applied = true;
+                        }
+                    }
+                    if !attempt.retryable {
+                        stop.set();
+                        return out.finish(pending, Some(attempt.error));
+                    }
+                    tracing::debug!(error = %attempt.error, attempt = out.attempts, "retrying batch");
+                    cause = Some(attempt.error);
+                }
+            }
+            if out.attempts >= self.retry.max_attempts() {
+                return out.finish(pending, cause);
+            }
+            out.summary.retries += 1;
+            tokio::time::sleep(self.retry.delay(out.attempts)).await;
+        }
+    }
+}
+
+/// The key of a write request, checked against the schema.
+fn request_key(schema: &TableSchema, request: &WriteRequest) -> Result<Item> {
+    match (&request.put_request, &request.delete_request) {
+        (Some(put), None) => schema.key_of(&put.item),
+        (None, Some(delete)) => schema.key_of(&delete.key),
+        (Some(_), Some(_)) => Err(Error::invalid_key(
+            schema.partition_key_attribute().name,
+            "cannot be checked: the write request holds both a put and a delete",
+        )),
+        (None, None) => Err(Error::invalid_key(
+            schema.partition_key_attribute().name,
+            "cannot be checked: the write request holds neither a put nor a delete",
+        )),
+    }
+}
+
+/// Which of `pending` the response lists as unprocessed, or what makes the
+/// response nonsense.
+fn listed(
+    table: &str,
+    schema: &TableSchema,
+    pending: &[Entry<WriteRequest>],
+    unprocessed: Option<HashMap<String, Vec<WriteRequest>>>,
+) -> std::result::Result<Vec<bool>, String> {
+    let mut listed = vec![false; pending.len()];
+    let index: HashMap<&KeyId, usize> = pending
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (&e.id, i))
+        .collect();
+    for (name, requests) in unprocessed.unwrap_or_default() {
+        if requests.is_empty() {
+            continue;
+        }
+        if name != table {
+            return Err(format!(
+                "UnprocessedItems lists {} requests for table {name:?}, which this batch did not write to",
+                requests.len()
+            ));
+        }
+        for request in requests {
+            let key = request_key(schema, &request).map_err(|e| {
+                format!("UnprocessedItems lists a request without a usable key ({e})")
+            })?;
+            let Some(&i) = index.get(&KeyId::of(&key)) else {
+                return Err(format!(
+                    "UnprocessedItems lists the item {}, which was not in the request",
+                    describe_key(&key)
+                ));
+            };
+            if listed[i] {
+                return Err(format!(
+                    "UnprocessedItems lists the item {} twice",
+                    describe_key(&key)
+                ));
+            }
+            let sent_put = pending[i].request.put_request.is_some();
+            if sent_put != request.put_request.is_some() {
+                return Err(format!(
+                    "UnprocessedItems lists a {} of {}, but the request held a {}",
+                    if sent_put { "delete" } else { "put" },
+                    describe_key(&key),
+                    if sent_put { "put" } else { "delete" },
+                ));
+            }
+            listed[i] = true;
+        }
+    }
+    Ok(listed)
+}
+
+/// What one chunk of 25 did.
+#[derive(Default)]
+struct ChunkOutcome {
+    summary: BatchSummary,
+    written: usize,
+    unprocessed: Vec<WriteRequest>,
+    in_doubt: Vec<WriteRequest>,
+    attempts: u32,
+    cause: Option<Error>,
+}
+
+impl ChunkOutcome {
+    /// Ends the chunk with `pending` not confirmed.
+    fn finish(mut self, pending: Vec<Entry<WriteRequest>>, cause: Option<Error>) -> Self {
+        for entry in pending {
+            if entry.maybe_applied {
+                self.in_doubt.push(entry.request);
+            } else {
+                self.unprocessed.push(entry.request);
+            }
+        }
+        self.cause = cause;
+        self
+    }
+}

@@ -1,0 +1,129 @@
+//! Every SDK call a helper makes goes through [`call`]: bounded in time, and
+//! its failure sorted by what it means for the data (refused, or outcome
+//! unknown) and whether trying again can help.
+
+use std::future::Future;
+use std::time::Duration;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::error::SdkError;
+
+use crate::error::Error;
+
+/// How long a helper waits for one SDK call (the SDK's own retries
+/// included) when the client has no operation timeout of its own: 30 s.
+///
+/// Every SDK call made by a helper of [`ops`](crate::ops) is bounded: by the
+/// client's operation timeout when it has one (set it with
+/// `aws_sdk_dynamodb::config::Builder::timeout_config` or `aws_config`'s
+/// `timeout_config`), else by this. A call that runs out returns
+/// [`Error::Timeout`]; for a write, its outcome is then unknown.
+///
+/// ```
+/// assert_eq!(dynamodb_mapper::ops::DEFAULT_CALL_TIMEOUT.as_secs(), 30);
+/// ```
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The bound for one call through `client`.
+pub(crate) fn call_timeout(client: &Client) -> Duration {
+    client
+        .config()
+        .timeout_config()
+        .and_then(|t| t.operation_timeout())
+        .unwrap_or(DEFAULT_CALL_TIMEOUT)
+}
+
+/// Why a call did not return an output.
+pub(crate) enum Failed<E> {
+    /// DynamoDB answered with this error.
+    Service(E),
+    /// No credible answer came (a timeout, a broken connection, a response
+    /// that could not be read): the request may or may not have been applied.
+    NoAnswer(Error),
+    /// The request was never sent.
+    NotSent(Error),
+}
+
+/// A failed attempt, as the retry loops see it.
+pub(crate) struct Attempt {
+    /// The error, as the caller will see it.
+    pub(crate) error: Error,
+    /// Whether trying again can help (throttling, a server error, no answer).
+    pub(crate) retryable: bool,
+    /// Whether the request may have been applied even so.
+    pub(crate) maybe_applied: bool,
+}
+
+impl<E> Failed<E>
+where
+    aws_sdk_dynamodb::Error: From<E>,
+{
+    /// Sorts the failure of `operation` for a retry loop.
+    pub(crate) fn attempt(self, operation: &'static str) -> Attempt {
+        match self {
+            Failed::Service(e) => {
+                let e = aws_sdk_dynamodb::Error::from(e);
+                let retryable = super::is_retryable(&e);
+                // DynamoDB documents that a request answered with an internal
+                // server error may have succeeded.
+                let maybe_applied = matches!(e, aws_sdk_dynamodb::Error::InternalServerError(_));
+                Attempt {
+                    error: Error::sdk(operation, e),
+                    retryable,
+                    maybe_applied,
+                }
+            }
+            Failed::NoAnswer(error) => Attempt {
+                error,
+                retryable: true,
+                maybe_applied: true,
+            },
+            Failed::NotSent(error) => Attempt {
+                error,
+                retryable: false,
+                maybe_applied: false,
+            },
+        }
+    }
+
+    /// The failure as the caller's error.
+    pub(crate) fn into_error(self, operation: &'static str) -> Error {
+        self.attempt(operation).error
+    }
+}
+
+/// Runs one SDK call, bounded by [`call_timeout`].
+pub(crate) async fn call<T, E, R, F>(
+    client: &Client,
+    operation: &'static str,
+    request: F,
+) -> Result<T, Failed<E>>
+where
+    F: Future<Output = Result<T, SdkError<E, R>>>,
+    aws_sdk_dynamodb::Error: From<SdkError<E, R>>,
+{
+    let after = call_timeout(client);
+    match tokio::time::timeout(after, request).await {
+        Err(_elapsed) => Err(Failed::NoAnswer(Error::Timeout { operation, after })),
+        Ok(Ok(output)) => Ok(output),
+        Ok(Err(e)) => Err(classify(operation, after, e)),
+    }
+}
+
+fn classify<E, R>(operation: &'static str, after: Duration, e: SdkError<E, R>) -> Failed<E>
+where
+    aws_sdk_dynamodb::Error: From<SdkError<E, R>>,
+{
+    match e {
+        SdkError::ServiceError(ctx) => Failed::Service(ctx.into_err()),
+        SdkError::TimeoutError(_) => Failed::NoAnswer(Error::Timeout { operation, after }),
+        SdkError::DispatchFailure(ref d) if d.is_timeout() => {
+            Failed::NoAnswer(Error::Timeout { operation, after })
+        }
+        SdkError::ConstructionFailure(_) => {
+            Failed::NotSent(Error::sdk(operation, aws_sdk_dynamodb::Error::from(e)))
+        }
+        // Dispatch and response failures: sent (perhaps), no answer read.
+        other => Failed::NoAnswer(Error::sdk(operation, aws_sdk_dynamodb::Error::from(other))),
+    }
+}

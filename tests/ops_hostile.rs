@@ -1,0 +1,737 @@
+//! The helpers against a service that misbehaves: responses that list what
+//! was never sent, more than was sent, duplicates; errors that must stop a
+//! batch; keys that are one item to DynamoDB but spelled differently;
+//! versioned entities on paths that cannot check versions; a server that
+//! accepts the connection and never answers. DynamoDB Local produces none of
+//! these, so they are driven through `aws-smithy-mocks` and a silent TCP
+//! listener.
+
+mod fixtures;
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::retry::RetryConfig;
+use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
+use aws_sdk_dynamodb::operation::batch_write_item::{BatchWriteItemError, BatchWriteItemOutput};
+use aws_sdk_dynamodb::types::error::ResourceNotFoundException;
+use aws_sdk_dynamodb::types::{
+    AttributeValue, DeleteRequest, KeysAndAttributes, PutRequest, ScalarAttributeType, WriteRequest,
+};
+use aws_smithy_mocks::{RuleMode, mock, mock_client};
+use dynamodb_mapper::ops::{self, BatchGetter, BatchWriter, RetryPolicy, Transaction};
+use dynamodb_mapper::{Error, ErrorKind, Item, ItemExt, Mapper, Record, ScalarType, TableSchema};
+use fixtures::*;
+
+const TABLE: &str = "AppTable";
+
+fn fast(attempts: u32) -> RetryPolicy {
+    RetryPolicy::new(attempts)
+        .base_delay(Duration::from_millis(1))
+        .max_delay(Duration::from_millis(2))
+}
+
+fn customers(n: usize) -> Vec<Customer> {
+    (0..n).map(|i| customer(&format!("C{i:03}"))).collect()
+}
+
+fn put_pk(r: &WriteRequest) -> String {
+    r.put_request
+        .as_ref()
+        .and_then(|p| p.item.get_str("pk").ok().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+fn sent_writes(
+    req: &aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemInput,
+) -> Vec<WriteRequest> {
+    req.request_items()
+        .and_then(|m| m.get(TABLE))
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// A client over `rules` with the SDK's own retries off.
+macro_rules! client {
+    ($($rule:expr),+) => {
+        mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [$($rule),+], |c| c
+            .retry_config(RetryConfig::disabled()))
+    };
+}
+
+/// The parts of a `BatchWriteIncomplete`, checked for the accounting
+/// invariant: written + not written + in doubt = sent, each request once.
+fn incomplete(err: &Error, sent: usize) -> (usize, Vec<String>, Vec<String>, Option<&Error>) {
+    let Error::BatchWriteIncomplete {
+        written,
+        unprocessed,
+        in_doubt,
+        cause,
+        ..
+    } = err
+    else {
+        panic!("expected BatchWriteIncomplete, got {err:?}");
+    };
+    assert_eq!(
+        written + unprocessed.len() + in_doubt.len(),
+        sent,
+        "done + handed back = sent ({err})"
+    );
+    let unprocessed: Vec<String> = unprocessed.iter().map(put_pk).collect();
+    let in_doubt: Vec<String> = in_doubt.iter().map(put_pk).collect();
+    let mut all: HashSet<&String> = HashSet::new();
+    for pk in unprocessed.iter().chain(&in_doubt) {
+        assert!(all.insert(pk), "{pk} handed back twice");
+    }
+    (*written, unprocessed, in_doubt, cause.as_deref())
+}
+
+/// A batch write whose first answer lists `odd` as unprocessed (computed
+/// from what was sent), and whose later answers are clean.
+async fn write_with_odd_answer(
+    odd: impl Fn(&[WriteRequest]) -> BatchWriteItemOutput + Send + Sync + 'static,
+) -> (Error, usize) {
+    let first = Arc::new(Mutex::new(true));
+    let rule = mock!(Client::batch_write_item).then_compute_output(move |req| {
+        let sent = sent_writes(req);
+        let mut first = first.lock().unwrap();
+        if std::mem::take(&mut *first) {
+            odd(&sent)
+        } else {
+            BatchWriteItemOutput::builder().build()
+        }
+    });
+    let client = client!(&rule);
+    let err = BatchWriter::new(&client, TABLE, APP_TABLE)
+        .retry(fast(5))
+        .concurrency(1)
+        .put::<CustomerMapper>(&customers(30))
+        .await
+        .expect_err("a nonsense answer must not end in Ok");
+    (err, rule.num_calls())
+}
+
+fn assert_unexpected(cause: Option<&Error>, needle: &str) {
+    let cause = cause.expect("a cause");
+    assert_eq!(cause.kind(), ErrorKind::UnexpectedResponse, "{cause}");
+    assert!(cause.to_string().contains(needle), "{cause}");
+}
+
+#[tokio::test]
+async fn unprocessed_items_of_a_table_not_written_stop_the_batch_and_lose_nothing() {
+    let (err, calls) = write_with_odd_answer(|sent| {
+        BatchWriteItemOutput::builder()
+            .unprocessed_items("OtherTable", vec![sent[0].clone()])
+            .build()
+    })
+    .await;
+    // Old behaviour: the entry was dropped and the call returned Ok.
+    assert_eq!(calls, 1, "nothing more is sent after a nonsense answer");
+    let (written, unprocessed, in_doubt, cause) = incomplete(&err, 30);
+    assert_eq!(written, 0);
+    assert_eq!(in_doubt.len(), 25, "the 25 sent are in doubt");
+    assert_eq!(unprocessed.len(), 5, "the 5 never sent are not written");
+    assert_unexpected(cause, r#"table "OtherTable""#);
+}
+
+#[tokio::test]
+async fn unprocessed_items_with_a_key_not_sent_stop_the_batch() {
+    let (err, _) = write_with_odd_answer(|_| {
+        let foreign = CustomerMapper::to_item(&customer("NOT-SENT")).unwrap();
+        BatchWriteItemOutput::builder()
+            .unprocessed_items(
+                TABLE,
+                vec![
+                    WriteRequest::builder()
+                        .put_request(
+                            PutRequest::builder()
+                                .set_item(Some(foreign))
+                                .build()
+                                .unwrap(),
+                        )
+                        .build(),
+                ],
+            )
+            .build()
+    })
+    .await;
+    let (_, _, in_doubt, cause) = incomplete(&err, 30);
+    assert_eq!(in_doubt.len(), 25);
+    assert_unexpected(cause, r#"pk="CUSTOMER#NOT-SENT""#);
+}
+
+#[tokio::test]
+async fn more_unprocessed_items_than_sent_is_an_error_not_a_panic() {
+    // Old behaviour: `total - unprocessed.len()` underflowed and panicked.
+    let (err, _) = write_with_odd_answer(|sent| {
+        let mut listed = sent.to_vec();
+        listed.extend(sent.iter().take(5).cloned());
+        BatchWriteItemOutput::builder()
+            .unprocessed_items(TABLE, listed)
+            .build()
+    })
+    .await;
+    let (written, _, _, cause) = incomplete(&err, 30);
+    assert_eq!(written, 0);
+    assert_unexpected(cause, "twice");
+}
+
+#[tokio::test]
+async fn an_unprocessed_delete_for_a_put_sent_is_nonsense() {
+    let (err, _) = write_with_odd_answer(|sent| {
+        let key = APP_TABLE
+            .key_of(&sent[3].put_request.as_ref().unwrap().item)
+            .unwrap();
+        BatchWriteItemOutput::builder()
+            .unprocessed_items(
+                TABLE,
+                vec![
+                    WriteRequest::builder()
+                        .delete_request(
+                            DeleteRequest::builder().set_key(Some(key)).build().unwrap(),
+                        )
+                        .build(),
+                ],
+            )
+            .build()
+    })
+    .await;
+    let (_, _, _, cause) = incomplete(&err, 30);
+    assert_unexpected(cause, "lists a delete");
+}
+
+#[tokio::test]
+async fn an_unprocessed_entry_without_a_key_is_nonsense() {
+    let (err, _) = write_with_odd_answer(|_| {
+        let keyless = Item::from([("name".to_string(), AttributeValue::S("x".into()))]);
+        BatchWriteItemOutput::builder()
+            .unprocessed_items(
+                TABLE,
+                vec![
+                    WriteRequest::builder()
+                        .put_request(
+                            PutRequest::builder()
+                                .set_item(Some(keyless))
+                                .build()
+                                .unwrap(),
+                        )
+                        .build(),
+                ],
+            )
+            .build()
+    })
+    .await;
+    let (_, _, _, cause) = incomplete(&err, 30);
+    assert_unexpected(cause, "without a usable key");
+}
+
+#[tokio::test]
+async fn an_empty_list_under_another_table_is_harmless() {
+    let rule = mock!(Client::batch_write_item).then_output(|| {
+        BatchWriteItemOutput::builder()
+            .unprocessed_items("OtherTable", vec![])
+            .build()
+    });
+    let client = client!(&rule);
+    let summary = BatchWriter::new(&client, TABLE, APP_TABLE)
+        .put::<CustomerMapper>(&customers(3))
+        .await
+        .unwrap();
+    assert_eq!(summary.items, 3);
+}
+
+#[tokio::test]
+async fn a_non_retryable_error_stops_the_batch_and_reports_what_was_written() {
+    let calls = Arc::new(Mutex::new(0));
+    let seen = calls.clone();
+    let ok = mock!(Client::batch_write_item)
+        .match_requests(move |_| {
+            let mut n = seen.lock().unwrap();
+            *n += 1;
+            *n == 1
+        })
+        .then_output(|| BatchWriteItemOutput::builder().build());
+    let refused = mock!(Client::batch_write_item).then_error(|| {
+        BatchWriteItemError::ResourceNotFoundException(
+            ResourceNotFoundException::builder()
+                .message("Requested resource not found")
+                .build(),
+        )
+    });
+    let client = client!(&ok, &refused);
+    let err = BatchWriter::new(&client, TABLE, APP_TABLE)
+        .retry(fast(5))
+        .concurrency(1)
+        .put::<CustomerMapper>(&customers(80))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        ok.num_calls() + refused.num_calls(),
+        2,
+        "no attempt after the refusal"
+    );
+    let (written, unprocessed, in_doubt, cause) = incomplete(&err, 80);
+    assert_eq!((written, unprocessed.len(), in_doubt.len()), (25, 55, 0));
+    assert_eq!(cause.map(Error::kind), Some(ErrorKind::Sdk));
+    assert_eq!(
+        err.to_string(),
+        "batch write to AppTable wrote 25 of 80 requests: 55 not written, 0 in doubt, after 1 attempts"
+    );
+}
+
+#[tokio::test]
+async fn unprocessed_entries_spelled_differently_still_match_what_was_sent() {
+    // A numeric key table: the service may spell the number its own way.
+    const NUMBERED: TableSchema = TableSchema::new("id")
+        .partition_key_type(ScalarType::N)
+        .without_discriminator();
+    let first = Arc::new(Mutex::new(true));
+    let rule = mock!(Client::batch_write_item).then_compute_output(move |req| {
+        let sent = sent_writes(req);
+        if std::mem::take(&mut *first.lock().unwrap()) {
+            let mut item = sent[0].put_request.as_ref().unwrap().item.clone();
+            item.insert("id".into(), AttributeValue::N("1.0E0".into()));
+            BatchWriteItemOutput::builder()
+                .unprocessed_items(
+                    TABLE,
+                    vec![
+                        WriteRequest::builder()
+                            .put_request(
+                                PutRequest::builder().set_item(Some(item)).build().unwrap(),
+                            )
+                            .build(),
+                    ],
+                )
+                .build()
+        } else {
+            assert_eq!(sent.len(), 1);
+            // What is retried is what was sent, not the service's copy.
+            assert_eq!(
+                sent[0].put_request.as_ref().unwrap().item["id"],
+                AttributeValue::N("1".into())
+            );
+            BatchWriteItemOutput::builder().build()
+        }
+    });
+    let client = client!(&rule);
+    let items: Vec<Item> = (1..=3)
+        .map(|i| Item::from([("id".to_string(), AttributeValue::N(i.to_string()))]))
+        .collect();
+    let summary = BatchWriter::new(&client, TABLE, NUMBERED)
+        .retry(fast(3))
+        .put_items(items)
+        .await
+        .unwrap();
+    assert_eq!((summary.items, rule.num_calls()), (3, 2));
+}
+
+#[tokio::test]
+async fn keys_that_are_one_item_to_dynamodb_are_duplicates_everywhere() {
+    const NUMBERED: TableSchema = TableSchema::new("id")
+        .partition_key_type(ScalarType::N)
+        .without_discriminator();
+    let write =
+        mock!(Client::batch_write_item).then_output(|| BatchWriteItemOutput::builder().build());
+    let get = mock!(Client::batch_get_item).then_output(|| BatchGetItemOutput::builder().build());
+    let client = client!(&write, &get);
+    let key = |n: &str| Item::from([("id".to_string(), AttributeValue::N(n.into()))]);
+    for (a, b) in [
+        ("1", "1.0"),
+        ("1", "1E0"),
+        ("1", "01"),
+        ("100", "1e2"),
+        ("0", "-0.0"),
+    ] {
+        let err = BatchWriter::new(&client, TABLE, NUMBERED)
+            .put_items(vec![key(a), key(b)])
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::DuplicateKey, "{a} {b}: {err}");
+        let err = BatchWriter::new(&client, TABLE, NUMBERED)
+            .delete_keys(vec![key(a), key(b)])
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::DuplicateKey, "{a} {b}: {err}");
+        let err = BatchGetter::new(&client, TABLE, NUMBERED)
+            .get_items(vec![key(a), key(b)])
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::DuplicateKey, "{a} {b}: {err}");
+        let mut tx = Transaction::new(TABLE);
+        let delete = |k: Item| {
+            aws_sdk_dynamodb::types::TransactWriteItem::builder()
+                .delete(
+                    aws_sdk_dynamodb::types::Delete::builder()
+                        .table_name(TABLE)
+                        .set_key(Some(k))
+                        .build()
+                        .unwrap(),
+                )
+                .build()
+        };
+        let info = |k: Item| ops::ActionInfo::new(ops::ActionKind::Delete, TABLE, "N", k);
+        tx.push(delete(key(a)), info(key(a))).unwrap();
+        let err = tx
+            .push(delete(key(b)), info(key(b)))
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::DuplicateKey, "{a} {b}: {err}");
+    }
+    assert_eq!(write.num_calls() + get.num_calls(), 0, "nothing was sent");
+    // Strings and binaries compare by bytes: these are different items.
+    let s = |v: &str| Item::from([("pk".to_string(), AttributeValue::S(v.into()))]);
+    const STRINGS: TableSchema = TableSchema::new("pk").without_discriminator();
+    BatchWriter::new(&client, TABLE, STRINGS)
+        .put_items(vec![s("a"), s("A"), s("a "), s("1"), s("1.0")])
+        .await
+        .unwrap();
+    let _ = ScalarAttributeType::S; // the SDK's own names for the key types
+}
+
+#[tokio::test]
+async fn batch_get_answers_that_make_no_sense_hand_every_key_back() {
+    let keys: Vec<Item> = customers(10)
+        .iter()
+        .map(|c| CustomerMapper::key(c).unwrap())
+        .collect();
+    type Odd = fn(&[Item]) -> BatchGetItemOutput;
+    let cases: [(&str, Odd); 5] = [
+        ("table \"OtherTable\"", |k| {
+            BatchGetItemOutput::builder()
+                .responses("OtherTable", vec![k[0].clone()])
+                .build()
+        }),
+        ("which was not asked for", |_| {
+            BatchGetItemOutput::builder()
+                .responses(
+                    TABLE,
+                    vec![CustomerMapper::to_item(&customer("ZZZ")).unwrap()],
+                )
+                .build()
+        }),
+        ("twice", |k| {
+            let item = |i: usize| {
+                let id = k[i]
+                    .get_str("pk")
+                    .unwrap()
+                    .trim_start_matches("CUSTOMER#")
+                    .to_owned();
+                CustomerMapper::to_item(&customer(&id)).unwrap()
+            };
+            BatchGetItemOutput::builder()
+                .responses(TABLE, vec![item(1), item(1)])
+                .build()
+        }),
+        ("also returned", |k| {
+            let id = k[2]
+                .get_str("pk")
+                .unwrap()
+                .trim_start_matches("CUSTOMER#")
+                .to_owned();
+            BatchGetItemOutput::builder()
+                .responses(
+                    TABLE,
+                    vec![CustomerMapper::to_item(&customer(&id)).unwrap()],
+                )
+                .unprocessed_keys(
+                    TABLE,
+                    KeysAndAttributes::builder()
+                        .keys(k[2].clone())
+                        .build()
+                        .unwrap(),
+                )
+                .build()
+        }),
+        ("UnprocessedKeys lists the key", |_| {
+            BatchGetItemOutput::builder()
+                .unprocessed_keys(
+                    TABLE,
+                    KeysAndAttributes::builder()
+                        .keys(CustomerMapper::key(&customer("ZZZ")).unwrap())
+                        .build()
+                        .unwrap(),
+                )
+                .build()
+        }),
+    ];
+    for (needle, odd) in cases {
+        let rule = mock!(Client::batch_get_item).then_compute_output(move |req| {
+            let sent: Vec<Item> = req
+                .request_items()
+                .and_then(|m| m.get(TABLE))
+                .map(|k| k.keys().to_vec())
+                .unwrap_or_default();
+            odd(&sent)
+        });
+        let client = client!(&rule);
+        let err = BatchGetter::new(&client, TABLE, APP_TABLE)
+            .retry(fast(3))
+            .get_items(keys.clone())
+            .await
+            .unwrap_err();
+        let Error::BatchGetIncomplete {
+            read,
+            unprocessed,
+            cause,
+            ..
+        } = &err
+        else {
+            panic!("{needle}: {err:?}");
+        };
+        assert!(
+            read.is_empty(),
+            "{needle}: nothing of a nonsense answer is trusted"
+        );
+        assert_eq!(unprocessed.len(), 10, "{needle}: every key handed back");
+        assert_eq!(rule.num_calls(), 1, "{needle}: no retry after nonsense");
+        assert_unexpected(cause.as_deref(), needle);
+    }
+}
+
+#[tokio::test]
+async fn batch_get_decodes_what_it_can_and_names_each_item_that_does_not() {
+    let rule = mock!(Client::batch_get_item).then_compute_output(|req| {
+        let keys: Vec<Item> = req
+            .request_items()
+            .and_then(|m| m.get(TABLE))
+            .map(|k| k.keys().to_vec())
+            .unwrap_or_default();
+        let items = keys
+            .iter()
+            .map(|k| {
+                let id = k
+                    .get_str("pk")
+                    .unwrap()
+                    .trim_start_matches("CUSTOMER#")
+                    .to_owned();
+                let mut item = CustomerMapper::to_item(&customer(&id)).unwrap();
+                if id == "C001" {
+                    item.remove("email");
+                }
+                item
+            })
+            .collect();
+        BatchGetItemOutput::builder()
+            .responses(TABLE, items)
+            .build()
+    });
+    let client = client!(&rule);
+    let keys: Vec<Item> = customers(3)
+        .iter()
+        .map(|c| CustomerMapper::key(c).unwrap())
+        .collect();
+    let read = BatchGetter::new(&client, TABLE, APP_TABLE)
+        .get::<CustomerMapper>(keys)
+        .await
+        .unwrap();
+    assert_eq!(read.entities.len(), 2);
+    assert_eq!(read.failed.len(), 1);
+    assert_eq!(read.failed[0].key.get_str("pk").unwrap(), "CUSTOMER#C001");
+    assert_eq!(read.failed[0].error.kind(), ErrorKind::MissingAttribute);
+    assert!(!read.is_complete());
+    assert!(read.into_entities().is_err());
+}
+
+#[tokio::test]
+async fn versioned_entities_are_refused_by_batch_writes_unless_imported() {
+    let rule = mock!(Client::batch_write_item).then_compute_output(|req| {
+        for w in sent_writes(req) {
+            if let Some(put) = &w.put_request {
+                assert!(
+                    put.item.contains_key("version"),
+                    "an import writes a version"
+                );
+            }
+        }
+        BatchWriteItemOutput::builder().build()
+    });
+    let client = client!(&rule);
+    let counters = vec![counter("a", 1), counter("b", 2)];
+    let writer = BatchWriter::new(&client, TABLE, VERSIONED_TABLE);
+    let err = writer.put::<CounterMapper>(&counters).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::VersionCheckRequired);
+    assert_eq!(
+        err.to_string(),
+        r#"Counter: batch put of pk="COUNTER#a", sk="COUNTER" would skip the version check on `version`; use ops::put_versioned or Transaction::put_record (or BatchWriter::import to load data)"#
+    );
+    let err = writer.delete::<CounterMapper>(&counters).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::VersionCheckRequired);
+    // Through a writer whose schema does not say so, the mapper still does.
+    let err = BatchWriter::new(&client, TABLE, APP_TABLE)
+        .put::<CounterMapper>(&counters)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::VersionCheckRequired);
+    // Raw items into a versioned table are refused as well.
+    let raw = CounterMapper::to_item(&counters[0]).unwrap();
+    let err = writer.put_items(vec![raw]).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::VersionCheckRequired);
+    assert_eq!(rule.num_calls(), 0, "nothing was sent");
+
+    let summary = writer
+        .import()
+        .put::<CounterMapper>(&counters)
+        .await
+        .unwrap();
+    assert_eq!((summary.items, rule.num_calls()), (2, 1));
+}
+
+#[tokio::test]
+async fn transactions_keep_the_version_check_of_versioned_entities() {
+    let mut tx = Transaction::new(TABLE);
+    tx.put::<CounterMapper>(&counter("a", 1)).unwrap();
+    let put = tx.actions()[0].put.as_ref().unwrap();
+    assert_eq!(
+        put.condition_expression(),
+        Some("attribute_not_exists(#dmv0)"),
+        "a versioned put of a bare entity only creates"
+    );
+    assert!(put.item().contains_key("version"));
+    let err = tx
+        .delete::<CounterMapper>(CounterMapper::key(&counter("b", 1)).unwrap())
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::VersionCheckRequired);
+    assert!(
+        err.to_string().contains("Transaction::delete_record"),
+        "{err}"
+    );
+    let mut read = Record::new(counter("c", 1));
+    read.version = Some(41);
+    assert_eq!(tx.put_record::<CounterMapper>(&read).unwrap(), 42);
+}
+
+/// A TCP listener that accepts connections and never answers.
+fn silent_server() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            held.push(stream); // keep it open, say nothing
+        }
+    });
+    format!("http://{addr}")
+}
+
+fn silent_client(operation_timeout: Option<Duration>) -> Client {
+    let mut timeouts = aws_sdk_dynamodb::config::timeout::TimeoutConfig::builder();
+    if let Some(t) = operation_timeout {
+        timeouts = timeouts.operation_timeout(t);
+    }
+    let conf = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+        .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
+        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
+            "test", "test", None, None, "test",
+        ))
+        .endpoint_url(silent_server())
+        .retry_config(RetryConfig::disabled())
+        .timeout_config(timeouts.build())
+        .build();
+    Client::from_conf(conf)
+}
+
+fn is_timeout(err: &Error) -> bool {
+    match err {
+        Error::Timeout { .. } => true,
+        Error::BatchWriteIncomplete { cause, .. } | Error::BatchGetIncomplete { cause, .. } => {
+            cause.as_deref().is_some_and(is_timeout)
+        }
+        _ => false,
+    }
+}
+
+#[tokio::test]
+async fn every_helper_returns_in_bounded_time_from_a_silent_server() {
+    let client = silent_client(Some(Duration::from_millis(300)));
+    let started = Instant::now();
+    let key = CounterMapper::key(&counter("a", 1)).unwrap();
+    let mut record = Record::new(counter("a", 1));
+    let mut errors = vec![
+        (
+            "get_record",
+            ops::get_record::<CounterMapper>(&client, TABLE, key.clone())
+                .await
+                .map(|_| ())
+                .unwrap_err(),
+        ),
+        (
+            "put_versioned",
+            ops::put_versioned::<CounterMapper>(&client, TABLE, &mut record)
+                .await
+                .map(|_| ())
+                .unwrap_err(),
+        ),
+        (
+            "update_with_retry",
+            ops::update_with_retry::<CounterMapper, _>(
+                &client,
+                TABLE,
+                key.clone(),
+                fast(2),
+                |_| Ok(()),
+            )
+            .await
+            .map(|_| ())
+            .unwrap_err(),
+        ),
+    ];
+    let mut tx = Transaction::new(TABLE);
+    tx.put::<CustomerMapper>(&customer("C1")).unwrap();
+    errors.push(("transaction", tx.send(&client).await.unwrap_err()));
+    let err = BatchWriter::new(&client, TABLE, APP_TABLE)
+        .retry(fast(2))
+        .put::<CustomerMapper>(&customers(30))
+        .await
+        .unwrap_err();
+    let (written, unprocessed, in_doubt, _) = incomplete(&err, 30);
+    assert_eq!(
+        (written, unprocessed.len(), in_doubt.len()),
+        (0, 0, 30),
+        "sent, unanswered: in doubt"
+    );
+    errors.push(("batch write", err));
+    let keys = vec![CustomerMapper::key(&customer("C1")).unwrap()];
+    errors.push((
+        "batch get",
+        BatchGetter::new(&client, TABLE, APP_TABLE)
+            .retry(fast(2))
+            .get_items(keys)
+            .await
+            .unwrap_err(),
+    ));
+    for (helper, err) in &errors {
+        assert!(is_timeout(err), "{helper}: {err:?}");
+    }
+    // Each waited 300 ms per attempt, at most two attempts each.
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        errors[0].1.to_string(),
+        "dynamodb GetItem got no answer within 300ms"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn without_a_client_timeout_the_default_bound_applies() {
+    let client = silent_client(None);
+    let key = CounterMapper::key(&counter("a", 1)).unwrap();
+    let err = ops::get_record::<CounterMapper>(&client, TABLE, key)
+        .await
+        .map(|_| ())
+        .unwrap_err();
+    assert!(is_timeout(&err), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "dynamodb GetItem got no answer within {:?}",
+            ops::DEFAULT_CALL_TIMEOUT
+        )
+    );
+}
