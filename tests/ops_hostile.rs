@@ -735,3 +735,152 @@ async fn without_a_client_timeout_the_default_bound_applies() {
         )
     );
 }
+
+fn retrying_client(rule: &aws_smithy_mocks::Rule) -> Client {
+    mock_client!(aws_sdk_dynamodb, RuleMode::Sequential, [rule], |c| c
+        .retry_config(
+            RetryConfig::standard()
+                .with_max_attempts(3)
+                .with_initial_backoff(Duration::from_millis(1))
+        ))
+}
+
+#[tokio::test]
+async fn a_conditional_write_whose_answer_is_lost_is_not_resent_by_the_sdk() {
+    use aws_sdk_dynamodb::operation::put_item::{PutItemError, PutItemOutput};
+    use aws_sdk_dynamodb::types::error::ConditionalCheckFailedException;
+    // The write is applied, the answer lost (a 500); an SDK retry would fail
+    // its own condition and be reported as a conflict.
+    let rule = mock!(Client::put_item)
+        .sequence()
+        .http_status(500, None)
+        .error(|| {
+            PutItemError::ConditionalCheckFailedException(
+                ConditionalCheckFailedException::builder().build(),
+            )
+        })
+        .build();
+    let client = retrying_client(&rule);
+    let mut record = Record::new(counter("lost", 1));
+    record.version = Some(10);
+    record.stored = true;
+    let err = ops::put_versioned::<CounterMapper>(&client, TABLE, &mut record)
+        .await
+        .unwrap_err();
+    assert_eq!(rule.num_calls(), 1, "sent once");
+    assert_ne!(err.kind(), ErrorKind::VersionConflict, "{err}");
+    assert_eq!(record.version, Some(10), "not claimed as written");
+
+    // Throttling, refused without being applied, is retried.
+    let rule = mock!(Client::put_item)
+        .sequence()
+        .error(|| {
+            PutItemError::ProvisionedThroughputExceededException(
+                aws_sdk_dynamodb::types::error::ProvisionedThroughputExceededException::builder()
+                    .build(),
+            )
+        })
+        .output(|| PutItemOutput::builder().build())
+        .build();
+    let client = retrying_client(&rule);
+    ops::put_versioned::<CounterMapper>(&client, TABLE, &mut record)
+        .await
+        .unwrap();
+    assert_eq!((rule.num_calls(), record.version), (2, Some(11)));
+}
+
+#[tokio::test]
+async fn a_read_modify_write_whose_answer_is_lost_applies_its_change_once() {
+    use aws_sdk_dynamodb::operation::get_item::GetItemOutput;
+    let mut stored = CounterMapper::to_item(&counter("rmw", 5)).unwrap();
+    stored.insert("version".into(), AttributeValue::N("7".into()));
+    let get = mock!(Client::get_item).then_output(move || {
+        GetItemOutput::builder()
+            .set_item(Some(stored.clone()))
+            .build()
+    });
+    let put = mock!(Client::put_item)
+        .sequence()
+        .http_status(500, None)
+        .repeatedly()
+        .build();
+    let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&get, &put], |c| c
+        .retry_config(
+            RetryConfig::standard()
+                .with_max_attempts(3)
+                .with_initial_backoff(Duration::from_millis(1))
+        ));
+    let changes = Arc::new(Mutex::new(0));
+    let counted = changes.clone();
+    let key = CounterMapper::key(&counter("rmw", 5)).unwrap();
+    let err = ops::update_with_retry::<CounterMapper, _>(&client, TABLE, key, fast(5), |r| {
+        *counted.lock().unwrap() += 1;
+        r.entity.count += 1;
+        Ok(())
+    })
+    .await
+    .unwrap_err();
+    assert_eq!(*changes.lock().unwrap(), 1, "the change ran once: {err}");
+    assert_eq!(put.num_calls(), 1);
+}
+
+#[tokio::test]
+async fn a_read_modify_write_that_moves_the_item_names_the_key_attribute() {
+    use aws_sdk_dynamodb::operation::get_item::GetItemOutput;
+    let mut stored = CounterMapper::to_item(&counter("here", 5)).unwrap();
+    stored.insert("version".into(), AttributeValue::N("7".into()));
+    let get = mock!(Client::get_item).then_output(move || {
+        GetItemOutput::builder()
+            .set_item(Some(stored.clone()))
+            .build()
+    });
+    let client = client!(&get);
+    let key = CounterMapper::key(&counter("here", 5)).unwrap();
+    let err = ops::update_with_retry::<CounterMapper, _>(&client, TABLE, key, fast(2), |r| {
+        r.entity.counter_id = "there".into();
+        Ok(())
+    })
+    .await
+    .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidKey);
+    assert_eq!(err.attribute(), Some("pk"));
+    assert!(
+        err.to_string().contains(r#"now pk="COUNTER#there""#),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn cancellation_reasons_that_do_not_match_the_actions_are_an_unexpected_response() {
+    use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+    use aws_sdk_dynamodb::types::CancellationReason;
+    use aws_sdk_dynamodb::types::error::TransactionCanceledException;
+    let rule = mock!(Client::transact_write_items).then_error(|| {
+        TransactWriteItemsError::TransactionCanceledException(
+            TransactionCanceledException::builder()
+                .cancellation_reasons(CancellationReason::builder().code("None").build())
+                .cancellation_reasons(
+                    CancellationReason::builder()
+                        .code("ConditionalCheckFailed")
+                        .build(),
+                )
+                .cancellation_reasons(
+                    CancellationReason::builder()
+                        .code("ConditionalCheckFailed")
+                        .build(),
+                )
+                .build(),
+        )
+    });
+    let client = client!(&rule);
+    let mut tx = Transaction::new(TABLE);
+    tx.put::<CustomerMapper>(&customer("C1")).unwrap();
+    tx.put::<CustomerMapper>(&customer("C2")).unwrap();
+    let err = tx.send(&client).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnexpectedResponse, "{err}");
+    assert!(
+        err.to_string()
+            .contains("3 cancellation reasons for 2 actions"),
+        "{err}"
+    );
+}

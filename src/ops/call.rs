@@ -127,3 +127,64 @@ where
         other => Failed::NoAnswer(Error::sdk(operation, aws_sdk_dynamodb::Error::from(other))),
     }
 }
+
+/// Errors with which DynamoDB refuses a write without applying it, asking
+/// to try again later: throttling, and an item locked by a transaction.
+pub(crate) trait RefusedForNow {
+    fn refused_for_now(&self) -> bool;
+}
+
+macro_rules! refused_for_now {
+    ($($error:ty),*) => {$(
+        impl RefusedForNow for $error {
+            fn refused_for_now(&self) -> bool {
+                self.is_provisioned_throughput_exceeded_exception()
+                    || self.is_throttling_exception()
+                    || self.is_request_limit_exceeded()
+                    || self.is_transaction_conflict_exception()
+            }
+        }
+    )*};
+}
+
+refused_for_now!(
+    aws_sdk_dynamodb::operation::put_item::PutItemError,
+    aws_sdk_dynamodb::operation::delete_item::DeleteItemError
+);
+
+/// Runs a conditional write: one SDK attempt per call (the SDK's own
+/// retries are off for it), retried here only when DynamoDB refused it
+/// without applying it (throttling, a transaction holding the item), up to
+/// `policy`.
+///
+/// Why not let the SDK retry: when the answer to an applied write is lost
+/// (a dropped connection, a 5xx after the write), the SDK sends it again,
+/// the write then fails its own condition, and the helper would report a
+/// version conflict for a write that happened; a read-modify-write would
+/// then apply its change a second time. Without SDK retries that case is
+/// reported as what it is: no answer, outcome unknown.
+pub(crate) async fn call_conditional<T, E, R, F>(
+    client: &Client,
+    operation: &'static str,
+    policy: super::RetryPolicy,
+    send: impl Fn(aws_sdk_dynamodb::config::Builder) -> F,
+) -> Result<T, Failed<E>>
+where
+    F: Future<Output = Result<T, SdkError<E, R>>>,
+    E: RefusedForNow,
+    aws_sdk_dynamodb::Error: From<SdkError<E, R>>,
+{
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let no_retries = aws_sdk_dynamodb::config::Builder::default()
+            .retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled());
+        match call(client, operation, send(no_retries)).await {
+            Err(Failed::Service(e)) if e.refused_for_now() && attempt < policy.max_attempts() => {
+                tracing::debug!(attempt, operation, "throttled, retrying");
+                tokio::time::sleep(policy.delay(attempt)).await;
+            }
+            other => return other,
+        }
+    }
+}

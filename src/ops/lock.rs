@@ -5,8 +5,9 @@ use aws_sdk_dynamodb::Client;
 use tracing::Instrument;
 
 use super::RetryPolicy;
-use super::call::{Failed, call};
+use super::call::{Failed, call, call_conditional};
 use super::describe_key;
+use super::identity::KeyId;
 use super::version::{conflict, versioned_delete, versioned_put};
 use crate::error::{Error, Result};
 use crate::item::Item;
@@ -65,8 +66,11 @@ pub async fn get_record<M: Mapper>(
 /// # Errors
 /// [`Error::VersionConflict`] naming the item's key when another writer got
 /// there first (nothing is written); mapping errors; [`Error::Timeout`] when
-/// no answer came in time (the outcome is unknown: read the record again);
-/// [`Error::Sdk`].
+/// no answer came in time, and [`Error::Sdk`] for a dropped connection or an
+/// internal server error: then the outcome is unknown (read the record
+/// again). Throttling is retried (the default [`RetryPolicy`]); the SDK's
+/// own retries are off for this write, because a retry of a write whose
+/// answer was lost fails its own condition and would look like a conflict.
 ///
 /// ```no_run
 /// # use dynamodb_mapper::{Mapper, Record, ops::put_versioned};
@@ -91,9 +95,15 @@ pub async fn put_versioned<M: Mapper>(
         .set_item(Some(put.item))
         .condition_expression(expression)
         .set_expression_attribute_names(Some(names))
-        .set_expression_attribute_values((!values.is_empty()).then_some(values))
-        .send();
-    match call(client, "PutItem", request).await {
+        .set_expression_attribute_values((!values.is_empty()).then_some(values));
+    let sent = call_conditional(client, "PutItem", RetryPolicy::default(), |no_retries| {
+        request
+            .clone()
+            .customize()
+            .config_override(no_retries)
+            .send()
+    });
+    match sent.await {
         Ok(_) => {
             record.version = Some(put.next);
             record.stored = true;
@@ -111,8 +121,9 @@ pub async fn put_versioned<M: Mapper>(
 ///
 /// # Errors
 /// [`Error::VersionConflict`] when the item changed (or is gone) since it
-/// was read; [`Error::InvalidValue`] for a record without a version (never
-/// read from the table); [`Error::Sdk`].
+/// was read; [`Error::InvalidValue`] for a record never read from the
+/// table; [`Error::Timeout`] and [`Error::Sdk`] as for [`put_versioned`]
+/// (outcome unknown when no answer came).
 ///
 /// ```no_run
 /// # use dynamodb_mapper::{Mapper, ops::{delete_versioned, get_record}};
@@ -136,9 +147,15 @@ pub async fn delete_versioned<M: Mapper>(
         .set_key(Some(key.clone()))
         .condition_expression(expression)
         .set_expression_attribute_names(Some(names))
-        .set_expression_attribute_values((!values.is_empty()).then_some(values))
-        .send();
-    match call(client, "DeleteItem", request).await {
+        .set_expression_attribute_values((!values.is_empty()).then_some(values));
+    let sent = call_conditional(client, "DeleteItem", RetryPolicy::default(), |no_retries| {
+        request
+            .clone()
+            .customize()
+            .config_override(no_retries)
+            .send()
+    });
+    match sent.await {
         Ok(_) => Ok(()),
         Err(Failed::Service(e)) if e.is_conditional_check_failed_exception() => {
             Err(conflict::<M>(record, &key))
@@ -157,8 +174,11 @@ pub async fn delete_versioned<M: Mapper>(
 ///
 /// # Errors
 /// [`Error::NotFound`] when no item exists at `key`; [`Error::VersionConflict`]
-/// when every attempt conflicted; [`Error::InvalidKey`] when `change` altered
-/// the entity's key; errors from `change`; [`Error::Sdk`].
+/// when every attempt conflicted; [`Error::InvalidKey`] naming the key
+/// attribute when `change` altered the entity's key; errors from `change`;
+/// [`Error::Timeout`] or [`Error::Sdk`] when a write got no answer: then it
+/// is not retried (its change may have been applied, and applying it again
+/// would apply it twice), and the caller should read the record again.
 ///
 /// ```no_run
 /// # use dynamodb_mapper::{Mapper, ops::{update_with_retry, RetryPolicy}};
@@ -191,6 +211,9 @@ where
         key = %describe_key(&key),
         attempts = tracing::field::Empty,
     );
+    let asked = M::TABLE
+        .key_of(&key)
+        .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
     let mut attempt = 0;
     async move {
     loop {
@@ -203,12 +226,24 @@ where
             });
         };
         change(&mut record).map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
-        if M::key(&record.entity)? != key {
+        let now = M::key(&record.entity)?;
+        if KeyId::of(&now) != KeyId::of(&asked) {
+            // Name the key attribute that moved.
+            let moved = asked
+                .iter()
+                .find(|(name, value)| {
+                    now.get(*name).is_none_or(|v| {
+                        KeyId::of(&Item::from([((*name).clone(), v.clone())]))
+                            != KeyId::of(&Item::from([((*name).clone(), (*value).clone())]))
+                    })
+                })
+                .map_or(M::TABLE.partition_key_attribute().name, |(name, _)| name.as_str());
             return Err(Error::invalid_key(
-                M::TABLE.partition_key_attribute().name,
+                moved,
                 format!(
-                    "changed during the update (was {}); a read-modify-write must not move the item",
-                    describe_key(&key)
+                    "changed during the update (was {}, now {}); a read-modify-write must not move the item",
+                    describe_key(&asked),
+                    describe_key(&now)
                 ),
             )
             .with_entity_type(M::ENTITY_TYPE));

@@ -468,7 +468,12 @@ impl Transaction {
     ///
     /// # Errors
     /// [`Error::TransactionCanceled`] with each failed action's entity type,
-    /// key, code and message (nothing was written); [`Error::Sdk`] otherwise.
+    /// key, code and message (nothing was written);
+    /// [`Error::UnexpectedResponse`] when the cancellation reasons do not
+    /// match the actions one to one (nothing was written either);
+    /// [`Error::Timeout`] when no answer came in time (the outcome is unknown;
+    /// the SDK's retries of it reuse one idempotency token, so it was applied
+    /// at most once); [`Error::Sdk`] otherwise.
     ///
     /// ```no_run
     /// # async fn demo(client: aws_sdk_dynamodb::Client, tx: dynamodb_mapper::ops::Transaction) -> dynamodb_mapper::Result<()> {
@@ -495,6 +500,19 @@ impl Transaction {
         match call(client, "TransactWriteItems", request).await {
             Ok(_) => Ok(()),
             Err(Failed::Service(TransactWriteItemsError::TransactionCanceledException(e))) => {
+                let reasons = e.cancellation_reasons().len();
+                if reasons != 0 && reasons != infos.len() {
+                    // DynamoDB gives one reason per action, in order; any
+                    // other count cannot be mapped back to the actions.
+                    return Err(Error::UnexpectedResponse {
+                        operation: "TransactWriteItems",
+                        reason: format!(
+                            "the transaction was canceled with {reasons} cancellation reasons for \
+                             {} actions, so they cannot be told apart",
+                            infos.len()
+                        ),
+                    });
+                }
                 let canceled = e
                     .cancellation_reasons()
                     .iter()
