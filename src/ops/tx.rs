@@ -140,12 +140,21 @@ impl fmt::Display for CanceledAction {
 
 /// A write transaction on one table, built from mappers.
 ///
-/// Each action is checked as it is added: at most 100 actions, and one action
-/// per item (DynamoDB rejects a transaction that touches an item twice).
-/// Versioned puts and deletes carry the same optimistic-locking condition as
-/// [`put_versioned`](super::put_versioned). When DynamoDB cancels the
-/// transaction, [`Error::TransactionCanceled`] names each failed action's
-/// entity type and key with DynamoDB's code and message.
+/// What it guarantees:
+/// - Each action is checked as it is added: at most 100 actions, and one
+///   action per item (DynamoDB rejects a transaction that touches an item
+///   twice; keys are compared as DynamoDB compares them, so `N("1")` and
+///   `N("1.0")` are one item).
+/// - An entity whose table has a version attribute is never written without
+///   its version check: [`put_record`](Self::put_record) and
+///   [`delete_record`](Self::delete_record) carry the same condition as
+///   [`put_versioned`](super::put_versioned), [`put`](Self::put) of such an
+///   entity only creates it, and [`delete`](Self::delete) of one is refused.
+/// - When DynamoDB cancels the transaction, [`Error::TransactionCanceled`]
+///   names each failed action's entity type and key with DynamoDB's code and
+///   message; nothing was written.
+/// - [`send`](Self::send) is bounded in time; the SDK's retries of it reuse
+///   one idempotency token, so it is applied at most once.
 ///
 /// ```no_run
 /// # use dynamodb_mapper::{Mapper, ops::Transaction};
