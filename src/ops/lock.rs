@@ -18,7 +18,8 @@ use crate::record::Record;
 /// attribute bag and the version to write against.
 ///
 /// # Errors
-/// [`Error::Sdk`] when the request fails; decoding errors.
+/// [`Error::Sdk`] when the request fails; [`Error::Timeout`] when no answer
+/// came in time; decoding errors.
 ///
 /// ```no_run
 /// # use dynamodb_mapper::{Mapper, ops::get_record};
