@@ -1614,7 +1614,14 @@ impl KeyPattern {
         // Unavailable only while the thread is being torn down: then the
         // pattern is compiled on each use.
         let _ = COMPILED.try_with(|cache| {
-            cache.borrow_mut().insert(key, Rc::clone(&components));
+            let mut cache = cache.borrow_mut();
+            // A program's patterns are a handful of consts; a program that
+            // makes templates at run time (leaking them) must not grow the
+            // cache without bound, so it starts over past a cap.
+            if cache.len() >= MAX_COMPILED {
+                cache.clear();
+            }
+            cache.insert(key, Rc::clone(&components));
         });
         Ok(components)
     }
@@ -1983,6 +1990,9 @@ fn parse_spec(spec: Option<&str>) -> Option<Encoding> {
 
 /// A template's `&'static str` (address and length) and format.
 type TemplateId = (usize, usize, KeyFormat);
+
+/// How many compiled templates a thread keeps at most.
+const MAX_COMPILED: usize = 1024;
 
 thread_local! {
     /// Compiled templates, per thread.
@@ -3150,5 +3160,16 @@ mod tests {
         assert!(lang("v{n:u2}x").intersects(&lang("{a}")));
         assert!(!lang("v{n:u2}x").intersects(&lang("v{a}y")));
         assert!(lang("{a}").intersects(&lang("Zzz")));
+    }
+
+    #[test]
+    fn the_compiled_template_cache_stays_bounded() {
+        for i in 0..(MAX_COMPILED * 3) {
+            let template: &'static str = Box::leak(format!("T{i}#{{id}}").into_boxed_str());
+            let pattern = KeyPattern::sort(template);
+            assert!(pattern.matches(&format!("T{i}#x")));
+            let cached = COMPILED.with(|c| c.borrow().len());
+            assert!(cached <= MAX_COMPILED, "{cached}");
+        }
     }
 }
