@@ -21,28 +21,11 @@ use aws_sdk_dynamodb::types::{
     AttributeValue, DeleteRequest, KeysAndAttributes, PutRequest, ScalarAttributeType, WriteRequest,
 };
 use aws_smithy_mocks::{RuleMode, mock, mock_client};
-use dynamodb_mapper::ops::{self, BatchGetter, BatchWriter, RetryPolicy, Transaction};
+use dynamodb_mapper::ops::{self, BatchGetter, BatchWriter, Transaction};
 use dynamodb_mapper::{Error, ErrorKind, Item, ItemExt, Mapper, Record, ScalarType, TableSchema};
 use fixtures::*;
 
 const TABLE: &str = "AppTable";
-
-fn fast(attempts: u32) -> RetryPolicy {
-    RetryPolicy::new(attempts)
-        .base_delay(Duration::from_millis(1))
-        .max_delay(Duration::from_millis(2))
-}
-
-fn customers(n: usize) -> Vec<Customer> {
-    (0..n).map(|i| customer(&format!("C{i:03}"))).collect()
-}
-
-fn put_pk(r: &WriteRequest) -> String {
-    r.put_request
-        .as_ref()
-        .and_then(|p| p.item.get_str("pk").ok().map(str::to_owned))
-        .unwrap_or_default()
-}
 
 fn sent_writes(
     req: &aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemInput,
@@ -51,6 +34,16 @@ fn sent_writes(
         .and_then(|m| m.get(TABLE))
         .cloned()
         .unwrap_or_default()
+}
+
+fn put_request(item: Item) -> WriteRequest {
+    let put = PutRequest::builder().set_item(Some(item)).build().unwrap();
+    WriteRequest::builder().put_request(put).build()
+}
+
+fn delete_request(key: Item) -> WriteRequest {
+    let delete = DeleteRequest::builder().set_key(Some(key)).build().unwrap();
+    WriteRequest::builder().delete_request(delete).build()
 }
 
 /// A client over `rules` with the SDK's own retries off.
@@ -105,7 +98,7 @@ async fn write_with_odd_answer(
     });
     let client = client!(&rule);
     let err = BatchWriter::new(&client, TABLE, APP_TABLE)
-        .retry(fast(5))
+        .retry(fast_retry(5))
         .concurrency(1)
         .put::<CustomerMapper>(&customers(30))
         .await
@@ -141,19 +134,7 @@ async fn unprocessed_items_with_a_key_not_sent_stop_the_batch() {
     let (err, _) = write_with_odd_answer(|_| {
         let foreign = CustomerMapper::to_item(&customer("NOT-SENT")).unwrap();
         BatchWriteItemOutput::builder()
-            .unprocessed_items(
-                TABLE,
-                vec![
-                    WriteRequest::builder()
-                        .put_request(
-                            PutRequest::builder()
-                                .set_item(Some(foreign))
-                                .build()
-                                .unwrap(),
-                        )
-                        .build(),
-                ],
-            )
+            .unprocessed_items(TABLE, vec![put_request(foreign)])
             .build()
     })
     .await;
@@ -185,16 +166,7 @@ async fn an_unprocessed_delete_for_a_put_sent_is_nonsense() {
             .key_of(&sent[3].put_request.as_ref().unwrap().item)
             .unwrap();
         BatchWriteItemOutput::builder()
-            .unprocessed_items(
-                TABLE,
-                vec![
-                    WriteRequest::builder()
-                        .delete_request(
-                            DeleteRequest::builder().set_key(Some(key)).build().unwrap(),
-                        )
-                        .build(),
-                ],
-            )
+            .unprocessed_items(TABLE, vec![delete_request(key)])
             .build()
     })
     .await;
@@ -207,19 +179,7 @@ async fn an_unprocessed_entry_without_a_key_is_nonsense() {
     let (err, _) = write_with_odd_answer(|_| {
         let keyless = Item::from([("name".to_string(), AttributeValue::S("x".into()))]);
         BatchWriteItemOutput::builder()
-            .unprocessed_items(
-                TABLE,
-                vec![
-                    WriteRequest::builder()
-                        .put_request(
-                            PutRequest::builder()
-                                .set_item(Some(keyless))
-                                .build()
-                                .unwrap(),
-                        )
-                        .build(),
-                ],
-            )
+            .unprocessed_items(TABLE, vec![put_request(keyless)])
             .build()
     })
     .await;
@@ -262,7 +222,7 @@ async fn a_non_retryable_error_stops_the_batch_and_reports_what_was_written() {
     });
     let client = client!(&ok, &refused);
     let err = BatchWriter::new(&client, TABLE, APP_TABLE)
-        .retry(fast(5))
+        .retry(fast_retry(5))
         .concurrency(1)
         .put::<CustomerMapper>(&customers(80))
         .await
@@ -294,16 +254,7 @@ async fn unprocessed_entries_spelled_differently_still_match_what_was_sent() {
             let mut item = sent[0].put_request.as_ref().unwrap().item.clone();
             item.insert("id".into(), AttributeValue::N("1.0E0".into()));
             BatchWriteItemOutput::builder()
-                .unprocessed_items(
-                    TABLE,
-                    vec![
-                        WriteRequest::builder()
-                            .put_request(
-                                PutRequest::builder().set_item(Some(item)).build().unwrap(),
-                            )
-                            .build(),
-                    ],
-                )
+                .unprocessed_items(TABLE, vec![put_request(item)])
                 .build()
         } else {
             assert_eq!(sent.len(), 1);
@@ -320,7 +271,7 @@ async fn unprocessed_entries_spelled_differently_still_match_what_was_sent() {
         .map(|i| Item::from([("id".to_string(), AttributeValue::N(i.to_string()))]))
         .collect();
     let summary = BatchWriter::new(&client, TABLE, NUMBERED)
-        .retry(fast(3))
+        .retry(fast_retry(3))
         .put_items(items)
         .await
         .unwrap();
@@ -467,7 +418,7 @@ async fn batch_get_answers_that_make_no_sense_hand_every_key_back() {
         });
         let client = client!(&rule);
         let err = BatchGetter::new(&client, TABLE, APP_TABLE)
-            .retry(fast(3))
+            .retry(fast_retry(3))
             .get_items(keys.clone())
             .await
             .unwrap_err();
@@ -671,7 +622,7 @@ async fn every_helper_returns_in_bounded_time_from_a_silent_server() {
                 &client,
                 TABLE,
                 key.clone(),
-                fast(2),
+                fast_retry(2),
                 |_| Ok(()),
             )
             .await
@@ -683,7 +634,7 @@ async fn every_helper_returns_in_bounded_time_from_a_silent_server() {
     tx.put::<CustomerMapper>(&customer("C1")).unwrap();
     errors.push(("transaction", tx.send(&client).await.unwrap_err()));
     let err = BatchWriter::new(&client, TABLE, APP_TABLE)
-        .retry(fast(2))
+        .retry(fast_retry(2))
         .put::<CustomerMapper>(&customers(30))
         .await
         .unwrap_err();
@@ -698,7 +649,7 @@ async fn every_helper_returns_in_bounded_time_from_a_silent_server() {
     errors.push((
         "batch get",
         BatchGetter::new(&client, TABLE, APP_TABLE)
-            .retry(fast(2))
+            .retry(fast_retry(2))
             .get_items(keys)
             .await
             .unwrap_err(),
@@ -813,7 +764,7 @@ async fn a_read_modify_write_whose_answer_is_lost_applies_its_change_once() {
     let changes = Arc::new(Mutex::new(0));
     let counted = changes.clone();
     let key = CounterMapper::key(&counter("rmw", 5)).unwrap();
-    let err = ops::update_with_retry::<CounterMapper, _>(&client, TABLE, key, fast(5), |r| {
+    let err = ops::update_with_retry::<CounterMapper, _>(&client, TABLE, key, fast_retry(5), |r| {
         *counted.lock().unwrap() += 1;
         r.entity.count += 1;
         Ok(())
@@ -836,7 +787,7 @@ async fn a_read_modify_write_that_moves_the_item_names_the_key_attribute() {
     });
     let client = client!(&get);
     let key = CounterMapper::key(&counter("here", 5)).unwrap();
-    let err = ops::update_with_retry::<CounterMapper, _>(&client, TABLE, key, fast(2), |r| {
+    let err = ops::update_with_retry::<CounterMapper, _>(&client, TABLE, key, fast_retry(2), |r| {
         r.entity.counter_id = "there".into();
         Ok(())
     })
@@ -883,4 +834,19 @@ async fn cancellation_reasons_that_do_not_match_the_actions_are_an_unexpected_re
             .contains("3 cancellation reasons for 2 actions"),
         "{err}"
     );
+}
+
+#[tokio::test]
+async fn helpers_can_run_on_spawned_tasks() {
+    let rule =
+        mock!(Client::batch_write_item).then_output(|| BatchWriteItemOutput::builder().build());
+    let get = mock!(Client::batch_get_item).then_output(|| BatchGetItemOutput::builder().build());
+    let client = client!(&rule, &get);
+    let writer = BatchWriter::new(&client, TABLE, APP_TABLE);
+    let getter = BatchGetter::new(&client, TABLE, APP_TABLE);
+    let written = tokio::spawn(async move { writer.put::<CustomerMapper>(&customers(30)).await });
+    let keys = vec![CustomerMapper::key(&customer("C1")).unwrap()];
+    let read = tokio::spawn(async move { getter.get::<CustomerMapper>(keys).await });
+    assert_eq!(written.await.unwrap().unwrap().items, 30);
+    assert!(read.await.unwrap().unwrap().entities.is_empty());
 }

@@ -28,10 +28,6 @@ async fn table(prefix: &str) -> (Client, String) {
     (client, name)
 }
 
-fn customers(n: usize) -> Vec<Customer> {
-    (0..n).map(|i| customer(&format!("C{i:03}"))).collect()
-}
-
 async fn exists(client: &Client, table: &str, key: Item) -> bool {
     client
         .get_item()

@@ -4,7 +4,6 @@
 mod fixtures;
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::retry::RetryConfig;
@@ -18,28 +17,11 @@ use aws_sdk_dynamodb::types::error::{
 };
 use aws_sdk_dynamodb::types::{CancellationReason, KeysAndAttributes, WriteRequest};
 use aws_smithy_mocks::{RuleMode, mock, mock_client};
-use dynamodb_mapper::ops::{BatchGetter, BatchWriter, RetryPolicy, Transaction};
+use dynamodb_mapper::ops::{BatchGetter, BatchWriter, Transaction};
 use dynamodb_mapper::{Error, ErrorKind, Item, ItemExt, Mapper, Record};
 use fixtures::*;
 
 const TABLE: &str = "AppTable";
-
-fn fast(attempts: u32) -> RetryPolicy {
-    RetryPolicy::new(attempts)
-        .base_delay(Duration::from_millis(1))
-        .max_delay(Duration::from_millis(2))
-}
-
-fn customers(n: usize) -> Vec<Customer> {
-    (0..n).map(|i| customer(&format!("C{i:03}"))).collect()
-}
-
-fn put_pk(r: &WriteRequest) -> String {
-    r.put_request
-        .as_ref()
-        .and_then(|p| p.item.get_str("pk").ok().map(str::to_owned))
-        .unwrap_or_default()
-}
 
 type Calls = Arc<Mutex<Vec<Vec<String>>>>;
 
@@ -69,7 +51,7 @@ async fn unprocessed_items_are_retried_exactly() {
     let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule], |c| c
         .retry_config(RetryConfig::disabled()));
     let summary = BatchWriter::new(&client, TABLE, APP_TABLE)
-        .retry(fast(5))
+        .retry(fast_retry(5))
         .put::<CustomerMapper>(&customers(5))
         .await
         .unwrap();
@@ -117,7 +99,7 @@ async fn endless_throttling_gives_bounded_attempts_and_every_unwritten_item() {
     let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule], |c| c
         .retry_config(RetryConfig::disabled()));
     let err = BatchWriter::new(&client, TABLE, APP_TABLE)
-        .retry(fast(4))
+        .retry(fast_retry(4))
         .concurrency(1)
         .put::<CustomerMapper>(&customers(30))
         .await
@@ -211,7 +193,7 @@ async fn unprocessed_keys_are_retried_on_batch_get() {
         .map(|c| CustomerMapper::key(c).unwrap())
         .collect();
     let mut got = BatchGetter::new(&client, TABLE, APP_TABLE)
-        .retry(fast(3))
+        .retry(fast_retry(3))
         .get::<CustomerMapper>(keys)
         .await
         .unwrap()

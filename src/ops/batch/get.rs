@@ -2,18 +2,20 @@
 //! unprocessed keys and throttling retried and every key accounted for.
 
 use std::collections::{HashMap, HashSet};
+use std::future::Future;
 
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::operation::batch_get_item::{BatchGetItemError, BatchGetItemOutput};
 use aws_sdk_dynamodb::types::{KeysAndAttributes, ReturnConsumedCapacity};
-use futures_util::stream::{self, StreamExt};
 use tracing::Instrument;
 
-use super::{BATCH_GET_LIMIT, BatchSummary, Entry, Stop, chunks, first_cause};
+use super::run::{Job, Sorted, run};
+use super::{BATCH_GET_LIMIT, BatchSummary, Entry};
 use crate::error::{Error, Result};
 use crate::item::Item;
 use crate::mapper::Mapper;
 use crate::ops::RetryPolicy;
-use crate::ops::call::call;
+use crate::ops::call::{Failed, call};
 use crate::ops::describe_key;
 use crate::ops::identity::KeyId;
 use crate::registry::{DecodedItems, Registry};
@@ -294,123 +296,86 @@ impl BatchGetter {
                     maybe_applied: false,
                 });
             }
-            let stop = Stop::default();
-            let outcomes: Vec<ChunkOutcome> = stream::iter(chunks(entries, BATCH_GET_LIMIT))
-                .map(|chunk| self.get_chunk(chunk, &stop))
-                .buffer_unordered(self.concurrency)
-                .collect()
-                .await;
-            let mut summary = BatchSummary::default();
-            let mut items = Vec::new();
-            let mut unprocessed = Vec::new();
-            let mut attempts = 0;
-            let mut causes = Vec::with_capacity(outcomes.len());
-            for o in outcomes {
-                summary.add(&o.summary);
-                items.extend(o.found);
-                unprocessed.extend(o.unprocessed);
-                attempts = attempts.max(o.attempts);
-                causes.push(o.cause);
-            }
-            summary.items = items.len();
+            let out = run(self, entries, self.retry, self.concurrency).await;
             let span = tracing::Span::current();
-            span.record("requests", summary.requests);
-            span.record("retries", summary.retries);
-            span.record("consumed_capacity", summary.consumed_capacity);
+            span.record("requests", out.summary.requests);
+            span.record("retries", out.summary.retries);
+            span.record("consumed_capacity", out.summary.consumed_capacity);
+            let mut summary = out.summary;
+            summary.items = out.found.len();
+            // A read in doubt is simply not read.
+            let mut unprocessed = out.unprocessed;
+            unprocessed.extend(out.in_doubt);
             if unprocessed.is_empty() {
-                return Ok((items, summary));
+                return Ok((out.found, summary));
             }
             Err(Error::BatchGetIncomplete {
                 table: self.table.clone(),
-                read: items,
+                read: out.found,
                 unprocessed,
-                attempts,
-                cause: first_cause(causes),
+                attempts: out.attempts,
+                cause: out.cause,
             })
         }
         .instrument(span)
         .await
     }
+}
 
-    async fn get_chunk(&self, mut pending: Vec<Entry<Item>>, stop: &Stop) -> ChunkOutcome {
-        let mut out = ChunkOutcome::default();
-        loop {
-            if stop.is_set() {
-                return out.finish(pending, None);
+impl Job for BatchGetter {
+    type Request = Item;
+    type Error = BatchGetItemError;
+    type Response = BatchGetItemOutput;
+    const OPERATION: &'static str = OPERATION;
+    const CHUNK: usize = BATCH_GET_LIMIT;
+
+    fn send(
+        &self,
+        keys: Vec<Item>,
+    ) -> impl Future<Output = std::result::Result<BatchGetItemOutput, Failed<BatchGetItemError>>> + Send
+    {
+        let request = KeysAndAttributes::builder()
+            .set_keys(Some(keys))
+            .consistent_read(self.consistent_read)
+            .build()
+            .map(|keys| {
+                self.client
+                    .batch_get_item()
+                    .request_items(self.table.clone(), keys)
+                    .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                    .send()
+            });
+        async move {
+            match request {
+                Ok(request) => call(&self.client, OPERATION, request).await,
+                // Unreachable (the only required field is set), but not a panic.
+                Err(e) => Err(Failed::NotSent(Error::sdk(OPERATION, e))),
             }
-            out.attempts += 1;
-            out.summary.requests += 1;
-            let keys = KeysAndAttributes::builder()
-                .set_keys(Some(pending.iter().map(|e| e.request.clone()).collect()))
-                .consistent_read(self.consistent_read)
-                .build();
-            let keys = match keys {
-                Ok(keys) => keys,
-                Err(e) => {
-                    // Unreachable (the only required field is set), but not a panic.
-                    stop.set();
-                    return out.finish(pending, Some(Error::sdk(OPERATION, e)));
-                }
-            };
-            let request = self
-                .client
-                .batch_get_item()
-                .request_items(self.table.clone(), keys)
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                .send();
-            let mut cause = None;
-            match call(&self.client, OPERATION, request).await {
-                Ok(response) => {
-                    out.summary.consumed_capacity += response
-                        .consumed_capacity()
-                        .iter()
-                        .filter_map(|c| c.capacity_units())
-                        .sum::<f64>();
-                    match sort(
-                        &self.table,
-                        &self.schema,
-                        &pending,
-                        response.responses,
-                        response.unprocessed_keys,
-                    ) {
-                        Ok((found, listed)) => {
-                            out.found.extend(found);
-                            pending = pending
-                                .into_iter()
-                                .zip(listed)
-                                .filter_map(|(entry, again)| again.then_some(entry))
-                                .collect();
-                            if pending.is_empty() {
-                                return out;
-                            }
-                        }
-                        Err(reason) => {
-                            // Nothing in the response is trusted; every key of
-                            // this attempt goes back to the caller.
-                            stop.set();
-                            let cause = Error::UnexpectedResponse {
-                                operation: OPERATION,
-                                reason,
-                            };
-                            return out.finish(pending, Some(cause));
-                        }
-                    }
-                }
-                Err(failed) => {
-                    let attempt = failed.attempt(OPERATION);
-                    if !attempt.retryable {
-                        stop.set();
-                        return out.finish(pending, Some(attempt.error));
-                    }
-                    cause = Some(attempt.error);
-                }
-            }
-            if out.attempts >= self.retry.max_attempts() {
-                return out.finish(pending, cause);
-            }
-            out.summary.retries += 1;
-            tokio::time::sleep(self.retry.delay(out.attempts)).await;
         }
+    }
+
+    fn sort(
+        &self,
+        pending: &[Entry<Item>],
+        response: BatchGetItemOutput,
+    ) -> std::result::Result<Sorted, String> {
+        let capacity = response
+            .consumed_capacity()
+            .iter()
+            .filter_map(|c| c.capacity_units())
+            .sum::<f64>();
+        let (found, again) = sort(
+            &self.table,
+            &self.schema,
+            pending,
+            response.responses,
+            response.unprocessed_keys,
+        )?;
+        Ok(Sorted {
+            again,
+            found,
+            capacity,
+        })
     }
 }
 
@@ -499,23 +464,4 @@ fn sort(
         }
     }
     Ok((found, state.into_iter().map(|s| s == 2).collect()))
-}
-
-/// What one chunk of 100 keys did.
-#[derive(Default)]
-struct ChunkOutcome {
-    summary: BatchSummary,
-    found: Vec<Item>,
-    unprocessed: Vec<Item>,
-    attempts: u32,
-    cause: Option<Error>,
-}
-
-impl ChunkOutcome {
-    fn finish(mut self, pending: Vec<Entry<Item>>, cause: Option<Error>) -> Self {
-        self.unprocessed
-            .extend(pending.into_iter().map(|e| e.request));
-        self.cause = cause;
-        self
-    }
 }

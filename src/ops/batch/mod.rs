@@ -13,12 +13,10 @@
 //! absent from the table, or handed back.
 
 mod get;
+mod run;
 mod write;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use super::identity::KeyId;
-use crate::error::Error;
 
 pub use get::{BatchGetter, BatchRead, FailedItem};
 pub use write::BatchWriter;
@@ -62,38 +60,4 @@ struct Entry<T> {
     id: KeyId,
     /// Sent in an attempt whose outcome is unknown: it may have been applied.
     maybe_applied: bool,
-}
-
-/// The state shared by the chunks of one batch: the first error that must
-/// stop it. Chunks look at it before every attempt, so nothing more is sent
-/// once it is set.
-#[derive(Default)]
-struct Stop {
-    stopped: AtomicBool,
-}
-
-impl Stop {
-    fn set(&self) {
-        self.stopped.store(true, Ordering::SeqCst);
-    }
-
-    fn is_set(&self) -> bool {
-        self.stopped.load(Ordering::SeqCst)
-    }
-}
-
-/// The first cause among the chunks' (chunks that stopped on their own error
-/// come before those that stopped because another did).
-fn first_cause(causes: impl IntoIterator<Item = Option<Error>>) -> Option<Box<Error>> {
-    causes.into_iter().flatten().next().map(Box::new)
-}
-
-/// Splits `items` into chunks of at most `size`.
-fn chunks<T>(items: Vec<T>, size: usize) -> Vec<Vec<T>> {
-    let mut out = Vec::with_capacity(items.len().div_ceil(size.max(1)));
-    let mut it = items.into_iter().peekable();
-    while it.peek().is_some() {
-        out.push(it.by_ref().take(size.max(1)).collect());
-    }
-    out
 }

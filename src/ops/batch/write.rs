@@ -2,20 +2,22 @@
 //! unprocessed items and throttling retried and everything accounted for.
 
 use std::collections::{HashMap, HashSet};
+use std::future::Future;
 
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::operation::batch_write_item::{BatchWriteItemError, BatchWriteItemOutput};
 use aws_sdk_dynamodb::types::{
     AttributeValue, DeleteRequest, PutRequest, ReturnConsumedCapacity, WriteRequest,
 };
-use futures_util::stream::{self, StreamExt};
 use tracing::Instrument;
 
-use super::{BATCH_WRITE_LIMIT, BatchSummary, Entry, Stop, chunks, first_cause};
+use super::run::{Job, Sorted, run};
+use super::{BATCH_WRITE_LIMIT, BatchSummary, Entry};
 use crate::error::{Error, Result};
 use crate::item::Item;
 use crate::mapper::Mapper;
 use crate::ops::RetryPolicy;
-use crate::ops::call::call;
+use crate::ops::call::{Failed, call};
 use crate::ops::describe_key;
 use crate::ops::identity::KeyId;
 use crate::ops::version::first_version;
@@ -291,48 +293,26 @@ impl BatchWriter {
         );
         async move {
             let entries = self.check(requests)?;
-            let sent = entries.len();
-            let stop = Stop::default();
-            let outcomes: Vec<ChunkOutcome> = stream::iter(chunks(entries, BATCH_WRITE_LIMIT))
-                .map(|chunk| self.write_chunk(chunk, &stop))
-                .buffer_unordered(self.concurrency)
-                .collect()
-                .await;
-            let mut summary = BatchSummary::default();
-            let mut written = 0;
-            let mut unprocessed = Vec::new();
-            let mut in_doubt = Vec::new();
-            let mut attempts = 0;
-            let mut causes = Vec::with_capacity(outcomes.len());
-            for o in outcomes {
-                summary.add(&o.summary);
-                written += o.written;
-                unprocessed.extend(o.unprocessed);
-                in_doubt.extend(o.in_doubt);
-                attempts = attempts.max(o.attempts);
-                causes.push(o.cause);
-            }
-            debug_assert_eq!(written + unprocessed.len() + in_doubt.len(), sent);
-            summary.items = written;
+            let out = run(self, entries, self.retry, self.concurrency).await;
             let span = tracing::Span::current();
-            span.record("requests", summary.requests);
-            span.record("retries", summary.retries);
-            span.record("consumed_capacity", summary.consumed_capacity);
-            if unprocessed.is_empty() && in_doubt.is_empty() {
-                return Ok(summary);
+            span.record("requests", out.summary.requests);
+            span.record("retries", out.summary.retries);
+            span.record("consumed_capacity", out.summary.consumed_capacity);
+            if out.unprocessed.is_empty() && out.in_doubt.is_empty() {
+                return Ok(out.summary);
             }
             tracing::warn!(
-                unwritten = unprocessed.len(),
-                in_doubt = in_doubt.len(),
+                unwritten = out.unprocessed.len(),
+                in_doubt = out.in_doubt.len(),
                 "batch write incomplete"
             );
             Err(Error::BatchWriteIncomplete {
                 table: self.table.clone(),
-                written,
-                unprocessed,
-                in_doubt,
-                attempts,
-                cause: first_cause(causes),
+                written: out.done,
+                unprocessed: out.unprocessed,
+                in_doubt: out.in_doubt,
+                attempts: out.attempts,
+                cause: out.cause,
             })
         }
         .instrument(span)
@@ -391,98 +371,50 @@ impl BatchWriter {
             },
         }
     }
+}
 
-    async fn write_chunk(
+impl Job for BatchWriter {
+    type Request = WriteRequest;
+    type Error = BatchWriteItemError;
+    type Response = BatchWriteItemOutput;
+    const OPERATION: &'static str = OPERATION;
+    const CHUNK: usize = BATCH_WRITE_LIMIT;
+
+    fn send(
         &self,
-        mut pending: Vec<Entry<WriteRequest>>,
-        stop: &Stop,
-    ) -> ChunkOutcome {
-        let mut out = ChunkOutcome::default();
-        loop {
-            if stop.is_set() {
-                // Another chunk met an error that retrying cannot fix.
-                return out.finish(pending, None);
-            }
-            out.attempts += 1;
-            out.summary.requests += 1;
-            let request = self
-                .client
-                .batch_write_item()
-                .request_items(
-                    self.table.clone(),
-                    pending.iter().map(|e| e.request.clone()).collect(),
-                )
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                .send();
-            let mut cause = None;
-            match call(&self.client, OPERATION, request).await {
-                Ok(response) => {
-                    out.summary.consumed_capacity += response
-                        .consumed_capacity()
-                        .iter()
-                        .filter_map(|c| c.capacity_units())
-                        .sum::<f64>();
-                    match listed(
-                        &self.table,
-                        &self.schema,
-                        &pending,
-                        response.unprocessed_items,
-                    ) {
-                        Ok(listed) => {
-                            let mut left = Vec::with_capacity(pending.len());
-                            for (entry, again) in pending.into_iter().zip(listed) {
-                                if again {
-                                    left.push(entry);
-                                } else {
-                                    out.written += 1;
-                                }
-                            }
-                            pending = left;
-                            if pending.is_empty() {
-                                return out;
-                            }
-                            tracing::debug!(
-                                unprocessed = pending.len(),
-                                attempt = out.attempts,
-                                "retrying unprocessed items"
-                            );
-                        }
-                        Err(reason) => {
-                            // Nothing in the response is trusted: whatever was
-                            // sent may or may not have been written.
-                            for entry in &mut pending {
-                                entry.maybe_applied = true;
-                            }
-                            stop.set();
-                            let cause = Error::UnexpectedResponse {
-                                operation: OPERATION,
-                                reason,
-                            };
-                            return out.finish(pending, Some(cause));
-                        }
-                    }
-                }
-                Err(failed) => {
-                    let attempt = failed.attempt(OPERATION);
-                    if attempt.maybe_applied {
-                        for entry in &mut pending {
-                            entry.maybe_applied = true;
-                        }
-                    }
-                    if !attempt.retryable {
-                        stop.set();
-                        return out.finish(pending, Some(attempt.error));
-                    }
-                    tracing::debug!(error = %attempt.error, attempt = out.attempts, "retrying batch");
-                    cause = Some(attempt.error);
-                }
-            }
-            if out.attempts >= self.retry.max_attempts() {
-                return out.finish(pending, cause);
-            }
-            out.summary.retries += 1;
-            tokio::time::sleep(self.retry.delay(out.attempts)).await;
-        }
+        requests: Vec<WriteRequest>,
+    ) -> impl Future<Output = std::result::Result<BatchWriteItemOutput, Failed<BatchWriteItemError>>>
+    + Send {
+        let request = self
+            .client
+            .batch_write_item()
+            .request_items(self.table.clone(), requests)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send();
+        call(&self.client, OPERATION, request)
+    }
+
+    fn sort(
+        &self,
+        pending: &[Entry<WriteRequest>],
+        response: BatchWriteItemOutput,
+    ) -> std::result::Result<Sorted, String> {
+        let capacity = response
+            .consumed_capacity()
+            .iter()
+            .filter_map(|c| c.capacity_units())
+            .sum::<f64>();
+        let again = listed(
+            &self.table,
+            &self.schema,
+            pending,
+            response.unprocessed_items,
+        )?;
+        Ok(Sorted {
+            again,
+            found: Vec::new(),
+            capacity,
+        })
     }
 }
 
@@ -555,30 +487,4 @@ fn listed(
         }
     }
     Ok(listed)
-}
-
-/// What one chunk of 25 did.
-#[derive(Default)]
-struct ChunkOutcome {
-    summary: BatchSummary,
-    written: usize,
-    unprocessed: Vec<WriteRequest>,
-    in_doubt: Vec<WriteRequest>,
-    attempts: u32,
-    cause: Option<Error>,
-}
-
-impl ChunkOutcome {
-    /// Ends the chunk with `pending` not confirmed.
-    fn finish(mut self, pending: Vec<Entry<WriteRequest>>, cause: Option<Error>) -> Self {
-        for entry in pending {
-            if entry.maybe_applied {
-                self.in_doubt.push(entry.request);
-            } else {
-                self.unprocessed.push(entry.request);
-            }
-        }
-        self.cause = cause;
-        self
-    }
 }

@@ -1,0 +1,227 @@
+//! The loop both batch kinds share: chunks in flight, attempt after attempt,
+//! and every entry accounted for. What differs between writes and gets (the
+//! request sent, how an answer is matched to it) is a [`Job`].
+
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use futures_util::stream::{self, StreamExt};
+
+use super::{BatchSummary, Entry};
+use crate::error::Error;
+use crate::item::Item;
+use crate::ops::RetryPolicy;
+use crate::ops::call::Failed;
+
+/// One kind of batch request.
+pub(super) trait Job {
+    /// What one entry sends: a write request, or a key.
+    type Request: Clone;
+    /// The SDK's error for the operation.
+    type Error;
+    /// The SDK's output for the operation.
+    type Response;
+    /// The operation, for errors and traces.
+    const OPERATION: &'static str;
+    /// Entries per request.
+    const CHUNK: usize;
+
+    /// Sends one attempt (bounded in time, see `ops::call`).
+    fn send(
+        &self,
+        requests: Vec<Self::Request>,
+    ) -> impl Future<Output = Result<Self::Response, Failed<Self::Error>>> + Send;
+
+    /// Matches an answer to the entries sent, or says what makes it nonsense.
+    fn sort(
+        &self,
+        pending: &[Entry<Self::Request>],
+        response: Self::Response,
+    ) -> Result<Sorted, String>;
+}
+
+/// An answer matched to the entries sent.
+pub(super) struct Sorted {
+    /// Per entry sent: whether DynamoDB handed it back to send again.
+    pub(super) again: Vec<bool>,
+    /// Items read (gets).
+    pub(super) found: Vec<Item>,
+    /// Capacity the answer reported.
+    pub(super) capacity: f64,
+}
+
+/// What a whole batch did. `done + unprocessed + in_doubt` is every entry.
+pub(super) struct Outcome<T> {
+    pub(super) summary: BatchSummary,
+    /// Entries DynamoDB confirmed (written, or read or found absent).
+    pub(super) done: usize,
+    /// Items read (gets).
+    pub(super) found: Vec<Item>,
+    /// Entries certainly not done: handed back, refused, or never sent.
+    pub(super) unprocessed: Vec<T>,
+    /// Entries sent without a credible answer: they may have been done.
+    pub(super) in_doubt: Vec<T>,
+    /// Most attempts of any one chunk.
+    pub(super) attempts: u32,
+    /// What stopped the batch, if something did.
+    pub(super) cause: Option<Box<Error>>,
+}
+
+impl<T> Outcome<T> {
+    fn new() -> Self {
+        Outcome {
+            summary: BatchSummary::default(),
+            done: 0,
+            found: Vec::new(),
+            unprocessed: Vec::new(),
+            in_doubt: Vec::new(),
+            attempts: 0,
+            cause: None,
+        }
+    }
+
+    /// Ends a chunk with `pending` not confirmed.
+    fn finish(mut self, pending: Vec<Entry<T>>, cause: Option<Error>) -> Self {
+        for entry in pending {
+            if entry.maybe_applied {
+                self.in_doubt.push(entry.request);
+            } else {
+                self.unprocessed.push(entry.request);
+            }
+        }
+        self.cause = cause.map(Box::new);
+        self
+    }
+
+    fn add(&mut self, other: Outcome<T>) {
+        self.summary.add(&other.summary);
+        self.done += other.done;
+        self.found.extend(other.found);
+        self.unprocessed.extend(other.unprocessed);
+        self.in_doubt.extend(other.in_doubt);
+        self.attempts = self.attempts.max(other.attempts);
+        // Chunks that stopped because another did have no cause of their own.
+        if self.cause.is_none() {
+            self.cause = other.cause;
+        }
+    }
+}
+
+/// Runs `entries` in chunks, `concurrency` at a time. The first error that
+/// retrying cannot fix, or an answer that makes no sense, stops the batch:
+/// nothing more is sent after it.
+pub(super) async fn run<J>(
+    job: &J,
+    entries: Vec<Entry<J::Request>>,
+    retry: RetryPolicy,
+    concurrency: usize,
+) -> Outcome<J::Request>
+where
+    J: Job,
+    aws_sdk_dynamodb::Error: From<J::Error>,
+{
+    let stop = AtomicBool::new(false);
+    let outcomes: Vec<Outcome<J::Request>> = stream::iter(chunks(entries, J::CHUNK))
+        .map(|chunk| run_chunk(job, chunk, retry, &stop))
+        .buffer_unordered(concurrency.max(1))
+        .collect()
+        .await;
+    let mut total = Outcome::new();
+    for outcome in outcomes {
+        total.add(outcome);
+    }
+    total.summary.items = total.done;
+    total
+}
+
+async fn run_chunk<J>(
+    job: &J,
+    mut pending: Vec<Entry<J::Request>>,
+    retry: RetryPolicy,
+    stop: &AtomicBool,
+) -> Outcome<J::Request>
+where
+    J: Job,
+    aws_sdk_dynamodb::Error: From<J::Error>,
+{
+    let mut out = Outcome::new();
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            // Another chunk met an error that retrying cannot fix.
+            return out.finish(pending, None);
+        }
+        out.attempts += 1;
+        out.summary.requests += 1;
+        let requests = pending.iter().map(|e| e.request.clone()).collect();
+        let mut cause = None;
+        match job.send(requests).await {
+            Ok(response) => match job.sort(&pending, response) {
+                Ok(sorted) => {
+                    out.summary.consumed_capacity += sorted.capacity;
+                    out.found.extend(sorted.found);
+                    let mut left = Vec::new();
+                    for (entry, again) in pending.into_iter().zip(sorted.again) {
+                        if again {
+                            left.push(entry);
+                        } else {
+                            out.done += 1;
+                        }
+                    }
+                    pending = left;
+                    if pending.is_empty() {
+                        return out;
+                    }
+                    tracing::debug!(
+                        unprocessed = pending.len(),
+                        attempt = out.attempts,
+                        operation = J::OPERATION,
+                        "retrying unprocessed entries"
+                    );
+                }
+                Err(reason) => {
+                    // Nothing in the answer is trusted: whatever was sent may
+                    // or may not have been done.
+                    for entry in &mut pending {
+                        entry.maybe_applied = true;
+                    }
+                    stop.store(true, Ordering::SeqCst);
+                    let cause = Error::UnexpectedResponse {
+                        operation: J::OPERATION,
+                        reason,
+                    };
+                    return out.finish(pending, Some(cause));
+                }
+            },
+            Err(failed) => {
+                let attempt = failed.attempt(J::OPERATION);
+                if attempt.maybe_applied {
+                    for entry in &mut pending {
+                        entry.maybe_applied = true;
+                    }
+                }
+                if !attempt.retryable {
+                    stop.store(true, Ordering::SeqCst);
+                    return out.finish(pending, Some(attempt.error));
+                }
+                tracing::debug!(error = %attempt.error, attempt = out.attempts, "retrying batch");
+                cause = Some(attempt.error);
+            }
+        }
+        if out.attempts >= retry.max_attempts() {
+            return out.finish(pending, cause);
+        }
+        out.summary.retries += 1;
+        tokio::time::sleep(retry.delay(out.attempts)).await;
+    }
+}
+
+/// Splits `items` into chunks of at most `size`.
+fn chunks<T>(items: Vec<T>, size: usize) -> Vec<Vec<T>> {
+    let size = size.max(1);
+    let mut out = Vec::with_capacity(items.len().div_ceil(size));
+    let mut it = items.into_iter().peekable();
+    while it.peek().is_some() {
+        out.push(it.by_ref().take(size).collect());
+    }
+    out
+}
