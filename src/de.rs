@@ -9,17 +9,16 @@
 //! level, [`Value`] walks lists and maps itself so every failure says what
 //! was expected and what was found.
 
-use std::collections::hash_map;
+use std::collections::{HashMap, hash_map};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::de::{
     self, DeserializeSeed, EnumAccess, Expected, IntoDeserializer, MapAccess, SeqAccess,
     Unexpected, VariantAccess, Visitor,
 };
-use serde_dynamo::AttributeValue as SdValue;
 
 use crate::fields::FieldTable;
-use crate::item::Item;
+use crate::item::{Item, MAX_NESTING, read_float, type_name};
 
 /// Deserializes `T` from the attributes in `item` (all of them fields of `T`).
 ///
@@ -93,7 +92,7 @@ impl<'de> MapAccess<'de> for TopLevel<'_> {
                 | AttributeValue::Ns(_)
                 | AttributeValue::Bs(_)
         );
-        let de = Value(value.into());
+        let de = Value::attribute(value);
         if nested {
             let mut track = serde_path_to_error::Track::new();
             let result = seed.deserialize(serde_path_to_error::Deserializer::new(de, &mut track));
@@ -135,19 +134,58 @@ impl<'de> de::Deserializer<'de> for TopLevelDeserializer<'_, '_> {
     }
 }
 
-/// A deserializer for one attribute value: `serde_dynamo`'s behaviour, with
-/// lists, maps and enum values walked here so that a value of the wrong
-/// type or out of range, at any depth, is reported with what was expected
-/// and what was found (`invalid type: a string (S) "two", expected u32`)
-/// rather than `serde_dynamo`'s bare `Expected num`. Strings, sets and
-/// binaries are still handed to `serde_dynamo`.
-pub(crate) struct Value(pub(crate) SdValue);
+/// A deserializer for one attribute value, on the SDK's own type (no
+/// conversion into `serde_dynamo`'s): `serde_dynamo`'s behaviour, with every
+/// value of the wrong type or out of range, at any depth, reported with
+/// what was expected and what was found (`invalid type: a string (S) "two",
+/// expected u32`) rather than `serde_dynamo`'s bare `Expected num`.
+///
+/// Differences from `serde_dynamo`, all on purpose: numbers are read into
+/// `i128`/`u128`; a number is read into `f32`/`f64` only when no digit is
+/// lost (see [`read_float`]), also for self-describing targets (integers are
+/// read exactly there); members of a set are read as values of their type
+/// are; a value the entity ignores is not looked at (`serde_dynamo` fails on
+/// a malformed number or a `NULL` of `false` there); lists and maps nested
+/// more than [`MAX_NESTING`] deep are an error (reading recurses; the
+/// mapper checks depth first, this bounds it again for items a hook
+/// changed); a value of a type this SDK version does not know is an error,
+/// not a panic.
+pub(crate) struct Value {
+    value: AttributeValue,
+    /// How deep `value` is: a top-level attribute's own value is 1.
+    depth: usize,
+}
+
+impl Value {
+    /// The value of a top-level attribute.
+    pub(crate) fn attribute(value: AttributeValue) -> Self {
+        Value { value, depth: 1 }
+    }
+
+    /// A whole item, as one map (for entities that are not plain structs).
+    pub(crate) fn item(item: Item) -> Self {
+        Value {
+            value: AttributeValue::M(item),
+            depth: 0,
+        }
+    }
+
+    /// The error for a list or map nested too deep, if this one is.
+    fn too_deep(&self) -> Option<SdError> {
+        (self.depth > MAX_NESTING).then(|| {
+            de::Error::custom(format!(
+                "lists and maps nest {} or more levels deep; DynamoDB allows {MAX_NESTING}",
+                MAX_NESTING + 1
+            ))
+        })
+    }
+}
 
 type SdError = serde_dynamo::Error;
 
 /// What a value is, for an error message: its type and, for scalars, the
 /// value itself (long values cut).
-fn describe(value: &SdValue) -> String {
+fn describe(value: &AttributeValue) -> String {
     fn cut(s: &str) -> &str {
         match s.char_indices().nth(64) {
             Some((end, _)) => &s[..end],
@@ -155,38 +193,33 @@ fn describe(value: &SdValue) -> String {
         }
     }
     match value {
-        SdValue::S(s) if s.chars().count() > 64 => format!("a string (S) {:?}…", cut(s)),
-        SdValue::S(s) => format!("a string (S) {s:?}"),
-        SdValue::N(n) if n.chars().count() > 64 => format!("a number (N) {}…", cut(n)),
-        SdValue::N(n) => format!("a number (N) {n}"),
-        SdValue::Bool(b) => format!("a boolean (BOOL) {b}"),
-        SdValue::B(_) => "a binary (B)".into(),
-        SdValue::Null(true) => "null (NULL)".into(),
-        SdValue::Null(false) => "null (NULL) false".into(),
-        SdValue::L(_) => "a list (L)".into(),
-        SdValue::M(_) => "a map (M)".into(),
-        SdValue::Ss(_) => "a string set (SS)".into(),
-        SdValue::Ns(_) => "a number set (NS)".into(),
-        SdValue::Bs(_) => "a binary set (BS)".into(),
+        AttributeValue::S(s) if s.chars().count() > 64 => format!("a string (S) {:?}…", cut(s)),
+        AttributeValue::S(s) => format!("a string (S) {s:?}"),
+        AttributeValue::N(n) if n.chars().count() > 64 => format!("a number (N) {}…", cut(n)),
+        AttributeValue::N(n) => format!("a number (N) {n}"),
+        AttributeValue::Bool(b) => format!("a boolean (BOOL) {b}"),
+        AttributeValue::Null(true) => "null (NULL)".into(),
+        AttributeValue::Null(false) => "null (NULL) false".into(),
+        other => type_name(other).into(),
     }
 }
 
-fn invalid_type(value: &SdValue, expected: &dyn Expected) -> SdError {
+fn invalid_type(value: &AttributeValue, expected: &dyn Expected) -> SdError {
     de::Error::invalid_type(Unexpected::Other(&describe(value)), expected)
 }
 
-fn invalid_value(value: &SdValue, expected: &dyn Expected) -> SdError {
+fn invalid_value(value: &AttributeValue, expected: &dyn Expected) -> SdError {
     de::Error::invalid_value(Unexpected::Other(&describe(value)), expected)
 }
 
-macro_rules! number {
+macro_rules! integer {
     ($($method:ident => $visit:ident: $ty:ty,)*) => {$(
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
             // As `serde_dynamo`: the number string parsed as the type asked for.
-            match self.0 {
-                SdValue::N(ref n) => match n.parse::<$ty>() {
+            match self.value {
+                AttributeValue::N(ref n) => match n.parse::<$ty>() {
                     Ok(v) => visitor.$visit(v),
-                    Err(_) => Err(invalid_value(&self.0, &visitor)),
+                    Err(_) => Err(invalid_value(&self.value, &visitor)),
                 },
                 ref other => Err(invalid_type(other, &visitor)),
             }
@@ -194,61 +227,89 @@ macro_rules! number {
     )*};
 }
 
-impl Value {
-    fn sd(self) -> serde_dynamo::Deserializer {
-        serde_dynamo::Deserializer::from_attribute_value(self.0)
-    }
+macro_rules! float {
+    ($($method:ident => $visit:ident: $ty:ty,)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+            match self.value {
+                AttributeValue::N(ref n) => match read_float::<$ty>(n) {
+                    Ok(v) => visitor.$visit(v),
+                    Err(expected) => Err(invalid_value(&self.value, &expected.as_str())),
+                },
+                ref other => Err(invalid_type(other, &visitor)),
+            }
+        }
+    )*};
 }
 
 impl<'de> de::Deserializer<'de> for Value {
     type Error = SdError;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        match self.0 {
-            SdValue::L(list) => visitor.visit_seq(Seq(list.into_iter())),
-            SdValue::M(map) => visitor.visit_map(Map {
-                iter: map.into_iter(),
-                value: None,
-            }),
-            other => Value(other).sd().deserialize_any(visitor),
+        match self.value {
+            AttributeValue::L(_)
+            | AttributeValue::Ss(_)
+            | AttributeValue::Ns(_)
+            | AttributeValue::Bs(_) => self.deserialize_seq(visitor),
+            AttributeValue::M(_) => self.deserialize_map(visitor),
+            AttributeValue::S(s) => visitor.visit_string(s),
+            AttributeValue::B(b) => visitor.visit_byte_buf(b.into_inner()),
+            AttributeValue::Bool(b) => visitor.visit_bool(b),
+            AttributeValue::Null(true) => visitor.visit_unit(),
+            AttributeValue::N(ref n) => {
+                // Integers exactly (`serde_dynamo` reads those beyond 64
+                // bits as floats), other numbers as `f64` when no digit
+                // is lost.
+                if let Ok(v) = n.parse::<i64>() {
+                    visitor.visit_i64(v)
+                } else if let Ok(v) = n.parse::<u64>() {
+                    visitor.visit_u64(v)
+                } else if let Ok(v) = n.parse::<i128>() {
+                    visitor.visit_i128(v)
+                } else if let Ok(v) = n.parse::<u128>() {
+                    visitor.visit_u128(v)
+                } else {
+                    match read_float::<f64>(n) {
+                        Ok(v) => visitor.visit_f64(v),
+                        Err(expected) => Err(invalid_value(&self.value, &expected.as_str())),
+                    }
+                }
+            }
+            ref other => Err(invalid_type(other, &visitor)),
         }
     }
 
-    number! {
+    integer! {
         deserialize_i8 => visit_i8: i8,
         deserialize_i16 => visit_i16: i16,
         deserialize_i32 => visit_i32: i32,
         deserialize_i64 => visit_i64: i64,
+        deserialize_i128 => visit_i128: i128,
         deserialize_u8 => visit_u8: u8,
         deserialize_u16 => visit_u16: u16,
         deserialize_u32 => visit_u32: u32,
         deserialize_u64 => visit_u64: u64,
+        deserialize_u128 => visit_u128: u128,
+    }
+
+    float! {
         deserialize_f32 => visit_f32: f32,
         deserialize_f64 => visit_f64: f64,
     }
 
-    fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        self.sd().deserialize_i128(visitor)
-    }
-
-    fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        self.sd().deserialize_u128(visitor)
-    }
-
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        match self.0 {
-            SdValue::Bool(b) => visitor.visit_bool(b),
+        match self.value {
+            AttributeValue::Bool(b) => visitor.visit_bool(b),
             other => Err(invalid_type(&other, &visitor)),
         }
     }
 
     fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        match self.0 {
-            SdValue::S(ref s) => {
+        match self.value {
+            AttributeValue::S(ref s) => {
                 let mut chars = s.chars();
                 match (chars.next(), chars.next()) {
                     (Some(c), None) => visitor.visit_char(c),
-                    _ => Err(invalid_value(&self.0, &visitor)),
+                    _ => Err(invalid_value(&self.value, &visitor)),
                 }
             }
             other => Err(invalid_type(&other, &visitor)),
@@ -260,8 +321,8 @@ impl<'de> de::Deserializer<'de> for Value {
     }
 
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        match self.0 {
-            SdValue::S(s) => visitor.visit_string(s),
+        match self.value {
+            AttributeValue::S(s) => visitor.visit_string(s),
             other => Err(invalid_type(&other, &visitor)),
         }
     }
@@ -271,8 +332,8 @@ impl<'de> de::Deserializer<'de> for Value {
     }
 
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        match self.0 {
-            b @ SdValue::B(_) => Value(b).sd().deserialize_bytes(visitor),
+        match self.value {
+            AttributeValue::B(b) => visitor.visit_byte_buf(b.into_inner()),
             other => Err(invalid_type(&other, &visitor)),
         }
     }
@@ -282,15 +343,15 @@ impl<'de> de::Deserializer<'de> for Value {
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        match self.0 {
-            SdValue::Null(true) => visitor.visit_none(),
+        match self.value {
+            AttributeValue::Null(true) => visitor.visit_none(),
             _ => visitor.visit_some(self),
         }
     }
 
     fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        match self.0 {
-            SdValue::Null(true) => visitor.visit_unit(),
+        match self.value {
+            AttributeValue::Null(true) => visitor.visit_unit(),
             other => Err(invalid_type(&other, &visitor)),
         }
     }
@@ -312,11 +373,33 @@ impl<'de> de::Deserializer<'de> for Value {
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        match self.0 {
-            SdValue::L(list) => visitor.visit_seq(Seq(list.into_iter())),
-            set @ (SdValue::Ss(_) | SdValue::Ns(_) | SdValue::Bs(_)) => {
-                Value(set).sd().deserialize_seq(visitor)
-            }
+        if let Some(e) = self
+            .too_deep()
+            .filter(|_| matches!(self.value, AttributeValue::L(_)))
+        {
+            return Err(e);
+        }
+        let depth = self.depth + 1;
+        match self.value {
+            AttributeValue::L(list) => visitor.visit_seq(Seq {
+                iter: list.into_iter(),
+                depth,
+            }),
+            // A set's members, each read as a value of its type.
+            AttributeValue::Ss(set) => visitor.visit_seq(Seq {
+                iter: set.into_iter().map(AttributeValue::S),
+                depth,
+            }),
+            AttributeValue::Ns(set) => visitor.visit_seq(Seq {
+                iter: set.into_iter().map(AttributeValue::N),
+                depth,
+            }),
+            // As `serde_dynamo` (its members read as bytes by whatever asks,
+            // a string included); converting a set does not recurse.
+            AttributeValue::Bs(set) => serde_dynamo::Deserializer::from_attribute_value(
+                serde_dynamo::AttributeValue::from(AttributeValue::Bs(set)),
+            )
+            .deserialize_seq(visitor),
             other => Err(invalid_type(&other, &visitor)),
         }
     }
@@ -339,10 +422,18 @@ impl<'de> de::Deserializer<'de> for Value {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        match self.0 {
-            SdValue::M(map) => visitor.visit_map(Map {
+        if let Some(e) = self
+            .too_deep()
+            .filter(|_| matches!(self.value, AttributeValue::M(_)))
+        {
+            return Err(e);
+        }
+        let depth = self.depth + 1;
+        match self.value {
+            AttributeValue::M(map) => visitor.visit_map(Map {
                 iter: map.into_iter(),
                 value: None,
+                depth,
             }),
             other => Err(invalid_type(&other, &visitor)),
         }
@@ -355,23 +446,30 @@ impl<'de> de::Deserializer<'de> for Value {
         visitor: V,
     ) -> Result<V::Value, SdError> {
         // As `serde_dynamo`: a struct from a map, or from a list (in order).
-        match self.0 {
-            SdValue::L(_) => self.deserialize_seq(visitor),
+        match self.value {
+            AttributeValue::L(_) => self.deserialize_seq(visitor),
             _ => self.deserialize_map(visitor),
         }
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
         self,
-        name: &'static str,
-        variants: &'static [&'static str],
+        _name: &'static str,
+        _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, SdError> {
-        match self.0 {
+        if let Some(e) = self
+            .too_deep()
+            .filter(|_| matches!(self.value, AttributeValue::M(_)))
+        {
+            return Err(e);
+        }
+        let depth = self.depth + 1;
+        match self.value {
             // A unit variant is its name; any other variant a map of one entry.
-            s @ SdValue::S(_) => Value(s).sd().deserialize_enum(name, variants, visitor),
-            SdValue::M(map) if map.len() == 1 => visitor.visit_enum(Enum(map)),
-            SdValue::M(map) => Err(de::Error::invalid_length(
+            AttributeValue::S(s) => visitor.visit_enum(s.into_deserializer()),
+            AttributeValue::M(map) if map.len() == 1 => visitor.visit_enum(Enum { map, depth }),
+            AttributeValue::M(map) => Err(de::Error::invalid_length(
                 map.len(),
                 &"a map with one entry, the enum variant",
             )),
@@ -379,36 +477,49 @@ impl<'de> de::Deserializer<'de> for Value {
         }
     }
 
+    /// A value the entity ignores (a map key it has no field for) is not
+    /// looked at: nothing in it can fail the read.
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        self.deserialize_any(visitor)
+        visitor.visit_unit()
     }
 }
 
-/// The elements of a list.
-struct Seq(std::vec::IntoIter<SdValue>);
+/// The elements of a list (or the members of a set).
+struct Seq<I> {
+    iter: I,
+    /// Depth of the elements.
+    depth: usize,
+}
 
-impl<'de> SeqAccess<'de> for Seq {
+impl<'de, I: ExactSizeIterator<Item = AttributeValue>> SeqAccess<'de> for Seq<I> {
     type Error = SdError;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, SdError> {
-        match self.0.next() {
-            Some(v) => seed.deserialize(Value(v)).map(Some),
+        match self.iter.next() {
+            Some(value) => seed
+                .deserialize(Value {
+                    value,
+                    depth: self.depth,
+                })
+                .map(Some),
             None => Ok(None),
         }
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.0.len())
+        Some(self.iter.len())
     }
 }
 
 /// The entries of a map.
 struct Map {
-    iter: hash_map::IntoIter<String, SdValue>,
-    value: Option<SdValue>,
+    iter: hash_map::IntoIter<String, AttributeValue>,
+    value: Option<AttributeValue>,
+    /// Depth of the values.
+    depth: usize,
 }
 
 impl<'de> MapAccess<'de> for Map {
@@ -429,7 +540,10 @@ impl<'de> MapAccess<'de> for Map {
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, SdError> {
         match self.value.take() {
-            Some(v) => seed.deserialize(Value(v)),
+            Some(value) => seed.deserialize(Value {
+                value,
+                depth: self.depth,
+            }),
             None => Err(de::Error::custom("value requested before key")),
         }
     }
@@ -484,13 +598,11 @@ impl<'de> de::Deserializer<'de> for Key {
 
     fn deserialize_enum<V: Visitor<'de>>(
         self,
-        name: &'static str,
-        variants: &'static [&'static str],
+        _name: &'static str,
+        _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, SdError> {
-        Value(SdValue::S(self.0))
-            .sd()
-            .deserialize_enum(name, variants, visitor)
+        visitor.visit_enum(self.0.into_deserializer())
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
@@ -508,30 +620,35 @@ impl<'de> de::Deserializer<'de> for Key {
 }
 
 /// An enum variant other than a unit variant: a map of one entry.
-struct Enum(std::collections::HashMap<String, SdValue>);
+struct Enum {
+    map: HashMap<String, AttributeValue>,
+    /// Depth of the variant's value.
+    depth: usize,
+}
 
 impl<'de> EnumAccess<'de> for Enum {
     type Error = SdError;
-    type Variant = Variant;
+    type Variant = Value;
 
-    fn variant_seed<V: DeserializeSeed<'de>>(
-        self,
-        seed: V,
-    ) -> Result<(V::Value, Variant), SdError> {
-        let Some((name, value)) = self.0.into_iter().next() else {
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Value), SdError> {
+        let Some((name, value)) = self.map.into_iter().next() else {
             return Err(de::Error::invalid_length(
                 0,
                 &"a map with one entry, the enum variant",
             ));
         };
         let variant = seed.deserialize(name.into_deserializer())?;
-        Ok((variant, Variant(value)))
+        Ok((
+            variant,
+            Value {
+                value,
+                depth: self.depth,
+            },
+        ))
     }
 }
 
-struct Variant(SdValue);
-
-impl<'de> VariantAccess<'de> for Variant {
+impl<'de> VariantAccess<'de> for Value {
     type Error = SdError;
 
     fn unit_variant(self) -> Result<(), SdError> {
@@ -539,11 +656,11 @@ impl<'de> VariantAccess<'de> for Variant {
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, SdError> {
-        seed.deserialize(Value(self.0))
+        seed.deserialize(self)
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, SdError> {
-        de::Deserializer::deserialize_seq(Value(self.0), visitor)
+        de::Deserializer::deserialize_seq(self, visitor)
     }
 
     fn struct_variant<V: Visitor<'de>>(
@@ -551,7 +668,7 @@ impl<'de> VariantAccess<'de> for Variant {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, SdError> {
-        de::Deserializer::deserialize_map(Value(self.0), visitor)
+        de::Deserializer::deserialize_map(self, visitor)
     }
 }
 
@@ -561,6 +678,7 @@ mod tests {
 
     use proptest::prelude::*;
     use serde::Deserialize;
+    use serde_dynamo::AttributeValue as SdValue;
 
     use super::*;
 
@@ -610,7 +728,7 @@ mod tests {
     }
 
     fn ours<T: de::DeserializeOwned>(v: SdValue) -> Result<T, SdError> {
-        T::deserialize(Value(v))
+        T::deserialize(Value::attribute(v.into()))
     }
 
     fn theirs<T: de::DeserializeOwned>(v: SdValue) -> Result<T, SdError> {
@@ -694,6 +812,125 @@ mod tests {
     }
 
     #[test]
+    fn integers_of_128_bits() {
+        let big = "99999999999999999999999999999999999999"; // 38 digits
+        assert_eq!(ours::<u128>(n(big)).unwrap(), big.parse::<u128>().unwrap());
+        assert_eq!(
+            ours::<i128>(n(&format!("-{big}"))).unwrap(),
+            -big.parse::<i128>().unwrap()
+        );
+        assert_eq!(ours::<u128>(n("18446744073709551616")).unwrap(), 1 << 64);
+        assert_eq!(
+            ours::<u128>(n("-1")).unwrap_err().to_string(),
+            "invalid value: a number (N) -1, expected u128"
+        );
+        // Map keys too.
+        let m = SdValue::M(HashMap::from([(big.to_string(), SdValue::Bool(true))]));
+        let read: BTreeMap<u128, bool> = ours(m).unwrap();
+        assert_eq!(read.keys().next().copied(), big.parse().ok());
+        // A self-describing target gets the exact integer, never a float
+        // that rounds it (`serde_json::Value` refuses integers past u64).
+        let any: serde_json::Value = ours(n("18446744073709551615")).unwrap();
+        assert_eq!(any.to_string(), "18446744073709551615");
+        assert!(ours::<serde_json::Value>(n("18446744073709551616")).is_err());
+        let any: serde_json::Value = theirs(n("18446744073709551616")).unwrap();
+        assert_eq!(any.to_string(), "1.8446744073709552e+19");
+        // `serde_dynamo` reads no 128-bit integers.
+        assert!(theirs::<u128>(n("1")).is_err());
+    }
+
+    #[test]
+    fn floats_are_read_only_without_rounding() {
+        // Fine: decimals of up to 15 digits (f32: 6), shortest
+        // representations, integers the type holds exactly.
+        for (text, value) in [
+            ("0.1", 0.1),
+            ("-0", -0.0),
+            ("0", 0.0),
+            ("1.5e3", 1500.0),
+            ("123456789012345", 123_456_789_012_345.0),
+            ("0.30000000000000004", 0.1 + 0.2),
+            ("9007199254740992", 9_007_199_254_740_992.0), // 2^53
+            ("1152921504606846976", 1_152_921_504_606_846_976.0), // 2^60
+            ("1e125", 1e125),
+            ("1e-130", 1e-130),
+            ("5e-324", 5e-324), // the smallest subnormal, exactly as written
+        ] {
+            assert_eq!(ours::<f64>(n(text)).unwrap(), value, "{text}");
+            assert_eq!(
+                ours::<f64>(n(text)).unwrap().to_bits(),
+                f64::to_bits(value),
+                "{text}"
+            );
+        }
+        assert_eq!(ours::<f32>(n("0.1")).unwrap(), 0.1_f32);
+        assert_eq!(ours::<f32>(n("16777216")).unwrap(), 16_777_216.0_f32);
+        // Every f64 written by this crate reads back.
+        for v in [f64::MAX, f64::MIN_POSITIVE, 1.0 / 3.0, -2.5e-300, 123.456] {
+            assert_eq!(ours::<f64>(n(&v.to_string())).unwrap(), v);
+        }
+        // Refused: digits f64 does not hold.
+        for (text, message) in [
+            (
+                "9007199254740993",
+                "invalid value: a number (N) 9007199254740993, expected f64 without rounding \
+                 (the nearest f64 is 9007199254740992)",
+            ),
+            (
+                "99999999999999999999999999999999999999",
+                "invalid value: a number (N) 99999999999999999999999999999999999999, expected \
+                 f64 without rounding (the nearest f64 is 1e38)",
+            ),
+            (
+                "0.12345678901234567890123",
+                "invalid value: a number (N) 0.12345678901234567890123, expected f64 without \
+                 rounding (the nearest f64 is 0.12345678901234568)",
+            ),
+            (
+                "1e-400",
+                "invalid value: a number (N) 1e-400, expected f64 without rounding (the nearest \
+                 f64 is 0e0)",
+            ),
+            (
+                "1e400",
+                "invalid value: a number (N) 1e400, expected a number within the range of f64",
+            ),
+            ("NaN", "invalid value: a number (N) NaN, expected f64"),
+            ("inf", "invalid value: a number (N) inf, expected f64"),
+        ] {
+            assert_eq!(
+                ours::<f64>(n(text)).unwrap_err().to_string(),
+                message,
+                "{text}"
+            );
+        }
+        assert_eq!(
+            ours::<f32>(n("16777217")).unwrap_err().to_string(),
+            "invalid value: a number (N) 16777217, expected f32 without rounding (the nearest \
+             f32 is 16777216)"
+        );
+        assert!(ours::<f32>(n("1e39")).is_err());
+        // In sets and self-describing targets too.
+        assert!(ours::<Vec<f64>>(SdValue::Ns(vec!["9007199254740993".into()])).is_err());
+        assert!(ours::<serde_json::Value>(n("0.12345678901234567890123")).is_err());
+    }
+
+    #[test]
+    fn ignored_values_are_not_looked_at() {
+        #[derive(Debug, Deserialize)]
+        struct Small {
+            a: u8,
+        }
+        let v = SdValue::M(HashMap::from([
+            ("a".to_string(), n("1")),
+            ("b".to_string(), n("not a number")),
+            ("c".to_string(), SdValue::Null(false)),
+        ]));
+        assert_eq!(ours::<Small>(v.clone()).unwrap().a, 1);
+        assert!(theirs::<Small>(v).is_err());
+    }
+
+    #[test]
     fn reads_what_serde_dynamo_reads() {
         let v = SdValue::M(HashMap::from([
             ("s".to_string(), s("x")),
@@ -752,7 +989,10 @@ mod tests {
         assert_eq!(a.u, None);
     }
 
-    fn value() -> impl Strategy<Value = SdValue> {
+    /// Values as `serde_dynamo` knows them; with `malformed`, also what
+    /// DynamoDB never returns (`NaN` and other strings that are no number,
+    /// `NULL` of `false`).
+    fn value(malformed: bool) -> impl Strategy<Value = SdValue> {
         let names = prop_oneof![
             Just("s"),
             Just("n"),
@@ -786,6 +1026,34 @@ mod tests {
             Just("x"),
         ]
         .prop_map(str::to_owned);
+        let numbers: &'static [&'static str] = if malformed {
+            &[
+                "1",
+                "-3",
+                "300",
+                "1.5",
+                "NaN",
+                "1e3",
+                "18446744073709551616",
+                "",
+                "x",
+            ]
+        } else {
+            &[
+                "1",
+                "-3",
+                "300",
+                "1.5",
+                "1e3",
+                "18446744073709551616",
+                "-0.25",
+            ]
+        };
+        let null = if malformed {
+            any::<bool>().boxed()
+        } else {
+            Just(true).boxed()
+        };
         let leaf = prop_oneof![
             prop_oneof![
                 Just("x"),
@@ -796,20 +1064,9 @@ mod tests {
                 Just("ab")
             ]
             .prop_map(|v| SdValue::S(v.into())),
-            prop_oneof![
-                Just("1"),
-                Just("-3"),
-                Just("300"),
-                Just("1.5"),
-                Just("NaN"),
-                Just("1e3"),
-                Just("18446744073709551616"),
-                Just(""),
-                Just("x")
-            ]
-            .prop_map(|v| SdValue::N(v.into())),
+            proptest::sample::select(numbers).prop_map(|v| SdValue::N(v.into())),
             any::<bool>().prop_map(SdValue::Bool),
-            any::<bool>().prop_map(SdValue::Null),
+            null.prop_map(SdValue::Null),
             proptest::collection::vec(any::<u8>(), 0..3).prop_map(SdValue::B),
             proptest::collection::vec("[a-c1]", 0..3).prop_map(SdValue::Ss),
             proptest::collection::vec("-?[0-9]{1,3}", 0..3).prop_map(SdValue::Ns),
@@ -824,13 +1081,22 @@ mod tests {
         })
     }
 
+    fn has_nan(v: &SdValue) -> bool {
+        match v {
+            SdValue::N(n) => n == "NaN",
+            SdValue::L(l) => l.iter().any(has_nan),
+            SdValue::M(m) => m.values().any(has_nan),
+            _ => false,
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
 
-        /// The same values and the same failures as `serde_dynamo`; only the
-        /// messages differ.
+        /// On what DynamoDB returns, the same values and the same failures
+        /// as `serde_dynamo`; only the messages differ.
         #[test]
-        fn same_results_as_serde_dynamo(v in value()) {
+        fn same_results_as_serde_dynamo(v in value(false)) {
             let a = ours::<Rich>(v.clone()).map(|r| format!("{r:?}"));
             let b = theirs::<Rich>(v.clone()).map(|r| format!("{r:?}"));
             prop_assert_eq!(a.is_ok(), b.is_ok(), "ours {:?}, serde_dynamo {:?}", a, b);
@@ -840,6 +1106,19 @@ mod tests {
             let a = ours::<Vec<Shape>>(v.clone()).map(|r| format!("{r:?}")).ok();
             let b = theirs::<Vec<Shape>>(v).map(|r| format!("{r:?}")).ok();
             prop_assert_eq!(a, b);
+        }
+
+        /// With malformed values too: whatever `serde_dynamo` reads is read
+        /// the same, except `NaN` (no DynamoDB number; refused for a float).
+        /// The other way round, malformed content the entity ignores does not
+        /// fail the read here as it does in `serde_dynamo`.
+        #[test]
+        fn reads_what_serde_dynamo_reads_from_malformed_values(v in value(true)) {
+            let b = theirs::<Rich>(v.clone()).map(|r| format!("{r:?}"));
+            if let Ok(b) = b && !has_nan(&v) {
+                let a = ours::<Rich>(v.clone()).map(|r| format!("{r:?}"));
+                prop_assert_eq!(a.as_ref().ok(), Some(&b), "ours {:?}", a);
+            }
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The crate's one public error type.
 //!
 //! Every error names the entity type it happened for (when one is known), the
-//! attribute or attribute path involved, and what was wrong. Causes from
+//! key of the item read (for errors of reading an item), the attribute or
+//! attribute path involved, and what was wrong. Causes from
 //! `serde_dynamo` and from user hooks are kept as [`std::error::Error::source`].
 
 use std::fmt;
@@ -89,8 +90,10 @@ pub enum ErrorKind {
 
 /// The crate's error type.
 ///
-/// Messages are lowercase and start with the entity type when it is known, then
-/// the attribute (path), then what was wrong:
+/// Messages are lowercase and start with the entity type when it is known
+/// and, for errors of reading an item, the item's key (`Customer
+/// (pk="CUSTOMER#C1", sk="METADATA"): ...`, or `item (pk=...): ...` when no
+/// entity type applies), then the attribute (path), then what was wrong:
 ///
 /// ```
 /// use dynamodb_mapper::Error;
@@ -104,10 +107,12 @@ pub enum ErrorKind {
 #[non_exhaustive]
 pub enum Error {
     /// The item's discriminator names another entity type.
-    #[error("{}discriminator `{attribute}` is {found:?}, expected {}", Prefix(.entity_type), Expected(.expected))]
+    #[error("{}discriminator `{attribute}` is {found:?}, expected {}", KeyedPrefix(.entity_type, .key), Expected(.expected))]
     DiscriminatorMismatch {
         /// Entity type of the mapper that read the item.
         entity_type: Option<String>,
+        /// The item's primary key, rendered (`pk="CUSTOMER#C1", sk="METADATA"`).
+        key: Option<Box<str>>,
         /// Name of the discriminator attribute.
         attribute: String,
         /// Values the mapper accepts (its entity type and aliases).
@@ -116,10 +121,12 @@ pub enum Error {
         found: String,
     },
     /// The item has no (string) discriminator attribute.
-    #[error("{}discriminator `{attribute}` is missing{}", Prefix(.entity_type), Found(.found))]
+    #[error("{}discriminator `{attribute}` is missing{}", KeyedPrefix(.entity_type, .key), Found(.found))]
     MissingDiscriminator {
         /// Entity type of the mapper that read the item.
         entity_type: Option<String>,
+        /// The item's primary key, rendered.
+        key: Option<Box<str>>,
         /// Name of the discriminator attribute.
         attribute: String,
         /// Description of what was there instead, if anything (e.g. `a number`).
@@ -137,10 +144,12 @@ pub enum Error {
         source: serde_dynamo::Error,
     },
     /// Deserializing the item failed.
-    #[error("{}cannot deserialize{}: {source}", Prefix(.entity_type), At(.path))]
+    #[error("{}cannot deserialize{}: {source}", KeyedPrefix(.entity_type, .key), At(.path))]
     Deserialize {
         /// Entity type being read.
         entity_type: Option<String>,
+        /// The item's primary key, rendered.
+        key: Option<Box<str>>,
         /// Attribute path where deserialization failed, when known.
         path: Option<String>,
         /// The deserializer's error.
@@ -158,7 +167,7 @@ pub enum Error {
         reason: String,
     },
     /// The item is over DynamoDB's size limit.
-    #[error("{}item is {size} bytes, over the limit of {limit} bytes", Prefix(.entity_type))]
+    #[error("{}item is {size} bytes, over the limit of {limit} bytes{}", Prefix(.entity_type), Largest(.largest))]
     ItemTooLarge {
         /// Entity type whose item was checked.
         entity_type: Option<String>,
@@ -166,30 +175,39 @@ pub enum Error {
         size: usize,
         /// The limit (409,600 bytes).
         limit: usize,
+        /// The largest attributes (at most three), largest first, each with
+        /// its size (name plus value): what to shrink.
+        largest: Vec<(String, usize)>,
     },
     /// A value DynamoDB would reject.
-    #[error("{}attribute `{path}` {reason}", Prefix(.entity_type))]
+    #[error("{}attribute `{path}` {reason}", KeyedPrefix(.entity_type, .key))]
     InvalidValue {
         /// Entity type whose item was checked.
         entity_type: Option<String>,
+        /// The key of the item read, rendered (not set on write).
+        key: Option<Box<str>>,
         /// Attribute path, e.g. `lines[2].price`.
         path: String,
         /// What was wrong.
         reason: String,
     },
     /// An attribute that must be present is absent.
-    #[error("{}attribute `{attribute}` is missing", Prefix(.entity_type))]
+    #[error("{}attribute `{attribute}` is missing", KeyedPrefix(.entity_type, .key))]
     MissingAttribute {
         /// Entity type whose item was read.
         entity_type: Option<String>,
+        /// The item's primary key, rendered.
+        key: Option<Box<str>>,
         /// The missing attribute.
         attribute: String,
     },
     /// An attribute has an unexpected type.
-    #[error("{}attribute `{attribute}` is {found}, expected {expected}", Prefix(.entity_type))]
+    #[error("{}attribute `{attribute}` is {found}, expected {expected}", KeyedPrefix(.entity_type, .key))]
     WrongType {
         /// Entity type whose item was read.
         entity_type: Option<String>,
+        /// The item's primary key, rendered.
+        key: Option<Box<str>>,
         /// The attribute.
         attribute: String,
         /// The type asked for (e.g. `a string (S)`).
@@ -198,10 +216,12 @@ pub enum Error {
         found: &'static str,
     },
     /// A user hook returned an error.
-    #[error("{}hook `{hook}` failed: {source}", Prefix(.entity_type))]
+    #[error("{}hook `{hook}` failed: {source}", KeyedPrefix(.entity_type, .key))]
     Hook {
         /// Entity type the hook ran for.
         entity_type: Option<String>,
+        /// The key of the item read, rendered (not set on write).
+        key: Option<Box<str>>,
         /// Name of the hook, e.g. `before_to_item`.
         hook: &'static str,
         /// The hook's own error.
@@ -210,8 +230,10 @@ pub enum Error {
     },
     /// The item's discriminator names an entity type that no registered
     /// mapper (of the group decoded with, if any) reads.
-    #[error("discriminator `{attribute}` is {found:?}, which {}", NoReader(.group, .known))]
+    #[error("{}discriminator `{attribute}` is {found:?}, which {}", KeyedPrefix(&None, .key), NoReader(.group, .known))]
     UnknownEntityType {
+        /// The item's primary key, rendered.
+        key: Option<Box<str>>,
         /// Name of the discriminator attribute.
         attribute: String,
         /// Value found in the item.
@@ -423,6 +445,35 @@ impl fmt::Display for Prefix<'_> {
             Some(t) => write!(f, "{t}: "),
             None => Ok(()),
         }
+    }
+}
+
+/// The entity type and the item's key: `Customer (pk="C#1", sk="M"): `, or
+/// `item (pk="C#1"): ` without an entity type.
+struct KeyedPrefix<'a>(&'a Option<String>, &'a Option<Box<str>>);
+impl fmt::Display for KeyedPrefix<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.0, self.1) {
+            (Some(t), Some(k)) => write!(f, "{t} ({k}): "),
+            (Some(t), None) => write!(f, "{t}: "),
+            (None, Some(k)) => write!(f, "item ({k}): "),
+            (None, None) => Ok(()),
+        }
+    }
+}
+
+struct Largest<'a>(&'a [(String, usize)]);
+impl fmt::Display for Largest<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (name, size)) in self.0.iter().enumerate() {
+            let lead = if i == 0 {
+                "; largest attributes: "
+            } else {
+                ", "
+            };
+            write!(f, "{lead}`{name}` {size} bytes")?;
+        }
+        Ok(())
     }
 }
 
@@ -746,6 +797,95 @@ impl Error {
         self
     }
 
+    /// The primary key of the item the error is about, rendered as
+    /// `pk="CUSTOMER#C1", sk="METADATA"`: set on the errors of reading an
+    /// item (`from_item`, `record_from_item`, registry decoding) when the
+    /// item holds its key.
+    ///
+    /// ```
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::{Item, Mapper, TableSchema};
+    ///
+    /// #[derive(Debug, serde::Serialize, serde::Deserialize)]
+    /// struct Note {
+    ///     text: String,
+    /// }
+    /// struct NoteMapper;
+    /// impl Mapper for NoteMapper {
+    ///     type Entity = Note;
+    ///     const ENTITY_TYPE: &'static str = "Note";
+    ///     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    ///     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> {
+    ///         Ok(())
+    ///     }
+    /// }
+    /// let item = Item::from([
+    ///     ("pk".to_string(), AttributeValue::S("NOTE#1".into())),
+    ///     ("sk".to_string(), AttributeValue::N("7".into())),
+    ///     ("entityType".to_string(), AttributeValue::S("Note".into())),
+    /// ]);
+    /// let err = NoteMapper::from_item(item).unwrap_err();
+    /// assert_eq!(err.key(), Some(r#"pk="NOTE#1", sk=7"#));
+    /// assert_eq!(err.to_string(), r#"Note (pk="NOTE#1", sk=7): attribute `text` is missing"#);
+    /// assert_eq!(dynamodb_mapper::Error::missing_attribute("text").key(), None);
+    /// ```
+    #[must_use]
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            Error::DiscriminatorMismatch { key, .. }
+            | Error::MissingDiscriminator { key, .. }
+            | Error::Deserialize { key, .. }
+            | Error::InvalidValue { key, .. }
+            | Error::MissingAttribute { key, .. }
+            | Error::WrongType { key, .. }
+            | Error::Hook { key, .. }
+            | Error::UnknownEntityType { key, .. } => key.as_deref(),
+            Error::VersionConflict { key, .. }
+            | Error::NotFound { key, .. }
+            | Error::DuplicateKey { key, .. }
+            | Error::VersionCheckRequired { key, .. } => Some(key),
+            Error::Serialize { .. }
+            | Error::InvalidKey { .. }
+            | Error::ItemTooLarge { .. }
+            | Error::InvalidRegistry { .. }
+            | Error::NotRegistered { .. }
+            | Error::InvalidFilter { .. }
+            | Error::Cardinality { .. }
+            | Error::UnclaimedItems { .. }
+            | Error::Sdk { .. }
+            | Error::BatchWriteIncomplete { .. }
+            | Error::BatchGetIncomplete { .. }
+            | Error::TransactionCanceled { .. }
+            | Error::Limit { .. }
+            | Error::InvalidKeyPattern { .. }
+            | Error::Timeout { .. }
+            | Error::UnexpectedResponse { .. } => None,
+        }
+    }
+
+    /// Sets the item's key (rendered by `item::describe_key`) on an error of
+    /// reading an item, if it names none yet; an empty key is no key.
+    pub(crate) fn with_key(mut self, rendered: impl FnOnce() -> String) -> Self {
+        let slot = match &mut self {
+            Error::DiscriminatorMismatch { key, .. }
+            | Error::MissingDiscriminator { key, .. }
+            | Error::Deserialize { key, .. }
+            | Error::InvalidValue { key, .. }
+            | Error::MissingAttribute { key, .. }
+            | Error::WrongType { key, .. }
+            | Error::Hook { key, .. }
+            | Error::UnknownEntityType { key, .. } => key,
+            _ => return self,
+        };
+        if slot.is_none() {
+            let k = rendered();
+            if !k.is_empty() {
+                *slot = Some(k.into_boxed_str());
+            }
+        }
+        self
+    }
+
     /// An [`Error::MissingAttribute`] for `attribute`.
     ///
     /// ```
@@ -756,6 +896,7 @@ impl Error {
     pub fn missing_attribute(attribute: impl Into<String>) -> Self {
         Error::MissingAttribute {
             entity_type: None,
+            key: None,
             attribute: attribute.into(),
         }
     }
@@ -770,6 +911,7 @@ impl Error {
     pub fn invalid_value(path: impl Into<String>, reason: impl Into<String>) -> Self {
         Error::InvalidValue {
             entity_type: None,
+            key: None,
             path: path.into(),
             reason: reason.into(),
         }
@@ -806,6 +948,7 @@ impl Error {
     pub fn hook(hook: &'static str, source: impl Into<BoxError>) -> Self {
         Error::Hook {
             entity_type: None,
+            key: None,
             hook,
             source: source.into(),
         }

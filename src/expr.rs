@@ -60,7 +60,7 @@ use aws_sdk_dynamodb::types::builders::{
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::item::{Item, check_values, parse_number, type_name};
+use crate::item::{Item, check_depth, check_values, parse_number, type_name};
 use crate::registry::DiscriminatorFilter;
 use crate::schema::{
     KeyAttribute, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, ScalarType, TableSchema,
@@ -537,7 +537,13 @@ pub fn attr(path: impl Into<String>) -> Attr {
 /// ```
 pub fn value(v: impl Serialize) -> Operand {
     Operand(OperandKind::Value(
-        serde_dynamo::to_attribute_value::<_, AttributeValue>(v).map_err(|e| e.to_string()),
+        crate::ser::to_attribute_value(&v).map_err(|e| {
+            let path = e.path();
+            match path.strip_prefix('.').unwrap_or(&path) {
+                "" => e.to_string(),
+                at => format!("{e} (at `{at}`)"),
+            }
+        }),
     ))
 }
 
@@ -1427,7 +1433,16 @@ impl<'p> Ctx<'p> {
                 Ok(())
             }
             OperandKind::Value(Ok(v)) => {
-                let checked = Item::from([(subject.to_owned(), v.clone())]);
+                // Cloning recurses: depth first (a value can be built by
+                // hand, to any depth).
+                let name = subject.to_owned();
+                check_depth([(&name, v)]).map_err(|e| match e {
+                    Error::InvalidValue { path, reason, .. } => {
+                        expr_error(&path, format!("operand {reason}"))
+                    }
+                    other => other,
+                })?;
+                let checked = Item::from([(name, v.clone())]);
                 check_values(&checked).map_err(|e| match e {
                     Error::InvalidValue { path, reason, .. } => {
                         expr_error(&path, format!("operand {reason}"))
@@ -1884,7 +1899,14 @@ fn key_value(
 ) -> Result<AttributeValue> {
     let err = |reason: String| Error::invalid_key(attribute.name, format!("{of}{reason}"));
     let value = match &operand.0 {
-        OperandKind::Value(Ok(v)) => v.clone(),
+        OperandKind::Value(Ok(v)) => {
+            let name = attribute.name.to_owned();
+            check_depth([(&name, v)]).map_err(|e| match e {
+                Error::InvalidValue { reason, .. } => err(format!("condition value {reason}")),
+                other => other,
+            })?;
+            v.clone()
+        }
         OperandKind::Value(Err(reason)) => {
             return Err(err(format!(
                 "condition value cannot be converted: {reason}"

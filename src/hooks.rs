@@ -38,12 +38,14 @@ pub fn check_discriminator(item: &Item, attribute: &str, accepted: &[&str]) -> R
     match item.get(attribute) {
         Some(AttributeValue::S(found)) if accepted.contains(&found.as_str()) => Ok(()),
         Some(AttributeValue::S(found)) => Err(Error::DiscriminatorMismatch {
+            key: None,
             entity_type: None,
             attribute: attribute.to_owned(),
             expected: accepted.iter().map(|s| (*s).to_owned()).collect(),
             found: found.clone(),
         }),
         other => Err(Error::MissingDiscriminator {
+            key: None,
             entity_type: None,
             attribute: attribute.to_owned(),
             found: other.map(|v| type_name(v).to_owned()),
@@ -231,6 +233,7 @@ impl Timestamps {
                     )
                 }),
             Some(other) => Err(Error::WrongType {
+                key: None,
                 entity_type: None,
                 attribute: name.to_owned(),
                 expected: "a string (S)",

@@ -179,6 +179,7 @@ pub trait ItemExt {
 
 fn wrong_type(name: &str, expected: &'static str, found: &AttributeValue) -> Error {
     Error::WrongType {
+        key: None,
         entity_type: None,
         attribute: name.to_owned(),
         expected,
@@ -297,6 +298,9 @@ pub fn item_size(item: &Item) -> usize {
 /// "one byte per two significant digits plus one", made exact by measuring
 /// DynamoDB Local (`tests/limits_local.rs`).
 ///
+/// Lists and maps are walked with an explicit stack, not recursion, so a
+/// value of any depth is measured without overflowing the stack.
+///
 /// ```
 /// use aws_sdk_dynamodb::types::AttributeValue;
 /// use dynamodb_mapper::value_size;
@@ -308,18 +312,44 @@ pub fn item_size(item: &Item) -> usize {
 /// ```
 #[must_use]
 pub fn value_size(value: &AttributeValue) -> usize {
+    let mut size = 0;
+    // Lists and maps still to measure; scalars are added as they are met.
+    let mut pending: Vec<&AttributeValue> = Vec::new();
+    let mut next = Some(value);
+    while let Some(v) = next.take().or_else(|| pending.pop()) {
+        match v {
+            AttributeValue::L(list) => {
+                size += 3 + list.len();
+                for element in list {
+                    match element {
+                        AttributeValue::L(_) | AttributeValue::M(_) => pending.push(element),
+                        scalar => size += scalar_size(scalar),
+                    }
+                }
+            }
+            AttributeValue::M(map) => {
+                size += 3;
+                for (name, element) in map {
+                    size += 1 + name.len();
+                    match element {
+                        AttributeValue::L(_) | AttributeValue::M(_) => pending.push(element),
+                        scalar => size += scalar_size(scalar),
+                    }
+                }
+            }
+            scalar => size += scalar_size(scalar),
+        }
+    }
+    size
+}
+
+/// Size of a value that is not a list or map.
+fn scalar_size(value: &AttributeValue) -> usize {
     match value {
         AttributeValue::S(s) => s.len(),
         AttributeValue::N(n) => number_size(n),
         AttributeValue::B(b) => b.as_ref().len(),
         AttributeValue::Bool(_) | AttributeValue::Null(_) => 1,
-        AttributeValue::L(l) => 3 + l.iter().map(|v| 1 + value_size(v)).sum::<usize>(),
-        AttributeValue::M(m) => {
-            3 + m
-                .iter()
-                .map(|(k, v)| 1 + k.len() + value_size(v))
-                .sum::<usize>()
-        }
         AttributeValue::Ss(s) => s.iter().map(String::len).sum(),
         AttributeValue::Ns(n) => n.iter().map(|n| number_size(n)).sum(),
         AttributeValue::Bs(b) => b.iter().map(|b| b.as_ref().len()).sum(),
@@ -384,8 +414,34 @@ impl Decimal {
 /// Parses a number the way DynamoDB reads it (Java's `BigDecimal`, ASCII
 /// digits only): an optional sign, digits with an optional point, an
 /// optional exponent of at most ten digits after leading zeros that fits a
-/// 32-bit integer.
+/// 32-bit integer; at most 38 significant digits, magnitude within
+/// 1E-130 ..= 9.99…E+125.
 fn parse_decimal(n: &str) -> std::result::Result<Decimal, String> {
+    let d = parse_decimal_syntax(n)?;
+    let significant = d.digits.len();
+    if significant > MAX_NUMBER_DIGITS {
+        return Err(format!(
+            "has {significant} significant digits, more than DynamoDB's {MAX_NUMBER_DIGITS}"
+        ));
+    }
+    if significant > 0 && d.adjusted > 125 {
+        return Err(format!(
+            "is {}, larger in magnitude than DynamoDB's 1E+126",
+            shown(n)
+        ));
+    }
+    if significant > 0 && d.adjusted < -130 {
+        return Err(format!(
+            "is {}, smaller in magnitude than DynamoDB's 1E-130",
+            shown(n)
+        ));
+    }
+    Ok(d)
+}
+
+/// The syntax of [`parse_decimal`] without DynamoDB's limits on digits and
+/// magnitude.
+fn parse_decimal_syntax(n: &str) -> std::result::Result<Decimal, String> {
     let shown = shown(n);
     let not_a_number = || format!("is not a number: {shown:?}");
     let bytes = n.as_bytes();
@@ -454,24 +510,8 @@ fn parse_decimal(n: &str) -> std::result::Result<Decimal, String> {
         });
     };
     let last = digits.iter().rposition(|&d| d != b'0').unwrap_or(first);
-    let significant = last - first + 1;
-    if significant > MAX_NUMBER_DIGITS {
-        return Err(format!(
-            "has {significant} significant digits, more than DynamoDB's {MAX_NUMBER_DIGITS}"
-        ));
-    }
     // value = d.ddd × 10^adjusted
     let adjusted = int_len as i64 - first as i64 - 1 + exp;
-    if adjusted > 125 {
-        return Err(format!(
-            "is {shown}, larger in magnitude than DynamoDB's 1E+126"
-        ));
-    }
-    if adjusted < -130 {
-        return Err(format!(
-            "is {shown}, smaller in magnitude than DynamoDB's 1E-130"
-        ));
-    }
     digits.truncate(last + 1);
     digits.drain(..first);
     Ok(Decimal {
@@ -503,25 +543,89 @@ const MAX_NAME_BYTES: usize = 65_536;
 /// How deep lists and maps may nest inside a top-level attribute: DynamoDB
 /// documents "nested attributes up to 32 levels deep", and rejects a 32nd
 /// nested list or map (measured against DynamoDB Local).
-const MAX_NESTING: usize = 31;
+pub(crate) const MAX_NESTING: usize = 31;
 
 /// Checks every value of an item as DynamoDB would and returns the item size.
 ///
 /// Rejects invalid numbers (NaN, infinity, more than 38 significant digits, out
 /// of range), empty sets, sets with duplicates, empty or over-long attribute
 /// names, lists and maps nested too deep, and values of a type this SDK
-/// version does not know. Errors name the attribute path.
+/// version does not know. Errors name the attribute path. Walks the item
+/// without recursion (see [`walk`]), so any depth is safe.
 pub(crate) fn check_values(item: &Item) -> Result<usize> {
     let mut size = 0;
     for (name, value) in item {
         check_name(name).map_err(|reason| Error::invalid_value(shorten(name), reason))?;
         size += name.len();
-        size += check_value(value, 1).map_err(|(mut path, reason)| {
-            path.insert_str(0, name);
-            Error::invalid_value(path, reason)
-        })?;
+        walk(name, value, |value, step| {
+            size += match step {
+                Step::Attribute => 0,
+                Step::Index(_) => 1,
+                Step::Name(k) => {
+                    check_name(k)?;
+                    1 + k.len()
+                }
+            };
+            size += match value {
+                AttributeValue::L(_) | AttributeValue::M(_) => 3,
+                AttributeValue::N(n) => parse_decimal(n)?.size(),
+                AttributeValue::Ss(_) | AttributeValue::Ns(_) | AttributeValue::Bs(_) => {
+                    check_set(value)?
+                }
+                AttributeValue::S(_)
+                | AttributeValue::B(_)
+                | AttributeValue::Bool(_)
+                | AttributeValue::Null(_) => scalar_size(value),
+                _ => return Err(UNKNOWN_TYPE.into()),
+            };
+            Ok(())
+        })
+        .map_err(|(path, reason)| Error::invalid_value(path, reason))?;
     }
     Ok(size)
+}
+
+/// Checks an item as it was received, before anything else looks at it:
+/// lists and maps nested at most [`MAX_NESTING`] deep (checked without
+/// recursion, so later recursive code only ever sees bounded depth), and
+/// sets as DynamoDB keeps them: not empty, valid numbers, no duplicate
+/// members (numbers compared by value). In the attributes `read` says will
+/// be deserialized, also no value of a type this SDK version does not know
+/// (other attributes may keep one, as DynamoDB may add types). Numbers
+/// outside sets are checked when they are read, against the type they are
+/// read into.
+pub(crate) fn check_received(item: &Item, read: impl Fn(&str) -> bool) -> Result<()> {
+    for (name, value) in item {
+        let read = read(name);
+        walk(name, value, |value, _| match value {
+            AttributeValue::Ss(_) | AttributeValue::Ns(_) | AttributeValue::Bs(_) => {
+                check_set(value).map(drop)
+            }
+            AttributeValue::S(_)
+            | AttributeValue::N(_)
+            | AttributeValue::B(_)
+            | AttributeValue::Bool(_)
+            | AttributeValue::Null(_)
+            | AttributeValue::L(_)
+            | AttributeValue::M(_) => Ok(()),
+            _ if read => Err(UNKNOWN_TYPE.into()),
+            _ => Ok(()),
+        })
+        .map_err(|(path, reason)| Error::invalid_value(path, reason))?;
+    }
+    Ok(())
+}
+
+/// Checks only that lists and maps in `item` nest at most [`MAX_NESTING`]
+/// deep, without recursion.
+pub(crate) fn check_depth<'a>(
+    item: impl IntoIterator<Item = (&'a String, &'a AttributeValue)>,
+) -> Result<()> {
+    for (name, value) in item {
+        walk(name, value, |_, _| Ok(()))
+            .map_err(|(path, reason)| Error::invalid_value(path, reason))?;
+    }
+    Ok(())
 }
 
 fn check_name(name: &str) -> std::result::Result<(), String> {
@@ -539,90 +643,155 @@ fn check_name(name: &str) -> std::result::Result<(), String> {
 
 /// A name for an error path: over-long names are cut to their first 64
 /// bytes (at a character boundary) and an ellipsis.
-fn shorten(name: &str) -> String {
+fn shorten(name: &str) -> std::borrow::Cow<'_, str> {
     if name.len() <= 64 {
-        return name.to_owned();
+        return name.into();
     }
     let mut end = 64;
     while !name.is_char_boundary(end) {
         end -= 1;
     }
-    format!("{}…", &name[..end])
+    format!("{}…", &name[..end]).into()
 }
 
+/// (attribute path, reason)
 type PathError = (String, String);
 
-/// Checks `value`, a list or map nested `depth` levels deep when it is one
-/// (a top-level attribute's own value is depth 1), and returns its size.
-fn check_value(value: &AttributeValue, depth: usize) -> std::result::Result<usize, PathError> {
-    let at = |reason: String| (String::new(), reason);
-    if matches!(value, AttributeValue::L(_) | AttributeValue::M(_)) && depth > MAX_NESTING {
-        return Err(at(format!(
-            "nests lists and maps {depth} levels deep; DynamoDB allows {MAX_NESTING} \
-             (values at most 32 levels deep)"
-        )));
+/// How the walk reached a value.
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    /// The top-level attribute's own value.
+    Attribute,
+    /// An element of a list.
+    Index(usize),
+    /// An entry of a map, by its name.
+    Name(&'a str),
+}
+
+/// The elements of a list or map still to visit.
+enum Children<'a> {
+    List(std::iter::Enumerate<std::slice::Iter<'a, AttributeValue>>),
+    Map(std::collections::hash_map::Iter<'a, String, AttributeValue>),
+}
+
+fn too_deep() -> String {
+    format!(
+        "nests lists and maps {} or more levels deep; DynamoDB allows {MAX_NESTING} \
+         (values at most 32 levels deep)",
+        MAX_NESTING + 1
+    )
+}
+
+/// Visits `value` (the attribute `name`) and everything inside it, depth
+/// first, with an explicit stack of at most [`MAX_NESTING`] frames instead of
+/// recursion: a list or map nested deeper is an error before anything inside
+/// it is visited, so a value of any depth (a hand-built item 100,000 levels
+/// deep) is refused without overflowing the stack. `visit` sees each value
+/// and how it was reached; its error, and the depth error, come back with
+/// the value's attribute path (`lines[2].price`).
+fn walk<'a>(
+    name: &'a str,
+    value: &'a AttributeValue,
+    mut visit: impl FnMut(&'a AttributeValue, Step<'a>) -> std::result::Result<(), String>,
+) -> std::result::Result<(), PathError> {
+    let mut frames: Vec<(Children<'a>, Step<'a>)> = Vec::new();
+    let mut next = Some((value, Step::Attribute));
+    loop {
+        if let Some((value, step)) = next.take() {
+            // A top-level attribute's own value is depth 1.
+            let depth = frames.len() + 1;
+            let children = match value {
+                AttributeValue::L(list) => Some(Children::List(list.iter().enumerate())),
+                AttributeValue::M(map) => Some(Children::Map(map.iter())),
+                _ => None,
+            };
+            let checked = if children.is_some() && depth > MAX_NESTING {
+                Err(too_deep())
+            } else {
+                visit(value, step)
+            };
+            if let Err(reason) = checked {
+                return Err((path_of(name, &frames, step), reason));
+            }
+            if let Some(children) = children {
+                frames.push((children, step));
+            }
+        }
+        let Some((children, _)) = frames.last_mut() else {
+            return Ok(());
+        };
+        next = match children {
+            Children::List(iter) => iter.next().map(|(i, v)| (v, Step::Index(i))),
+            Children::Map(iter) => iter.next().map(|(k, v)| (v, Step::Name(k.as_str()))),
+        };
+        if next.is_none() {
+            frames.pop();
+        }
     }
-    Ok(match value {
-        AttributeValue::N(n) => parse_decimal(n).map_err(at)?.size(),
+}
+
+/// The attribute path of a value the walk reached by `last`.
+fn path_of(name: &str, frames: &[(Children<'_>, Step<'_>)], last: Step<'_>) -> String {
+    use std::fmt::Write as _;
+    let mut path = shorten(name).into_owned();
+    for step in frames.iter().map(|(_, step)| *step).chain([last]) {
+        let _ = match step {
+            Step::Attribute => Ok(()),
+            Step::Index(i) => write!(path, "[{i}]"),
+            Step::Name(k) => write!(path, ".{}", shorten(k)),
+        };
+    }
+    path
+}
+
+/// Checks a set (`SS`, `NS`, `BS`) as DynamoDB does and returns its size:
+/// not empty, valid numbers, no duplicate members (numbers compared by
+/// value, so `1` and `1.0` are duplicates).
+fn check_set(value: &AttributeValue) -> std::result::Result<usize, String> {
+    match value {
         AttributeValue::Ns(set) => {
             if set.is_empty() {
-                return Err(at(
-                    "is an empty number set; DynamoDB rejects empty sets".into()
-                ));
+                return Err("is an empty number set; DynamoDB rejects empty sets".into());
             }
             let mut size = 0;
             let mut canonical = Vec::with_capacity(set.len());
             for n in set {
-                let d = parse_decimal(n).map_err(at)?;
+                let d = parse_decimal(n)?;
                 size += d.size();
-                canonical.push(d.canonical());
+                canonical.push((d.canonical(), n.as_str()));
             }
-            check_unique(canonical).map_err(at)?;
-            size
+            canonical.sort_unstable();
+            if let Some(w) = canonical.windows(2).find(|w| w[0].0 == w[1].0) {
+                let (a, b) = (shown(w[0].1), shown(w[1].1));
+                return Err(if a == b {
+                    format!(
+                        "is a set with the duplicate value {a}; DynamoDB rejects duplicates in sets"
+                    )
+                } else {
+                    format!(
+                        "is a set with the duplicate value {a} (also as {b}); DynamoDB rejects \
+                         duplicates in sets"
+                    )
+                });
+            }
+            Ok(size)
         }
         AttributeValue::Ss(set) => {
             if set.is_empty() {
-                return Err(at(
-                    "is an empty string set; DynamoDB rejects empty sets".into()
-                ));
+                return Err("is an empty string set; DynamoDB rejects empty sets".into());
             }
-            check_unique(set.iter().map(String::as_str).collect()).map_err(at)?;
-            set.iter().map(String::len).sum()
+            check_unique(set.iter().map(String::as_str).collect())?;
+            Ok(set.iter().map(String::len).sum())
         }
         AttributeValue::Bs(set) => {
             if set.is_empty() {
-                return Err(at(
-                    "is an empty binary set; DynamoDB rejects empty sets".into()
-                ));
+                return Err("is an empty binary set; DynamoDB rejects empty sets".into());
             }
-            check_unique(set.iter().map(|b| b.as_ref()).collect()).map_err(at)?;
-            set.iter().map(|b| b.as_ref().len()).sum()
+            check_unique(set.iter().map(|b| b.as_ref()).collect())?;
+            Ok(set.iter().map(|b| b.as_ref().len()).sum())
         }
-        AttributeValue::L(list) => {
-            let mut size = 3;
-            for (i, v) in list.iter().enumerate() {
-                size += 1 + check_value(v, depth + 1)
-                    .map_err(|(path, reason)| (format!("[{i}]{path}"), reason))?;
-            }
-            size
-        }
-        AttributeValue::M(map) => {
-            let mut size = 3;
-            for (k, v) in map {
-                check_name(k).map_err(|reason| (format!(".{}", shorten(k)), reason))?;
-                size += 1
-                    + k.len()
-                    + check_value(v, depth + 1)
-                        .map_err(|(path, reason)| (format!(".{k}{path}"), reason))?;
-            }
-            size
-        }
-        AttributeValue::S(_)
-        | AttributeValue::B(_)
-        | AttributeValue::Bool(_)
-        | AttributeValue::Null(_) => value_size(value),
-        _ => return Err(at(UNKNOWN_TYPE.into())),
-    })
+        _ => Ok(0),
+    }
 }
 
 pub(crate) const UNKNOWN_TYPE: &str =
@@ -639,29 +808,168 @@ fn check_unique<T: Ord + std::fmt::Debug>(mut v: Vec<T>) -> std::result::Result<
     }
 }
 
-/// Finds a value of a type this SDK version does not know, anywhere inside
-/// `value`, and returns its path relative to `value`.
+/// Drops an item without recursion: lists and maps are taken apart with an
+/// explicit stack, so an item nested arbitrarily deep (one the depth check
+/// refused) is freed without overflowing the stack, as the derived `Drop`
+/// of `AttributeValue` would.
+pub(crate) fn drop_item(item: Item) {
+    let mut pending: Vec<AttributeValue> = Vec::new();
+    for (_, value) in item {
+        drop_value(value, &mut pending);
+    }
+}
+
+/// Drops `value` as [`drop_item`] does; `pending` is scratch space, empty on
+/// return.
+pub(crate) fn drop_value(value: AttributeValue, pending: &mut Vec<AttributeValue>) {
+    pending.push(value);
+    while let Some(value) = pending.pop() {
+        match value {
+            AttributeValue::L(list) => pending.extend(
+                list.into_iter()
+                    .filter(|v| matches!(v, AttributeValue::L(_) | AttributeValue::M(_))),
+            ),
+            AttributeValue::M(map) => pending.extend(
+                map.into_values()
+                    .filter(|v| matches!(v, AttributeValue::L(_) | AttributeValue::M(_))),
+            ),
+            // Not a list or map: nothing nested to overflow on.
+            _ => {}
+        }
+    }
+}
+
+/// The primary key of `item` rendered for messages: the table's key
+/// attributes present in the item, partition key first, as
+/// `pk="CUSTOMER#C1", sk="METADATA"` (strings quoted, numbers as they are,
+/// binaries as `<n bytes>`, a value of another type by its type). Empty
+/// when the item holds neither key attribute. Long values are cut.
+pub(crate) fn describe_key(item: &Item, schema: &crate::schema::TableSchema) -> String {
+    let pk = schema.partition_key_attribute().name;
+    let sk = schema.sort_key_attribute().map(|k| k.name);
+    let mut out = String::new();
+    for name in std::iter::once(pk).chain(sk) {
+        let Some(value) = item.get(name) else {
+            continue;
+        };
+        if !out.is_empty() {
+            out.push_str(", ");
+        }
+        write_key_part(&mut out, name, value);
+    }
+    out
+}
+
+/// Appends `name=value` for a key attribute as messages show it: strings
+/// quoted (cut after 64 characters), numbers as they are (cut), binaries as
+/// `<n bytes>`, a value of another type by its type (never its contents,
+/// which could be deep).
+pub(crate) fn write_key_part(out: &mut String, name: &str, value: &AttributeValue) {
+    use std::fmt::Write as _;
+    let _ = match value {
+        AttributeValue::S(s) => match s.char_indices().nth(64) {
+            Some((end, _)) => write!(out, "{name}={:?}…", &s[..end]),
+            None => write!(out, "{name}={s:?}"),
+        },
+        AttributeValue::N(n) => write!(out, "{name}={}", shown(n)),
+        AttributeValue::B(b) => write!(out, "{name}=<{} bytes>", b.as_ref().len()),
+        other => write!(out, "{name}=<{}>", type_name(other)),
+    };
+}
+
+/// The `n` largest attributes of `item` by DynamoDB's size (name plus
+/// value), largest first, for [`Error::ItemTooLarge`].
+pub(crate) fn largest_attributes(item: &Item, n: usize) -> Vec<(String, usize)> {
+    let mut sizes: Vec<(&String, usize)> = item
+        .iter()
+        .map(|(name, value)| (name, name.len() + value_size(value)))
+        .collect();
+    sizes.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    sizes
+        .into_iter()
+        .take(n)
+        .map(|(name, size)| (shorten(name).into_owned(), size))
+        .collect()
+}
+
+/// A float type numbers are read into (see [`read_float`]).
+pub(crate) trait Float: Copy + FromStr + std::fmt::Display + std::fmt::LowerExp {
+    /// Significant decimal digits every normal value of the type keeps.
+    const DIGITS: usize;
+    /// The type's name, for messages.
+    const NAME: &'static str;
+    /// Neither infinite nor NaN.
+    fn finite(self) -> bool;
+    /// Not zero, subnormal, infinite or NaN.
+    fn normal(self) -> bool;
+}
+
+impl Float for f64 {
+    const DIGITS: usize = f64::DIGITS as usize;
+    const NAME: &'static str = "f64";
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+    fn normal(self) -> bool {
+        self.is_normal()
+    }
+}
+
+impl Float for f32 {
+    const DIGITS: usize = f32::DIGITS as usize;
+    const NAME: &'static str = "f32";
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+    fn normal(self) -> bool {
+        self.is_normal()
+    }
+}
+
+/// Reads the number `n` into the float type `F` only when no digit is lost.
 ///
-/// `serde_dynamo` panics on such values, so every value is checked before it
-/// is handed to the deserializer.
-pub(crate) fn find_unknown(value: &AttributeValue) -> Option<String> {
-    match value {
-        AttributeValue::L(list) => list
-            .iter()
-            .enumerate()
-            .find_map(|(i, v)| find_unknown(v).map(|p| format!("[{i}]{p}"))),
-        AttributeValue::M(map) => map
-            .iter()
-            .find_map(|(k, v)| find_unknown(v).map(|p| format!(".{k}{p}"))),
-        AttributeValue::S(_)
-        | AttributeValue::N(_)
-        | AttributeValue::B(_)
-        | AttributeValue::Bool(_)
-        | AttributeValue::Null(_)
-        | AttributeValue::Ss(_)
-        | AttributeValue::Ns(_)
-        | AttributeValue::Bs(_) => None,
-        _ => Some(String::new()),
+/// The rule: with `d` the number's significant digits (trailing zeros
+/// dropped), the nearest `F`, rounded back to `d` significant digits, must
+/// be the number itself. So every number of at most 15 significant digits
+/// (`f32`: 6) within the type's normal range reads, as does every float's
+/// shortest representation (what this crate writes) and every integer the
+/// type holds exactly (`2^60`); `9007199254740993` (2^53 + 1, which `f64`
+/// holds as ...992), a 39-digit integer, or `0.1234567890123456789` into
+/// `f64` do not, nor do numbers beyond the type's range or lost in its
+/// underflow.
+///
+/// On error returns what to say was expected instead.
+pub(crate) fn read_float<F: Float>(n: &str) -> std::result::Result<F, String> {
+    let plain = || F::NAME.to_owned();
+    let Ok(d) = parse_decimal_syntax(n) else {
+        return Err(plain());
+    };
+    let Ok(x) = n.parse::<F>() else {
+        return Err(plain());
+    };
+    if !x.finite() {
+        return Err(format!("a number within the range of {}", F::NAME));
+    }
+    if d.digits.is_empty() || (d.digits.len() <= F::DIGITS && x.normal()) {
+        return Ok(x);
+    }
+    let back = format!("{:.*e}", d.digits.len() - 1, x);
+    match parse_decimal_syntax(&back) {
+        Ok(b) if b.negative == d.negative && b.adjusted == d.adjusted && b.digits == d.digits => {
+            Ok(x)
+        }
+        _ => {
+            let nearest = if (-7..21).contains(&d.adjusted) {
+                x.to_string()
+            } else {
+                format!("{x:e}")
+            };
+            Err(format!(
+                "{} without rounding (the nearest {} is {nearest})",
+                F::NAME,
+                F::NAME
+            ))
+        }
     }
 }
 
@@ -800,7 +1108,7 @@ mod tests {
         assert_eq!(
             check_values(&nested(32)).unwrap_err().to_string(),
             format!(
-                "attribute `d{}` nests lists and maps 32 levels deep; DynamoDB allows 31 \
+                "attribute `d{}` nests lists and maps 32 or more levels deep; DynamoDB allows 31 \
                  (values at most 32 levels deep)",
                 "[0]".repeat(31)
             )
@@ -877,6 +1185,103 @@ mod tests {
         assert_eq!(
             check_values(&item).unwrap_err().to_string(),
             "attribute `x` is not a number: \"NaN\""
+        );
+    }
+
+    #[test]
+    fn received_items_are_checked_without_recursion() {
+        let read_all = |_: &str| true;
+        // Sets as DynamoDB never stores them.
+        for (value, message) in [
+            (
+                AttributeValue::Ss(vec![]),
+                "attribute `x` is an empty string set; DynamoDB rejects empty sets",
+            ),
+            (
+                AttributeValue::Ns(vec!["1".into(), "1.0".into()]),
+                "attribute `x` is a set with the duplicate value 1 (also as 1.0); DynamoDB \
+                 rejects duplicates in sets",
+            ),
+            (
+                AttributeValue::Bs(vec![Blob::new(vec![1]), Blob::new(vec![1])]),
+                "attribute `x` is a set with the duplicate value [1]; DynamoDB rejects \
+                 duplicates in sets",
+            ),
+        ] {
+            let item = Item::from([("x".to_string(), value)]);
+            assert_eq!(
+                check_received(&item, read_all).unwrap_err().to_string(),
+                message
+            );
+        }
+        // Deep inside lists and maps, with the path.
+        let item = Item::from([(
+            "m".to_string(),
+            AttributeValue::M(HashMap::from([(
+                "k".to_string(),
+                AttributeValue::L(vec![AttributeValue::Null(true), AttributeValue::Ns(vec![])]),
+            )])),
+        )]);
+        assert_eq!(
+            check_received(&item, read_all).unwrap_err().attribute(),
+            Some("m.k[1]")
+        );
+        // (A type this SDK does not know: `tests/mapper.rs`, which can make one.)
+        // Depth, whatever it is, in constant stack: 200,000 levels.
+        let mut deep = AttributeValue::Null(true);
+        for _ in 0..200_000 {
+            deep = AttributeValue::L(vec![deep]);
+        }
+        let item = Item::from([("d".to_string(), deep)]);
+        let err = check_received(&item, read_all).unwrap_err();
+        assert_eq!(
+            err.attribute(),
+            Some(format!("d{}", "[0]".repeat(31)).as_str())
+        );
+        assert_eq!(value_size(&item["d"]), 4 * 200_000 + 1);
+        drop_item(item); // the derived `Drop` would overflow
+    }
+
+    #[test]
+    fn keys_are_described_for_messages() {
+        use crate::schema::{ScalarType, TableSchema};
+        const T: TableSchema = TableSchema::new("pk").sort_key("sk");
+        let item = Item::from([
+            ("sk".to_string(), AttributeValue::N("7".into())),
+            (
+                "pk".to_string(),
+                AttributeValue::S("CUSTOMER#\"C1\"".into()),
+            ),
+            ("other".to_string(), AttributeValue::S("x".into())),
+        ]);
+        assert_eq!(describe_key(&item, &T), r#"pk="CUSTOMER#\"C1\"", sk=7"#);
+        let binary = Item::from([("pk".to_string(), AttributeValue::B(Blob::new(vec![0; 3])))]);
+        assert_eq!(describe_key(&binary, &T), "pk=<3 bytes>");
+        let odd = Item::from([("sk".to_string(), AttributeValue::Bool(true))]);
+        assert_eq!(describe_key(&odd, &T), "sk=<a boolean (BOOL)>");
+        assert_eq!(describe_key(&Item::new(), &T), "");
+        let long = Item::from([("pk".to_string(), AttributeValue::S("x".repeat(100)))]);
+        assert_eq!(describe_key(&long, &T), format!("pk={:?}…", "x".repeat(64)));
+        const N: TableSchema = TableSchema::new("id").partition_key_type(ScalarType::N);
+        let item = Item::from([("id".to_string(), AttributeValue::N("42".into()))]);
+        assert_eq!(describe_key(&item, &N), "id=42");
+    }
+
+    #[test]
+    fn the_largest_attributes_are_named() {
+        let item = Item::from([
+            ("a".to_string(), AttributeValue::S("x".repeat(10))),
+            ("bb".to_string(), AttributeValue::S("x".repeat(30))),
+            ("c".to_string(), AttributeValue::Bool(true)),
+            ("d".to_string(), AttributeValue::S("x".repeat(20))),
+        ]);
+        assert_eq!(
+            largest_attributes(&item, 3),
+            vec![
+                ("bb".to_string(), 32),
+                ("d".to_string(), 21),
+                ("a".to_string(), 11)
+            ]
         );
     }
 

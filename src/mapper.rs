@@ -8,12 +8,15 @@ use serde::de::DeserializeOwned;
 use crate::error::{Error, Result};
 use crate::fields::{FieldTable, field_table};
 use crate::hooks::check_discriminator;
-use crate::item::{Item, MAX_ITEM_SIZE, UNKNOWN_TYPE, check_values, find_unknown};
+use crate::item::{
+    Item, MAX_ITEM_SIZE, check_depth, check_received, check_values, describe_key, drop_item,
+    largest_attributes,
+};
 use crate::key::IndexKeys;
 use crate::naming::NamingConvention;
 use crate::record::{AttributeBag, Record};
 use crate::schema::TableSchema;
-use crate::ser::SerError;
+use crate::ser::{Cause, Failure, SerError};
 
 /// Maps one entity type to and from items.
 ///
@@ -291,10 +294,20 @@ pub trait Mapper: Sized + 'static {
     /// and checks the result (keys against the table layout, numbers, sets,
     /// size).
     ///
+    /// The entity is serialized as `serde_dynamo` would, plus `i128`/`u128`
+    /// (numbers of at most DynamoDB's 38 digits), and with a bound on
+    /// nesting: serialization stops with an error at a list or map 32 levels
+    /// deep (or at options and newtypes nested more than 256 deep), so a
+    /// deep entity cannot overflow the stack while it is serialized. (The
+    /// entity's own `Drop` and `Serialize` are the user's: a recursive type
+    /// 100,000 levels deep overflows in its derived `Drop` wherever it is
+    /// dropped.)
+    ///
     /// # Errors
     /// Hook errors; [`Error::Serialize`]; [`Error::InvalidKey`],
-    /// [`Error::InvalidValue`] or [`Error::ItemTooLarge`] when DynamoDB would
-    /// reject the item. Every error names the entity type.
+    /// [`Error::InvalidValue`] (also for nesting too deep) or
+    /// [`Error::ItemTooLarge`] (naming the three largest attributes) when
+    /// DynamoDB would reject the item. Every error names the entity type.
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
@@ -399,11 +412,37 @@ pub trait Mapper: Sized + 'static {
     /// [`after_from_item`](Mapper::after_from_item) and then dropped; use
     /// [`record_from_item`](Mapper::record_from_item) to keep them.
     ///
+    /// Before anything else (hooks included) looks at it, the item is checked
+    /// as DynamoDB would have stored it: lists and maps nested at most 32
+    /// levels (31 inside a top-level attribute), checked without recursion so
+    /// an item of any depth gets an error rather than a stack overflow; sets
+    /// neither empty nor holding duplicates (numbers compared by value, so
+    /// `1` and `1.0` are duplicates).
+    ///
+    /// Numbers are read only when they fit their target exactly: integers
+    /// (`i8` to `i128`, `u8` to `u128`) when in range and written as
+    /// integers; `f32`/`f64` when no digit is lost. The float rule: with `d`
+    /// the number's significant digits, the nearest float, rounded back to
+    /// `d` significant digits, must be the number itself. So `0.1`, every
+    /// number of at most 15 significant digits (`f32`: 6) in the type's
+    /// normal range, every float's shortest representation (what
+    /// [`to_item`](Mapper::to_item) writes) and every integer the type holds
+    /// exactly (`1152921504606846976`, 2^60) read; `9007199254740993`
+    /// (2^53 + 1, which `f64` holds as ...992), a 38-digit integer, or a
+    /// number beyond the type's range or lost in its underflow do not.
+    /// Self-describing targets (`serde_json::Value`, untagged enums) get
+    /// integers exactly and other numbers as `f64` by the same rule. A value
+    /// the entity ignores (a map key it has no field for) is not looked at.
+    ///
     /// # Errors
-    /// Hook errors (by default [`Error::MissingDiscriminator`] and
-    /// [`Error::DiscriminatorMismatch`]); [`Error::Deserialize`] with the
-    /// attribute path; [`Error::InvalidValue`] for a value of a type the SDK
-    /// does not know. Never panics.
+    /// Every error names the entity type and the item's key when the item
+    /// holds it (`Note (pk="NOTE#1"): ...`, see [`Error::key`]):
+    /// [`Error::InvalidValue`] with the attribute path for values nested too
+    /// deep, bad sets, and values of a type the SDK does not know; hook
+    /// errors (by default [`Error::MissingDiscriminator`] and
+    /// [`Error::DiscriminatorMismatch`]); [`Error::MissingAttribute`];
+    /// [`Error::Deserialize`] with the attribute path, also for a number
+    /// that does not fit its type. Never panics.
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema, ErrorKind};
@@ -422,10 +461,36 @@ pub trait Mapper: Sized + 'static {
     /// let item = NoteMapper::to_item(&Note { text: "hi".into() })?;
     /// assert_eq!(NoteMapper::from_item(item)?.text, "hi");
     ///
-    /// let order = Item::from([("entityType".to_string(), AttributeValue::S("Order".into()))]);
+    /// let order = Item::from([
+    ///     ("pk".to_string(), AttributeValue::S("ORDER#1".into())),
+    ///     ("entityType".to_string(), AttributeValue::S("Order".into())),
+    /// ]);
     /// let err = NoteMapper::from_item(order).unwrap_err();
     /// assert_eq!(err.kind(), ErrorKind::DiscriminatorMismatch);
-    /// assert_eq!(err.to_string(), "Note: discriminator `entityType` is \"Order\", expected \"Note\"");
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "Note (pk=\"ORDER#1\"): discriminator `entityType` is \"Order\", expected \"Note\""
+    /// );
+    ///
+    /// // Sets DynamoDB never stores, and nesting deeper than it allows.
+    /// let mut item = NoteMapper::to_item(&Note { text: "hi".into() })?;
+    /// item.insert("tags".into(), AttributeValue::Ns(vec!["1".into(), "1.0".into()]));
+    /// assert_eq!(
+    ///     NoteMapper::from_item(item).unwrap_err().to_string(),
+    ///     "Note (pk=\"NOTE#1\"): attribute `tags` is a set with the duplicate value 1 \
+    ///      (also as 1.0); DynamoDB rejects duplicates in sets"
+    /// );
+    /// let mut deep = AttributeValue::Null(true);
+    /// for _ in 0..1_000 {
+    ///     deep = AttributeValue::L(vec![deep]);
+    /// }
+    /// let mut item = NoteMapper::to_item(&Note { text: "hi".into() })?;
+    /// item.insert("text".into(), deep);
+    /// let err = NoteMapper::from_item(item).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::InvalidValue);
+    /// assert_eq!(err.attribute(), Some(format!("text{}", "[0]".repeat(31)).as_str()));
+    /// assert!(err.to_string().ends_with("nests lists and maps 32 or more levels deep; \
+    ///     DynamoDB allows 31 (values at most 32 levels deep)"));
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     fn from_item(item: Item) -> Result<Self::Entity> {
@@ -479,14 +544,17 @@ pub trait Mapper: Sized + 'static {
                     format!("is {n}, expected a whole non-negative version number"),
                 )
                 .with_entity_type(Self::ENTITY_TYPE)
+                .with_key(|| describe_key(&rest, &Self::TABLE))
             })?),
             Some((name, other)) => {
                 return Err(Error::WrongType {
                     entity_type: Some(Self::ENTITY_TYPE.to_owned()),
+                    key: None,
                     attribute: name.to_owned(),
                     expected: "a number (N)",
                     found: crate::item::type_name(other),
-                });
+                }
+                .with_key(|| describe_key(&rest, &Self::TABLE)));
             }
         };
         rest.retain(|name, _| !Self::owns_attribute(name));
@@ -569,26 +637,9 @@ fn build_item<M: Mapper>(entity: &M::Entity) -> Result<Item> {
     let mut item = match crate::ser::to_item(entity, table, M::NAMING) {
         Ok(item) => item,
         Err(SerError::NotAStruct) => serialize::<M>(entity)?,
-        Err(SerError::Field(stored, source)) => {
-            // Serialize again with path tracking for the full path; only on
-            // the error path.
-            return Err(match serialize::<M>(entity) {
-                Err(Error::Serialize {
-                    path: Some(path), ..
-                }) => {
-                    let end = path.find(['.', '[']).unwrap_or(path.len());
-                    Error::Serialize {
-                        entity_type: Some(M::ENTITY_TYPE.to_owned()),
-                        path: Some(format!("{stored}{}", &path[end..])),
-                        source,
-                    }
-                }
-                _ => Error::Serialize {
-                    entity_type: Some(M::ENTITY_TYPE.to_owned()),
-                    path: (!stored.is_empty()).then_some(stored),
-                    source,
-                },
-            });
+        Err(SerError::Field(stored, failure)) => {
+            let path = format!("{stored}{}", failure.path());
+            return Err(serialize_error::<M>(Some(path), failure));
         }
     };
     if let Some(attr) = M::TABLE.discriminator_attribute() {
@@ -602,8 +653,7 @@ fn build_item<M: Mapper>(entity: &M::Entity) -> Result<Item> {
 }
 
 fn serialize<M: Mapper>(entity: &M::Entity) -> Result<Item> {
-    // Guarded: `serde_dynamo` panics on some map keys (see `ser::Guarded`).
-    match crate::ser::to_attribute_value(entity) {
+    match crate::ser::entity_to_value(entity) {
         Ok(AttributeValue::M(item)) => Ok(item),
         Ok(other) => Err(Error::Serialize {
             entity_type: Some(M::ENTITY_TYPE.to_owned()),
@@ -613,21 +663,31 @@ fn serialize<M: Mapper>(entity: &M::Entity) -> Result<Item> {
                 crate::item::type_name(&other)
             )),
         }),
-        Err(source) => {
-            // Serialize again, tracking the path, only on the error path.
-            let path = match serde_path_to_error::serialize(
-                &crate::ser::Guarded(entity),
-                serde_dynamo::Serializer,
-            ) {
-                Err(e) => non_root(e.path().to_string()),
-                Ok(_) => None, // serialized to a non-map value: no path
-            };
-            Err(Error::Serialize {
-                entity_type: Some(M::ENTITY_TYPE.to_owned()),
-                path,
-                source,
-            })
+        Err(failure) => {
+            let path = failure.path();
+            let path = path.strip_prefix('.').unwrap_or(&path);
+            Err(serialize_error::<M>(
+                (!path.is_empty()).then(|| path.to_owned()),
+                failure,
+            ))
         }
+    }
+}
+
+/// The error for a failed serialization at `path`: a value nested too deep
+/// is [`Error::InvalidValue`] (as the write check says for an item built by
+/// hand), anything else [`Error::Serialize`].
+fn serialize_error<M: Mapper>(path: Option<String>, failure: Failure) -> Error {
+    match failure.cause {
+        Cause::TooDeep(reason) => {
+            Error::invalid_value(path.unwrap_or_else(|| "(entity)".to_owned()), reason)
+                .with_entity_type(M::ENTITY_TYPE)
+        }
+        Cause::Serde(source) => Error::Serialize {
+            entity_type: Some(M::ENTITY_TYPE.to_owned()),
+            path,
+            source,
+        },
     }
 }
 
@@ -734,15 +794,21 @@ fn non_root(path: String) -> Option<String> {
 
 fn merge_bag<M: Mapper>(item: &mut Item, bag: &AttributeBag) -> Result<()> {
     let table = fields::<M>()?;
-    for (name, value) in bag.iter() {
-        if item.contains_key(name)
+    let merged = |name: &str| {
+        !(item.contains_key(name)
             || M::owns_attribute(name)
-            || table.is_some_and(|t| t.field_for(name).is_some())
-        {
-            continue;
-        }
-        item.insert(name.to_owned(), value.clone());
-    }
+            || table.is_some_and(|t| t.field_for(name).is_some()))
+    };
+    // Cloning recurses: the bag's depth is checked first (a bag can be
+    // built by hand, to any depth).
+    check_depth(bag.as_item().iter().filter(|(name, _)| merged(name)))
+        .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
+    let merge: Vec<(String, AttributeValue)> = bag
+        .iter()
+        .filter(|(name, _)| merged(name))
+        .map(|(name, value)| (name.to_owned(), value.clone()))
+        .collect();
+    item.extend(merge);
     Ok(())
 }
 
@@ -757,50 +823,66 @@ fn finish<M: Mapper>(item: Item) -> Result<Item> {
             entity_type: Some(M::ENTITY_TYPE.to_owned()),
             size,
             limit: MAX_ITEM_SIZE,
+            largest: largest_attributes(&item, 3),
         });
     }
     Ok(item)
 }
 
 /// Read hooks and deserialization; returns the entity and the attributes
-/// deserialization did not consume.
+/// deserialization did not consume. Every error names the entity type and,
+/// when the item holds it, the item's key.
 fn read<M: Mapper>(mut item: Item) -> Result<(M::Entity, Item)> {
     let ctx = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
-    M::before_from_item(&mut item).map_err(ctx)?;
     let table = fields::<M>()?;
-    // `item` keeps what the entity consumes, `rest` gets the others.
-    let rest = match table {
-        Some(t) => item
-            .extract_if(|k, _| t.field_for(k).is_none())
-            .collect::<Item>(),
-        // Not a plain struct (enum, flatten): it gets everything but the
-        // attributes the mapper owns.
-        None => item
-            .extract_if(|k, _| M::owns_attribute(k))
-            .collect::<Item>(),
-    };
-    for (name, value) in &item {
-        if let Some(path) = find_unknown(value) {
-            return Err(Error::invalid_value(format!("{name}{path}"), UNKNOWN_TYPE)
-                .with_entity_type(M::ENTITY_TYPE));
-        }
+    if table.is_none() {
+        // A design error, not the item's: no key in the error.
+        naming_needs_struct::<M>()?;
     }
-    let mut entity: M::Entity = match table {
+    let is_field = |name: &str| match table {
+        Some(t) => t.field_for(name).is_some(),
+        None => !M::owns_attribute(name),
+    };
+    // First, before any hook or recursive code sees the item: depth (without
+    // recursion), sets, types. An item refused here may be nested too deep
+    // for the recursive `Drop` of `AttributeValue`: it is taken apart
+    // without recursion.
+    if let Err(e) = check_received(&item, is_field) {
+        let e = ctx(e).with_key(|| describe_key(&item, &M::TABLE));
+        drop_item(item);
+        return Err(e);
+    }
+    if let Err(e) = M::before_from_item(&mut item) {
+        return Err(ctx(e).with_key(|| describe_key(&item, &M::TABLE)));
+    }
+    // The key for errors is rendered from what deserialization leaves; only
+    // when it consumes a key attribute (an entity field named like one) is it
+    // rendered up front.
+    let key_is_field = std::iter::once(M::TABLE.partition_key_attribute().name)
+        .chain(M::TABLE.sort_key_attribute().map(|k| k.name))
+        .any(is_field);
+    let early_key = key_is_field.then(|| describe_key(&item, &M::TABLE));
+    // `item` keeps what the entity consumes, `rest` gets the others.
+    let rest = item.extract_if(|k, _| !is_field(k)).collect::<Item>();
+    let key = || {
+        early_key
+            .clone()
+            .unwrap_or_else(|| describe_key(&rest, &M::TABLE))
+    };
+    let read = match table {
         Some(t) => crate::de::from_fields(item, t)
-            .map_err(|(source, path)| deserialize_error::<M>(source, path, t))?,
-        None => {
-            naming_needs_struct::<M>()?;
-            let de = crate::de::Value(serde_dynamo::AttributeValue::M(
-                serde_dynamo::Item::from(item).into(),
-            ));
-            serde_path_to_error::deserialize(de).map_err(|e| Error::Deserialize {
+            .map_err(|(source, path)| deserialize_error::<M>(source, path, t)),
+        None => serde_path_to_error::deserialize(crate::de::Value::item(item)).map_err(|e| {
+            Error::Deserialize {
                 entity_type: Some(M::ENTITY_TYPE.to_owned()),
+                key: None,
                 path: non_root(e.path().to_string()),
                 source: e.into_inner(),
-            })?
-        }
+            }
+        }),
     };
-    M::after_from_item(&mut entity, &rest).map_err(ctx)?;
+    let mut entity: M::Entity = read.map_err(|e| e.with_key(key))?;
+    M::after_from_item(&mut entity, &rest).map_err(|e| ctx(e).with_key(key))?;
     Ok((entity, rest))
 }
 
@@ -820,11 +902,13 @@ fn deserialize_error<M: Mapper>(
     {
         return Error::MissingAttribute {
             entity_type: Some(M::ENTITY_TYPE.to_owned()),
+            key: None,
             attribute: table.stored_for(field, M::NAMING).into_owned(),
         };
     }
     Error::Deserialize {
         entity_type: Some(M::ENTITY_TYPE.to_owned()),
+        key: None,
         path,
         source,
     }

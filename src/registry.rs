@@ -13,7 +13,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::error::{Error, Result};
 use crate::fields::field_table;
-use crate::item::{Item, type_name};
+use crate::item::{self, Item, check_depth, drop_item, type_name};
 use crate::key::{AllowedOverlap, IndexKeys, KeyDeclaration, find_overlaps};
 use crate::mapper::Mapper;
 use crate::record::Record;
@@ -1283,8 +1283,25 @@ impl<T> Inner<T> {
     }
 
     fn decode(&self, item: Item, scope: Option<&GroupData>) -> Result<Decoded<T>> {
-        match self.route(&item, scope) {
-            Route::Entry(i) => match self.entries.get(i) {
+        let route = self.route(&item, scope);
+        // A mapper's read checks the item first; an item no mapper reads is
+        // checked here, before it is dropped, trimmed or handed back: an
+        // item nested deeper than DynamoDB allows cannot be stored, and
+        // dropping one can overflow the stack (it is taken apart without
+        // recursion instead).
+        let entry = match route {
+            Route::Entry(i) => self.entries.get(i),
+            Route::Unknown | Route::Missing(_) => None,
+        };
+        if entry.is_none()
+            && let Err(e) = check_depth(&item)
+        {
+            let e = e.with_key(|| item::describe_key(&item, &self.table));
+            drop_item(item);
+            return Err(e);
+        }
+        match route {
+            Route::Entry(_) => match entry {
                 Some(entry) => (entry.decode)(item).map(Decoded::Entity),
                 None => self.unknown(item, scope),
             },
@@ -1294,6 +1311,7 @@ impl<T> Inner<T> {
                 Unmatched::Missing { found },
                 self.on_missing.into(),
                 || Error::MissingDiscriminator {
+                    key: None,
                     entity_type: None,
                     attribute: self.attribute.to_owned(),
                     found: found.map(str::to_owned),
@@ -1308,6 +1326,7 @@ impl<T> Inner<T> {
             _ => String::new(),
         };
         let error = || Error::UnknownEntityType {
+            key: None,
             attribute: self.attribute.to_owned(),
             found: value.clone(),
             group: scope.map(|g| g.name.clone()),
@@ -1331,7 +1350,7 @@ impl<T> Inner<T> {
         error: impl FnOnce() -> Error,
     ) -> Result<Decoded<T>> {
         match action {
-            Action::Error => Err(error()),
+            Action::Error => Err(error().with_key(|| item::describe_key(&item, &self.table))),
             Action::Keep => Ok(Decoded::Raw(RawItem { item, reason })),
             Action::Skip => {
                 let pk = self.table.partition_key_attribute().name;
@@ -1347,14 +1366,22 @@ impl<T> Inner<T> {
         items: impl IntoIterator<Item = Item>,
         scope: Option<&GroupData>,
     ) -> Result<DecodedItems<T>> {
-        let items = items.into_iter();
+        let mut items = items.into_iter();
         let mut out = DecodedItems {
             entities: Vec::with_capacity(items.size_hint().0),
             skipped: Vec::new(),
             raw: Vec::new(),
         };
-        for item in items {
-            out.push(self.decode(item, scope)?);
+        while let Some(item) = items.next() {
+            match self.decode(item, scope) {
+                Ok(decoded) => out.push(decoded),
+                Err(e) => {
+                    // The items not decoded are dropped without recursion
+                    // (any of them may be nested too deep).
+                    items.for_each(drop_item);
+                    return Err(e);
+                }
+            }
         }
         Ok(out)
     }
@@ -1407,8 +1434,8 @@ impl<T> Inner<T> {
 /// let customer = CustomerMapper::to_item(&Customer { id: "C1".into() })?;
 /// assert_eq!(
 ///     sales.decode(customer).unwrap_err().to_string(),
-///     "discriminator `entityType` is \"Customer\", which no mapper of group \"Sales\" reads \
-///      (members: \"Order\")"
+///     "item (pk=\"CUSTOMER#C1\", sk=\"METADATA\"): discriminator `entityType` is \"Customer\", \
+///      which no mapper of group \"Sales\" reads (members: \"Order\")"
 /// );
 /// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```
@@ -2396,6 +2423,23 @@ struct Bucket {
     items: Vec<(usize, Item)>,
 }
 
+/// The items left are dropped without recursion: they were never checked,
+/// and one nested deeper than DynamoDB allows would overflow the stack in
+/// the derived `Drop`.
+impl Drop for Buckets {
+    fn drop(&mut self) {
+        for bucket in self.buckets.drain(..) {
+            drop_items(bucket.items);
+        }
+    }
+}
+
+fn drop_items(items: Vec<(usize, Item)>) {
+    for (_, item) in items {
+        drop_item(item);
+    }
+}
+
 impl Buckets {
     /// Sorts items by the string value of their `attribute` (items without
     /// it, or with a non-string value, go together), keeping their order.
@@ -2501,11 +2545,15 @@ impl Buckets {
         let found = items.len();
         match (items.pop(), found) {
             (Some(item), 1) => M::from_item(item),
-            _ => Err(Error::Cardinality {
-                entity_type: Some(M::ENTITY_TYPE.to_owned()),
-                expected: "exactly one",
-                found,
-            }),
+            (last, _) => {
+                items.extend(last);
+                items.into_iter().for_each(drop_item);
+                Err(Error::Cardinality {
+                    entity_type: Some(M::ENTITY_TYPE.to_owned()),
+                    expected: "exactly one",
+                    found,
+                })
+            }
         }
     }
 
@@ -2545,11 +2593,15 @@ impl Buckets {
         match (items.pop(), found) {
             (None, _) => Ok(None),
             (Some(item), 1) => M::from_item(item).map(Some),
-            _ => Err(Error::Cardinality {
-                entity_type: Some(M::ENTITY_TYPE.to_owned()),
-                expected: "at most one",
-                found,
-            }),
+            (Some(last), _) => {
+                items.push(last);
+                items.into_iter().for_each(drop_item);
+                Err(Error::Cardinality {
+                    entity_type: Some(M::ENTITY_TYPE.to_owned()),
+                    expected: "at most one",
+                    found,
+                })
+            }
         }
     }
 
@@ -2586,7 +2638,19 @@ impl Buckets {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn many<M: Mapper>(&mut self) -> Result<Vec<M::Entity>> {
-        self.take::<M>().into_iter().map(M::from_item).collect()
+        let mut items = self.take::<M>().into_iter();
+        let mut entities = Vec::with_capacity(items.len());
+        while let Some(item) = items.next() {
+            match M::from_item(item) {
+                Ok(entity) => entities.push(entity),
+                Err(e) => {
+                    // The rest unread, dropped without recursion.
+                    items.for_each(drop_item);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(entities)
     }
 
     /// How many items are not claimed yet.
@@ -2646,18 +2710,20 @@ impl Buckets {
     ///     "2 items were not claimed: 1 of \"Note\", 1 without discriminator `entityType`"
     /// );
     /// ```
-    pub fn finish(self) -> Result<()> {
+    pub fn finish(mut self) -> Result<()> {
         if self.is_empty() {
             return Ok(());
         }
+        let mut counts = Vec::new();
+        for bucket in std::mem::take(&mut self.buckets) {
+            if !bucket.items.is_empty() {
+                counts.push((bucket.value, bucket.items.len()));
+                drop_items(bucket.items);
+            }
+        }
         Err(Error::UnclaimedItems {
-            counts: self
-                .buckets
-                .into_iter()
-                .filter(|b| !b.items.is_empty())
-                .map(|b| (b.value, b.items.len()))
-                .collect(),
-            attribute: self.attribute,
+            counts,
+            attribute: std::mem::take(&mut self.attribute),
         })
     }
 
@@ -2670,8 +2736,11 @@ impl Buckets {
     /// assert_eq!(parts.into_remaining(), vec![Item::new()]);
     /// ```
     #[must_use]
-    pub fn into_remaining(self) -> Vec<Item> {
-        let mut all: Vec<(usize, Item)> = self.buckets.into_iter().flat_map(|b| b.items).collect();
+    pub fn into_remaining(mut self) -> Vec<Item> {
+        let mut all: Vec<(usize, Item)> = std::mem::take(&mut self.buckets)
+            .into_iter()
+            .flat_map(|b| b.items)
+            .collect();
         all.sort_by_key(|(seq, _)| *seq);
         all.into_iter().map(|(_, item)| item).collect()
     }

@@ -246,7 +246,7 @@ fn cases() -> Vec<Case> {
             DiscriminatorMismatch,
             Some("Customer"),
             Some("entityType"),
-            "Customer: discriminator `entityType` is \"Order\", expected \"Customer\"",
+            "Customer (pk=\"CUSTOMER#C1\", sk=\"ORDER#O1#2024-01-15\"): discriminator `entityType` is \"Order\", expected \"Customer\"",
         ),
         case!(
             "wrong discriminator, mapper with an alias",
@@ -258,7 +258,7 @@ fn cases() -> Vec<Case> {
             DiscriminatorMismatch,
             Some("InvoiceItem"),
             Some("entityType"),
-            "InvoiceItem: discriminator `entityType` is \"InvoiceStatus\", expected one of \"InvoiceItem\", \"InvoiceLine\"",
+            "InvoiceItem (pk=\"INVOICE#I1\", sk=\"ITEM#001\"): discriminator `entityType` is \"InvoiceStatus\", expected one of \"InvoiceItem\", \"InvoiceLine\"",
         ),
         case!(
             "no discriminator",
@@ -266,7 +266,7 @@ fn cases() -> Vec<Case> {
             MissingDiscriminator,
             Some("Customer"),
             Some("entityType"),
-            "Customer: discriminator `entityType` is missing",
+            "Customer (pk=\"CUSTOMER#C1\", sk=\"METADATA\"): discriminator `entityType` is missing",
         ),
         case!(
             "discriminator of the wrong type",
@@ -274,7 +274,7 @@ fn cases() -> Vec<Case> {
             MissingDiscriminator,
             Some("Customer"),
             Some("entityType"),
-            "Customer: discriminator `entityType` is missing (found a number (N))",
+            "Customer (pk=\"CUSTOMER#C1\", sk=\"METADATA\"): discriminator `entityType` is missing (found a number (N))",
         ),
         case!(
             "unknown discriminator in a registry",
@@ -287,7 +287,7 @@ fn cases() -> Vec<Case> {
             UnknownEntityType,
             None,
             Some("entityType"),
-            "discriminator `entityType` is \"Refund\", which no registered mapper reads (registered: \"Customer\", \"Order\")",
+            "item (pk=\"CUSTOMER#C1\", sk=\"METADATA\"): discriminator `entityType` is \"Refund\", which no registered mapper reads (registered: \"Customer\", \"Order\")",
         ),
         case!(
             "registry: the mapper's own error names its entity type",
@@ -304,7 +304,7 @@ fn cases() -> Vec<Case> {
             Deserialize,
             Some("Person"),
             Some("name"),
-            "Person: cannot deserialize attribute `name`: invalid type: a number (N) 7, expected a string",
+            "Person (pk=\"TENANT#1\", sk=\"PERSON#3\"): cannot deserialize attribute `name`: invalid type: a number (N) 7, expected a string",
         ),
         // ---- missing attributes
         case!(
@@ -313,7 +313,7 @@ fn cases() -> Vec<Case> {
             MissingAttribute,
             Some("Customer"),
             Some("createdAt"),
-            "Customer: attribute `createdAt` is missing",
+            "Customer (pk=\"CUSTOMER#C1\", sk=\"METADATA\"): attribute `createdAt` is missing",
         ),
         case!(
             "missing attribute inside a list of maps",
@@ -331,7 +331,7 @@ fn cases() -> Vec<Case> {
             Deserialize,
             Some("Order"),
             Some("lines[1]"),
-            "Order: cannot deserialize attribute `lines[1]`: missing field `quantity`",
+            "Order (pk=\"CUSTOMER#C1\", sk=\"ORDER#O1#2024-01-15\"): cannot deserialize attribute `lines[1]`: missing field `quantity`",
         ),
         case!(
             "missing attribute three maps deep",
@@ -343,7 +343,7 @@ fn cases() -> Vec<Case> {
             Deserialize,
             Some("Profile"),
             Some("address.geo"),
-            "Profile: cannot deserialize attribute `address.geo`: missing field `lon`",
+            "Profile (pk=\"USER#U1\", sk=\"PROFILE\"): cannot deserialize attribute `address.geo`: missing field `lon`",
         ),
         // ---- wrong types
         case!(
@@ -352,7 +352,7 @@ fn cases() -> Vec<Case> {
             Deserialize,
             Some("Customer"),
             Some("email"),
-            "Customer: cannot deserialize attribute `email`: invalid type: a number (N) 42, expected a string",
+            "Customer (pk=\"CUSTOMER#C1\", sk=\"METADATA\"): cannot deserialize attribute `email`: invalid type: a number (N) 42, expected a string",
         ),
         case!(
             "wrong type in a list of maps",
@@ -360,7 +360,7 @@ fn cases() -> Vec<Case> {
             Deserialize,
             Some("Order"),
             Some("lines[1].quantity"),
-            "Order: cannot deserialize attribute `lines[1].quantity`: invalid type: a string (S) \"two\", expected u32",
+            "Order (pk=\"CUSTOMER#C1\", sk=\"ORDER#O1#2024-01-15\"): cannot deserialize attribute `lines[1].quantity`: invalid type: a string (S) \"two\", expected u32",
         ),
         case!(
             "wrong type deep in nested maps",
@@ -368,7 +368,7 @@ fn cases() -> Vec<Case> {
             Deserialize,
             Some("Profile"),
             Some("address.geo.lat"),
-            "Profile: cannot deserialize attribute `address.geo.lat`: invalid type: a string (S) \"north\", expected f64",
+            "Profile (pk=\"USER#U1\", sk=\"PROFILE\"): cannot deserialize attribute `address.geo.lat`: invalid type: a string (S) \"north\", expected f64",
         ),
         case!(
             "wrong type in a list in a map",
@@ -380,7 +380,7 @@ fn cases() -> Vec<Case> {
             Deserialize,
             Some("Profile"),
             Some("scores.alice[2]"),
-            "Profile: cannot deserialize attribute `scores.alice[2]`: invalid type: a boolean (BOOL) true, expected u32",
+            "Profile (pk=\"USER#U1\", sk=\"PROFILE\"): cannot deserialize attribute `scores.alice[2]`: invalid type: a boolean (BOOL) true, expected u32",
         ),
         case!(
             "a map where a list belongs",
@@ -388,7 +388,7 @@ fn cases() -> Vec<Case> {
             Deserialize,
             Some("Order"),
             Some("lines"),
-            "Order: cannot deserialize attribute `lines`: invalid type: a map (M), expected a sequence",
+            "Order (pk=\"CUSTOMER#C1\", sk=\"ORDER#O1#2024-01-15\"): cannot deserialize attribute `lines`: invalid type: a map (M), expected a sequence",
         ),
         case!(
             "a string where a struct belongs",
@@ -396,7 +396,7 @@ fn cases() -> Vec<Case> {
             Deserialize,
             Some("Order"),
             Some("lines[0]"),
-            "Order: cannot deserialize attribute `lines[0]`: invalid type: a string (S) \"SKU-1 x2\", expected struct OrderLine",
+            "Order (pk=\"CUSTOMER#C1\", sk=\"ORDER#O1#2024-01-15\"): cannot deserialize attribute `lines[0]`: invalid type: a string (S) \"SKU-1 x2\", expected struct OrderLine",
         ),
         case!(
             "null where a string belongs",
@@ -404,7 +404,7 @@ fn cases() -> Vec<Case> {
             Deserialize,
             Some("Customer"),
             Some("name"),
-            "Customer: cannot deserialize attribute `name`: invalid type: null (NULL), expected a string",
+            "Customer (pk=\"CUSTOMER#C1\", sk=\"METADATA\"): cannot deserialize attribute `name`: invalid type: null (NULL), expected a string",
         ),
         case!(
             "a number set where a list of strings belongs",
@@ -416,7 +416,7 @@ fn cases() -> Vec<Case> {
             Deserialize,
             Some("Profile"),
             Some("tags[0]"),
-            "Profile: cannot deserialize attribute `tags[0]`: invalid type: integer `1`, expected a string",
+            "Profile (pk=\"USER#U1\", sk=\"PROFILE\"): cannot deserialize attribute `tags[0]`: invalid type: a number (N) 1, expected a string",
         ),
         case!(
             "unknown enum variant",
@@ -424,7 +424,7 @@ fn cases() -> Vec<Case> {
             Deserialize,
             Some("Order"),
             Some("status"),
-            "Order: cannot deserialize attribute `status`: unknown variant `Cancelled`, expected one of `Pending`, `Shipped`, `Delivered`",
+            "Order (pk=\"CUSTOMER#C1\", sk=\"ORDER#O1#2024-01-15\"): cannot deserialize attribute `status`: unknown variant `Cancelled`, expected one of `Pending`, `Shipped`, `Delivered`",
         ),
         case!(
             "unknown enum variant deep",
@@ -436,7 +436,7 @@ fn cases() -> Vec<Case> {
             Deserialize,
             Some("Profile"),
             Some("address.geo.source"),
-            "Profile: cannot deserialize attribute `address.geo.source`: unknown variant `Wifi`, expected `Gps` or `Manual`",
+            "Profile (pk=\"USER#U1\", sk=\"PROFILE\"): cannot deserialize attribute `address.geo.source`: unknown variant `Wifi`, expected `Gps` or `Manual`",
         ),
         case!(
             "a value of a type this SDK does not know, deep",
@@ -448,7 +448,7 @@ fn cases() -> Vec<Case> {
             InvalidValue,
             Some("Order"),
             Some("lines[1].sku"),
-            "Order: attribute `lines[1].sku` has a type this SDK version does not know (AttributeValue::Unknown)",
+            "Order (pk=\"CUSTOMER#C1\", sk=\"ORDER#O1#2024-01-15\"): attribute `lines[1].sku` has a type this SDK version does not know (AttributeValue::Unknown)",
         ),
         case!(
             "version attribute of the wrong type",
@@ -464,7 +464,7 @@ fn cases() -> Vec<Case> {
             WrongType,
             Some("Counter"),
             Some("version"),
-            "Counter: attribute `version` is a string (S), expected a number (N)",
+            "Counter (pk=\"COUNTER#K1\", sk=\"COUNTER\"): attribute `version` is a string (S), expected a number (N)",
         ),
         case!(
             "typed getter of the wrong type",
@@ -481,7 +481,7 @@ fn cases() -> Vec<Case> {
             Deserialize,
             Some("Order"),
             Some("totalCents"),
-            "Order: cannot deserialize attribute `totalCents`: invalid value: a number (N) 12.5, expected u64",
+            "Order (pk=\"CUSTOMER#C1\", sk=\"ORDER#O1#2024-01-15\"): cannot deserialize attribute `totalCents`: invalid value: a number (N) 12.5, expected u64",
         ),
         case!(
             "a negative number for an unsigned integer",
@@ -493,7 +493,7 @@ fn cases() -> Vec<Case> {
             Deserialize,
             Some("Order"),
             Some("lines[0].unit_price_cents"),
-            "Order: cannot deserialize attribute `lines[0].unit_price_cents`: invalid value: a number (N) -1, expected u64",
+            "Order (pk=\"CUSTOMER#C1\", sk=\"ORDER#O1#2024-01-15\"): cannot deserialize attribute `lines[0].unit_price_cents`: invalid value: a number (N) -1, expected u64",
         ),
         case!(
             "a number too large for its type",
@@ -506,7 +506,7 @@ fn cases() -> Vec<Case> {
             Deserialize,
             Some("ProductReview"),
             Some("rating"),
-            "ProductReview: cannot deserialize attribute `rating`: invalid value: a number (N) 300, expected u8",
+            "ProductReview (pk=\"PRODUCT#P1\", sk=\"REVIEW#R1#2024-06-01\"): cannot deserialize attribute `rating`: invalid value: a number (N) 300, expected u8",
         ),
         case!(
             "not a number on write (a float NaN)",
@@ -590,13 +590,102 @@ fn cases() -> Vec<Case> {
             Some("scores."),
             "Profile: attribute `scores.` has an empty name; DynamoDB rejects empty attribute names",
         ),
+        // ---- what DynamoDB never returns, on read
+        case!(
+            "an empty set on read",
+            CustomerMapper::from_item(with(
+                {
+                    let mut item = customer_item();
+                    item.insert("tags".into(), s("x"));
+                    item
+                },
+                &["tags"],
+                AttributeValue::Ss(vec![]),
+            )),
+            InvalidValue,
+            Some("Customer"),
+            Some("tags"),
+            "Customer (pk=\"CUSTOMER#C1\", sk=\"METADATA\"): attribute `tags` is an empty string set; DynamoDB rejects empty sets",
+        ),
+        case!(
+            "numbers equal by value in a number set on read",
+            ProfileMapper::record_from_item(with(
+                profile_item(),
+                &["scores", "alice"],
+                AttributeValue::Ns(vec!["2".into(), "1".into(), "1.0".into()]),
+            )),
+            InvalidValue,
+            Some("Profile"),
+            Some("scores.alice"),
+            "Profile (pk=\"USER#U1\", sk=\"PROFILE\"): attribute `scores.alice` is a set with the duplicate value 1 (also as 1.0); DynamoDB rejects duplicates in sets",
+        ),
+        case!(
+            "an integer a float does not hold exactly",
+            ProfileMapper::from_item(with(profile_item(), &["ratio"], n("9007199254740993"))),
+            Deserialize,
+            Some("Profile"),
+            Some("ratio"),
+            "Profile (pk=\"USER#U1\", sk=\"PROFILE\"): cannot deserialize attribute `ratio`: invalid value: a number (N) 9007199254740993, expected f64 without rounding (the nearest f64 is 9007199254740992)",
+        ),
+        case!(
+            "38 digits for a float",
+            ProfileMapper::from_item(with(
+                profile_item(),
+                &["address", "geo", "lat"],
+                n(&"1".repeat(38)),
+            )),
+            Deserialize,
+            Some("Profile"),
+            Some("address.geo.lat"),
+            "Profile (pk=\"USER#U1\", sk=\"PROFILE\"): cannot deserialize attribute `address.geo.lat`: invalid value: a number (N) 11111111111111111111111111111111111111, expected f64 without rounding (the nearest f64 is 1.111111111111111e37)",
+        ),
+        case!(
+            "lists and maps nested too deep on read",
+            ProfileMapper::from_item(with(profile_item(), &["address", "geo"], {
+                let mut v = AttributeValue::Null(true);
+                for _ in 0..40 {
+                    v = AttributeValue::L(vec![v]);
+                }
+                v
+            })),
+            InvalidValue,
+            Some("Profile"),
+            Some(
+                "address.geo[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]"
+            ),
+            "Profile (pk=\"USER#U1\", sk=\"PROFILE\"): attribute `address.geo[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]` nests lists and maps 32 or more levels deep; DynamoDB allows 31 (values at most 32 levels deep)",
+        ),
+        case!(
+            "lists nested too deep in an item without a discriminator a registry reads",
+            Registry::builder()
+                .register::<CustomerMapper>(CustomerPartition::Customer)
+                .register::<OrderMapper>(CustomerPartition::Order)
+                .on_missing(dynamodb_mapper::MissingPolicy::Keep)
+                .build()
+                .unwrap()
+                .decode(Item::from([
+                    ("pk".to_string(), s("CUSTOMER#C9")),
+                    ("sk".to_string(), s("NOTE")),
+                    ("body".to_string(), {
+                        let mut v = AttributeValue::Null(true);
+                        for _ in 0..32 {
+                            v = AttributeValue::M(HashMap::from([("k".to_string(), v)]));
+                        }
+                        v
+                    }),
+                ])),
+            InvalidValue,
+            None,
+            Some("body.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k"),
+            "item (pk=\"CUSTOMER#C9\", sk=\"NOTE\"): attribute `body.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k` nests lists and maps 32 or more levels deep; DynamoDB allows 31 (values at most 32 levels deep)",
+        ),
         case!(
             "an oversize item",
             ProfileMapper::to_item(&huge),
             ItemTooLarge,
             Some("Profile"),
             None,
-            "Profile: item is 819369 bytes, over the limit of 409600 bytes",
+            "Profile: item is 819369 bytes, over the limit of 409600 bytes; largest attributes: `tags` 409608 bytes, `tagSet` 409606 bytes, `address` 53 bytes",
         ),
         case!(
             "a map key that is not a string",
@@ -731,14 +820,15 @@ fn every_malformed_input_gets_a_full_message() {
                 case.what
             ));
         }
-        // Lowercase after the entity type prefix.
-        let rest = match case.entity_type {
-            Some(t) => e
-                .to_string()
-                .strip_prefix(&format!("{t}: "))
-                .map(str::to_owned),
-            None => Some(e.to_string()),
+        // Lowercase after the prefix: the entity type and the item's key
+        // (`Customer (pk="C#1", sk="M"): `, `item (pk="C#1"): `).
+        let prefix = match (case.entity_type, e.key()) {
+            (Some(t), Some(k)) => format!("{t} ({k}): "),
+            (Some(t), None) => format!("{t}: "),
+            (None, Some(k)) => format!("item ({k}): "),
+            (None, None) => String::new(),
         };
+        let rest = e.to_string().strip_prefix(&prefix).map(str::to_owned);
         if !rest.is_some_and(|r| r.starts_with(|c: char| !c.is_uppercase())) {
             failures.push(format!(
                 "{}: not lowercase after the prefix: {e}",

@@ -150,7 +150,7 @@ fn type_validation_on_read() {
     assert_eq!(err.entity_type(), Some("Order"));
     assert_eq!(
         err.to_string(),
-        "Order: discriminator `entityType` is \"Customer\", expected \"Order\""
+        "Order (pk=\"CUSTOMER#C1\", sk=\"METADATA\"): discriminator `entityType` is \"Customer\", expected \"Order\""
     );
 
     let mut missing = item.clone();
@@ -159,13 +159,13 @@ fn type_validation_on_read() {
     assert_eq!(err.kind(), ErrorKind::MissingDiscriminator);
     assert_eq!(
         err.to_string(),
-        "Customer: discriminator `entityType` is missing"
+        "Customer (pk=\"CUSTOMER#C1\", sk=\"METADATA\"): discriminator `entityType` is missing"
     );
 
     missing.insert("entityType".into(), n("1"));
     assert_eq!(
         CustomerMapper::from_item(missing).unwrap_err().to_string(),
-        "Customer: discriminator `entityType` is missing (found a number (N))"
+        "Customer (pk=\"CUSTOMER#C1\", sk=\"METADATA\"): discriminator `entityType` is missing (found a number (N))"
     );
 }
 
@@ -195,7 +195,7 @@ fn aliases_are_accepted_on_read_and_never_written() {
         LegacyCustomerMapper::from_item(item)
             .unwrap_err()
             .to_string(),
-        "Customer: discriminator `entityType` is \"Client\", expected one of \"Customer\", \"customer\", \"CustomerV1\""
+        "Customer (pk=\"CUSTOMER#C1\", sk=\"METADATA\"): discriminator `entityType` is \"Client\", expected one of \"Customer\", \"customer\", \"CustomerV1\""
     );
 }
 
@@ -338,7 +338,7 @@ fn deserialization_errors_name_entity_and_path() {
     assert_eq!(err.attribute(), Some("lines[1].quantity"));
     assert!(
         err.to_string()
-            .starts_with("Order: cannot deserialize attribute `lines[1].quantity`: "),
+            .starts_with("Order (pk=\"CUSTOMER#C1\", sk=\"ORDER#O1#2024-01-15\"): cannot deserialize attribute `lines[1].quantity`: "),
         "{err}"
     );
     assert!(err.source().is_some());
@@ -358,7 +358,7 @@ fn a_missing_field_is_a_missing_attribute_under_its_stored_name() {
     assert_eq!(err.kind(), ErrorKind::MissingAttribute);
     assert_eq!(
         err.to_string(),
-        "Customer: attribute `createdAt` is missing"
+        "Customer (pk=\"CUSTOMER#C1\", sk=\"METADATA\"): attribute `createdAt` is missing"
     );
 }
 
@@ -373,7 +373,7 @@ fn unknown_sdk_values_are_errors_not_panics() {
     let err = OrderMapper::from_item(item.clone()).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "Order: attribute `lines[2]` has a type this SDK version does not know (AttributeValue::Unknown)"
+        "Order (pk=\"CUSTOMER#C1\", sk=\"ORDER#O1#2024-01-15\"): attribute `lines[2]` has a type this SDK version does not know (AttributeValue::Unknown)"
     );
     // Unknown values in attributes the entity does not consume go to the bag untouched.
     let mut item = OrderMapper::to_item(&o).unwrap();
@@ -437,8 +437,17 @@ fn writes_dynamodb_would_reject_are_refused() {
     assert_eq!(err.kind(), ErrorKind::ItemTooLarge);
     assert_eq!(
         err.to_string(),
-        "Blob: item is 409601 bytes, over the limit of 409600 bytes"
+        "Blob: item is 409601 bytes, over the limit of 409600 bytes; largest attributes: \
+         `data` 409564 bytes, `entityType` 14 bytes, `pk` 8 bytes"
     );
+    match err {
+        dynamodb_mapper::Error::ItemTooLarge { size, largest, .. } => {
+            assert_eq!(size, 409_601);
+            assert_eq!(largest[0], ("data".to_string(), 409_564));
+            assert_eq!(largest.len(), 3);
+        }
+        other => panic!("{other}"),
+    }
 
     let err = BlobMapper::to_item(&Blob {
         ratio: f64::INFINITY,
@@ -681,7 +690,7 @@ fn record_version_is_read_and_carried() {
         CounterMapper::record_from_item(item)
             .unwrap_err()
             .to_string(),
-        "Counter: attribute `version` is a string (S), expected a number (N)"
+        "Counter (pk=\"COUNTER#a\"): attribute `version` is a string (S), expected a number (N)"
     );
 }
 
@@ -875,4 +884,50 @@ fn keys_written_must_match_the_declared_key_patterns() {
         "User: key attribute `gsi1pk` is \"ACTIVE_USERS\", which matches none of the key patterns declared for index GSI1: ACTIVE"
     );
     assert!(BadIndex::to_item(&inactive).is_ok());
+}
+
+#[test]
+fn integers_of_128_bits_round_trip_up_to_38_digits() {
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Ledger {
+        id: String,
+        balance: i128,
+        total: u128,
+        history: Vec<u128>,
+        by_account: std::collections::BTreeMap<u128, i128>,
+    }
+    struct LedgerMapper;
+    impl Mapper for LedgerMapper {
+        type Entity = Ledger;
+        const ENTITY_TYPE: &'static str = "Ledger";
+        const TABLE: TableSchema = TableSchema::new("pk");
+        fn after_to_item(l: &Ledger, item: &mut Item) -> dynamodb_mapper::Result<()> {
+            dynamodb_mapper::hooks::put_str(item, "pk", format!("LEDGER#{}", l.id));
+            Ok(())
+        }
+    }
+    let max38: u128 = "9".repeat(38).parse().unwrap();
+    let ledger = Ledger {
+        id: "L1".into(),
+        balance: -(max38 as i128),
+        total: max38,
+        history: vec![0, u128::from(u64::MAX) + 1, max38],
+        by_account: [(max38, -1), (1 << 100, i128::from(i64::MIN) - 1)].into(),
+    };
+    let item = LedgerMapper::to_item(&ledger).unwrap();
+    assert_eq!(item["total"], n(&"9".repeat(38)));
+    assert_eq!(item["balance"], n(&format!("-{}", "9".repeat(38))));
+    assert_eq!(LedgerMapper::from_item(item).unwrap(), ledger);
+
+    // Past DynamoDB's 38 digits: refused on write, naming the attribute.
+    let err = LedgerMapper::to_item(&Ledger {
+        total: u128::MAX,
+        ..ledger
+    })
+    .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidValue);
+    assert_eq!(
+        err.to_string(),
+        "Ledger: attribute `total` has 39 significant digits, more than DynamoDB's 38"
+    );
 }

@@ -187,8 +187,8 @@ fn group_decoding_is_restricted_to_its_members() {
     assert_eq!(err.entity_type(), None);
     assert_eq!(
         err.to_string(),
-        "discriminator `$type` is \"Person\", which no mapper of group \"Employee\" reads \
-         (members: \"Employee\", \"Manager\")"
+        "item (pk=\"TENANT#1\", sk=\"PERSON#3\"): discriminator `$type` is \"Person\", which no \
+         mapper of group \"Employee\" reads (members: \"Employee\", \"Manager\")"
     );
 
     // With Skip, the base query of the whole partition keeps only the set,
@@ -386,16 +386,19 @@ fn customer_partition_decodes_customer_and_orders() {
     assert_eq!(err.kind(), ErrorKind::UnknownEntityType);
     assert_eq!(
         err.to_string(),
-        "discriminator `entityType` is \"Session\", which no registered mapper reads \
-         (registered: \"Customer\", \"Order\")"
+        "item (pk=\"USER#U1\", sk=\"SESSION#S1\"): discriminator `entityType` is \"Session\", \
+         which no registered mapper reads (registered: \"Customer\", \"Order\")"
     );
     match err {
         Error::UnknownEntityType {
+            key,
             attribute,
             found,
             group,
             known,
+            ..
         } => {
+            assert_eq!(key.as_deref(), Some(r#"pk="USER#U1", sk="SESSION#S1""#));
             assert_eq!(attribute, "entityType");
             assert_eq!(found, "Session");
             assert_eq!(group, None);
@@ -429,7 +432,10 @@ fn mapper_errors_pass_through_naming_the_entity_type() {
         .unwrap_err();
     assert_eq!(err.entity_type(), Some("Customer"));
     assert_eq!(err.kind(), ErrorKind::MissingAttribute);
-    assert_eq!(err.to_string(), "Customer: attribute `email` is missing");
+    assert_eq!(
+        err.to_string(),
+        "Customer (pk=\"CUSTOMER#C2\", sk=\"METADATA\"): attribute `email` is missing"
+    );
 }
 
 // ------------------------------------------------------------------ policies
@@ -474,8 +480,8 @@ fn unknown_policy_error_skip_keep() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "discriminator `entityType` is \"Refund\", which no registered mapper reads \
-         (registered: \"Customer\", \"Order\")"
+        "item (pk=\"CUSTOMER#C1\", sk=\"REFUND#R1\"): discriminator `entityType` is \"Refund\", \
+         which no registered mapper reads (registered: \"Customer\", \"Order\")"
     );
 
     let skip = registry_with(UnknownPolicy::Skip, MissingPolicy::Error);
@@ -506,7 +512,7 @@ fn unknown_policy_error_skip_keep() {
     // The unknown policy does not cover a missing discriminator.
     assert_eq!(
         keep.decode(untyped()).unwrap_err().to_string(),
-        "discriminator `entityType` is missing"
+        "item (pk=\"CUSTOMER#C1\", sk=\"NOTE#1\"): discriminator `entityType` is missing"
     );
 }
 
@@ -515,10 +521,14 @@ fn missing_policy_error_skip_keep() {
     let strict = registry_with(UnknownPolicy::Keep, MissingPolicy::Error);
     let err = strict.decode(untyped()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::MissingDiscriminator);
-    assert_eq!(err.to_string(), "discriminator `entityType` is missing");
+    assert_eq!(
+        err.to_string(),
+        "item (pk=\"CUSTOMER#C1\", sk=\"NOTE#1\"): discriminator `entityType` is missing"
+    );
     assert_eq!(
         strict.decode(numbered()).unwrap_err().to_string(),
-        "discriminator `entityType` is missing (found a number (N))"
+        "item (pk=\"CUSTOMER#C1\", sk=\"NOTE#1\"): discriminator `entityType` is missing \
+         (found a number (N))"
     );
 
     let skip = registry_with(UnknownPolicy::Error, MissingPolicy::Skip);

@@ -421,7 +421,8 @@ async fn user_and_usergroup_prefixes_collide_only_without_the_delimiter() {
     let err = read_all::<UserMapper>(sloppy()).await.unwrap_err();
     assert_eq!(
         err.to_string(),
-        "User: discriminator `entityType` is \"UserGroup\", expected \"User\""
+        "User (pk=\"TENANT#acme\", sk=\"USERGROUP#admins\"): discriminator `entityType` is \
+         \"UserGroup\", expected \"User\""
     );
     let decoded: Vec<WithGroups> = query_stream(sloppy(), &registry)
         .map_ok(|d| d.into_entity().expect("an entity"))

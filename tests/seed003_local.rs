@@ -153,7 +153,8 @@ async fn every_blog_access_pattern() {
     let err = read_all::<CommentMapper>(thread()).await.unwrap_err();
     assert_eq!(
         err.to_string(),
-        "Comment: discriminator `entityType` is \"Reaction\", expected \"Comment\""
+        "Comment (PK=\"POST#01HMQ00001\", SK=\"COMMENT#01HMT00001#REACTION#01HMU00001\"): \
+         discriminator `entityType` is \"Reaction\", expected \"Comment\""
     );
     // ...a discriminator filter returns the comments (after reading all four)...
     let out = thread()

@@ -31,10 +31,7 @@ mod pages;
 mod tx;
 mod version;
 
-use std::fmt::Write as _;
 use std::time::Duration;
-
-use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::item::Item;
 
@@ -179,12 +176,7 @@ pub fn describe_key(key: &Item) -> String {
         if i > 0 {
             out.push_str(", ");
         }
-        let _ = match &key[name] {
-            AttributeValue::S(s) => write!(out, "{name}={s:?}"),
-            AttributeValue::N(n) => write!(out, "{name}={n}"),
-            AttributeValue::B(b) => write!(out, "{name}=<{} bytes>", b.as_ref().len()),
-            other => write!(out, "{name}={other:?}"),
-        };
+        crate::item::write_key_part(&mut out, name, &key[name]);
     }
     out
 }
