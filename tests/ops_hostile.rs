@@ -850,3 +850,57 @@ async fn helpers_can_run_on_spawned_tasks() {
     assert_eq!(written.await.unwrap().unwrap().items, 30);
     assert!(read.await.unwrap().unwrap().entities.is_empty());
 }
+
+#[tokio::test]
+async fn server_faults_and_unreadable_answers_leave_writes_in_doubt_not_unwritten() {
+    // Found by the `ops` fuzz target: a 5xx without an error code was taken
+    // for a refusal, and its requests handed back as certainly not written.
+    for (status, body) in [
+        (500, None),
+        (503, None),
+        (
+            500,
+            Some(r#"{"__type":"com.amazon.coral#SomethingNew","message":"?"}"#),
+        ),
+        (200, Some("this is not json")),
+    ] {
+        let rule = mock!(Client::batch_write_item)
+            .sequence()
+            .http_status(status, body.map(str::to_owned))
+            .repeatedly()
+            .build();
+        let client = client!(&rule);
+        let err = BatchWriter::new(&client, TABLE, APP_TABLE)
+            .retry(fast_retry(2))
+            .put::<CustomerMapper>(&customers(3))
+            .await
+            .expect_err(&format!("{status} {body:?}"));
+        let (written, unprocessed, in_doubt, _) = incomplete(&err, 3);
+        assert_eq!(
+            (written, unprocessed.len(), in_doubt.len()),
+            (0, 0, 3),
+            "{status} {body:?}: {err}"
+        );
+    }
+    // A 4xx refusal applied nothing: handed back as not written.
+    let rule = mock!(Client::batch_write_item)
+        .sequence()
+        .http_status(
+            400,
+            Some(r#"{"__type":"com.amazonaws.dynamodb.v20120810#ValidationException","message":"no"}"#.to_owned()),
+        )
+        .repeatedly()
+        .build();
+    let client = client!(&rule);
+    let err = BatchWriter::new(&client, TABLE, APP_TABLE)
+        .retry(fast_retry(2))
+        .put::<CustomerMapper>(&customers(3))
+        .await
+        .unwrap_err();
+    let (written, unprocessed, in_doubt, _) = incomplete(&err, 3);
+    assert_eq!(
+        (written, unprocessed.len(), in_doubt.len()),
+        (0, 3, 0),
+        "{err}"
+    );
+}

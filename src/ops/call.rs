@@ -6,6 +6,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::SdkError;
 
 use crate::error::Error;
@@ -35,7 +36,8 @@ pub(crate) fn call_timeout(client: &Client) -> Duration {
 
 /// Why a call did not return an output.
 pub(crate) enum Failed<E> {
-    /// DynamoDB answered with this error.
+    /// DynamoDB refused the request with this error (a 4xx answer): nothing
+    /// was applied.
     Service(E),
     /// No credible answer came (a timeout, a broken connection, a response
     /// that could not be read): the request may or may not have been applied.
@@ -64,13 +66,10 @@ where
             Failed::Service(e) => {
                 let e = aws_sdk_dynamodb::Error::from(e);
                 let retryable = super::is_retryable(&e);
-                // DynamoDB documents that a request answered with an internal
-                // server error may have succeeded.
-                let maybe_applied = matches!(e, aws_sdk_dynamodb::Error::InternalServerError(_));
                 Attempt {
                     error: Error::sdk(operation, e),
                     retryable,
-                    maybe_applied,
+                    maybe_applied: false,
                 }
             }
             Failed::NoAnswer(error) => Attempt {
@@ -93,14 +92,14 @@ where
 }
 
 /// Runs one SDK call, bounded by [`call_timeout`].
-pub(crate) async fn call<T, E, R, F>(
+pub(crate) async fn call<T, E, F>(
     client: &Client,
     operation: &'static str,
     request: F,
 ) -> Result<T, Failed<E>>
 where
-    F: Future<Output = Result<T, SdkError<E, R>>>,
-    aws_sdk_dynamodb::Error: From<SdkError<E, R>>,
+    F: Future<Output = Result<T, SdkError<E, HttpResponse>>>,
+    aws_sdk_dynamodb::Error: From<SdkError<E, HttpResponse>>,
 {
     let after = call_timeout(client);
     match tokio::time::timeout(after, request).await {
@@ -110,12 +109,16 @@ where
     }
 }
 
-fn classify<E, R>(operation: &'static str, after: Duration, e: SdkError<E, R>) -> Failed<E>
+fn classify<E>(operation: &'static str, after: Duration, e: SdkError<E, HttpResponse>) -> Failed<E>
 where
-    aws_sdk_dynamodb::Error: From<SdkError<E, R>>,
+    aws_sdk_dynamodb::Error: From<SdkError<E, HttpResponse>>,
 {
+    // Only a 4xx answer is DynamoDB refusing the request: nothing applied. A
+    // 5xx (modeled or not) may come after the request was applied, and an
+    // error read from any other status is not an answer to trust.
+    let refused = matches!(&e, SdkError::ServiceError(ctx) if ctx.raw().status().is_client_error());
     match e {
-        SdkError::ServiceError(ctx) => Failed::Service(ctx.into_err()),
+        SdkError::ServiceError(ctx) if refused => Failed::Service(ctx.into_err()),
         SdkError::TimeoutError(_) => Failed::NoAnswer(Error::Timeout { operation, after }),
         SdkError::DispatchFailure(ref d) if d.is_timeout() => {
             Failed::NoAnswer(Error::Timeout { operation, after })
@@ -123,7 +126,8 @@ where
         SdkError::ConstructionFailure(_) => {
             Failed::NotSent(Error::sdk(operation, aws_sdk_dynamodb::Error::from(e)))
         }
-        // Dispatch and response failures: sent (perhaps), no answer read.
+        // Server faults, dispatch and response failures: sent (perhaps), no
+        // credible answer read.
         other => Failed::NoAnswer(Error::sdk(operation, aws_sdk_dynamodb::Error::from(other))),
     }
 }
@@ -163,16 +167,16 @@ refused_for_now!(
 /// version conflict for a write that happened; a read-modify-write would
 /// then apply its change a second time. Without SDK retries that case is
 /// reported as what it is: no answer, outcome unknown.
-pub(crate) async fn call_conditional<T, E, R, F>(
+pub(crate) async fn call_conditional<T, E, F>(
     client: &Client,
     operation: &'static str,
     policy: super::RetryPolicy,
     send: impl Fn(aws_sdk_dynamodb::config::Builder) -> F,
 ) -> Result<T, Failed<E>>
 where
-    F: Future<Output = Result<T, SdkError<E, R>>>,
+    F: Future<Output = Result<T, SdkError<E, HttpResponse>>>,
     E: RefusedForNow,
-    aws_sdk_dynamodb::Error: From<SdkError<E, R>>,
+    aws_sdk_dynamodb::Error: From<SdkError<E, HttpResponse>>,
 {
     let mut attempt = 0;
     loop {
