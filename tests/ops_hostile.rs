@@ -882,6 +882,27 @@ async fn server_faults_and_unreadable_answers_leave_writes_in_doubt_not_unwritte
             "{status} {body:?}: {err}"
         );
     }
+    // A modeled internal server error may have been applied, whatever
+    // status carried it (the mocks carry modeled errors on a 418).
+    let rule = mock!(Client::batch_write_item).then_error(|| {
+        BatchWriteItemError::InternalServerError(
+            aws_sdk_dynamodb::types::error::InternalServerError::builder()
+                .message("oops")
+                .build(),
+        )
+    });
+    let client = client!(&rule);
+    let err = BatchWriter::new(&client, TABLE, APP_TABLE)
+        .retry(fast_retry(2))
+        .put::<CustomerMapper>(&customers(3))
+        .await
+        .unwrap_err();
+    let (written, unprocessed, in_doubt, _) = incomplete(&err, 3);
+    assert_eq!(
+        (written, unprocessed.len(), in_doubt.len()),
+        (0, 0, 3),
+        "{err}"
+    );
     // A 4xx refusal applied nothing: handed back as not written.
     let rule = mock!(Client::batch_write_item)
         .sequence()

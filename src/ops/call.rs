@@ -37,7 +37,7 @@ pub(crate) fn call_timeout(client: &Client) -> Duration {
 /// Why a call did not return an output.
 pub(crate) enum Failed<E> {
     /// DynamoDB refused the request with this error (a 4xx answer): nothing
-    /// was applied.
+    /// was applied, unless it is an internal server error.
     Service(E),
     /// No credible answer came (a timeout, a broken connection, a response
     /// that could not be read): the request may or may not have been applied.
@@ -66,10 +66,13 @@ where
             Failed::Service(e) => {
                 let e = aws_sdk_dynamodb::Error::from(e);
                 let retryable = super::is_retryable(&e);
+                // DynamoDB documents that a request answered with an internal
+                // server error may have succeeded, whatever status carried it.
+                let maybe_applied = matches!(e, aws_sdk_dynamodb::Error::InternalServerError(_));
                 Attempt {
                     error: Error::sdk(operation, e),
                     retryable,
-                    maybe_applied: false,
+                    maybe_applied,
                 }
             }
             Failed::NoAnswer(error) => Attempt {
