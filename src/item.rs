@@ -554,10 +554,11 @@ pub(crate) const MAX_NESTING: usize = 31;
 /// without recursion (see [`walk`]), so any depth is safe.
 pub(crate) fn check_values(item: &Item) -> Result<usize> {
     let mut size = 0;
+    let mut frames = Frames::new();
     for (name, value) in item {
         check_name(name).map_err(|reason| Error::invalid_value(shorten(name), reason))?;
         size += name.len();
-        walk(name, value, |value, step| {
+        walk(&mut frames, name, value, |value, step| {
             size += match step {
                 Step::Attribute => 0,
                 Step::Index(_) => 1,
@@ -595,9 +596,9 @@ pub(crate) fn check_values(item: &Item) -> Result<usize> {
 /// outside sets are checked when they are read, against the type they are
 /// read into.
 pub(crate) fn check_received(item: &Item, read: impl Fn(&str) -> bool) -> Result<()> {
+    let mut frames = Frames::new();
     for (name, value) in item {
-        let read = read(name);
-        walk(name, value, |value, _| match value {
+        walk(&mut frames, name, value, |value, _| match value {
             AttributeValue::Ss(_) | AttributeValue::Ns(_) | AttributeValue::Bs(_) => {
                 check_set(value).map(drop)
             }
@@ -608,7 +609,7 @@ pub(crate) fn check_received(item: &Item, read: impl Fn(&str) -> bool) -> Result
             | AttributeValue::Null(_)
             | AttributeValue::L(_)
             | AttributeValue::M(_) => Ok(()),
-            _ if read => Err(UNKNOWN_TYPE.into()),
+            _ if read(name) => Err(UNKNOWN_TYPE.into()),
             _ => Ok(()),
         })
         .map_err(|(path, reason)| Error::invalid_value(path, reason))?;
@@ -621,8 +622,9 @@ pub(crate) fn check_received(item: &Item, read: impl Fn(&str) -> bool) -> Result
 pub(crate) fn check_depth<'a>(
     item: impl IntoIterator<Item = (&'a String, &'a AttributeValue)>,
 ) -> Result<()> {
+    let mut frames = Frames::new();
     for (name, value) in item {
-        walk(name, value, |_, _| Ok(()))
+        walk(&mut frames, name, value, |_, _| Ok(()))
             .map_err(|(path, reason)| Error::invalid_value(path, reason))?;
     }
     Ok(())
@@ -668,6 +670,9 @@ enum Step<'a> {
     Name(&'a str),
 }
 
+/// The walk's stack: the lists and maps it is inside, and how it got there.
+type Frames<'a> = Vec<(Children<'a>, Step<'a>)>;
+
 /// The elements of a list or map still to visit.
 enum Children<'a> {
     List(std::iter::Enumerate<std::slice::Iter<'a, AttributeValue>>),
@@ -689,12 +694,16 @@ fn too_deep() -> String {
 /// deep) is refused without overflowing the stack. `visit` sees each value
 /// and how it was reached; its error, and the depth error, come back with
 /// the value's attribute path (`lines[2].price`).
+///
+/// `frames` is scratch space (reused across attributes: one allocation per
+/// item at most), empty when the walk succeeds.
 fn walk<'a>(
+    frames: &mut Frames<'a>,
     name: &'a str,
     value: &'a AttributeValue,
     mut visit: impl FnMut(&'a AttributeValue, Step<'a>) -> std::result::Result<(), String>,
 ) -> std::result::Result<(), PathError> {
-    let mut frames: Vec<(Children<'a>, Step<'a>)> = Vec::new();
+    frames.clear();
     let mut next = Some((value, Step::Attribute));
     loop {
         if let Some((value, step)) = next.take() {
@@ -711,7 +720,7 @@ fn walk<'a>(
                 visit(value, step)
             };
             if let Err(reason) = checked {
-                return Err((path_of(name, &frames, step), reason));
+                return Err((path_of(name, frames, step), reason));
             }
             if let Some(children) = children {
                 frames.push((children, step));

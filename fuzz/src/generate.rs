@@ -1,5 +1,7 @@
 //! Arbitrary items from fuzz bytes: a small recursive `AttributeValue`
-//! generator with bounded depth, biased towards what the fixture mappers
+//! generator with bounded depth (plus, now and then, a chain of lists and
+//! maps up to 2,000 deep and a value past the 400 KB item limit), biased
+//! towards what the fixture mappers
 //! read (their attribute names, entity types, numbers at the edges of every
 //! integer type and of DynamoDB's 38 digits), plus mutated valid items so
 //! deserialization gets deep.
@@ -15,9 +17,22 @@ use dynamodb_mapper::{Item, Mapper};
 use crate::fixtures::{self, *};
 use crate::seeds::{self, *};
 
-/// How deep lists and maps nest (DynamoDB allows 32 levels; the crate's
-/// code paths are the same from 2 on, and 40 also covers the nesting check).
+/// How deep the recursive generator nests lists and maps (DynamoDB allows 32
+/// levels; the crate's code paths are the same from 2 on, and 40 also covers
+/// the nesting check). Deeper values come from [`deep_chain`].
 const MAX_DEPTH: usize = 40;
+
+/// How deep [`deep_chain`] goes: past 1,000 now and then, where a recursive
+/// walk over the item would overflow a small stack. Built and dropped by the
+/// harnesses with the recursive `Clone`/`Drop` of `AttributeValue`, which
+/// 2,000 levels stay well within on the fuzzer's main-thread stack (with
+/// AddressSanitizer's larger frames too).
+const MAX_CHAIN: usize = 2_000;
+
+/// How large [`huge_value`] gets: past DynamoDB's 400 KB item limit, one
+/// such value per item at most, so memory stays bounded (a page of 8 items
+/// holds at most 4 MB of them).
+const MAX_HUGE: usize = 500_000;
 
 /// Attribute names the fixtures read or write, and a few they do not.
 pub const NAMES: &[&str] = &[
@@ -251,6 +266,53 @@ fn count(u: &mut Unstructured<'_>, max: usize) -> Result<usize> {
     u.int_in_range(0usize..=max)
 }
 
+/// Lists and maps nested `levels` deep in a chain, mostly just past
+/// DynamoDB's 32 levels, sometimes past 1,000 (up to [`MAX_CHAIN`]), built
+/// with a loop (the generator's own recursion stays bounded).
+pub fn deep_chain(u: &mut Unstructured<'_>) -> Result<AttributeValue> {
+    let levels = match u.int_in_range(0u8..=3)? {
+        0 => u.int_in_range(30usize..=34)?,
+        1 => u.int_in_range(35usize..=300)?,
+        2 => u.int_in_range(300usize..=1_200)?,
+        _ => u.int_in_range(1_001usize..=MAX_CHAIN)?,
+    };
+    // One byte of pattern picks lists or maps level by level (cycled), so a
+    // chain costs a few bytes of input whatever its depth.
+    let pattern = u8::arbitrary(u)?;
+    let key = name(u)?;
+    let mut v = value(u, MAX_DEPTH)?;
+    for level in 0..levels {
+        v = if pattern & (1 << (level % 8)) == 0 {
+            AttributeValue::L(vec![v])
+        } else {
+            AttributeValue::M(HashMap::from([(key.clone(), v)]))
+        };
+    }
+    Ok(v)
+}
+
+/// A string or binary of 300 KB to [`MAX_HUGE`] bytes: alone past most of
+/// DynamoDB's 400 KB item limit, with a few more attributes past it. Made
+/// by repetition, not from input bytes.
+pub fn huge_value(u: &mut Unstructured<'_>) -> Result<AttributeValue> {
+    let len = u.int_in_range(300_000usize..=MAX_HUGE)?;
+    Ok(if bool::arbitrary(u)? {
+        AttributeValue::S("x".repeat(len))
+    } else {
+        AttributeValue::B(Blob::new(vec![7u8; len]))
+    })
+}
+
+/// An attribute value for an item: the recursive generator, a deep chain
+/// (1 in 16) or a huge value (1 in 32).
+fn attribute(u: &mut Unstructured<'_>) -> Result<AttributeValue> {
+    match u.int_in_range(0u8..=31)? {
+        0 | 1 => deep_chain(u),
+        2 => huge_value(u),
+        _ => value(u, 1),
+    }
+}
+
 /// An arbitrary value; lists and maps only while `depth` is below the bound.
 pub fn value(u: &mut Unstructured<'_>, depth: usize) -> Result<AttributeValue> {
     let kinds = if depth >= MAX_DEPTH { 10 } else { 12 };
@@ -384,7 +446,7 @@ fn mutated(u: &mut Unstructured<'_>) -> Result<Item> {
                 }
             }
             2 => {
-                item.insert(name(u)?, value(u, 1)?);
+                item.insert(name(u)?, attribute(u)?);
             }
             3 => {
                 let attr = if bool::arbitrary(u)? {
@@ -412,7 +474,7 @@ pub fn item(u: &mut Unstructured<'_>) -> Result<Item> {
     let n = count(u, 12)?;
     let mut item = Item::with_capacity(n + 1);
     for _ in 0..n {
-        item.insert(name(u)?, value(u, 1)?);
+        item.insert(name(u)?, attribute(u)?);
     }
     if u.ratio(3u8, 4u8)? {
         let attr = if u.ratio(3u8, 4u8)? {
