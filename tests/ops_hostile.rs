@@ -837,6 +837,46 @@ async fn cancellation_reasons_that_do_not_match_the_actions_are_an_unexpected_re
 }
 
 #[tokio::test]
+async fn a_transaction_sent_again_after_a_lost_answer_carries_the_same_token() {
+    use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsOutput;
+    // The first answer is lost (a 500 with the SDK's retries off: the outcome
+    // is unknown); sending the same transaction again must reuse its token,
+    // so DynamoDB applies it at most once.
+    let tokens = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&tokens);
+    let rule = mock!(Client::transact_write_items)
+        .match_requests(move |req| {
+            seen.lock()
+                .unwrap()
+                .push(req.client_request_token().map(str::to_owned));
+            true
+        })
+        .sequence()
+        .http_status(500, None)
+        .output(|| TransactWriteItemsOutput::builder().build())
+        .build();
+    let client = client!(&rule);
+    let mut tx = Transaction::new(TABLE);
+    tx.put_new::<CustomerMapper>(&customer("C001")).unwrap();
+    let err = tx.send(&client).await.unwrap_err();
+    assert_ne!(err.kind(), ErrorKind::TransactionCanceled, "{err}");
+    tx.send(&client).await.unwrap();
+    let tokens = tokens.lock().unwrap().clone();
+    assert_eq!(tokens.len(), 2);
+    assert_eq!(tokens[0].as_deref(), Some(tx.token()));
+    assert_eq!(tokens[0], tokens[1], "one token for both sends");
+
+    // Each new transaction has its own token; a chosen one is sent as is.
+    assert_ne!(Transaction::new(TABLE).token(), tx.token());
+    let chosen = Transaction::new(TABLE).with_token("checkout-O1").unwrap();
+    assert_eq!(chosen.token(), "checkout-O1");
+    for bad in [String::new(), "x".repeat(37)] {
+        let err = Transaction::new(TABLE).with_token(bad).unwrap_err();
+        assert!(err.to_string().contains("1 to 36 characters"), "{err}");
+    }
+}
+
+#[tokio::test]
 async fn helpers_can_run_on_spawned_tasks() {
     let rule =
         mock!(Client::batch_write_item).then_output(|| BatchWriteItemOutput::builder().build());

@@ -91,8 +91,53 @@ async fn batch_put_and_get_101_items() {
         .unwrap();
     assert!(mixed.is_complete());
     assert_eq!(mixed.entities.len(), 2);
-    assert!(mixed.entities.contains(&Shop::Order(order)));
+    assert!(mixed.entities.contains(&Shop::Order(order.clone())));
     assert!(mixed.entities.contains(&Shop::Customer(list[0].clone())));
+
+    // One item that does not decode and one of a type the registry does not
+    // know: the rest still decode, the broken one is reported with its key
+    // and the unknown one is kept raw, as the policy says.
+    let mut broken = CustomerMapper::to_item(&list[1]).unwrap();
+    broken.remove("email");
+    let stranger_key = Item::from([
+        ("pk".to_owned(), AttributeValue::S("STRANGER#1".into())),
+        ("sk".to_owned(), AttributeValue::S("X".into())),
+    ]);
+    let mut stranger = stranger_key.clone();
+    stranger.insert("entityType".into(), AttributeValue::S("Stranger".into()));
+    for item in [broken, stranger] {
+        client
+            .put_item()
+            .table_name(&t)
+            .set_item(Some(item))
+            .send()
+            .await
+            .unwrap();
+    }
+    let keeping = Registry::<Shop>::builder()
+        .register::<CustomerMapper>(Shop::Customer)
+        .register::<OrderMapper>(Shop::Order)
+        .on_unknown(dynamodb_mapper::UnknownPolicy::Keep)
+        .build()
+        .unwrap();
+    let partial = getter
+        .get_with(
+            &keeping,
+            vec![
+                keys[1].clone(),
+                OrderMapper::key(&order).unwrap(),
+                stranger_key,
+            ],
+        )
+        .await
+        .unwrap();
+    assert!(!partial.is_complete());
+    assert_eq!(partial.entities, vec![Shop::Order(order)]);
+    assert_eq!(partial.failed.len(), 1);
+    assert_eq!(partial.failed[0].key, keys[1]);
+    assert_eq!(partial.failed[0].error.kind(), ErrorKind::MissingAttribute);
+    assert_eq!(partial.raw.len(), 1);
+    assert_eq!(partial.summary.items, 3);
 
     let deleted = BatchWriter::new(&client, &t, APP_TABLE)
         .delete_keys(keys[..60].to_vec())
@@ -265,6 +310,14 @@ async fn a_transaction_whose_condition_fails_writes_nothing() {
     .unwrap();
     tx.send(&client).await.unwrap();
     assert!(exists(&client, &t, OrderMapper::key(&o1).unwrap()).await);
+    // Sent again with its token (as after a lost answer) it is not applied a
+    // second time: DynamoDB answers as before instead of failing `put_new`'s
+    // condition on the order it wrote.
+    tx.send(&client).await.unwrap();
+    let mut fresh = Transaction::new(&t);
+    fresh.put_new::<OrderMapper>(&o1).unwrap();
+    let err = fresh.send(&client).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::TransactionCanceled, "{err}");
 
     // A versioned put inside a transaction holds the version check too.
     let mut record = Record::new(counter("tx", 0));

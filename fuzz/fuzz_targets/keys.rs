@@ -85,8 +85,10 @@ fn format(u: &mut Unstructured<'_>) -> Result<KeyFormat> {
 }
 
 /// A `&'static str` for a generated template: each distinct one is leaked
-/// once and kept in a global set, so memory stays bounded and LeakSanitizer
-/// sees it as reachable.
+/// once and kept in a global set, so LeakSanitizer sees it as reachable.
+/// Generated templates come from a 16-bit seed (see [`template`]), so there
+/// are at most 65,536 of them and the set stays a few megabytes however long
+/// the fuzzer runs.
 fn intern(t: String) -> &'static str {
     static SEEN: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
     let mut seen = SEEN.lock().unwrap_or_else(PoisonError::into_inner);
@@ -99,13 +101,29 @@ fn intern(t: String) -> &'static str {
     leaked
 }
 
-fn template(u: &mut Unstructured<'_>) -> Result<&'static str> {
-    if u.ratio(1u8, 16u8)? {
-        // A new template now and then; patterns hold `&'static str`.
-        let mut t = String::new();
+/// The template a seed stands for: up to four fragments of the characters
+/// that matter, each maybe followed by a placeholder, drawn from bytes the
+/// seed expands to (splitmix64), so a seed always gives the same template.
+fn seeded_template(seed: u16) -> String {
+    let mut state = u64::from(seed);
+    let mut bytes = [0u8; 64];
+    for chunk in bytes.chunks_mut(8) {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        chunk.copy_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+    }
+    let mut u = Unstructured::new(&bytes);
+    let mut t = String::new();
+    // Running out of seed bytes ends the template early; that is a template
+    // too.
+    let _ = (|| -> Result<()> {
         for _ in 0..u.int_in_range(0usize..=4)? {
-            t.push_str(&text(u)?);
-            if bool::arbitrary(u)? {
+            for _ in 0..u.int_in_range(0usize..=6)? {
+                t.push(CHARS[u.choose_index(CHARS.len())?]);
+            }
+            if bool::arbitrary(&mut u)? {
                 t.push('{');
                 t.push_str(
                     ["x", "y", "x:u3", "y:i2", "z:ts3", "w:ts", "v:u20"][u.choose_index(7)?],
@@ -113,7 +131,15 @@ fn template(u: &mut Unstructured<'_>) -> Result<&'static str> {
                 t.push('}');
             }
         }
-        Ok(intern(t))
+        Ok(())
+    })();
+    t
+}
+
+fn template(u: &mut Unstructured<'_>) -> Result<&'static str> {
+    if u.ratio(1u8, 16u8)? {
+        // A generated template now and then; patterns hold `&'static str`.
+        Ok(intern(seeded_template(u16::arbitrary(u)?)))
     } else {
         Ok(TEMPLATES[u.choose_index(TEMPLATES.len())?])
     }

@@ -59,9 +59,11 @@ macro_rules! decode_pages {
 /// as [`Decoded::Skipped`] and [`Decoded::Raw`] (per the registry's
 /// policies), never silently dropped; a failed page request ends the stream
 /// with [`Error::Sdk`]. Each page request is bounded by
-/// [`DEFAULT_CALL_TIMEOUT`] (or the client's operation timeout, when it is
-/// shorter); a page that does not come ends the stream with
-/// [`Error::Timeout`].
+/// [`DEFAULT_CALL_TIMEOUT`]: a page that does not come in that time ends the
+/// stream with [`Error::Timeout`]. An operation timeout set on the client
+/// applies too (the SDK enforces it); when it is shorter, the stream ends
+/// with the SDK's timeout error in [`Error::Sdk`]. A client timeout longer
+/// than [`DEFAULT_CALL_TIMEOUT`] does not lengthen the bound.
 ///
 /// ```no_run
 /// use futures_util::{StreamExt, pin_mut};

@@ -153,8 +153,10 @@ impl fmt::Display for CanceledAction {
 /// - When DynamoDB cancels the transaction, [`Error::TransactionCanceled`]
 ///   names each failed action's entity type and key with DynamoDB's code and
 ///   message; nothing was written.
-/// - [`send`](Self::send) is bounded in time; the SDK's retries of it reuse
-///   one idempotency token, so it is applied at most once.
+/// - [`send`](Self::send) is bounded in time and carries the transaction's
+///   idempotency token ([`token`](Self::token)): the SDK's retries, and
+///   sending the same `Transaction` again within ten minutes (after a
+///   timeout, say), are applied at most once.
 ///
 /// ```no_run
 /// # use dynamodb_mapper::{Mapper, ops::Transaction};
@@ -174,7 +176,11 @@ pub struct Transaction {
     actions: Vec<TransactWriteItem>,
     infos: Vec<ActionInfo>,
     seen: HashSet<(String, KeyId)>,
+    token: String,
 }
+
+/// The longest idempotency token DynamoDB accepts.
+const MAX_TOKEN_LEN: usize = 36;
 
 impl Transaction {
     /// An empty transaction on `table`.
@@ -190,7 +196,59 @@ impl Transaction {
             actions: Vec::new(),
             infos: Vec::new(),
             seen: HashSet::new(),
+            token: format!("{:032x}", fastrand::u128(..)),
         }
+    }
+
+    /// The idempotency token sent with the transaction: random (128 bits) for
+    /// each new `Transaction`, or the one given to
+    /// [`with_token`](Self::with_token). DynamoDB applies requests with one
+    /// token at most once within ten minutes, so a transaction whose outcome
+    /// is unknown (an [`Error::Timeout`]) can be sent again safely in that
+    /// time.
+    ///
+    /// ```
+    /// let tx = dynamodb_mapper::ops::Transaction::new("AppTable");
+    /// assert_eq!(tx.token().len(), 32);
+    /// assert_ne!(tx.token(), dynamodb_mapper::ops::Transaction::new("AppTable").token());
+    /// ```
+    #[must_use]
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// Uses `token` as the idempotency token, for a transaction that must be
+    /// applied at most once across processes (derive it from the business
+    /// operation, e.g. an order id). Sending different actions with a token
+    /// already used within ten minutes is refused by DynamoDB
+    /// (`IdempotentParameterMismatchException`).
+    ///
+    /// # Errors
+    /// [`Error::InvalidValue`] when `token` is empty or longer than 36
+    /// characters (DynamoDB's limits).
+    ///
+    /// ```
+    /// let tx = dynamodb_mapper::ops::Transaction::new("AppTable").with_token("order-O1-checkout")?;
+    /// assert_eq!(tx.token(), "order-O1-checkout");
+    /// assert!(dynamodb_mapper::ops::Transaction::new("T").with_token("").is_err());
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn with_token(mut self, token: impl Into<String>) -> Result<Self> {
+        let token = token.into();
+        let len = token.chars().count();
+        if len == 0 || len > MAX_TOKEN_LEN {
+            return Err(Error::InvalidValue {
+                entity_type: None,
+                key: None,
+                path: "ClientRequestToken".to_owned(),
+                reason: format!(
+                    "must have 1 to {MAX_TOKEN_LEN} characters (a transaction's idempotency \
+                     token), `{token}` has {len}"
+                ),
+            });
+        }
+        self.token = token;
+        Ok(self)
     }
 
     /// Number of actions.
@@ -481,8 +539,8 @@ impl Transaction {
     /// [`Error::UnexpectedResponse`] when the cancellation reasons do not
     /// match the actions one to one (nothing was written either);
     /// [`Error::Timeout`] when no answer came in time (the outcome is unknown;
-    /// the SDK's retries of it reuse one idempotency token, so it was applied
-    /// at most once); [`Error::Sdk`] otherwise.
+    /// it was applied at most once, and sending the same `Transaction` again
+    /// within ten minutes cannot apply it twice); [`Error::Sdk`] otherwise.
     ///
     /// ```no_run
     /// # async fn demo(client: aws_sdk_dynamodb::Client, tx: dynamodb_mapper::ops::Transaction) -> dynamodb_mapper::Result<()> {
@@ -490,7 +548,7 @@ impl Transaction {
     /// # Ok(())
     /// # }
     /// ```
-    pub async fn send(self, client: &Client) -> Result<()> {
+    pub async fn send(&self, client: &Client) -> Result<()> {
         if self.actions.is_empty() {
             return Ok(());
         }
@@ -500,10 +558,11 @@ impl Transaction {
             actions = self.actions.len(),
             entity_types = %self.entity_types(),
         );
-        let Transaction { actions, infos, .. } = self;
+        let infos = &self.infos;
         let request = client
             .transact_write_items()
-            .set_transact_items(Some(actions))
+            .set_transact_items(Some(self.actions.clone()))
+            .client_request_token(&self.token)
             .send()
             .instrument(span);
         match call(client, "TransactWriteItems", request).await {

@@ -18,13 +18,15 @@ use crate::ops::RetryPolicy;
 use crate::ops::call::{Failed, call};
 use crate::ops::describe_key;
 use crate::ops::identity::KeyId;
-use crate::registry::{DecodedItems, Registry};
+use crate::registry::{Decoded, RawItem, Registry, Skipped};
 use crate::schema::TableSchema;
 
 const OPERATION: &str = "BatchGetItem";
 
-/// What [`BatchGetter::get`] read: the entities that decoded, and each item
-/// that did not, with its key and why.
+/// What [`BatchGetter::get`] or [`BatchGetter::get_with`] read: the
+/// entities that decoded, each item that did not (with its key and why) and,
+/// through a registry, what its policies skipped or kept raw. Nothing read is
+/// left out.
 ///
 /// ```
 /// let read = dynamodb_mapper::ops::BatchRead::<String>::default();
@@ -37,6 +39,12 @@ pub struct BatchRead<E> {
     pub entities: Vec<E>,
     /// Items that were read but did not decode.
     pub failed: Vec<FailedItem>,
+    /// Items a registry's policies skipped (always empty for
+    /// [`BatchGetter::get`]).
+    pub skipped: Vec<Skipped>,
+    /// Items a registry's policies kept raw (always empty for
+    /// [`BatchGetter::get`]).
+    pub raw: Vec<RawItem>,
     /// Requests, retries and capacity.
     pub summary: BatchSummary,
 }
@@ -46,23 +54,26 @@ impl<E> Default for BatchRead<E> {
         BatchRead {
             entities: Vec::new(),
             failed: Vec::new(),
+            skipped: Vec::new(),
+            raw: Vec::new(),
             summary: BatchSummary::default(),
         }
     }
 }
 
 impl<E> BatchRead<E> {
-    /// Whether every item read decoded.
+    /// Whether every item read decoded: nothing failed, skipped or kept raw.
     ///
     /// ```
     /// assert!(dynamodb_mapper::ops::BatchRead::<u8>::default().is_complete());
     /// ```
     #[must_use]
     pub fn is_complete(&self) -> bool {
-        self.failed.is_empty()
+        self.failed.is_empty() && self.skipped.is_empty() && self.raw.is_empty()
     }
 
-    /// The entities, or the first decoding error.
+    /// The entities, or the first decoding error. What a registry's policies
+    /// skipped or kept raw is dropped here; read the fields to keep it.
     ///
     /// # Errors
     /// The error of the first item that did not decode.
@@ -212,36 +223,24 @@ impl BatchGetter {
     /// # }
     /// ```
     pub async fn get<M: Mapper>(&self, keys: Vec<Item>) -> Result<BatchRead<M::Entity>> {
-        let (items, summary) = self.get_items(keys).await?;
-        let mut read = BatchRead {
-            entities: Vec::with_capacity(items.len()),
-            failed: Vec::new(),
-            summary,
-        };
-        for item in items {
-            // The key is taken before decoding consumes the item; it was
-            // checked when the item was matched to the key asked for.
-            let key = self.schema.key_of(&item).unwrap_or_default();
-            match M::from_item(item) {
-                Ok(entity) => read.entities.push(entity),
-                Err(error) => read.failed.push(FailedItem { key, error }),
-            }
-        }
-        Ok(read)
+        self.read_and_decode(keys, |item| M::from_item(item).map(Decoded::Entity))
+            .await
     }
 
     /// Reads the items of `keys` and decodes them through `registry`: mixed
     /// entity types in one batch, with the registry's policies for unknown or
-    /// missing types (what it skipped or kept raw is in the result).
+    /// missing types (what they skipped or kept raw is in the result). As
+    /// with [`get`](Self::get), an item that does not decode is reported in
+    /// [`BatchRead::failed`] and does not spoil the rest.
     ///
     /// # Errors
-    /// As [`get_items`](Self::get_items), and the first decoding error.
+    /// As [`get_items`](Self::get_items).
     ///
     /// ```no_run
     /// # use dynamodb_mapper::{Registry, ops::BatchGetter};
     /// # async fn demo(g: BatchGetter, registry: Registry<String>, keys: Vec<dynamodb_mapper::Item>) -> dynamodb_mapper::Result<()> {
-    /// let decoded = g.get_with(&registry, keys).await?;
-    /// assert!(decoded.is_complete());
+    /// let read = g.get_with(&registry, keys).await?;
+    /// assert!(read.is_complete(), "{:?} did not decode", read.failed);
     /// # Ok(())
     /// # }
     /// ```
@@ -249,9 +248,36 @@ impl BatchGetter {
         &self,
         registry: &Registry<T>,
         keys: Vec<Item>,
-    ) -> Result<DecodedItems<T>> {
-        let (items, _) = self.get_items(keys).await?;
-        registry.decode_all(items)
+    ) -> Result<BatchRead<T>> {
+        self.read_and_decode(keys, |item| registry.decode(item))
+            .await
+    }
+
+    /// Reads `keys` and decodes each item on its own, so one bad item is
+    /// reported with its key instead of failing the rest.
+    async fn read_and_decode<T>(
+        &self,
+        keys: Vec<Item>,
+        decode: impl Fn(Item) -> Result<Decoded<T>>,
+    ) -> Result<BatchRead<T>> {
+        let (items, summary) = self.get_items(keys).await?;
+        let mut read = BatchRead {
+            entities: Vec::with_capacity(items.len()),
+            summary,
+            ..BatchRead::default()
+        };
+        for item in items {
+            // The key is taken before decoding consumes the item; it was
+            // checked when the item was matched to the key asked for.
+            let key = self.schema.key_of(&item).unwrap_or_default();
+            match decode(item) {
+                Ok(Decoded::Entity(entity)) => read.entities.push(entity),
+                Ok(Decoded::Skipped(skipped)) => read.skipped.push(skipped),
+                Ok(Decoded::Raw(raw)) => read.raw.push(raw),
+                Err(error) => read.failed.push(FailedItem { key, error }),
+            }
+        }
+        Ok(read)
     }
 
     /// Reads the items of `keys` as they are, with a summary.
