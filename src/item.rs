@@ -7,7 +7,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::error::{Error, Result};
+pub use crate::error::type_name;
+use crate::error::{Error, Result, shown, write_key_part};
 
 /// An item, exactly as the SDK has it: what `GetItem` returns and `PutItem` takes.
 ///
@@ -34,30 +35,6 @@ pub const MAX_ITEM_SIZE: usize = 409_600;
 /// assert_eq!(dynamodb_mapper::MAX_NUMBER_DIGITS, 38);
 /// ```
 pub const MAX_NUMBER_DIGITS: usize = 38;
-
-/// A short name for the type of an attribute value, used in error messages.
-///
-/// ```
-/// use aws_sdk_dynamodb::types::AttributeValue;
-///
-/// assert_eq!(dynamodb_mapper::type_name(&AttributeValue::N("1".into())), "a number (N)");
-/// ```
-#[must_use]
-pub fn type_name(value: &AttributeValue) -> &'static str {
-    match value {
-        AttributeValue::S(_) => "a string (S)",
-        AttributeValue::N(_) => "a number (N)",
-        AttributeValue::B(_) => "a binary (B)",
-        AttributeValue::Bool(_) => "a boolean (BOOL)",
-        AttributeValue::Null(_) => "null (NULL)",
-        AttributeValue::L(_) => "a list (L)",
-        AttributeValue::M(_) => "a map (M)",
-        AttributeValue::Ss(_) => "a string set (SS)",
-        AttributeValue::Ns(_) => "a number set (NS)",
-        AttributeValue::Bs(_) => "a binary set (BS)",
-        _ => "a value of a type unknown to this SDK version",
-    }
-}
 
 /// Typed, non-panicking getters on an [`Item`].
 ///
@@ -361,15 +338,6 @@ fn number_size(n: &str) -> usize {
     match parse_decimal(n) {
         Ok(d) => d.size(),
         Err(_) => n.len(),
-    }
-}
-
-/// A number as an error message shows it: cut after 48 characters (a
-/// serialized `1e300_f64` has 301 digits).
-fn shown(n: &str) -> std::borrow::Cow<'_, str> {
-    match n.char_indices().nth(48) {
-        Some((end, _)) => format!("{}…", &n[..end]).into(),
-        None => n.into(),
     }
 }
 
@@ -867,23 +835,6 @@ pub(crate) fn describe_key(item: &Item, schema: &crate::schema::TableSchema) -> 
         write_key_part(&mut out, name, value);
     }
     out
-}
-
-/// Appends `name=value` for a key attribute as messages show it: strings
-/// quoted (cut after 64 characters), numbers as they are (cut), binaries as
-/// `<n bytes>`, a value of another type by its type (never its contents,
-/// which could be deep).
-pub(crate) fn write_key_part(out: &mut String, name: &str, value: &AttributeValue) {
-    use std::fmt::Write as _;
-    let _ = match value {
-        AttributeValue::S(s) => match s.char_indices().nth(64) {
-            Some((end, _)) => write!(out, "{name}={:?}…", &s[..end]),
-            None => write!(out, "{name}={s:?}"),
-        },
-        AttributeValue::N(n) => write!(out, "{name}={}", shown(n)),
-        AttributeValue::B(b) => write!(out, "{name}=<{} bytes>", b.as_ref().len()),
-        other => write!(out, "{name}=<{}>", type_name(other)),
-    };
 }
 
 /// The `n` largest attributes of `item` by DynamoDB's size (name plus

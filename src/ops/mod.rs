@@ -33,8 +33,7 @@ mod version;
 
 use std::time::Duration;
 
-use crate::item::Item;
-
+pub use crate::error::{ActionInfo, ActionKind, CanceledAction, describe_key};
 pub use batch::{
     BATCH_GET_LIMIT, BATCH_WRITE_LIMIT, BatchGetter, BatchRead, BatchSummary, BatchWriter,
     FailedItem,
@@ -42,7 +41,7 @@ pub use batch::{
 pub use call::DEFAULT_CALL_TIMEOUT;
 pub use lock::{delete_versioned, get_record, put_versioned, update_with_retry};
 pub use pages::{query_stream, scan_stream};
-pub use tx::{ActionInfo, ActionKind, CanceledAction, TRANSACTION_LIMIT, Transaction};
+pub use tx::{TRANSACTION_LIMIT, Transaction};
 
 /// Bounded exponential backoff with full jitter.
 ///
@@ -153,30 +152,4 @@ pub(crate) fn is_retryable(err: &aws_sdk_dynamodb::Error) -> bool {
             | aws_sdk_dynamodb::Error::RequestLimitExceeded(_)
             | aws_sdk_dynamodb::Error::InternalServerError(_)
     )
-}
-
-/// A key rendered for messages: `pk="A", sk="B"`, attributes sorted.
-///
-/// ```
-/// use aws_sdk_dynamodb::types::AttributeValue;
-/// use dynamodb_mapper::{Item, ops::describe_key};
-///
-/// let key = Item::from([
-///     ("sk".to_string(), AttributeValue::S("METADATA".into())),
-///     ("pk".to_string(), AttributeValue::S("CUSTOMER#C1".into())),
-/// ]);
-/// assert_eq!(describe_key(&key), r#"pk="CUSTOMER#C1", sk="METADATA""#);
-/// ```
-#[must_use]
-pub fn describe_key(key: &Item) -> String {
-    let mut names: Vec<&String> = key.keys().collect();
-    names.sort();
-    let mut out = String::new();
-    for (i, name) in names.into_iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        crate::item::write_key_part(&mut out, name, &key[name]);
-    }
-    out
 }

@@ -3,7 +3,6 @@
 //! each action's entity type and key.
 
 use std::collections::HashSet;
-use std::fmt;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
@@ -14,6 +13,7 @@ use super::call::{Failed, call};
 use super::describe_key;
 use super::identity::KeyId;
 use super::version::{versioned_delete, versioned_new, versioned_put};
+use crate::error::{ActionInfo, ActionKind, CanceledAction};
 use crate::error::{Error, Result};
 use crate::expr::{Attr, Expression, IntoExpression};
 use crate::item::Item;
@@ -22,121 +22,6 @@ use crate::record::Record;
 
 /// DynamoDB's limit of actions in one transaction.
 pub const TRANSACTION_LIMIT: usize = 100;
-
-/// What an action of a transaction does.
-///
-/// ```
-/// assert_eq!(dynamodb_mapper::ops::ActionKind::Put.to_string(), "put");
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ActionKind {
-    /// `Put`.
-    Put,
-    /// `Delete`.
-    Delete,
-    /// `ConditionCheck`.
-    ConditionCheck,
-    /// `Update`.
-    Update,
-}
-
-impl fmt::Display for ActionKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            ActionKind::Put => "put",
-            ActionKind::Delete => "delete",
-            ActionKind::ConditionCheck => "condition check",
-            ActionKind::Update => "update",
-        })
-    }
-}
-
-/// What the crate knows of one action: kind, table, entity type and key.
-///
-/// ```
-/// use dynamodb_mapper::{Item, ops::{ActionInfo, ActionKind}};
-/// let info = ActionInfo::new(ActionKind::Delete, "AppTable", "Order", Item::new());
-/// assert_eq!(info.entity_type, "Order");
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct ActionInfo {
-    /// What the action does.
-    pub kind: ActionKind,
-    /// The table it addresses.
-    pub table: String,
-    /// The entity type it is for.
-    pub entity_type: String,
-    /// The primary key of its item.
-    pub key: Item,
-}
-
-impl ActionInfo {
-    /// Describes an action added with [`Transaction::push`].
-    ///
-    /// ```
-    /// use dynamodb_mapper::{Item, ops::{ActionInfo, ActionKind}};
-    /// let info = ActionInfo::new(ActionKind::Put, "T", "Audit", Item::new());
-    /// assert_eq!(info.kind, ActionKind::Put);
-    /// ```
-    #[must_use]
-    pub fn new(
-        kind: ActionKind,
-        table: impl Into<String>,
-        entity_type: impl Into<String>,
-        key: Item,
-    ) -> Self {
-        ActionInfo {
-            kind,
-            table: table.into(),
-            entity_type: entity_type.into(),
-            key,
-        }
-    }
-}
-
-/// One action DynamoDB gave a cancellation reason for.
-///
-/// ```
-/// use dynamodb_mapper::{Item, ops::{ActionInfo, ActionKind, CanceledAction}};
-/// let c = CanceledAction {
-///     index: 1,
-///     action: ActionInfo::new(ActionKind::Put, "T", "Order", Item::new()),
-///     code: "ConditionalCheckFailed".into(),
-///     message: None,
-/// };
-/// assert_eq!(c.to_string(), "action 1 (put Order ): ConditionalCheckFailed");
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-pub struct CanceledAction {
-    /// Position of the action in the transaction.
-    pub index: usize,
-    /// The action.
-    pub action: ActionInfo,
-    /// DynamoDB's code, e.g. `ConditionalCheckFailed`, `TransactionConflict`.
-    pub code: String,
-    /// DynamoDB's message, if any.
-    pub message: Option<String>,
-}
-
-impl fmt::Display for CanceledAction {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "action {} ({} {} {}): {}",
-            self.index,
-            self.action.kind,
-            self.action.entity_type,
-            describe_key(&self.action.key),
-            self.code
-        )?;
-        if let Some(m) = &self.message {
-            write!(f, " ({m})")?;
-        }
-        Ok(())
-    }
-}
 
 /// A write transaction on one table, built from mappers.
 ///

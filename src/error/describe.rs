@@ -1,0 +1,83 @@
+//! How keys and values are shown in messages: a value by its type name,
+//! never its contents (which could be deep or large); a key as
+//! `pk="A", sk=7`, long strings and numbers cut.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+/// A short name for the type of an attribute value, used in error messages.
+///
+/// ```
+/// use aws_sdk_dynamodb::types::AttributeValue;
+///
+/// assert_eq!(dynamodb_mapper::type_name(&AttributeValue::N("1".into())), "a number (N)");
+/// ```
+#[must_use]
+pub fn type_name(value: &AttributeValue) -> &'static str {
+    match value {
+        AttributeValue::S(_) => "a string (S)",
+        AttributeValue::N(_) => "a number (N)",
+        AttributeValue::B(_) => "a binary (B)",
+        AttributeValue::Bool(_) => "a boolean (BOOL)",
+        AttributeValue::Null(_) => "null (NULL)",
+        AttributeValue::L(_) => "a list (L)",
+        AttributeValue::M(_) => "a map (M)",
+        AttributeValue::Ss(_) => "a string set (SS)",
+        AttributeValue::Ns(_) => "a number set (NS)",
+        AttributeValue::Bs(_) => "a binary set (BS)",
+        _ => "a value of a type unknown to this SDK version",
+    }
+}
+
+/// A number as an error message shows it: cut after 48 characters (a
+/// serialized `1e300_f64` has 301 digits).
+pub(crate) fn shown(n: &str) -> std::borrow::Cow<'_, str> {
+    match n.char_indices().nth(48) {
+        Some((end, _)) => format!("{}…", &n[..end]).into(),
+        None => n.into(),
+    }
+}
+
+/// Appends `name=value` for a key attribute as messages show it: strings
+/// quoted (cut after 64 characters), numbers as they are (cut), binaries as
+/// `<n bytes>`, a value of another type by its type (never its contents,
+/// which could be deep).
+pub(crate) fn write_key_part(out: &mut String, name: &str, value: &AttributeValue) {
+    use std::fmt::Write as _;
+    let _ = match value {
+        AttributeValue::S(s) => match s.char_indices().nth(64) {
+            Some((end, _)) => write!(out, "{name}={:?}…", &s[..end]),
+            None => write!(out, "{name}={s:?}"),
+        },
+        AttributeValue::N(n) => write!(out, "{name}={}", shown(n)),
+        AttributeValue::B(b) => write!(out, "{name}=<{} bytes>", b.as_ref().len()),
+        other => write!(out, "{name}=<{}>", type_name(other)),
+    };
+}
+
+/// A key rendered for messages: `pk="A", sk="B"`, attributes sorted.
+///
+/// ```
+/// use aws_sdk_dynamodb::types::AttributeValue;
+/// use dynamodb_mapper::{Item, ops::describe_key};
+///
+/// let key = Item::from([
+///     ("sk".to_string(), AttributeValue::S("METADATA".into())),
+///     ("pk".to_string(), AttributeValue::S("CUSTOMER#C1".into())),
+/// ]);
+/// assert_eq!(describe_key(&key), r#"pk="CUSTOMER#C1", sk="METADATA""#);
+/// ```
+#[must_use]
+pub fn describe_key(key: &HashMap<String, AttributeValue>) -> String {
+    let mut names: Vec<&String> = key.keys().collect();
+    names.sort();
+    let mut out = String::new();
+    for (i, name) in names.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_key_part(&mut out, name, &key[name]);
+    }
+    out
+}
