@@ -81,3 +81,16 @@ pub fn describe_key(key: &HashMap<String, AttributeValue>) -> String {
     }
     out
 }
+
+/// A name for an error path: over-long names are cut to their first 64
+/// bytes (at a character boundary) and an ellipsis.
+pub(crate) fn shorten(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.len() <= 64 {
+        return name.into();
+    }
+    let mut end = 64;
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &name[..end]).into()
+}

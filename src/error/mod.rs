@@ -26,7 +26,7 @@ mod kind;
 mod transaction;
 
 pub use describe::{describe_key, type_name};
-pub(crate) use describe::{shown, write_key_part};
+pub(crate) use describe::{shorten, shown, write_key_part};
 use display::{
     At, Canceled, Counted, Expected, Expected2, Found, Joined, KeyedPrefix, Largest, NoReader,
     Prefix, Unclaimed, UnclaimedList,

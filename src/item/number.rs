@@ -1,0 +1,309 @@
+//! DynamoDB numbers: parsed to what identifies their value (sign,
+//! significant digits, exponent), for the 38-digit and range rules, sizes,
+//! key identity, and reading into floats without silent rounding.
+
+use std::str::FromStr;
+
+use super::MAX_NUMBER_DIGITS;
+use crate::error::shown;
+
+/// A DynamoDB number, reduced to what identifies its value.
+pub(super) struct Decimal {
+    negative: bool,
+    /// Significant digits (ASCII), no leading or trailing zeros; empty for zero.
+    digits: Vec<u8>,
+    /// The power of ten of the first significant digit: value =
+    /// d.ddd × 10^adjusted.
+    adjusted: i64,
+}
+
+impl Decimal {
+    /// Stored size, measured against DynamoDB Local (see
+    /// `tests/limits_local.rs`): the digits in base-100 pairs aligned on the
+    /// decimal point, plus one byte of exponent, plus one for a negative
+    /// number shorter than 20 pairs; zero is one byte. The documented "one
+    /// byte per two significant digits plus one" is this rounded down.
+    pub(super) fn size(&self) -> usize {
+        let Some(len) = i64::try_from(self.digits.len()).ok().filter(|&l| l > 0) else {
+            return 1; // zero
+        };
+        let last = self.adjusted - (len - 1);
+        let pairs = usize::try_from(self.adjusted.div_euclid(2) - last.div_euclid(2) + 1)
+            .unwrap_or(usize::MAX / 2);
+        1 + pairs + usize::from(self.negative && pairs < 20)
+    }
+
+    /// One spelling per value, to find duplicates in number sets (`1`,
+    /// `1.0`, `1e0` and `+01` are one value to DynamoDB).
+    pub(super) fn canonical(&self) -> String {
+        if self.digits.is_empty() {
+            return "0".to_owned();
+        }
+        let sign = if self.negative { "-" } else { "" };
+        let digits = String::from_utf8_lossy(&self.digits);
+        format!("{sign}{digits}e{}", self.adjusted)
+    }
+}
+
+/// Parses a number the way DynamoDB reads it (Java's `BigDecimal`, ASCII
+/// digits only): an optional sign, digits with an optional point, an
+/// optional exponent of at most ten digits after leading zeros that fits a
+/// 32-bit integer; at most 38 significant digits, magnitude within
+/// 1E-130 ..= 9.99…E+125.
+pub(super) fn parse_decimal(n: &str) -> std::result::Result<Decimal, String> {
+    let d = parse_decimal_syntax(n)?;
+    let significant = d.digits.len();
+    if significant > MAX_NUMBER_DIGITS {
+        return Err(format!(
+            "has {significant} significant digits, more than DynamoDB's {MAX_NUMBER_DIGITS}"
+        ));
+    }
+    if significant > 0 && d.adjusted > 125 {
+        return Err(format!(
+            "is {}, larger in magnitude than DynamoDB's 1E+126",
+            shown(n)
+        ));
+    }
+    if significant > 0 && d.adjusted < -130 {
+        return Err(format!(
+            "is {}, smaller in magnitude than DynamoDB's 1E-130",
+            shown(n)
+        ));
+    }
+    Ok(d)
+}
+
+/// The syntax of [`parse_decimal`] without DynamoDB's limits on digits and
+/// magnitude.
+fn parse_decimal_syntax(n: &str) -> std::result::Result<Decimal, String> {
+    let shown = shown(n);
+    let not_a_number = || format!("is not a number: {shown:?}");
+    let bytes = n.as_bytes();
+    let mut i = 0;
+    let negative = bytes.first() == Some(&b'-');
+    if matches!(bytes.first(), Some(b'-' | b'+')) {
+        i = 1;
+    }
+    let mut digits: Vec<u8> = Vec::new();
+    let mut int_len = 0usize;
+    let mut seen_dot = false;
+    while let Some(&c) = bytes.get(i) {
+        match c {
+            b'0'..=b'9' => {
+                digits.push(c);
+                if !seen_dot {
+                    int_len += 1;
+                }
+            }
+            b'.' if !seen_dot => seen_dot = true,
+            _ => break,
+        }
+        i += 1;
+    }
+    if digits.is_empty() {
+        return Err(not_a_number());
+    }
+    let frac_len = digits.len() - int_len;
+    let mut exp: i64 = 0;
+    if matches!(bytes.get(i), Some(b'e' | b'E')) {
+        let rest = n.get(i + 1..).unwrap_or("");
+        let unsigned = rest.strip_prefix(['-', '+']).unwrap_or(rest);
+        if unsigned.is_empty() || !unsigned.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(not_a_number());
+        }
+        let significant = unsigned.trim_start_matches('0');
+        if significant.len() > 10 {
+            return Err(format!("{}, its exponent is out of range", not_a_number()));
+        }
+        let magnitude: i64 = if significant.is_empty() {
+            0
+        } else {
+            significant.parse().map_err(|_| not_a_number())?
+        };
+        exp = if rest.starts_with('-') {
+            -magnitude
+        } else {
+            magnitude
+        };
+        // `BigDecimal`: the exponent and the scale (fraction digits minus
+        // exponent) are 32-bit integers.
+        let scale = i64::try_from(frac_len).unwrap_or(i64::MAX) - exp;
+        if i32::try_from(exp).is_err() || i32::try_from(scale).is_err() {
+            return Err(format!("{}, its exponent is out of range", not_a_number()));
+        }
+        i = bytes.len();
+    }
+    if i != bytes.len() {
+        return Err(not_a_number());
+    }
+    let Some(first) = digits.iter().position(|&d| d != b'0') else {
+        return Ok(Decimal {
+            negative: false,
+            digits: Vec::new(),
+            adjusted: 0,
+        });
+    };
+    let last = digits.iter().rposition(|&d| d != b'0').unwrap_or(first);
+    // value = d.ddd × 10^adjusted
+    let adjusted = int_len as i64 - first as i64 - 1 + exp;
+    digits.truncate(last + 1);
+    digits.drain(..first);
+    Ok(Decimal {
+        negative,
+        digits,
+        adjusted,
+    })
+}
+
+/// Checks a DynamoDB number string and returns its count of significant digits.
+///
+/// Accepts an optional sign, digits with an optional fraction, and an optional
+/// exponent; rejects `NaN`, infinities, more than 38 significant digits,
+/// magnitudes outside 1E-130 ..= 9.99…E+125 and exponents DynamoDB cannot
+/// read.
+pub(crate) fn parse_number(n: &str) -> std::result::Result<usize, String> {
+    parse_decimal(n).map(|d| d.digits.len())
+}
+
+/// One spelling per numeric value (`1`, `1.0`, `1E0` and `01` give the same
+/// string), or `None` when `n` is not a number DynamoDB accepts.
+pub(crate) fn canonical_number(n: &str) -> Option<String> {
+    parse_decimal(n).ok().map(|d| d.canonical())
+}
+
+/// A float type numbers are read into (see [`read_float`]).
+pub(crate) trait Float: Copy + FromStr + std::fmt::Display + std::fmt::LowerExp {
+    /// Significant decimal digits every normal value of the type keeps.
+    const DIGITS: usize;
+    /// The type's name, for messages.
+    const NAME: &'static str;
+    /// Neither infinite nor NaN.
+    fn finite(self) -> bool;
+    /// Not zero, subnormal, infinite or NaN.
+    fn normal(self) -> bool;
+}
+
+impl Float for f64 {
+    const DIGITS: usize = f64::DIGITS as usize;
+    const NAME: &'static str = "f64";
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+    fn normal(self) -> bool {
+        self.is_normal()
+    }
+}
+
+impl Float for f32 {
+    const DIGITS: usize = f32::DIGITS as usize;
+    const NAME: &'static str = "f32";
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+    fn normal(self) -> bool {
+        self.is_normal()
+    }
+}
+
+/// Reads the number `n` into the float type `F` only when no digit is lost.
+///
+/// The rule: with `d` the number's significant digits (trailing zeros
+/// dropped), the nearest `F`, rounded back to `d` significant digits, must
+/// be the number itself. So every number of at most 15 significant digits
+/// (`f32`: 6) within the type's normal range reads, as does every float's
+/// shortest representation (what this crate writes) and every integer the
+/// type holds exactly (`2^60`); `9007199254740993` (2^53 + 1, which `f64`
+/// holds as ...992), a 39-digit integer, or `0.1234567890123456789` into
+/// `f64` do not, nor do numbers beyond the type's range or lost in its
+/// underflow.
+///
+/// On error returns what to say was expected instead.
+pub(crate) fn read_float<F: Float>(n: &str) -> std::result::Result<F, String> {
+    let plain = || F::NAME.to_owned();
+    let Ok(d) = parse_decimal_syntax(n) else {
+        return Err(plain());
+    };
+    let Ok(x) = n.parse::<F>() else {
+        return Err(plain());
+    };
+    if !x.finite() {
+        return Err(format!("a number within the range of {}", F::NAME));
+    }
+    if d.digits.is_empty() || (d.digits.len() <= F::DIGITS && x.normal()) {
+        return Ok(x);
+    }
+    let back = format!("{:.*e}", d.digits.len() - 1, x);
+    match parse_decimal_syntax(&back) {
+        Ok(b) if b.negative == d.negative && b.adjusted == d.adjusted && b.digits == d.digits => {
+            Ok(x)
+        }
+        _ => {
+            let nearest = if (-7..21).contains(&d.adjusted) {
+                x.to_string()
+            } else {
+                format!("{x:e}")
+            };
+            Err(format!(
+                "{} without rounding (the nearest {} is {nearest})",
+                F::NAME,
+                F::NAME
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers() {
+        assert_eq!(parse_number("0"), Ok(0));
+        assert_eq!(parse_number("-0.000"), Ok(0));
+        assert_eq!(parse_number("123.4500"), Ok(5));
+        assert_eq!(parse_number("00120"), Ok(2));
+        assert_eq!(parse_number("1e5"), Ok(1));
+        assert_eq!(parse_number(&"9".repeat(38)), Ok(38));
+        assert!(
+            parse_number(&"9".repeat(39))
+                .unwrap_err()
+                .contains("39 significant")
+        );
+        assert!(parse_number("NaN").is_err());
+        assert!(parse_number("inf").is_err());
+        assert!(parse_number("-").is_err());
+        assert!(parse_number("1.2.3").is_err());
+        assert!(parse_number("1e").is_err());
+        assert!(parse_number("1e126").is_err());
+        assert_eq!(parse_number("9.9e125"), Ok(2));
+        assert_eq!(parse_number("1e-130"), Ok(1));
+        assert!(parse_number("1e-131").is_err());
+        assert!(parse_number("1e99999999999999999999").is_err());
+        // DynamoDB reads numbers with Java's BigDecimal: the exponent must
+        // fit 32 bits (after leading zeros), even for zero.
+        assert!(parse_number("0e99999999999999999999").is_err());
+        assert!(parse_number("0e2147483648").is_err());
+        assert!(parse_number("0e-2147483648").is_err());
+        assert_eq!(parse_number("0e2147483647"), Ok(0));
+        assert_eq!(parse_number("1e0000000000000005"), Ok(1));
+        assert_eq!(
+            parse_number("1e+0000000000000000000000000000000000000001"),
+            Ok(1)
+        );
+        assert!(
+            parse_number("1e2147483648")
+                .unwrap_err()
+                .contains("exponent")
+        );
+        // ASCII digits only (DynamoDB Local also takes other Unicode digits).
+        assert!(parse_number("\u{661}").is_err());
+        // A long number is cut in messages (a serialized `1e300_f64`).
+        assert_eq!(
+            parse_number(&format!("1{}", "0".repeat(300))).unwrap_err(),
+            format!(
+                "is 1{}…, larger in magnitude than DynamoDB's 1E+126",
+                "0".repeat(47)
+            )
+        );
+    }
+}
