@@ -1,0 +1,675 @@
+//! `Encoding` and the order-preserving encodings of key components
+//! (zero-padded unsigned, signed, RFC 3339 timestamps) with their `encode_`
+//! and `decode_` functions. Builds on `value`; `builder` and the patterns use it.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use super::value::KeyValue;
+use crate::error::{Error, Result};
+
+/// How a key component is encoded.
+///
+/// In key patterns: `{name}` is [`Text`](Encoding::Text), `{name:u3}`
+/// [`Unsigned`](Encoding::Unsigned) of width 3, `{name:i5}`
+/// [`Signed`](Encoding::Signed) of width 5, `{name:ts3}`
+/// [`Timestamp`](Encoding::Timestamp) with 3 fraction digits (`{name:ts}` is
+/// `ts0`).
+///
+/// ```
+/// use dynamodb_mapper::key::{Encoding, KeyValue};
+///
+/// let e = Encoding::Unsigned { width: 3 };
+/// assert_eq!(e.encode(&KeyValue::Unsigned(42))?, "042");
+/// assert_eq!(e.decode("042")?, KeyValue::Unsigned(42));
+/// assert_eq!(e.to_string(), "u3");
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    /// Text as given (escaped by the key format); must not be empty.
+    Text,
+    /// A non-negative integer, zero-padded to exactly `width` digits (1 to 20).
+    Unsigned {
+        /// Number of digits.
+        width: u8,
+    },
+    /// A signed integer as `N` or `P` and exactly `width` digits (1 to 19):
+    /// `P` and the value for zero and above, `N` and `10^width + value` below
+    /// zero, so string order is numeric order.
+    Signed {
+        /// Number of digits after the sign letter.
+        width: u8,
+    },
+    /// An RFC 3339 UTC timestamp, `YYYY-MM-DDTHH:MM:SS[.fff]Z`, with exactly
+    /// `fraction_digits` (0 to 9) digits of fraction (truncated), years 0000
+    /// to 9999.
+    Timestamp {
+        /// Digits after the decimal point of the seconds; 0 leaves out the point.
+        fraction_digits: u8,
+    },
+}
+
+impl fmt::Display for Encoding {
+    /// The pattern spelling: `text`, `u3`, `i5`, `ts3`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::Encoding;
+    /// assert_eq!(Encoding::Timestamp { fraction_digits: 3 }.to_string(), "ts3");
+    /// assert_eq!(Encoding::Text.to_string(), "text");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Encoding::Text => f.write_str("text"),
+            Encoding::Unsigned { width } => write!(f, "u{width}"),
+            Encoding::Signed { width } => write!(f, "i{width}"),
+            Encoding::Timestamp { fraction_digits } => write!(f, "ts{fraction_digits}"),
+        }
+    }
+}
+
+const COMPONENT: &str = "(key component)";
+
+impl Encoding {
+    /// Encodes `value`. Text is returned as given (the key format escapes
+    /// it); integers convert between signed and unsigned when they fit.
+    ///
+    /// # Errors
+    /// [`Error::InvalidKey`] (attribute `(key component)`) when the value
+    /// has the wrong type, does not fit the width, is empty text, or is a
+    /// time outside the years 0000 to 9999.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::{Encoding, KeyValue};
+    ///
+    /// assert_eq!(Encoding::Signed { width: 3 }.encode(&KeyValue::Signed(-1))?, "N999");
+    /// let err = Encoding::Unsigned { width: 2 }.encode(&KeyValue::Unsigned(100)).unwrap_err();
+    /// assert_eq!(err.to_string(), "key attribute `(key component)` 100 needs 3 digits, more than the width of 2");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn encode(&self, value: &KeyValue<'_>) -> Result<String> {
+        self.encode_reason(value)
+            .map(Cow::into_owned)
+            .map_err(|reason| Error::invalid_key(COMPONENT, reason))
+    }
+
+    /// Decodes a component this encoding produced.
+    ///
+    /// # Errors
+    /// [`Error::InvalidKey`] (attribute `(key component)`) when `text` is not
+    /// exactly what this encoding produces for some value.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::{Encoding, KeyValue};
+    ///
+    /// assert_eq!(Encoding::Signed { width: 3 }.decode("N999")?, KeyValue::Signed(-1));
+    /// assert!(Encoding::Unsigned { width: 3 }.decode("42").is_err());
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn decode(&self, text: &str) -> Result<KeyValue<'static>> {
+        self.decode_reason(text)
+            .map(KeyValue::into_owned)
+            .map_err(|reason| Error::invalid_key(COMPONENT, reason))
+    }
+
+    /// The encoded text; a text value is borrowed, not copied.
+    pub(super) fn encode_reason<'v>(
+        &self,
+        value: &'v KeyValue<'_>,
+    ) -> std::result::Result<Cow<'v, str>, String> {
+        let text = match *self {
+            Encoding::Text => match value {
+                KeyValue::Text(t) if t.is_empty() => Err("is empty".to_owned()),
+                KeyValue::Text(t) => return Ok(Cow::Borrowed(t)),
+                KeyValue::Unsigned(v) => Ok(v.to_string()),
+                KeyValue::Signed(v) => Ok(v.to_string()),
+                KeyValue::Timestamp(_) => Err(
+                    "is a timestamp; give the placeholder a timestamp encoding such as `ts3`"
+                        .to_owned(),
+                ),
+            },
+            Encoding::Unsigned { width } => {
+                let v = match value {
+                    KeyValue::Unsigned(v) => *v,
+                    KeyValue::Signed(v) => u64::try_from(*v).map_err(|_| {
+                        format!("{v} is negative; an unsigned encoding cannot hold it")
+                    })?,
+                    other => return Err(format!("is {}, expected an integer", other.describe())),
+                };
+                unsigned(v, width)
+            }
+            Encoding::Signed { width } => {
+                let v = match value {
+                    KeyValue::Signed(v) => *v,
+                    KeyValue::Unsigned(v) => i64::try_from(*v)
+                        .map_err(|_| format!("{v} is too large for a signed encoding"))?,
+                    other => return Err(format!("is {}, expected an integer", other.describe())),
+                };
+                signed(v, width)
+            }
+            Encoding::Timestamp { fraction_digits } => match value {
+                KeyValue::Timestamp(t) => {
+                    let (secs, nanos) = unix_parts(*t)?;
+                    timestamp(secs, nanos, fraction_digits)
+                }
+                other => Err(format!("is {}, expected a timestamp", other.describe())),
+            },
+        };
+        text.map(Cow::Owned)
+    }
+
+    pub(super) fn decode_reason<'t>(
+        &self,
+        text: &'t str,
+    ) -> std::result::Result<KeyValue<'t>, String> {
+        match *self {
+            Encoding::Text if text.is_empty() => Err("is empty".to_owned()),
+            Encoding::Text => Ok(KeyValue::Text(Cow::Borrowed(text))),
+            Encoding::Unsigned { width } => parse_unsigned(text, width).map(KeyValue::Unsigned),
+            Encoding::Signed { width } => parse_signed(text, width).map(KeyValue::Signed),
+            Encoding::Timestamp { fraction_digits } => {
+                let (secs, nanos) = parse_timestamp(text, fraction_digits)?;
+                system_time(secs, nanos).map(KeyValue::Timestamp)
+            }
+        }
+    }
+}
+
+fn digits_of(v: u128) -> u32 {
+    v.checked_ilog10().map_or(1, |d| d + 1)
+}
+
+pub(super) fn unsigned(v: u64, width: u8) -> std::result::Result<String, String> {
+    if !(1..=20).contains(&width) {
+        return Err(format!("width {width} is out of range 1 to 20"));
+    }
+    let needed = digits_of(u128::from(v));
+    if needed > u32::from(width) {
+        return Err(format!(
+            "{v} needs {needed} digits, more than the width of {width}"
+        ));
+    }
+    Ok(format!("{v:0w$}", w = usize::from(width)))
+}
+
+fn parse_unsigned(text: &str, width: u8) -> std::result::Result<u64, String> {
+    if !(1..=20).contains(&width) {
+        return Err(format!("width {width} is out of range 1 to 20"));
+    }
+    if text.len() != usize::from(width) || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("{text:?} is not exactly {width} digits"));
+    }
+    text.parse::<u64>()
+        .map_err(|_| format!("{text:?} is larger than the largest unsigned 64-bit integer"))
+}
+
+pub(super) fn signed(v: i64, width: u8) -> std::result::Result<String, String> {
+    if !(1..=19).contains(&width) {
+        return Err(format!("width {width} is out of range 1 to 19"));
+    }
+    let limit = 10i128.pow(u32::from(width));
+    let value = i128::from(v);
+    let needed = digits_of(value.unsigned_abs());
+    if value.abs() >= limit {
+        return Err(format!(
+            "{v} needs {needed} digits, more than the width of {width}"
+        ));
+    }
+    let w = usize::from(width);
+    Ok(if value < 0 {
+        format!("N{:0w$}", limit + value)
+    } else {
+        format!("P{value:0w$}")
+    })
+}
+
+fn parse_signed(text: &str, width: u8) -> std::result::Result<i64, String> {
+    if !(1..=19).contains(&width) {
+        return Err(format!("width {width} is out of range 1 to 19"));
+    }
+    let bad = || format!("{text:?} is not `N` or `P` followed by exactly {width} digits");
+    let (negative, digits) = if let Some(d) = text.strip_prefix('N') {
+        (true, d)
+    } else if let Some(d) = text.strip_prefix('P') {
+        (false, d)
+    } else {
+        return Err(bad());
+    };
+    if digits.len() != usize::from(width) || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let n: i128 = digits.parse().map_err(|_| bad())?;
+    let value = if negative {
+        if n == 0 {
+            return Err(format!(
+                "{text:?} is out of range: the smallest value of width {width} is N{:0>w$}",
+                1,
+                w = usize::from(width)
+            ));
+        }
+        n - 10i128.pow(u32::from(width))
+    } else {
+        n
+    };
+    i64::try_from(value).map_err(|_| format!("{text:?} is outside the range of a 64-bit integer"))
+}
+
+/// 0000-01-01T00:00:00Z in unix seconds.
+const MIN_UNIX_SECS: i64 = -62_167_219_200;
+/// 9999-12-31T23:59:59Z in unix seconds.
+const MAX_UNIX_SECS: i64 = 253_402_300_799;
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+/// `days_from_civil`).
+fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = i64::from((month + 9) % 12);
+    let doy = (153 * mp + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard
+/// Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    // day is 1..=31 and month 1..=12 by construction.
+    (year, month as u32, day as u32)
+}
+
+fn is_leap(year: i64) -> bool {
+    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+}
+
+fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        4 | 6 | 9 | 11 => 30,
+        2 if is_leap(year) => 29,
+        2 => 28,
+        _ => 31,
+    }
+}
+
+pub(super) fn unix_parts(t: SystemTime) -> std::result::Result<(i64, u32), String> {
+    let out_of_range = || "is outside the years 0000 to 9999".to_owned();
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => Ok((
+            i64::try_from(d.as_secs()).map_err(|_| out_of_range())?,
+            d.subsec_nanos(),
+        )),
+        Err(before) => {
+            let d = before.duration();
+            let secs = i64::try_from(d.as_secs()).map_err(|_| out_of_range())?;
+            match d.subsec_nanos() {
+                0 => Ok((-secs, 0)),
+                n => Ok((-secs - 1, 1_000_000_000 - n)),
+            }
+        }
+    }
+}
+
+fn system_time(secs: i64, nanos: u32) -> std::result::Result<SystemTime, String> {
+    let t = if secs >= 0 {
+        UNIX_EPOCH.checked_add(Duration::new(secs.unsigned_abs(), nanos))
+    } else {
+        UNIX_EPOCH
+            .checked_sub(Duration::from_secs(secs.unsigned_abs()))
+            .and_then(|t| t.checked_add(Duration::from_nanos(u64::from(nanos))))
+    };
+    t.ok_or_else(|| "is outside the range of SystemTime on this platform".to_owned())
+}
+
+fn timestamp_example(fraction_digits: u8) -> String {
+    let mut s = "2024-01-15T10:30:00".to_owned();
+    if fraction_digits > 0 {
+        s.push('.');
+        s.extend(std::iter::repeat_n('0', usize::from(fraction_digits)));
+    }
+    s.push('Z');
+    s
+}
+
+pub(super) fn timestamp(
+    secs: i64,
+    nanos: u32,
+    fraction_digits: u8,
+) -> std::result::Result<String, String> {
+    if fraction_digits > 9 {
+        return Err(format!(
+            "fraction digits {fraction_digits} is out of range 0 to 9"
+        ));
+    }
+    if nanos >= 1_000_000_000 {
+        return Err(format!("nanoseconds {nanos} is not below 1000000000"));
+    }
+    if !(MIN_UNIX_SECS..=MAX_UNIX_SECS).contains(&secs) {
+        return Err(format!(
+            "{secs} seconds from the unix epoch is outside the years 0000 to 9999"
+        ));
+    }
+    let (year, month, day) = civil_from_days(secs.div_euclid(86_400));
+    let sod = secs.rem_euclid(86_400);
+    let mut s = format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
+        sod / 3600,
+        sod % 3600 / 60,
+        sod % 60
+    );
+    if fraction_digits > 0 {
+        let fraction = format!("{nanos:09}");
+        s.push('.');
+        s.push_str(
+            fraction
+                .get(..usize::from(fraction_digits))
+                .unwrap_or(&fraction),
+        );
+    }
+    s.push('Z');
+    Ok(s)
+}
+
+fn number(bytes: &[u8], from: usize, to: usize) -> Option<u32> {
+    let digits = bytes.get(from..to)?;
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(
+        digits
+            .iter()
+            .fold(0u32, |n, d| n * 10 + u32::from(d - b'0')),
+    )
+}
+
+fn parse_timestamp(text: &str, fraction_digits: u8) -> std::result::Result<(i64, u32), String> {
+    if fraction_digits > 9 {
+        return Err(format!(
+            "fraction digits {fraction_digits} is out of range 0 to 9"
+        ));
+    }
+    let bad = || {
+        format!(
+            "{text:?} is not an RFC 3339 UTC timestamp with {fraction_digits} fraction digits (like {})",
+            timestamp_example(fraction_digits)
+        )
+    };
+    let b = text.as_bytes();
+    let fd = usize::from(fraction_digits);
+    let len = if fd > 0 { 21 + fd } else { 20 };
+    let at = |i: usize, c: u8| b.get(i) == Some(&c);
+    if b.len() != len
+        || !at(4, b'-')
+        || !at(7, b'-')
+        || !at(10, b'T')
+        || !at(13, b':')
+        || !at(16, b':')
+        || !at(len - 1, b'Z')
+        || (fd > 0 && !at(19, b'.'))
+    {
+        return Err(bad());
+    }
+    let (Some(year), Some(month), Some(day), Some(hour), Some(minute), Some(second)) = (
+        number(b, 0, 4),
+        number(b, 5, 7),
+        number(b, 8, 10),
+        number(b, 11, 13),
+        number(b, 14, 16),
+        number(b, 17, 19),
+    ) else {
+        return Err(bad());
+    };
+    let fraction = if fd > 0 {
+        number(b, 20, 20 + fd).ok_or_else(bad)?
+    } else {
+        0
+    };
+    let year = i64::from(year);
+    if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
+        return Err(format!("{text:?} is not a valid date"));
+    }
+    if hour > 23 || minute > 59 || second > 59 {
+        return Err(format!("{text:?} is not a valid time of day"));
+    }
+    let secs = days_from_civil(year, month, day) * 86_400
+        + i64::from(hour) * 3600
+        + i64::from(minute) * 60
+        + i64::from(second);
+    let nanos = fraction * 10u32.pow(9 - u32::from(fraction_digits));
+    Ok((secs, nanos))
+}
+
+/// `value` zero-padded to exactly `width` digits (1 to 20): string order is
+/// numeric order for values encoded with the same width.
+///
+/// # Errors
+/// [`Error::InvalidKey`] (attribute `(key component)`) when `value` needs
+/// more than `width` digits or `width` is out of range.
+///
+/// ```
+/// use dynamodb_mapper::key::encode_unsigned;
+///
+/// assert_eq!(encode_unsigned(7, 3)?, "007");
+/// assert!(encode_unsigned(2, 3)? < encode_unsigned(10, 3)?);
+/// assert!(encode_unsigned(1000, 3).is_err());
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub fn encode_unsigned(value: u64, width: u8) -> Result<String> {
+    unsigned(value, width).map_err(|reason| Error::invalid_key(COMPONENT, reason))
+}
+
+/// Decodes [`encode_unsigned`]'s output: exactly `width` digits.
+///
+/// # Errors
+/// [`Error::InvalidKey`] (attribute `(key component)`) when `text` is not
+/// exactly `width` ASCII digits or exceeds `u64`.
+///
+/// ```
+/// use dynamodb_mapper::key::decode_unsigned;
+///
+/// assert_eq!(decode_unsigned("007", 3)?, 7);
+/// let err = decode_unsigned("7", 3).unwrap_err();
+/// assert_eq!(err.to_string(), "key attribute `(key component)` \"7\" is not exactly 3 digits");
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub fn decode_unsigned(text: &str, width: u8) -> Result<u64> {
+    parse_unsigned(text, width).map_err(|reason| Error::invalid_key(COMPONENT, reason))
+}
+
+/// `value` as a fixed-width string whose order is numeric order: `P` and
+/// the value zero-padded to `width` digits for zero and above, `N` and
+/// `10^width + value` (zero-padded) below zero. `width` is 1 to 19, and
+/// `|value|` must be below `10^width`.
+///
+/// # Errors
+/// [`Error::InvalidKey`] (attribute `(key component)`) when `|value|` needs
+/// more than `width` digits or `width` is out of range.
+///
+/// ```
+/// use dynamodb_mapper::key::encode_signed;
+///
+/// assert_eq!(encode_signed(42, 3)?, "P042");
+/// assert_eq!(encode_signed(-42, 3)?, "N958");
+/// assert!(encode_signed(-42, 3)? < encode_signed(-1, 3)?);
+/// assert!(encode_signed(-1, 3)? < encode_signed(0, 3)?);
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub fn encode_signed(value: i64, width: u8) -> Result<String> {
+    signed(value, width).map_err(|reason| Error::invalid_key(COMPONENT, reason))
+}
+
+/// Decodes [`encode_signed`]'s output.
+///
+/// # Errors
+/// [`Error::InvalidKey`] (attribute `(key component)`) when `text` is not
+/// `N` or `P` followed by exactly `width` digits, or is out of range.
+///
+/// ```
+/// use dynamodb_mapper::key::decode_signed;
+///
+/// assert_eq!(decode_signed("N958", 3)?, -42);
+/// assert_eq!(decode_signed("P000", 3)?, 0);
+/// assert!(decode_signed("-042", 3).is_err());
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub fn decode_signed(text: &str, width: u8) -> Result<i64> {
+    parse_signed(text, width).map_err(|reason| Error::invalid_key(COMPONENT, reason))
+}
+
+/// `time` as an RFC 3339 UTC timestamp with exactly `fraction_digits` (0 to
+/// 9) digits of fraction, truncated: `2024-01-15T10:30:00.123Z`. Every
+/// timestamp of one width has the same length, so string order is time
+/// order. Years 0000 to 9999.
+///
+/// # Errors
+/// [`Error::InvalidKey`] (attribute `(key component)`) when `time` is
+/// outside the years 0000 to 9999 or `fraction_digits` is above 9.
+///
+/// ```
+/// use std::time::{Duration, UNIX_EPOCH};
+/// use dynamodb_mapper::key::encode_timestamp;
+///
+/// let t = UNIX_EPOCH + Duration::from_millis(1_705_314_600_123);
+/// assert_eq!(encode_timestamp(t, 3)?, "2024-01-15T10:30:00.123Z");
+/// assert_eq!(encode_timestamp(t, 0)?, "2024-01-15T10:30:00Z");
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub fn encode_timestamp(time: SystemTime, fraction_digits: u8) -> Result<String> {
+    Encoding::Timestamp { fraction_digits }.encode(&KeyValue::Timestamp(time))
+}
+
+/// Decodes [`encode_timestamp`]'s output (the fraction it kept).
+///
+/// # Errors
+/// [`Error::InvalidKey`] (attribute `(key component)`) when `text` is not
+/// exactly that format, or is not a valid date and time.
+///
+/// ```
+/// use std::time::{Duration, UNIX_EPOCH};
+/// use dynamodb_mapper::key::decode_timestamp;
+///
+/// let t = decode_timestamp("2024-01-15T10:30:00.123Z", 3)?;
+/// assert_eq!(t, UNIX_EPOCH + Duration::from_millis(1_705_314_600_123));
+/// assert!(decode_timestamp("2024-02-30T00:00:00Z", 0).is_err());
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub fn decode_timestamp(text: &str, fraction_digits: u8) -> Result<SystemTime> {
+    let (secs, nanos) = decode_unix_timestamp(text, fraction_digits)?;
+    system_time(secs, nanos).map_err(|reason| Error::invalid_key(COMPONENT, reason))
+}
+
+/// [`encode_timestamp`] for a time given as unix seconds (negative before
+/// 1970) and nanoseconds within that second.
+///
+/// # Errors
+/// [`Error::InvalidKey`] (attribute `(key component)`) when the time is
+/// outside the years 0000 to 9999, `nanos` is not below 1,000,000,000, or
+/// `fraction_digits` is above 9.
+///
+/// ```
+/// use dynamodb_mapper::key::encode_unix_timestamp;
+///
+/// assert_eq!(encode_unix_timestamp(0, 0, 0)?, "1970-01-01T00:00:00Z");
+/// assert_eq!(encode_unix_timestamp(-1, 500_000_000, 1)?, "1969-12-31T23:59:59.5Z");
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub fn encode_unix_timestamp(secs: i64, nanos: u32, fraction_digits: u8) -> Result<String> {
+    timestamp(secs, nanos, fraction_digits).map_err(|reason| Error::invalid_key(COMPONENT, reason))
+}
+
+/// Decodes [`encode_unix_timestamp`]'s output into unix seconds and
+/// nanoseconds.
+///
+/// # Errors
+/// As [`decode_timestamp`].
+///
+/// ```
+/// use dynamodb_mapper::key::decode_unix_timestamp;
+///
+/// assert_eq!(decode_unix_timestamp("1969-12-31T23:59:59.5Z", 1)?, (-1, 500_000_000));
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub fn decode_unix_timestamp(text: &str, fraction_digits: u8) -> Result<(i64, u32)> {
+    parse_timestamp(text, fraction_digits).map_err(|reason| Error::invalid_key(COMPONENT, reason))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_conversions_round_trip() {
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(0, 1, 1) * 86_400, MIN_UNIX_SECS);
+        assert_eq!(
+            days_from_civil(9999, 12, 31) * 86_400 + 86_399,
+            MAX_UNIX_SECS
+        );
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+        for days in [-719_528, -1, 0, 1, 11_016, 11_017, 2_932_896] {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, m, d), days, "{y}-{m}-{d}");
+        }
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
+
+    #[test]
+    fn timestamp_edges() {
+        assert_eq!(
+            timestamp(MIN_UNIX_SECS, 0, 0).unwrap(),
+            "0000-01-01T00:00:00Z"
+        );
+        assert_eq!(
+            timestamp(MAX_UNIX_SECS, 999_999_999, 9).unwrap(),
+            "9999-12-31T23:59:59.999999999Z"
+        );
+        assert!(timestamp(MAX_UNIX_SECS + 1, 0, 0).is_err());
+        assert!(timestamp(MIN_UNIX_SECS - 1, 0, 0).is_err());
+        assert_eq!(
+            parse_timestamp("0000-01-01T00:00:00Z", 0).unwrap(),
+            (MIN_UNIX_SECS, 0)
+        );
+        assert_eq!(
+            parse_timestamp("2000-02-29T12:00:00.5Z", 1).unwrap(),
+            (951_825_600, 500_000_000)
+        );
+        assert!(parse_timestamp("1900-02-29T12:00:00Z", 0).is_err());
+        assert!(parse_timestamp("2024-01-15T24:00:00Z", 0).is_err());
+        assert!(parse_timestamp("2024-01-15T10:30:00.12Z", 3).is_err());
+        assert!(parse_timestamp("2024-01-15 10:30:00Z", 0).is_err());
+        assert!(parse_timestamp("2024-01-15T10:30:00", 0).is_err());
+        assert!(parse_timestamp("+024-01-15T10:30:00Z", 0).is_err());
+    }
+
+    #[test]
+    fn signed_edges() {
+        assert_eq!(signed(i64::MIN, 19).unwrap(), "N0776627963145224192");
+        assert_eq!(parse_signed("N0776627963145224192", 19).unwrap(), i64::MIN);
+        assert_eq!(signed(i64::MAX, 19).unwrap(), "P9223372036854775807");
+        assert!(parse_signed("P9999999999999999999", 19).is_err());
+        assert!(parse_signed("N000", 3).is_err());
+        assert_eq!(signed(-999, 3).unwrap(), "N001");
+        assert!(signed(-1000, 3).is_err());
+        assert!(signed(1, 0).is_err());
+        assert!(signed(1, 20).is_err());
+    }
+
+    #[test]
+    fn unsigned_edges() {
+        assert_eq!(unsigned(u64::MAX, 20).unwrap(), "18446744073709551615");
+        assert!(parse_unsigned("99999999999999999999", 20).is_err());
+        assert_eq!(unsigned(0, 1).unwrap(), "0");
+        assert!(unsigned(10, 1).is_err());
+        assert!(unsigned(1, 21).is_err());
+    }
+}

@@ -1,0 +1,367 @@
+//! The key format (delimiter and escape character): escaping component text
+//! and splitting a key back into its components; also `KeyRole` and the key
+//! size limits. Uses nothing else in `key`; `builder`, `template` and
+//! `pattern` build on it.
+
+use std::borrow::Cow;
+
+use crate::error::{Error, Result};
+use crate::schema::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
+
+/// Characters the encodings and pattern syntax use, which therefore cannot
+/// be a delimiter or an escape character.
+const RESERVED: &[char] = &['-', ':', '.', '{', '}'];
+
+/// The delimiter and escape character keys are built with.
+///
+/// The default is `#` as delimiter and `\` as escape character. Both must be
+/// distinct ASCII punctuation characters other than `-`, `:`, `.`, `{` and
+/// `}` (the encodings and the pattern syntax use those); this is checked
+/// whenever the format is used.
+///
+/// ```
+/// use dynamodb_mapper::key::{KeyBuilder, KeyFormat};
+///
+/// const PIPES: KeyFormat = KeyFormat::new().with_delimiter('|');
+/// let key = KeyBuilder::partition("TENANT").format(PIPES).part("acme").build()?;
+/// assert_eq!(key, "TENANT|acme");
+/// assert_eq!(PIPES.split(&key)?, ["TENANT", "acme"]);
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KeyFormat {
+    pub(super) delimiter: char,
+    pub(super) escape: char,
+}
+
+impl Default for KeyFormat {
+    /// [`KeyFormat::DEFAULT`].
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyFormat;
+    /// assert_eq!(KeyFormat::default(), KeyFormat::DEFAULT);
+    /// ```
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+impl KeyFormat {
+    /// `#` as delimiter, `\` as escape character.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyFormat;
+    /// assert_eq!(KeyFormat::DEFAULT.delimiter(), '#');
+    /// assert_eq!(KeyFormat::DEFAULT.escape(), '\\');
+    /// ```
+    pub const DEFAULT: KeyFormat = KeyFormat {
+        delimiter: '#',
+        escape: '\\',
+    };
+
+    /// The default format, for `const` chains.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyFormat;
+    /// const F: KeyFormat = KeyFormat::new();
+    /// assert_eq!(F, KeyFormat::DEFAULT);
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        Self::DEFAULT
+    }
+
+    /// The same format with another delimiter.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyFormat;
+    /// assert_eq!(KeyFormat::new().with_delimiter('|').delimiter(), '|');
+    /// ```
+    #[must_use]
+    pub const fn with_delimiter(mut self, delimiter: char) -> Self {
+        self.delimiter = delimiter;
+        self
+    }
+
+    /// The same format with another escape character.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyFormat;
+    /// assert_eq!(KeyFormat::new().with_escape('~').escape(), '~');
+    /// ```
+    #[must_use]
+    pub const fn with_escape(mut self, escape: char) -> Self {
+        self.escape = escape;
+        self
+    }
+
+    /// The delimiter between components.
+    ///
+    /// ```
+    /// assert_eq!(dynamodb_mapper::key::KeyFormat::DEFAULT.delimiter(), '#');
+    /// ```
+    #[must_use]
+    pub const fn delimiter(&self) -> char {
+        self.delimiter
+    }
+
+    /// The escape character.
+    ///
+    /// ```
+    /// assert_eq!(dynamodb_mapper::key::KeyFormat::DEFAULT.escape(), '\\');
+    /// ```
+    #[must_use]
+    pub const fn escape(&self) -> char {
+        self.escape
+    }
+
+    /// Checks the delimiter and escape character.
+    ///
+    /// # Errors
+    /// [`Error::InvalidKey`] (attribute `(key format)`) when they are equal,
+    /// not ASCII punctuation, or reserved (`-`, `:`, `.`, `{`, `}`).
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyFormat;
+    ///
+    /// assert!(KeyFormat::DEFAULT.validate().is_ok());
+    /// let err = KeyFormat::new().with_delimiter(':').validate().unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "key attribute `(key format)` delimiter `:` is reserved: encodings and key patterns use `-`, `:`, `.`, `{` and `}`"
+    /// );
+    /// ```
+    pub fn validate(&self) -> Result<()> {
+        self.check()
+            .map_err(|reason| Error::invalid_key("(key format)", reason))
+    }
+
+    pub(super) fn check(&self) -> std::result::Result<(), String> {
+        for (what, c) in [
+            ("delimiter", self.delimiter),
+            ("escape character", self.escape),
+        ] {
+            if !c.is_ascii_punctuation() {
+                return Err(format!(
+                    "{what} {c:?} is not an ASCII punctuation character"
+                ));
+            }
+            if RESERVED.contains(&c) {
+                return Err(format!(
+                    "{what} `{c}` is reserved: encodings and key patterns use `-`, `:`, `.`, `{{` and `}}`"
+                ));
+            }
+        }
+        if self.delimiter == self.escape {
+            return Err(format!(
+                "uses `{}` as both delimiter and escape character",
+                self.delimiter
+            ));
+        }
+        Ok(())
+    }
+
+    /// The escaped form of `text`, as it appears inside a key: the delimiter
+    /// and the escape character are preceded by the escape character. Use it
+    /// for a `begins_with` value that ends inside a component.
+    ///
+    /// # Errors
+    /// [`Error::InvalidKey`] when the format is invalid (see
+    /// [`validate`](Self::validate)).
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyFormat;
+    /// assert_eq!(KeyFormat::DEFAULT.escape_text(r"a#b\c")?, r"a\#b\\c");
+    /// assert_eq!(KeyFormat::DEFAULT.escape_text("plain")?, "plain");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn escape_text(&self, text: &str) -> Result<String> {
+        self.validate()?;
+        let mut out = String::with_capacity(text.len());
+        self.escape_into(&mut out, text);
+        Ok(out)
+    }
+
+    pub(super) fn escape_into(&self, out: &mut String, text: &str) {
+        for c in text.chars() {
+            if c == self.delimiter || c == self.escape {
+                out.push(self.escape);
+            }
+            out.push(c);
+        }
+    }
+
+    /// Splits a key into its components, undoing the escaping: the inverse of
+    /// [`KeyBuilder::build`](super::KeyBuilder::build) (the type tag is the first component).
+    ///
+    /// # Errors
+    /// [`Error::InvalidKey`] (attribute `(key)`) when the key is empty, has an
+    /// empty component, an escape character not followed by the delimiter or
+    /// the escape character, or when the format is invalid.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyFormat;
+    ///
+    /// assert_eq!(KeyFormat::DEFAULT.split(r"A\##B")?, ["A#", "B"]);
+    /// assert_eq!(KeyFormat::DEFAULT.split(r"A#\#B")?, ["A", "#B"]);
+    /// let err = KeyFormat::DEFAULT.split("A##B").unwrap_err();
+    /// assert_eq!(err.to_string(), "key attribute `(key)` \"A##B\" has an empty component at byte 2");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn split(&self, key: &str) -> Result<Vec<String>> {
+        self.validate()?;
+        split_key(key, *self)
+            .map_err(|reason| Error::invalid_key("(key)", format!("{key:?} {reason}")))
+    }
+}
+
+pub(super) fn split_key(key: &str, format: KeyFormat) -> std::result::Result<Vec<String>, String> {
+    segments(key, format)
+        .map(|segment| segment.map(Cow::into_owned))
+        .collect()
+}
+
+/// The components of `key`, unescaped, in order; borrowed from the key
+/// where they hold no escape. Yields the first problem (an empty key or
+/// component, an unknown or lone escape) as its last item.
+pub(super) fn segments(key: &str, format: KeyFormat) -> Segments<'_> {
+    Segments {
+        key,
+        start: 0,
+        format,
+        done: false,
+    }
+}
+
+pub(super) struct Segments<'k> {
+    key: &'k str,
+    /// Byte index where the next component starts.
+    start: usize,
+    format: KeyFormat,
+    done: bool,
+}
+
+impl<'k> Iterator for Segments<'k> {
+    type Item = std::result::Result<Cow<'k, str>, String>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        if self.key.is_empty() {
+            self.done = true;
+            return Some(Err("is empty".to_owned()));
+        }
+        let start = self.start;
+        let rest = self.key.get(start..).unwrap_or("");
+        let format = self.format;
+        // Only a component with an escape in it is copied.
+        let mut unescaped: Option<String> = None;
+        let mut chars = rest.char_indices();
+        let mut end = None;
+        while let Some((i, c)) = chars.next() {
+            if c == format.escape {
+                match chars.next() {
+                    Some((_, next)) if next == format.delimiter || next == format.escape => {
+                        unescaped
+                            .get_or_insert_with(|| rest.get(..i).unwrap_or("").to_owned())
+                            .push(next);
+                    }
+                    Some((_, next)) => {
+                        self.done = true;
+                        return Some(Err(format!(
+                            "has an unknown escape `{}{next}` at byte {}",
+                            format.escape,
+                            start + i
+                        )));
+                    }
+                    None => {
+                        self.done = true;
+                        return Some(Err(format!(
+                            "ends with a lone escape character `{}`",
+                            format.escape
+                        )));
+                    }
+                }
+            } else if c == format.delimiter {
+                end = Some(i);
+                self.start = start + i + c.len_utf8();
+                break;
+            } else if let Some(text) = &mut unescaped {
+                text.push(c);
+            }
+        }
+        let raw = match end {
+            Some(i) => rest.get(..i).unwrap_or(""),
+            None => {
+                self.done = true;
+                rest
+            }
+        };
+        if raw.is_empty() {
+            self.done = true;
+            return Some(Err(format!("has an empty component at byte {start}")));
+        }
+        Some(Ok(match unescaped {
+            Some(text) => Cow::Owned(text),
+            None => Cow::Borrowed(raw),
+        }))
+    }
+}
+
+/// Whether a key is a partition key or a sort key: decides the size limit.
+///
+/// ```
+/// use dynamodb_mapper::key::KeyRole;
+/// assert_eq!(KeyRole::Partition.max_bytes(), 2048);
+/// assert_eq!(KeyRole::Sort.max_bytes(), 1024);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KeyRole {
+    /// A partition (hash) key: at most 2048 bytes.
+    Partition,
+    /// A sort (range) key: at most 1024 bytes.
+    Sort,
+}
+
+impl KeyRole {
+    /// DynamoDB's size limit for this kind of key, in bytes.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{key::KeyRole, MAX_SORT_KEY_BYTES};
+    /// assert_eq!(KeyRole::Sort.max_bytes(), MAX_SORT_KEY_BYTES);
+    /// ```
+    #[must_use]
+    pub const fn max_bytes(self) -> usize {
+        match self {
+            KeyRole::Partition => MAX_PARTITION_KEY_BYTES,
+            KeyRole::Sort => MAX_SORT_KEY_BYTES,
+        }
+    }
+
+    const fn describe(self) -> &'static str {
+        match self {
+            KeyRole::Partition => "partition key",
+            KeyRole::Sort => "sort key",
+        }
+    }
+
+    pub(super) const fn attribute(self) -> &'static str {
+        match self {
+            KeyRole::Partition => "(partition key)",
+            KeyRole::Sort => "(sort key)",
+        }
+    }
+}
+
+pub(super) fn check_size(key: &str, role: KeyRole) -> std::result::Result<(), String> {
+    let max = role.max_bytes();
+    if key.len() > max {
+        return Err(format!(
+            "is {} bytes, over the {} limit of {max} bytes",
+            key.len(),
+            role.describe()
+        ));
+    }
+    Ok(())
+}

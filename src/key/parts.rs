@@ -1,0 +1,176 @@
+//! `KeyParts`, the typed values `KeyPattern::parse` reads back from a key.
+//! Builds on `value` and `template`; `pattern` creates it.
+
+use std::time::SystemTime;
+
+use super::template::pattern_error;
+use super::value::KeyValue;
+use crate::error::{Error, Result};
+
+/// The values parsed from a key by [`KeyPattern::parse`](super::KeyPattern::parse), by placeholder
+/// name, typed by each placeholder's format.
+///
+/// ```
+/// use dynamodb_mapper::key::{KeyPattern, KeyValue};
+///
+/// let parts = KeyPattern::sort("DELTA#{d:i3}#{label}").parse("DELTA#N995#x")?;
+/// assert_eq!(parts.signed("d")?, -5);
+/// assert_eq!(parts.get("label"), Some(&KeyValue::from("x")));
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyParts {
+    pub(super) template: &'static str,
+    pub(super) values: Vec<(&'static str, KeyValue<'static>)>,
+}
+
+impl KeyParts {
+    /// The value of placeholder `name`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    /// let parts = KeyPattern::sort("TAG#{tag}").parse("TAG#rust")?;
+    /// assert_eq!(parts.get("tag").and_then(|v| v.as_text()), Some("rust"));
+    /// assert!(parts.get("other").is_none());
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn get(&self, name: &str) -> Option<&KeyValue<'static>> {
+        self.values.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+    }
+
+    fn no_placeholder(&self, name: &str) -> Error {
+        pattern_error(self.template, format!("has no placeholder `{{{name}}}`"))
+    }
+
+    fn typed<T>(
+        &self,
+        name: &str,
+        what: &str,
+        pick: impl Fn(&KeyValue<'static>) -> Option<T>,
+    ) -> Result<T> {
+        let value = self.get(name).ok_or_else(|| self.no_placeholder(name))?;
+        pick(value).ok_or_else(|| {
+            pattern_error(
+                self.template,
+                format!(
+                    "placeholder `{{{name}}}` holds {}, not {what}",
+                    value.describe()
+                ),
+            )
+        })
+    }
+
+    /// The text of placeholder `name`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidKey`] (attribute: the template) when there is no such
+    /// placeholder or it is not text.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    /// let parts = KeyPattern::partition("USER#{id}").parse(r"USER#a\#b")?;
+    /// assert_eq!(parts.text("id")?, "a#b");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn text(&self, name: &str) -> Result<&str> {
+        match self.get(name) {
+            Some(KeyValue::Text(t)) => Ok(t),
+            Some(other) => Err(pattern_error(
+                self.template,
+                format!(
+                    "placeholder `{{{name}}}` holds {}, not text",
+                    other.describe()
+                ),
+            )),
+            None => Err(self.no_placeholder(name)),
+        }
+    }
+
+    /// The unsigned integer of placeholder `name`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidKey`] (attribute: the template) when there is no such
+    /// placeholder or it is not an integer that fits.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    /// let parts = KeyPattern::sort("ITEM#{n:u3}").parse("ITEM#042")?;
+    /// assert_eq!(parts.unsigned("n")?, 42);
+    /// assert!(parts.text("n").is_err());
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn unsigned(&self, name: &str) -> Result<u64> {
+        self.typed(name, "an unsigned integer", KeyValue::as_unsigned)
+    }
+
+    /// The signed integer of placeholder `name`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidKey`] (attribute: the template) when there is no such
+    /// placeholder or it is not an integer that fits.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    /// let parts = KeyPattern::sort("T#{t:i2}").parse("T#N99")?;
+    /// assert_eq!(parts.signed("t")?, -1);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn signed(&self, name: &str) -> Result<i64> {
+        self.typed(name, "a signed integer", KeyValue::as_signed)
+    }
+
+    /// The point in time of placeholder `name`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidKey`] (attribute: the template) when there is no such
+    /// placeholder or it is not a timestamp.
+    ///
+    /// ```
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// use dynamodb_mapper::key::KeyPattern;
+    /// let parts = KeyPattern::sort("AT#{at:ts3}").parse("AT#1970-01-01T00:00:01.500Z")?;
+    /// assert_eq!(parts.timestamp("at")?, UNIX_EPOCH + Duration::from_millis(1500));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn timestamp(&self, name: &str) -> Result<SystemTime> {
+        self.typed(name, "a timestamp", KeyValue::as_timestamp)
+    }
+
+    /// Placeholder names and values, in template order.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    /// let parts = KeyPattern::sort("{a}#{b}").parse("x#y")?;
+    /// let names: Vec<&str> = parts.iter().map(|(n, _)| n).collect();
+    /// assert_eq!(names, ["a", "b"]);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &KeyValue<'static>)> {
+        self.values.iter().map(|(n, v)| (*n, v))
+    }
+
+    /// How many placeholders the key had.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    /// assert_eq!(KeyPattern::sort("META").parse("META")?.len(), 0);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether the pattern had no placeholders.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    /// assert!(KeyPattern::sort("META").parse("META")?.is_empty());
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}

@@ -1,0 +1,624 @@
+//! `KeyPattern` and `BoundPattern`: rendering keys from named values,
+//! parsing them back, and the per-thread cache of compiled templates. Builds
+//! on `template`, `language` and `parts`; `overlap` uses it.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt;
+use std::rc::Rc;
+
+use super::encoding::Encoding;
+use super::format::{KeyFormat, KeyRole, check_size, segments, split_key};
+use super::language::Language;
+use super::parts::KeyParts;
+use super::template::{Component, Slot, compile, constant_prefix, pattern_error};
+use super::value::KeyValue;
+use crate::error::{Error, Result};
+
+/// A key template such as `CUSTOMER#{customer_id}` or
+/// `ORDER#{order_id}#LINE#{line:u3}`: renders keys from named values, parses
+/// keys back, and declares a mapper's keys for [`find_overlaps`](super::find_overlaps).
+///
+/// Declared in `const` context; the template is checked whenever the pattern
+/// is used ([`validate`](Self::validate) checks it up front). The rules:
+///
+/// - components are separated by the format's delimiter and none is empty;
+/// - a component holds at most one placeholder `{name}` or `{name:format}`,
+///   with optional literal text before and after it (`v{n:u2}`);
+/// - names are ASCII letters, digits and `_`, not starting with a digit, each
+///   used once;
+/// - formats: none (text, escaped), `u<width>` ([`encode_unsigned`](super::encode_unsigned)),
+///   `i<width>` ([`encode_signed`](super::encode_signed)), `ts` or `ts<fraction digits>`
+///   ([`encode_timestamp`](super::encode_timestamp));
+/// - literal text holds no `{`, `}` or escape character.
+///
+/// Each placeholder owns a whole component (apart from its literal text),
+/// and text values are escaped, so rendering is injective and
+/// [`parse`](Self::parse) inverts it.
+///
+/// A template is compiled the first time a thread uses it and kept for the
+/// thread's lifetime, so rendering a `const` pattern costs little more than
+/// formatting the key by hand (see BENCHMARKS.md).
+///
+/// ```
+/// use dynamodb_mapper::key::KeyPattern;
+///
+/// const LINE_SK: KeyPattern = KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}");
+///
+/// let sk = LINE_SK.with("order_id", "O1").with("line", 7).render()?;
+/// assert_eq!(sk, "ORDER#O1#LINE#007");
+/// let parsed = LINE_SK.parse(&sk)?;
+/// assert_eq!(parsed.text("order_id")?, "O1");
+/// assert_eq!(parsed.unsigned("line")?, 7);
+/// assert_eq!(LINE_SK.with("order_id", "O1").prefix()?, "ORDER#O1#LINE#");
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KeyPattern {
+    pub(super) template: &'static str,
+    role: KeyRole,
+    format: KeyFormat,
+}
+
+impl KeyPattern {
+    /// A partition key pattern (rendered keys at most 2048 bytes).
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    /// const PK: KeyPattern = KeyPattern::partition("CUSTOMER#{id}");
+    /// assert_eq!(PK.with("id", "C1").render()?, "CUSTOMER#C1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub const fn partition(template: &'static str) -> Self {
+        KeyPattern {
+            template,
+            role: KeyRole::Partition,
+            format: KeyFormat::DEFAULT,
+        }
+    }
+
+    /// A sort key pattern (rendered keys at most 1024 bytes).
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    /// const SK: KeyPattern = KeyPattern::sort("METADATA");
+    /// assert_eq!(SK.bind().render()?, "METADATA");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub const fn sort(template: &'static str) -> Self {
+        KeyPattern {
+            template,
+            role: KeyRole::Sort,
+            format: KeyFormat::DEFAULT,
+        }
+    }
+
+    /// The same pattern with another key format.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::{KeyFormat, KeyPattern};
+    /// const SK: KeyPattern = KeyPattern::sort("USER|{id}").with_format(KeyFormat::new().with_delimiter('|'));
+    /// assert_eq!(SK.with("id", "a|b").render()?, r"USER|a\|b");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub const fn with_format(mut self, format: KeyFormat) -> Self {
+        self.format = format;
+        self
+    }
+
+    /// The template as declared.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    /// assert_eq!(KeyPattern::sort("ORDER#{id}").template(), "ORDER#{id}");
+    /// ```
+    #[must_use]
+    pub const fn template(&self) -> &'static str {
+        self.template
+    }
+
+    /// Whether this is a partition or a sort key pattern.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::{KeyPattern, KeyRole};
+    /// assert_eq!(KeyPattern::sort("A").role(), KeyRole::Sort);
+    /// ```
+    #[must_use]
+    pub const fn role(&self) -> KeyRole {
+        self.role
+    }
+
+    /// The key format.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::{KeyFormat, KeyPattern};
+    /// assert_eq!(KeyPattern::sort("A").key_format(), KeyFormat::DEFAULT);
+    /// ```
+    #[must_use]
+    pub const fn key_format(&self) -> KeyFormat {
+        self.format
+    }
+
+    fn error(&self, reason: impl fmt::Display) -> Error {
+        pattern_error(self.template, reason)
+    }
+
+    /// Checks the template and the format.
+    ///
+    /// # Errors
+    /// [`Error::InvalidKey`] whose attribute is the template, saying what is
+    /// wrong with it.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    ///
+    /// assert!(KeyPattern::sort("ORDER#{id}#LINE#{n:u3}").validate().is_ok());
+    /// let err = KeyPattern::sort("ORDER#{id").validate().unwrap_err();
+    /// assert_eq!(err.to_string(), "key pattern `ORDER#{id` is invalid: it has an unclosed `{` at byte 6");
+    /// let err = KeyPattern::sort("A#{x}{y}").validate().unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "key pattern `A#{x}{y}` is invalid: it has a second placeholder in one component at byte 5; separate placeholders with `#`"
+    /// );
+    /// ```
+    pub fn validate(&self) -> Result<()> {
+        self.components().map(|_| ())
+    }
+
+    /// The compiled template, from this thread's cache after the first use
+    /// (patterns are usually consts, rendered and matched on every write).
+    fn components(&self) -> Result<Rc<[Component]>> {
+        // A `&'static str` never changes, so its address and length identify
+        // the template.
+        let key = (
+            self.template.as_ptr().addr(),
+            self.template.len(),
+            self.format,
+        );
+        let cached = COMPILED
+            .try_with(|cache| cache.borrow().get(&key).cloned())
+            .ok()
+            .flatten();
+        if let Some(components) = cached {
+            return Ok(components);
+        }
+        let components: Rc<[Component]> = compile(self.template, self.format)
+            .map_err(|reason| self.error(format!("is invalid: it {reason}")))?
+            .into();
+        // Unavailable only while the thread is being torn down: then the
+        // pattern is compiled on each use.
+        let _ = COMPILED.try_with(|cache| {
+            let mut cache = cache.borrow_mut();
+            // A program's patterns are a handful of consts; a program that
+            // makes templates at run time (leaking them) must not grow the
+            // cache without bound, so it starts over past a cap.
+            if cache.len() >= MAX_COMPILED {
+                cache.clear();
+            }
+            cache.insert(key, Rc::clone(&components));
+        });
+        Ok(components)
+    }
+
+    /// The literal text before the first placeholder: what every rendered
+    /// key starts with, and the `begins_with` value that selects this
+    /// pattern's keys (the whole key for a pattern without placeholders).
+    ///
+    /// # Errors
+    /// As [`validate`](Self::validate).
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    /// assert_eq!(KeyPattern::sort("USER#{id}#METADATA").constant_prefix()?, "USER#");
+    /// assert_eq!(KeyPattern::sort("SUMMARY").constant_prefix()?, "SUMMARY");
+    /// assert_eq!(KeyPattern::sort("{at:ts3}").constant_prefix()?, "");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn constant_prefix(&self) -> Result<&'static str> {
+        self.validate()?;
+        Ok(constant_prefix(self.template))
+    }
+
+    /// The placeholders: name and encoding, in template order.
+    ///
+    /// # Errors
+    /// As [`validate`](Self::validate).
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::{Encoding, KeyPattern};
+    /// let p = KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}");
+    /// assert_eq!(p.placeholders()?, [("order_id", Encoding::Text), ("line", Encoding::Unsigned { width: 3 })]);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn placeholders(&self) -> Result<Vec<(&'static str, Encoding)>> {
+        Ok(self
+            .components()?
+            .iter()
+            .filter_map(|c| c.slot.map(|s| (s.name, s.encoding)))
+            .collect())
+    }
+
+    /// Starts binding values: `name` gets `value`. Chain more
+    /// [`with`](BoundPattern::with) calls, then
+    /// [`render`](BoundPattern::render) or [`prefix`](BoundPattern::prefix).
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    /// let pk = KeyPattern::partition("TENANT#{tenant}").with("tenant", "acme").render()?;
+    /// assert_eq!(pk, "TENANT#acme");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn with<'a>(&self, name: &'a str, value: impl Into<KeyValue<'a>>) -> BoundPattern<'a> {
+        self.bind().with(name, value)
+    }
+
+    /// Starts binding values with none bound yet: for a pattern without
+    /// placeholders, or to bind values in a loop.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    /// assert_eq!(KeyPattern::sort("PROFILE").bind().render()?, "PROFILE");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn bind(&self) -> BoundPattern<'static> {
+        BoundPattern {
+            pattern: *self,
+            values: Vec::new(),
+        }
+    }
+
+    /// Parses a key rendered from this pattern back into its values, typed
+    /// by each placeholder's format.
+    ///
+    /// # Errors
+    /// [`Error::InvalidKey`] whose attribute is the template, when the key
+    /// does not match the pattern (or the pattern is invalid).
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    ///
+    /// const SK: KeyPattern = KeyPattern::sort("STATUS#{at:ts}");
+    /// let parts = SK.parse("STATUS#2024-01-15T10:30:00Z")?;
+    /// assert_eq!(parts.len(), 1);
+    /// let err = SK.parse("ITEM#001").unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "key pattern `STATUS#{at:ts}` cannot parse \"ITEM#001\": component 1 is \"ITEM\", expected \"STATUS\""
+    /// );
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn parse(&self, key: &str) -> Result<KeyParts> {
+        let components = self.components()?;
+        let mut values = Vec::with_capacity(components.len());
+        self.parse_with(&components, key, |name, value| {
+            values.push((name, value.into_owned()));
+        })
+        .map_err(|reason| self.error(format!("cannot parse {key:?}: {reason}")))?;
+        Ok(KeyParts {
+            template: self.template,
+            values,
+        })
+    }
+
+    /// Parses `key`, handing each placeholder's value to `found`; the values
+    /// borrow from the key where they can, so matching allocates nothing.
+    /// The reason a key does not parse is worked out only when it does not.
+    fn parse_with(
+        &self,
+        components: &[Component],
+        key: &str,
+        mut found: impl FnMut(&'static str, KeyValue<'_>),
+    ) -> std::result::Result<(), String> {
+        let mut parts = segments(key, self.format);
+        for component in components {
+            let Some(Ok(part)) = parts.next() else {
+                return Err(self.mismatch(components, key));
+            };
+            match component.slot {
+                None if part == component.before => {}
+                Some(slot) => {
+                    let value = part
+                        .strip_prefix(component.before)
+                        .and_then(|rest| rest.strip_suffix(component.after))
+                        .filter(|m| !m.is_empty())
+                        .and_then(|middle| slot.encoding.decode_reason(middle).ok());
+                    match value {
+                        Some(value) => found(slot.name, value),
+                        None => return Err(self.mismatch(components, key)),
+                    }
+                }
+                None => return Err(self.mismatch(components, key)),
+            }
+        }
+        match parts.next() {
+            None => Ok(()),
+            Some(_) => Err(self.mismatch(components, key)),
+        }
+    }
+
+    /// Why `key` does not parse: the first problem in reading it as a key,
+    /// else its number of components, else the first component that does
+    /// not fit the pattern.
+    fn mismatch(&self, components: &[Component], key: &str) -> String {
+        let parts = match split_key(key, self.format) {
+            Ok(parts) => parts,
+            Err(reason) => return format!("it {reason}"),
+        };
+        if parts.len() != components.len() {
+            return format!(
+                "it has {} components, the pattern has {}",
+                parts.len(),
+                components.len()
+            );
+        }
+        for (i, (component, part)) in components.iter().zip(&parts).enumerate() {
+            let n = i + 1;
+            let Some(slot) = component.slot else {
+                if *part != component.before {
+                    return format!("component {n} is {part:?}, expected {:?}", component.before);
+                }
+                continue;
+            };
+            let Some(middle) = part
+                .strip_prefix(component.before)
+                .and_then(|rest| rest.strip_suffix(component.after))
+                .filter(|m| !m.is_empty())
+            else {
+                return format!(
+                    "component {n} is {part:?}, expected `{}{}{}`",
+                    component.before, slot.spec, component.after
+                );
+            };
+            if let Err(reason) = slot.encoding.decode_reason(middle) {
+                return format!("component {n} (`{}`): {reason}", slot.spec);
+            }
+        }
+        "it does not fit the pattern".to_owned()
+    }
+
+    /// Whether `key` parses with this pattern.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    /// let p = KeyPattern::sort("ITEM#{n:u3}");
+    /// assert!(p.matches("ITEM#001"));
+    /// assert!(!p.matches("ITEM#1"));
+    /// assert!(!p.matches("SUMMARY"));
+    /// ```
+    #[must_use]
+    pub fn matches(&self, key: &str) -> bool {
+        self.components()
+            .is_ok_and(|components| self.parse_with(&components, key, |_, _| ()).is_ok())
+    }
+
+    /// Whether some values make this pattern render a key starting with
+    /// `prefix`: whether `begins_with(key, prefix)` can select this
+    /// pattern's keys.
+    ///
+    /// # Errors
+    /// As [`validate`](Self::validate).
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    /// let lines = KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}");
+    /// assert!(lines.can_start_with("ORDER#")?);
+    /// assert!(lines.can_start_with("ORDER#O1#LINE#0")?);
+    /// assert!(!lines.can_start_with("ORDER#O1#PAYMENT")?);
+    /// assert!(!lines.can_start_with("ORDERS")?);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn can_start_with(&self, prefix: &str) -> Result<bool> {
+        Ok(self.language()?.can_start_with(prefix))
+    }
+
+    /// Whether some values make this pattern and `other` render the same key.
+    ///
+    /// # Errors
+    /// As [`validate`](Self::validate), for either pattern.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    /// let user = KeyPattern::partition("USER#{id}");
+    /// assert!(user.intersects(&KeyPattern::partition("USER#{name}"))?);
+    /// assert!(user.intersects(&KeyPattern::partition("{anything}#admin"))?);
+    /// // A text value cannot hold an unescaped delimiter:
+    /// assert!(!user.intersects(&KeyPattern::partition("{anything}"))?);
+    /// assert!(!user.intersects(&KeyPattern::partition("USER#{n:u3}#X"))?);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn intersects(&self, other: &KeyPattern) -> Result<bool> {
+        Ok(self.language()?.intersects(&other.language()?))
+    }
+
+    pub(super) fn language(&self) -> Result<Language> {
+        Ok(Language::of(&self.components()?, self.format))
+    }
+
+    fn render(&self, values: &[(&str, KeyValue<'_>)], prefix: bool) -> Result<String> {
+        let components = self.components()?;
+        let slot_index = |name: &str| {
+            components
+                .iter()
+                .position(|c| c.slot.is_some_and(|s| s.name == name))
+        };
+        for (k, (name, _)) in values.iter().enumerate() {
+            if slot_index(name).is_none() {
+                return Err(self.error(format!("has no placeholder `{{{name}}}`")));
+            }
+            if values.iter().take(k).any(|(n, _)| n == name) {
+                return Err(self.error(format!("was given `{{{name}}}` twice")));
+            }
+        }
+        let f = self.format;
+        let mut out = String::with_capacity(
+            self.template.len() + values.iter().map(|(_, v)| v.size_hint()).sum::<usize>(),
+        );
+        let mut missing: Option<(usize, Slot)> = None;
+        for (i, component) in components.iter().enumerate() {
+            if i > 0 {
+                out.push(f.delimiter);
+            }
+            out.push_str(component.before);
+            if let Some(slot) = component.slot {
+                let Some((_, value)) = values.iter().find(|(n, _)| *n == slot.name) else {
+                    if prefix {
+                        missing = Some((i, slot));
+                        break;
+                    }
+                    return Err(self.error(format!("has no value for `{}`", slot.spec)));
+                };
+                let encoded = slot
+                    .encoding
+                    .encode_reason(value)
+                    .map_err(|r| self.error(format!("value for `{}`: {r}", slot.spec)))?;
+                f.escape_into(&mut out, &encoded);
+            }
+            out.push_str(component.after);
+        }
+        if let Some((at, slot)) = missing {
+            for (name, _) in values {
+                if slot_index(name).is_some_and(|j| j > at) {
+                    return Err(self.error(format!(
+                        "has a value for `{{{name}}}` but none for `{}` before it; a prefix stops at the first placeholder without a value",
+                        slot.spec
+                    )));
+                }
+            }
+            if out.is_empty() {
+                return Err(self.error(format!(
+                    "renders an empty prefix: its first placeholder `{}` has no value",
+                    slot.spec
+                )));
+            }
+        }
+        check_size(&out, self.role).map_err(|r| self.error(format!("renders a key that {r}")))?;
+        Ok(out)
+    }
+}
+
+impl fmt::Display for KeyPattern {
+    /// The template.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    /// assert_eq!(KeyPattern::sort("ORDER#{id}").to_string(), "ORDER#{id}");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.template)
+    }
+}
+
+/// A template's `&'static str` (address and length) and format.
+type TemplateId = (usize, usize, KeyFormat);
+
+/// How many compiled templates a thread keeps at most.
+const MAX_COMPILED: usize = 1024;
+
+thread_local! {
+    /// Compiled templates, per thread.
+    static COMPILED: RefCell<HashMap<TemplateId, Rc<[Component]>>> =
+        RefCell::new(HashMap::new());
+}
+
+/// A pattern with values bound to some of its placeholders, from
+/// [`KeyPattern::with`] or [`KeyPattern::bind`].
+///
+/// ```
+/// use dynamodb_mapper::key::KeyPattern;
+///
+/// const SK: KeyPattern = KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}");
+/// let bound = SK.with("order_id", "O1");
+/// assert_eq!(bound.prefix()?, "ORDER#O1#LINE#");
+/// assert_eq!(bound.with("line", 12).render()?, "ORDER#O1#LINE#012");
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub struct BoundPattern<'a> {
+    pattern: KeyPattern,
+    values: Vec<(&'a str, KeyValue<'a>)>,
+}
+
+impl<'a> BoundPattern<'a> {
+    /// Binds `value` to the placeholder `name`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    /// let id = String::from("C1");
+    /// let key = KeyPattern::partition("CUSTOMER#{id}").bind().with("id", &id).render()?;
+    /// assert_eq!(key, "CUSTOMER#C1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn with(mut self, name: &'a str, value: impl Into<KeyValue<'a>>) -> Self {
+        self.values.push((name, value.into()));
+        self
+    }
+
+    /// The key, every placeholder filled.
+    ///
+    /// # Errors
+    /// [`Error::InvalidKey`] whose attribute is the template: a placeholder
+    /// without a value, a value for a name the pattern does not have or given
+    /// twice, a value its placeholder's format cannot encode (empty text,
+    /// wrong type, too many digits), a key over the size limit, or an invalid
+    /// pattern.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    ///
+    /// const SK: KeyPattern = KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}");
+    /// assert_eq!(SK.with("order_id", "A#B").with("line", 1).render()?, r"ORDER#A\#B#LINE#001");
+    /// let err = SK.with("order_id", "O1").render().unwrap_err();
+    /// assert_eq!(err.to_string(), "key pattern `ORDER#{order_id}#LINE#{line:u3}` has no value for `{line:u3}`");
+    /// let err = SK.with("order_id", "O1").with("lien", 1).render().unwrap_err();
+    /// assert_eq!(err.to_string(), "key pattern `ORDER#{order_id}#LINE#{line:u3}` has no placeholder `{lien}`");
+    /// let err = SK.with("order_id", "").with("line", 1).render().unwrap_err();
+    /// assert_eq!(err.to_string(), "key pattern `ORDER#{order_id}#LINE#{line:u3}` value for `{order_id}`: is empty");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn render(&self) -> Result<String> {
+        self.pattern.render(&self.values, false)
+    }
+
+    /// The `begins_with` value for keys with the bound values: the key up to
+    /// the first placeholder without a value (including the literal text
+    /// before that placeholder), or the whole key when every placeholder has
+    /// a value.
+    ///
+    /// # Errors
+    /// As [`render`](Self::render) (apart from missing values), and when a
+    /// placeholder after the first unbound one has a value, or the prefix
+    /// would be empty.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    ///
+    /// const SK: KeyPattern = KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}");
+    /// assert_eq!(SK.bind().prefix()?, "ORDER#");
+    /// assert_eq!(SK.with("order_id", "O#1").prefix()?, r"ORDER#O\#1#LINE#");
+    /// assert!(SK.with("line", 1).prefix().is_err());
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn prefix(&self) -> Result<String> {
+        self.pattern.render(&self.values, true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_compiled_template_cache_stays_bounded() {
+        for i in 0..(MAX_COMPILED * 3) {
+            let template: &'static str = Box::leak(format!("T{i}#{{id}}").into_boxed_str());
+            let pattern = KeyPattern::sort(template);
+            assert!(pattern.matches(&format!("T{i}#x")));
+            let cached = COMPILED.with(|c| c.borrow().len());
+            assert!(cached <= MAX_COMPILED, "{cached}");
+        }
+    }
+}
