@@ -64,7 +64,7 @@ impl KeyParts {
     /// The text of placeholder `name`.
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] (attribute: the template) when there is no such
+    /// [`Error::InvalidKeyPattern`] (naming the template) when there is no such
     /// placeholder or it is not text.
     ///
     /// ```
@@ -90,7 +90,7 @@ impl KeyParts {
     /// The unsigned integer of placeholder `name`.
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] (attribute: the template) when there is no such
+    /// [`Error::InvalidKeyPattern`] (naming the template) when there is no such
     /// placeholder or it is not an integer that fits.
     ///
     /// ```
@@ -107,7 +107,7 @@ impl KeyParts {
     /// The signed integer of placeholder `name`.
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] (attribute: the template) when there is no such
+    /// [`Error::InvalidKeyPattern`] (naming the template) when there is no such
     /// placeholder or it is not an integer that fits.
     ///
     /// ```
@@ -123,7 +123,7 @@ impl KeyParts {
     /// The point in time of placeholder `name`.
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] (attribute: the template) when there is no such
+    /// [`Error::InvalidKeyPattern`] (naming the template) when there is no such
     /// placeholder or it is not a timestamp.
     ///
     /// ```

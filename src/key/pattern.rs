@@ -149,7 +149,7 @@ impl KeyPattern {
     /// Checks the template and the format.
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] whose attribute is the template, saying what is
+    /// [`Error::InvalidKeyPattern`] naming the template, saying what is
     /// wrong with it.
     ///
     /// ```
@@ -274,7 +274,7 @@ impl KeyPattern {
     /// by each placeholder's format.
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] whose attribute is the template, when the key
+    /// [`Error::InvalidKeyPattern`] naming the template, when the key
     /// does not match the pattern (or the pattern is invalid).
     ///
     /// ```
@@ -560,7 +560,7 @@ impl<'a> BoundPattern<'a> {
     /// The key, every placeholder filled.
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] whose attribute is the template: a placeholder
+    /// [`Error::InvalidKeyPattern`] naming the template: a placeholder
     /// without a value, a value for a name the pattern does not have or given
     /// twice, a value its placeholder's format cannot encode (empty text,
     /// wrong type, too many digits), a key over the size limit, or an invalid
