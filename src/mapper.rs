@@ -9,8 +9,7 @@ use crate::error::{Error, Result};
 use crate::fields::{FieldTable, field_table};
 use crate::hooks::check_discriminator;
 use crate::item::{
-    Item, MAX_ITEM_SIZE, check_depth, check_received, check_values, describe_key, drop_item,
-    largest_attributes,
+    Item, MAX_ITEM_SIZE, check_depth, check_received, check_values, drop_item, largest_attributes,
 };
 use crate::key::IndexKeys;
 use crate::naming::NamingConvention;
@@ -544,7 +543,7 @@ pub trait Mapper: Sized + 'static {
                     format!("is {n}, expected a whole non-negative version number"),
                 )
                 .with_entity_type(Self::ENTITY_TYPE)
-                .with_key(|| describe_key(&rest, &Self::TABLE))
+                .with_key(|| Self::TABLE.render_key(&rest))
             })?),
             Some((name, other)) => {
                 return Err(Error::WrongType {
@@ -554,7 +553,7 @@ pub trait Mapper: Sized + 'static {
                     expected: "a number (N)",
                     found: crate::item::type_name(other),
                 }
-                .with_key(|| describe_key(&rest, &Self::TABLE)));
+                .with_key(|| Self::TABLE.render_key(&rest)));
             }
         };
         rest.retain(|name, _| !Self::owns_attribute(name));
@@ -848,12 +847,12 @@ fn read<M: Mapper>(mut item: Item) -> Result<(M::Entity, Item)> {
     // for the recursive `Drop` of `AttributeValue`: it is taken apart
     // without recursion.
     if let Err(e) = check_received(&item, is_field) {
-        let e = ctx(e).with_key(|| describe_key(&item, &M::TABLE));
+        let e = ctx(e).with_key(|| M::TABLE.render_key(&item));
         drop_item(item);
         return Err(e);
     }
     if let Err(e) = M::before_from_item(&mut item) {
-        return Err(ctx(e).with_key(|| describe_key(&item, &M::TABLE)));
+        return Err(ctx(e).with_key(|| M::TABLE.render_key(&item)));
     }
     // The key for errors is rendered from what deserialization leaves; only
     // when it consumes a key attribute (an entity field named like one) is it
@@ -861,13 +860,13 @@ fn read<M: Mapper>(mut item: Item) -> Result<(M::Entity, Item)> {
     let key_is_field = std::iter::once(M::TABLE.partition_key_attribute().name)
         .chain(M::TABLE.sort_key_attribute().map(|k| k.name))
         .any(is_field);
-    let early_key = key_is_field.then(|| describe_key(&item, &M::TABLE));
+    let early_key = key_is_field.then(|| M::TABLE.render_key(&item));
     // `item` keeps what the entity consumes, `rest` gets the others.
     let rest = item.extract_if(|k, _| !is_field(k)).collect::<Item>();
     let key = || {
         early_key
             .clone()
-            .unwrap_or_else(|| describe_key(&rest, &M::TABLE))
+            .unwrap_or_else(|| M::TABLE.render_key(&rest))
     };
     let read = match table {
         Some(t) => crate::de::from_fields(item, t)

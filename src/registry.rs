@@ -13,7 +13,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::error::{Error, Result};
 use crate::fields::field_table;
-use crate::item::{self, Item, check_depth, drop_item, type_name};
+use crate::item::{Item, check_depth, drop_item, type_name};
 use crate::key::{AllowedOverlap, IndexKeys, KeyDeclaration, find_overlaps};
 use crate::mapper::Mapper;
 use crate::record::Record;
@@ -1296,7 +1296,7 @@ impl<T> Inner<T> {
         if entry.is_none()
             && let Err(e) = check_depth(&item)
         {
-            let e = e.with_key(|| item::describe_key(&item, &self.table));
+            let e = e.with_key(|| self.table.render_key(&item));
             drop_item(item);
             return Err(e);
         }
@@ -1350,7 +1350,7 @@ impl<T> Inner<T> {
         error: impl FnOnce() -> Error,
     ) -> Result<Decoded<T>> {
         match action {
-            Action::Error => Err(error().with_key(|| item::describe_key(&item, &self.table))),
+            Action::Error => Err(error().with_key(|| self.table.render_key(&item))),
             Action::Keep => Ok(Decoded::Raw(RawItem { item, reason })),
             Action::Skip => {
                 let pk = self.table.partition_key_attribute().name;

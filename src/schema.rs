@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::types::{
     KeySchemaElement, KeyType, Projection, ProjectionType, ScalarAttributeType,
 };
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, write_key_part};
 use crate::item::{Item, parse_number, type_name};
 
 /// Maximum partition key size in bytes.
@@ -669,6 +669,27 @@ impl TableSchema {
         }
         request
     }
+
+    /// The primary key of `item` rendered for messages: the table's key
+    /// attributes present in the item, partition key first, as
+    /// `pk="CUSTOMER#C1", sk="METADATA"` (strings quoted, numbers as they are,
+    /// binaries as `<n bytes>`, a value of another type by its type). Empty
+    /// when the item holds neither key attribute. Long values are cut.
+    pub(crate) fn render_key(&self, item: &Item) -> String {
+        let pk = self.partition_key_attribute().name;
+        let sk = self.sort_key_attribute().map(|k| k.name);
+        let mut out = String::new();
+        for name in std::iter::once(pk).chain(sk) {
+            let Some(value) = item.get(name) else {
+                continue;
+            };
+            if !out.is_empty() {
+                out.push_str(", ");
+            }
+            write_key_part(&mut out, name, value);
+        }
+        out
+    }
 }
 
 #[allow(clippy::expect_used)] // required fields always set, see `create_table`
@@ -847,5 +868,32 @@ mod tests {
         assert!(t.key(s("a"), Some(s("b"))).is_err());
         assert_eq!(t.key(s("a"), None).unwrap().len(), 1);
         assert!(T.string_key("", "x").is_err());
+    }
+
+    #[test]
+    fn keys_are_described_for_messages() {
+        const T: TableSchema = TableSchema::new("pk").sort_key("sk");
+        let item = Item::from([
+            ("sk".to_string(), AttributeValue::N("7".into())),
+            (
+                "pk".to_string(),
+                AttributeValue::S("CUSTOMER#\"C1\"".into()),
+            ),
+            ("other".to_string(), AttributeValue::S("x".into())),
+        ]);
+        assert_eq!(T.render_key(&item), r#"pk="CUSTOMER#\"C1\"", sk=7"#);
+        let binary = Item::from([(
+            "pk".to_string(),
+            AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(vec![0; 3])),
+        )]);
+        assert_eq!(T.render_key(&binary), "pk=<3 bytes>");
+        let odd = Item::from([("sk".to_string(), AttributeValue::Bool(true))]);
+        assert_eq!(T.render_key(&odd), "sk=<a boolean (BOOL)>");
+        assert_eq!(T.render_key(&Item::new()), "");
+        let long = Item::from([("pk".to_string(), AttributeValue::S("x".repeat(100)))]);
+        assert_eq!(T.render_key(&long), format!("pk={:?}…", "x".repeat(64)));
+        const N: TableSchema = TableSchema::new("id").partition_key_type(ScalarType::N);
+        let item = Item::from([("id".to_string(), AttributeValue::N("42".into()))]);
+        assert_eq!(N.render_key(&item), "id=42");
     }
 }

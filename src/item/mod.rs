@@ -22,7 +22,6 @@ mod number;
 mod size;
 
 pub use crate::error::type_name;
-use crate::error::write_key_part;
 pub(crate) use check::{MAX_NESTING, check_depth, check_received, check_values};
 pub(crate) use drop::drop_item;
 pub use ext::{ItemExt, ttl_value};
@@ -55,56 +54,3 @@ pub const MAX_ITEM_SIZE: usize = 409_600;
 /// assert_eq!(dynamodb_mapper::MAX_NUMBER_DIGITS, 38);
 /// ```
 pub const MAX_NUMBER_DIGITS: usize = 38;
-
-/// The primary key of `item` rendered for messages: the table's key
-/// attributes present in the item, partition key first, as
-/// `pk="CUSTOMER#C1", sk="METADATA"` (strings quoted, numbers as they are,
-/// binaries as `<n bytes>`, a value of another type by its type). Empty
-/// when the item holds neither key attribute. Long values are cut.
-pub(crate) fn describe_key(item: &Item, schema: &crate::schema::TableSchema) -> String {
-    let pk = schema.partition_key_attribute().name;
-    let sk = schema.sort_key_attribute().map(|k| k.name);
-    let mut out = String::new();
-    for name in std::iter::once(pk).chain(sk) {
-        let Some(value) = item.get(name) else {
-            continue;
-        };
-        if !out.is_empty() {
-            out.push_str(", ");
-        }
-        write_key_part(&mut out, name, value);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use aws_sdk_dynamodb::primitives::Blob;
-
-    use super::*;
-
-    #[test]
-    fn keys_are_described_for_messages() {
-        use crate::schema::{ScalarType, TableSchema};
-        const T: TableSchema = TableSchema::new("pk").sort_key("sk");
-        let item = Item::from([
-            ("sk".to_string(), AttributeValue::N("7".into())),
-            (
-                "pk".to_string(),
-                AttributeValue::S("CUSTOMER#\"C1\"".into()),
-            ),
-            ("other".to_string(), AttributeValue::S("x".into())),
-        ]);
-        assert_eq!(describe_key(&item, &T), r#"pk="CUSTOMER#\"C1\"", sk=7"#);
-        let binary = Item::from([("pk".to_string(), AttributeValue::B(Blob::new(vec![0; 3])))]);
-        assert_eq!(describe_key(&binary, &T), "pk=<3 bytes>");
-        let odd = Item::from([("sk".to_string(), AttributeValue::Bool(true))]);
-        assert_eq!(describe_key(&odd, &T), "sk=<a boolean (BOOL)>");
-        assert_eq!(describe_key(&Item::new(), &T), "");
-        let long = Item::from([("pk".to_string(), AttributeValue::S("x".repeat(100)))]);
-        assert_eq!(describe_key(&long, &T), format!("pk={:?}…", "x".repeat(64)));
-        const N: TableSchema = TableSchema::new("id").partition_key_type(ScalarType::N);
-        let item = Item::from([("id".to_string(), AttributeValue::N("42".into()))]);
-        assert_eq!(describe_key(&item, &N), "id=42");
-    }
-}

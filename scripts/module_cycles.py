@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Lists the dependencies between a crate's top-level modules and fails on a
+cycle.
+
+A module `a` depends on `b` when code in `src/a.rs` or `src/a/**` names
+`crate::b` (in a `use` or a path), or `super::b` from a file directly under
+`src/a/`... (only `crate::` paths cross top-level modules in this crate).
+Comments and doc comments are ignored, so a doc link does not count.
+
+Usage: scripts/module_cycles.py [SRC_DIR ...]   (default: src testkit/src)
+Prints the edges and each cycle found; exits 1 when there is one.
+"""
+import re
+import sys
+from pathlib import Path
+
+
+def top_module(src: Path, path: Path) -> str | None:
+    rel = path.relative_to(src)
+    first = rel.parts[0]
+    if first in ("lib.rs", "main.rs"):
+        return None  # the crate root re-exports everything
+    return first[:-3] if first.endswith(".rs") else first
+
+
+def code_of(text: str) -> str:
+    """The code of a Rust file without comments, string and char literals."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+        elif c == "r" and re.match(r'r#*"', text[i:]) and not (i and (text[i - 1].isalnum() or text[i - 1] == "_")):
+            hashes = re.match(r'r(#*)"', text[i:]).group(1)
+            j = text.find('"' + hashes, i + 2 + len(hashes))
+            i = n if j < 0 else j + 1 + len(hashes)
+            out.append('""')
+        elif c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+            out.append('""')
+        elif c == "'" and re.match(r"'(\\.[^']*|[^\\'])'", text[i:]):
+            i += re.match(r"'(\\.[^']*|[^\\'])'", text[i:]).end()
+            out.append("' '")
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def edges(src: Path) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    modules = {top_module(src, p) for p in src.rglob("*.rs")} - {None}
+    for path in sorted(src.rglob("*.rs")):
+        module = top_module(src, path)
+        if module is None:
+            continue
+        graph.setdefault(module, set())
+        code = code_of(path.read_text())
+        names = set(re.findall(r"\bcrate::([a-z_][a-z0-9_]*)", code))
+        # `use crate::{a::X, b::Y}` groups.
+        for group in re.findall(r"\bcrate::\{([^}]*)\}", code):
+            names |= set(re.findall(r"(?:^|[,{\s])([a-z_][a-z0-9_]*)::", group))
+        for name in names:
+            if name in modules and name != module:
+                graph[module].add(name)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    # Strongly connected components (Tarjan) with more than one module.
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main() -> int:
+    roots = [Path(a) for a in sys.argv[1:]] or [Path("src"), Path("testkit/src")]
+    failed = False
+    for src in roots:
+        graph = edges(src)
+        print(f"== {src}")
+        for module in sorted(graph):
+            print(f"  {module} -> {', '.join(sorted(graph[module])) or '(nothing)'}")
+        found = cycles(graph)
+        for comp in found:
+            failed = True
+            print(f"  CYCLE among: {', '.join(comp)}")
+            for a in comp:
+                for b in sorted(graph[a] & set(comp)):
+                    print(f"    {a} -> {b}")
+        if not found:
+            print("  no cycle")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
