@@ -5,6 +5,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::de::FieldsError;
 use crate::error::{Error, Result};
 use crate::fields::{FieldTable, field_table};
 use crate::hooks::check_discriminator;
@@ -869,8 +870,7 @@ fn read<M: Mapper>(mut item: Item) -> Result<(M::Entity, Item)> {
             .unwrap_or_else(|| M::TABLE.render_key(&rest))
     };
     let read = match table {
-        Some(t) => crate::de::from_fields(item, t)
-            .map_err(|(source, path)| deserialize_error::<M>(source, path, t)),
+        Some(t) => crate::de::from_fields(item, t).map_err(|e| deserialize_error::<M>(e, t)),
         None => serde_path_to_error::deserialize(crate::de::Value::item(item)).map_err(|e| {
             Error::Deserialize {
                 entity_type: Some(M::ENTITY_TYPE.to_owned()),
@@ -888,27 +888,18 @@ fn read<M: Mapper>(mut item: Item) -> Result<(M::Entity, Item)> {
 /// The error for a failed deserialization: a missing field becomes
 /// [`Error::MissingAttribute`] under its stored name; anything else is
 /// [`Error::Deserialize`] with the attribute path.
-fn deserialize_error<M: Mapper>(
-    source: serde_dynamo::Error,
-    path: Option<String>,
-    table: &FieldTable,
-) -> Error {
-    let message = source.to_string();
-    if path.is_none()
-        && let Some(field) = message
-            .strip_prefix("missing field `")
-            .and_then(|rest| rest.strip_suffix('`'))
-    {
-        return Error::MissingAttribute {
+fn deserialize_error<M: Mapper>(error: FieldsError, table: &FieldTable) -> Error {
+    match error {
+        FieldsError::MissingField(field) => Error::MissingAttribute {
             entity_type: Some(M::ENTITY_TYPE.to_owned()),
             key: None,
             attribute: table.stored_for(field, M::NAMING).into_owned(),
-        };
-    }
-    Error::Deserialize {
-        entity_type: Some(M::ENTITY_TYPE.to_owned()),
-        key: None,
-        path,
-        source,
+        },
+        FieldsError::Other(source, path) => Error::Deserialize {
+            entity_type: Some(M::ENTITY_TYPE.to_owned()),
+            key: None,
+            path,
+            source,
+        },
     }
 }

@@ -1,0 +1,197 @@
+//! Deserialization of an entity's attributes with attribute paths in errors,
+//! at (nearly) the cost of plain `serde_dynamo`.
+//!
+//! The top level is our own `MapAccess`: it hands each attribute to the
+//! entity under its field name (undoing the naming convention without
+//! rebuilding the map) and remembers which attribute it is on, so a failure in
+//! a scalar attribute is located for free. Only lists, maps and sets, where
+//! a failure can sit deeper, go through `serde_path_to_error`. Below the top
+//! level, [`Value`] walks lists and maps itself so every failure says what
+//! was expected and what was found.
+//!
+//! - `mod.rs`: the top level, [`from_fields`], and why it failed
+//!   ([`FieldsError`]: a missing field is told apart from serde's other
+//!   errors by serde's own `missing_field` call, not by its message).
+//! - `value.rs`: [`Value`], the deserializer for one attribute value.
+//! - `key.rs`: map keys (strings, read as numbers when asked).
+
+use std::collections::hash_map;
+use std::fmt;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, Visitor};
+
+use crate::fields::FieldTable;
+use crate::item::Item;
+
+mod key;
+#[cfg(test)]
+mod tests;
+mod value;
+
+pub(crate) use value::Value;
+
+/// The error of the value deserializer: `serde_dynamo`'s, so messages read
+/// as they always have.
+type SdError = serde_dynamo::Error;
+
+/// Why [`from_fields`] failed.
+#[derive(Debug)]
+pub(crate) enum FieldsError {
+    /// A field the entity requires has no attribute: serde called
+    /// `missing_field` with the field's name (as the entity spells it).
+    MissingField(&'static str),
+    /// Anything else, with the attribute path when known.
+    Other(SdError, Option<String>),
+}
+
+/// The top level's own error type: serde's `missing_field` is kept as what
+/// it is instead of being turned into text, so the mapper can report the
+/// missing attribute by its stored name without reading a message.
+#[derive(Debug)]
+enum TopError {
+    MissingField(&'static str),
+    Other(SdError),
+}
+
+impl fmt::Display for TopError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TopError::MissingField(field) => write!(f, "missing field `{field}`"),
+            TopError::Other(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for TopError {}
+
+impl de::Error for TopError {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        TopError::Other(SdError::custom(msg))
+    }
+
+    fn missing_field(field: &'static str) -> Self {
+        TopError::MissingField(field)
+    }
+}
+
+impl From<SdError> for TopError {
+    fn from(e: SdError) -> Self {
+        TopError::Other(e)
+    }
+}
+
+/// Deserializes `T` from the attributes in `item` (all of them fields of `T`).
+///
+/// # Errors
+/// [`FieldsError::MissingField`] for a required field without an attribute;
+/// else `serde_dynamo`'s error and the attribute path, when known.
+pub(crate) fn from_fields<T>(item: Item, table: &FieldTable) -> Result<T, FieldsError>
+where
+    T: de::DeserializeOwned,
+{
+    let mut access = TopLevel {
+        iter: item.into_iter(),
+        table,
+        pending: None,
+        current: None,
+        nested: None,
+    };
+    match T::deserialize(TopLevelDeserializer(&mut access)) {
+        Ok(t) => Ok(t),
+        Err(TopError::MissingField(field)) => Err(FieldsError::MissingField(field)),
+        Err(TopError::Other(e)) => {
+            let path = access.current.map(|top| match access.nested.as_deref() {
+                None | Some(".") | Some("") => top,
+                Some(n) if n.starts_with('[') => format!("{top}{n}"),
+                Some(n) => format!("{top}.{n}"),
+            });
+            Err(FieldsError::Other(e, path))
+        }
+    }
+}
+
+struct TopLevel<'t> {
+    iter: hash_map::IntoIter<String, AttributeValue>,
+    table: &'t FieldTable,
+    pending: Option<AttributeValue>,
+    /// Stored name of the attribute being deserialized.
+    current: Option<String>,
+    /// Path inside it, when the failure was nested.
+    nested: Option<String>,
+}
+
+impl<'de> MapAccess<'de> for TopLevel<'_> {
+    type Error = TopError;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Self::Error> {
+        let Some((stored, value)) = self.iter.next() else {
+            self.current = None;
+            return Ok(None);
+        };
+        let field = self.table.field_for(&stored).unwrap_or("");
+        self.pending = Some(value);
+        self.current = Some(stored);
+        let field: de::value::StrDeserializer<'_, TopError> = field.into_deserializer();
+        seed.deserialize(field).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, Self::Error> {
+        let Some(value) = self.pending.take() else {
+            return Err(de::Error::custom("value requested before key"));
+        };
+        let nested = matches!(
+            value,
+            AttributeValue::L(_)
+                | AttributeValue::M(_)
+                | AttributeValue::Ss(_)
+                | AttributeValue::Ns(_)
+                | AttributeValue::Bs(_)
+        );
+        let de = Value::attribute(value);
+        if nested {
+            let mut track = serde_path_to_error::Track::new();
+            let result = seed.deserialize(serde_path_to_error::Deserializer::new(de, &mut track));
+            if result.is_err() {
+                self.nested = Some(track.path().to_string());
+            }
+            Ok(result?)
+        } else {
+            Ok(seed.deserialize(de)?)
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.iter.len())
+    }
+}
+
+struct TopLevelDeserializer<'a, 't>(&'a mut TopLevel<'t>);
+
+impl<'de> de::Deserializer<'de> for TopLevelDeserializer<'_, '_> {
+    type Error = TopError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_map(self.0)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}

@@ -1,0 +1,484 @@
+//! [`Value`]: the deserializer for one attribute value, on the SDK's own
+//! type, with what was expected and what was found in every error.
+
+use std::collections::{HashMap, hash_map};
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use serde::de::{
+    self, DeserializeSeed, EnumAccess, Expected, IntoDeserializer, MapAccess, SeqAccess,
+    Unexpected, VariantAccess, Visitor,
+};
+
+use super::SdError;
+use super::key::Key;
+use crate::item::{Item, MAX_NESTING, read_float, type_name};
+
+/// A deserializer for one attribute value, on the SDK's own type (no
+/// conversion into `serde_dynamo`'s): `serde_dynamo`'s behaviour, with every
+/// value of the wrong type or out of range, at any depth, reported with
+/// what was expected and what was found (`invalid type: a string (S) "two",
+/// expected u32`) rather than `serde_dynamo`'s bare `Expected num`.
+///
+/// Differences from `serde_dynamo`, all on purpose: numbers are read into
+/// `i128`/`u128`; a number is read into `f32`/`f64` only when no digit is
+/// lost (see [`read_float`]), also for self-describing targets (integers are
+/// read exactly there); members of a set are read as values of their type
+/// are; a value the entity ignores is not looked at (`serde_dynamo` fails on
+/// a malformed number or a `NULL` of `false` there); lists and maps nested
+/// more than [`MAX_NESTING`] deep are an error (reading recurses; the
+/// mapper checks depth first, this bounds it again for items a hook
+/// changed); a value of a type this SDK version does not know is an error,
+/// not a panic.
+pub(crate) struct Value {
+    value: AttributeValue,
+    /// How deep `value` is: a top-level attribute's own value is 1.
+    depth: usize,
+}
+
+impl Value {
+    /// The value of a top-level attribute.
+    pub(crate) fn attribute(value: AttributeValue) -> Self {
+        Value { value, depth: 1 }
+    }
+
+    /// A whole item, as one map (for entities that are not plain structs).
+    pub(crate) fn item(item: Item) -> Self {
+        Value {
+            value: AttributeValue::M(item),
+            depth: 0,
+        }
+    }
+
+    /// The error for a list or map nested too deep, if this one is.
+    fn too_deep(&self) -> Option<SdError> {
+        (self.depth > MAX_NESTING).then(|| {
+            de::Error::custom(format!(
+                "lists and maps nest {} or more levels deep; DynamoDB allows {MAX_NESTING}",
+                MAX_NESTING + 1
+            ))
+        })
+    }
+}
+
+/// What a value is, for an error message: its type and, for scalars, the
+/// value itself (long values cut).
+fn describe(value: &AttributeValue) -> String {
+    fn cut(s: &str) -> &str {
+        match s.char_indices().nth(64) {
+            Some((end, _)) => &s[..end],
+            None => s,
+        }
+    }
+    match value {
+        AttributeValue::S(s) if s.chars().count() > 64 => format!("a string (S) {:?}…", cut(s)),
+        AttributeValue::S(s) => format!("a string (S) {s:?}"),
+        AttributeValue::N(n) if n.chars().count() > 64 => format!("a number (N) {}…", cut(n)),
+        AttributeValue::N(n) => format!("a number (N) {n}"),
+        AttributeValue::Bool(b) => format!("a boolean (BOOL) {b}"),
+        AttributeValue::Null(true) => "null (NULL)".into(),
+        AttributeValue::Null(false) => "null (NULL) false".into(),
+        other => type_name(other).into(),
+    }
+}
+
+fn invalid_type(value: &AttributeValue, expected: &dyn Expected) -> SdError {
+    de::Error::invalid_type(Unexpected::Other(&describe(value)), expected)
+}
+
+fn invalid_value(value: &AttributeValue, expected: &dyn Expected) -> SdError {
+    de::Error::invalid_value(Unexpected::Other(&describe(value)), expected)
+}
+
+macro_rules! integer {
+    ($($method:ident => $visit:ident: $ty:ty,)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+            // As `serde_dynamo`: the number string parsed as the type asked for.
+            match self.value {
+                AttributeValue::N(ref n) => match n.parse::<$ty>() {
+                    Ok(v) => visitor.$visit(v),
+                    Err(_) => Err(invalid_value(&self.value, &visitor)),
+                },
+                ref other => Err(invalid_type(other, &visitor)),
+            }
+        }
+    )*};
+}
+
+macro_rules! float {
+    ($($method:ident => $visit:ident: $ty:ty,)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+            match self.value {
+                AttributeValue::N(ref n) => match read_float::<$ty>(n) {
+                    Ok(v) => visitor.$visit(v),
+                    Err(expected) => Err(invalid_value(&self.value, &expected.as_str())),
+                },
+                ref other => Err(invalid_type(other, &visitor)),
+            }
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for Value {
+    type Error = SdError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        match self.value {
+            AttributeValue::L(_)
+            | AttributeValue::Ss(_)
+            | AttributeValue::Ns(_)
+            | AttributeValue::Bs(_) => self.deserialize_seq(visitor),
+            AttributeValue::M(_) => self.deserialize_map(visitor),
+            AttributeValue::S(s) => visitor.visit_string(s),
+            AttributeValue::B(b) => visitor.visit_byte_buf(b.into_inner()),
+            AttributeValue::Bool(b) => visitor.visit_bool(b),
+            AttributeValue::Null(true) => visitor.visit_unit(),
+            AttributeValue::N(ref n) => {
+                // Integers exactly (`serde_dynamo` reads those beyond 64
+                // bits as floats), other numbers as `f64` when no digit
+                // is lost.
+                if let Ok(v) = n.parse::<i64>() {
+                    visitor.visit_i64(v)
+                } else if let Ok(v) = n.parse::<u64>() {
+                    visitor.visit_u64(v)
+                } else if let Ok(v) = n.parse::<i128>() {
+                    visitor.visit_i128(v)
+                } else if let Ok(v) = n.parse::<u128>() {
+                    visitor.visit_u128(v)
+                } else {
+                    match read_float::<f64>(n) {
+                        Ok(v) => visitor.visit_f64(v),
+                        Err(expected) => Err(invalid_value(&self.value, &expected.as_str())),
+                    }
+                }
+            }
+            ref other => Err(invalid_type(other, &visitor)),
+        }
+    }
+
+    integer! {
+        deserialize_i8 => visit_i8: i8,
+        deserialize_i16 => visit_i16: i16,
+        deserialize_i32 => visit_i32: i32,
+        deserialize_i64 => visit_i64: i64,
+        deserialize_i128 => visit_i128: i128,
+        deserialize_u8 => visit_u8: u8,
+        deserialize_u16 => visit_u16: u16,
+        deserialize_u32 => visit_u32: u32,
+        deserialize_u64 => visit_u64: u64,
+        deserialize_u128 => visit_u128: u128,
+    }
+
+    float! {
+        deserialize_f32 => visit_f32: f32,
+        deserialize_f64 => visit_f64: f64,
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        match self.value {
+            AttributeValue::Bool(b) => visitor.visit_bool(b),
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        match self.value {
+            AttributeValue::S(ref s) => {
+                let mut chars = s.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) => visitor.visit_char(c),
+                    _ => Err(invalid_value(&self.value, &visitor)),
+                }
+            }
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        self.deserialize_string(visitor)
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        match self.value {
+            AttributeValue::S(s) => visitor.visit_string(s),
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        self.deserialize_string(visitor)
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        match self.value {
+            AttributeValue::B(b) => visitor.visit_byte_buf(b.into_inner()),
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        self.deserialize_bytes(visitor)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        match self.value {
+            AttributeValue::Null(true) => visitor.visit_none(),
+            _ => visitor.visit_some(self),
+        }
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        match self.value {
+            AttributeValue::Null(true) => visitor.visit_unit(),
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, SdError> {
+        self.deserialize_unit(visitor)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, SdError> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        if let Some(e) = self
+            .too_deep()
+            .filter(|_| matches!(self.value, AttributeValue::L(_)))
+        {
+            return Err(e);
+        }
+        let depth = self.depth + 1;
+        match self.value {
+            AttributeValue::L(list) => visitor.visit_seq(Seq {
+                iter: list.into_iter(),
+                depth,
+            }),
+            // A set's members, each read as a value of its type.
+            AttributeValue::Ss(set) => visitor.visit_seq(Seq {
+                iter: set.into_iter().map(AttributeValue::S),
+                depth,
+            }),
+            AttributeValue::Ns(set) => visitor.visit_seq(Seq {
+                iter: set.into_iter().map(AttributeValue::N),
+                depth,
+            }),
+            // As `serde_dynamo` (its members read as bytes by whatever asks,
+            // a string included); converting a set does not recurse.
+            AttributeValue::Bs(set) => serde_dynamo::Deserializer::from_attribute_value(
+                serde_dynamo::AttributeValue::from(AttributeValue::Bs(set)),
+            )
+            .deserialize_seq(visitor),
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, SdError> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, SdError> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        if let Some(e) = self
+            .too_deep()
+            .filter(|_| matches!(self.value, AttributeValue::M(_)))
+        {
+            return Err(e);
+        }
+        let depth = self.depth + 1;
+        match self.value {
+            AttributeValue::M(map) => visitor.visit_map(Map {
+                iter: map.into_iter(),
+                value: None,
+                depth,
+            }),
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, SdError> {
+        // As `serde_dynamo`: a struct from a map, or from a list (in order).
+        match self.value {
+            AttributeValue::L(_) => self.deserialize_seq(visitor),
+            _ => self.deserialize_map(visitor),
+        }
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, SdError> {
+        if let Some(e) = self
+            .too_deep()
+            .filter(|_| matches!(self.value, AttributeValue::M(_)))
+        {
+            return Err(e);
+        }
+        let depth = self.depth + 1;
+        match self.value {
+            // A unit variant is its name; any other variant a map of one entry.
+            AttributeValue::S(s) => visitor.visit_enum(s.into_deserializer()),
+            AttributeValue::M(map) if map.len() == 1 => visitor.visit_enum(Enum { map, depth }),
+            AttributeValue::M(map) => Err(de::Error::invalid_length(
+                map.len(),
+                &"a map with one entry, the enum variant",
+            )),
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+
+    /// A value the entity ignores (a map key it has no field for) is not
+    /// looked at: nothing in it can fail the read.
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        visitor.visit_unit()
+    }
+}
+
+/// The elements of a list (or the members of a set).
+struct Seq<I> {
+    iter: I,
+    /// Depth of the elements.
+    depth: usize,
+}
+
+impl<'de, I: ExactSizeIterator<Item = AttributeValue>> SeqAccess<'de> for Seq<I> {
+    type Error = SdError;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, SdError> {
+        match self.iter.next() {
+            Some(value) => seed
+                .deserialize(Value {
+                    value,
+                    depth: self.depth,
+                })
+                .map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.iter.len())
+    }
+}
+
+/// The entries of a map.
+struct Map {
+    iter: hash_map::IntoIter<String, AttributeValue>,
+    value: Option<AttributeValue>,
+    /// Depth of the values.
+    depth: usize,
+}
+
+impl<'de> MapAccess<'de> for Map {
+    type Error = SdError;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, SdError> {
+        match self.iter.next() {
+            Some((key, value)) => {
+                self.value = Some(value);
+                seed.deserialize(Key(key)).map(Some)
+            }
+            None => Ok(None),
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, SdError> {
+        match self.value.take() {
+            Some(value) => seed.deserialize(Value {
+                value,
+                depth: self.depth,
+            }),
+            None => Err(de::Error::custom("value requested before key")),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.iter.len())
+    }
+}
+
+/// An enum variant other than a unit variant: a map of one entry.
+struct Enum {
+    map: HashMap<String, AttributeValue>,
+    /// Depth of the variant's value.
+    depth: usize,
+}
+
+impl<'de> EnumAccess<'de> for Enum {
+    type Error = SdError;
+    type Variant = Value;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Value), SdError> {
+        let Some((name, value)) = self.map.into_iter().next() else {
+            return Err(de::Error::invalid_length(
+                0,
+                &"a map with one entry, the enum variant",
+            ));
+        };
+        let variant = seed.deserialize(name.into_deserializer())?;
+        Ok((
+            variant,
+            Value {
+                value,
+                depth: self.depth,
+            },
+        ))
+    }
+}
+
+impl<'de> VariantAccess<'de> for Value {
+    type Error = SdError;
+
+    fn unit_variant(self) -> Result<(), SdError> {
+        Ok(())
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, SdError> {
+        seed.deserialize(self)
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, SdError> {
+        de::Deserializer::deserialize_seq(self, visitor)
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, SdError> {
+        de::Deserializer::deserialize_map(self, visitor)
+    }
+}
