@@ -1,0 +1,448 @@
+//! [`RegistryBuilder`] (from [`Registry::builder`]): mappers, policies,
+//! groups and allowed overlaps, and [`build`](RegistryBuilder::build), which
+//! runs the design checks and builds the registry.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::key::AllowedOverlap;
+use crate::mapper::Mapper;
+use crate::record::Record;
+
+use super::checks::{
+    duplicates, field_problem, key_collisions, key_overlaps, layout_differences, resolve_groups,
+};
+use super::dispatch::{Inner, Registry};
+use super::entry::{DecodeFn, Entry, GroupData};
+use super::filter::DiscriminatorFilter;
+use super::policy::{MissingPolicy, UnknownPolicy};
+
+/// Builds a [`Registry`]; [`build`](Self::build) checks the design.
+///
+/// ```
+/// # use dynamodb_mapper::{Item, Mapper, TableSchema};
+/// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+/// # struct NoteMapper;
+/// # impl Mapper for NoteMapper {
+/// #     type Entity = Note;
+/// #     const ENTITY_TYPE: &'static str = "Note";
+/// #     const TABLE: TableSchema = TableSchema::new("pk");
+/// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+/// # }
+/// use dynamodb_mapper::{MissingPolicy, Registry, UnknownPolicy};
+///
+/// let builder = Registry::builder()
+///     .register::<NoteMapper>(|n| n)
+///     .on_unknown(UnknownPolicy::Skip)
+///     .on_missing(MissingPolicy::Keep);
+/// assert_eq!(format!("{builder:?}"), "RegistryBuilder { entity_types: [\"Note\"], groups: [], \
+///     on_unknown: Skip, on_missing: Keep }");
+/// let registry = builder.build()?;
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[must_use]
+pub struct RegistryBuilder<T> {
+    entries: Vec<Entry<T>>,
+    groups: Vec<(String, Vec<String>)>,
+    on_unknown: UnknownPolicy,
+    on_missing: MissingPolicy,
+    allowed_overlaps: Vec<AllowedOverlap<'static>>,
+}
+
+impl<T> fmt::Debug for RegistryBuilder<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let types: Vec<&str> = self.entries.iter().map(|e| e.entity_type).collect();
+        let groups: Vec<&str> = self.groups.iter().map(|(n, _)| n.as_str()).collect();
+        f.debug_struct("RegistryBuilder")
+            .field("entity_types", &types)
+            .field("groups", &groups)
+            .field("on_unknown", &self.on_unknown)
+            .field("on_missing", &self.on_missing)
+            .finish()
+    }
+}
+
+impl<T> Registry<T> {
+    /// A builder for a registry.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// use dynamodb_mapper::Registry;
+    ///
+    /// let registry = Registry::<Note>::builder().register::<NoteMapper>(|n| n).build()?;
+    /// assert_eq!(registry.entity_types(), ["Note"]);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn builder() -> RegistryBuilder<T> {
+        RegistryBuilder {
+            entries: Vec::new(),
+            groups: Vec::new(),
+            on_unknown: UnknownPolicy::default(),
+            on_missing: MissingPolicy::default(),
+            allowed_overlaps: Vec::new(),
+        }
+    }
+}
+
+impl<T: 'static> RegistryBuilder<T> {
+    /// Registers a mapper: items of its entity type (or one of its aliases)
+    /// are read with [`M::from_item`](Mapper::from_item) and wrapped by
+    /// `into`, typically an enum variant such as `Entity::Customer`.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)] struct Note { text: String }
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(n: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("NOTE#{}", n.text));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// use dynamodb_mapper::{Decoded, Registry};
+    ///
+    /// #[derive(Debug, PartialEq)]
+    /// enum Entity {
+    ///     Note(Note),
+    /// }
+    /// let registry = Registry::builder().register::<NoteMapper>(Entity::Note).build()?;
+    /// let item = NoteMapper::to_item(&Note { text: "hi".into() })?;
+    /// assert_eq!(registry.decode(item)?, Decoded::Entity(Entity::Note(Note { text: "hi".into() })));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn register<M: Mapper>(
+        self,
+        into: impl Fn(M::Entity) -> T + Send + Sync + 'static,
+    ) -> Self {
+        self.push::<M>(Box::new(move |item| M::from_item(item).map(&into)))
+    }
+
+    /// Registers a mapper for lossless reads: items are read with
+    /// [`M::record_from_item`](Mapper::record_from_item), so the attributes
+    /// the mapper does not own and the version come along in the
+    /// [`Record`].
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)] struct Note { text: String }
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(n: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("NOTE#{}", n.text));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::{Record, Registry};
+    ///
+    /// enum Entity {
+    ///     Note(Record<Note>),
+    /// }
+    /// let registry = Registry::builder().register_record::<NoteMapper>(Entity::Note).build()?;
+    /// let mut item = NoteMapper::to_item(&Note { text: "hi".into() })?;
+    /// item.insert("color".into(), AttributeValue::S("red".into()));
+    /// let Some(Entity::Note(record)) = registry.decode(item)?.into_entity() else { panic!() };
+    /// assert_eq!(record.bag.get("color"), Some(&AttributeValue::S("red".into())));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn register_record<M: Mapper>(
+        self,
+        into: impl Fn(Record<M::Entity>) -> T + Send + Sync + 'static,
+    ) -> Self {
+        self.push::<M>(Box::new(move |item| M::record_from_item(item).map(&into)))
+    }
+
+    fn push<M: Mapper>(mut self, decode: DecodeFn<T>) -> Self {
+        self.entries.push(Entry {
+            entity_type: M::ENTITY_TYPE,
+            aliases: M::ALIASES,
+            table: M::TABLE,
+            field_problem: field_problem::<M>(),
+            key_patterns: M::KEY_PATTERNS,
+            decode,
+        });
+        self
+    }
+}
+
+impl<T> RegistryBuilder<T> {
+    /// Acknowledges an intended key overlap, so [`build`](Self::build) does
+    /// not report it (see [`AllowedOverlap`]; table key collisions are always
+    /// reported). The discriminator keeps reads of an overlapping query
+    /// type-safe.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, IndexKeys, Item, KeyPattern, Mapper, Registry, TableSchema};
+    /// use dynamodb_mapper::AllowedOverlap;
+    /// # const T: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// # const PK: KeyPattern = KeyPattern::partition("ORDER#{order_id}");
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Order { order_id: String }
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Line { order_id: String, line: u32 }
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const TABLE: TableSchema = T;
+    /// #     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(PK).sort(KeyPattern::sort("ORDER"))];
+    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", PK.with("order_id", &o.order_id).render()?);
+    /// #         put_str(item, "sk", "ORDER");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # struct LineMapper;
+    /// # impl Mapper for LineMapper {
+    /// #     type Entity = Line;
+    /// #     const ENTITY_TYPE: &'static str = "OrderLine";
+    /// #     const TABLE: TableSchema = T;
+    /// #     const KEY_PATTERNS: &'static [IndexKeys] =
+    /// #         &[IndexKeys::table(PK).sort(KeyPattern::sort("ORDERLINE#{line:u3}"))];
+    /// #     fn after_to_item(l: &Line, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", PK.with("order_id", &l.order_id).render()?);
+    /// #         put_str(item, "sk", format!("ORDERLINE#{:03}", l.line));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// // `begins_with(sk, "ORDER")` on an order's partition also returns its lines.
+    /// let err = Registry::<()>::builder()
+    ///     .register::<OrderMapper>(|_| ())
+    ///     .register::<LineMapper>(|_| ())
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert!(err.to_string().contains("OrderLine"), "{err}");
+    ///
+    /// let registry = Registry::<()>::builder()
+    ///     .register::<OrderMapper>(|_| ())
+    ///     .register::<LineMapper>(|_| ())
+    ///     .allow_overlap(AllowedOverlap::new("Order", "OrderLine"))
+    ///     .build()?;
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn allow_overlap(mut self, allowed: AllowedOverlap<'static>) -> Self {
+        self.allowed_overlaps.push(allowed);
+        self
+    }
+
+    /// Sets the policy for discriminator values no registered mapper reads
+    /// (default [`UnknownPolicy::Error`]).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// use dynamodb_mapper::UnknownPolicy;
+    ///
+    /// let registry = Registry::builder()
+    ///     .register::<NoteMapper>(|n| n)
+    ///     .on_unknown(UnknownPolicy::Keep)
+    ///     .build()?;
+    /// assert_eq!(registry.unknown_policy(), UnknownPolicy::Keep);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn on_unknown(mut self, policy: UnknownPolicy) -> Self {
+        self.on_unknown = policy;
+        self
+    }
+
+    /// Sets the policy for items without a (string) discriminator (default
+    /// [`MissingPolicy::Error`]).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// use dynamodb_mapper::{Decoded, MissingPolicy};
+    ///
+    /// let registry = Registry::builder()
+    ///     .register::<NoteMapper>(|n| n)
+    ///     .on_missing(MissingPolicy::Skip)
+    ///     .build()?;
+    /// assert!(matches!(registry.decode(Item::new())?, Decoded::Skipped(_)));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn on_missing(mut self, policy: MissingPolicy) -> Self {
+        self.on_missing = policy;
+        self
+    }
+
+    /// Names a set of registered entity types, for base/derived queries
+    /// (a `Person` group of `Person`, `Employee` and `Manager`): see
+    /// [`Registry::group`]. Checked by [`build`](Self::build).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder()
+    ///     .register::<NoteMapper>(|n| n)
+    ///     .group("Documents", &["Note"])
+    ///     .build()?;
+    /// assert_eq!(registry.group("Documents")?.entity_types(), ["Note"]);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn group(mut self, name: impl Into<String>, entity_types: &[&str]) -> Self {
+        self.groups.push((
+            name.into(),
+            entity_types.iter().map(|s| (*s).to_owned()).collect(),
+        ));
+        self
+    }
+
+    /// Checks the design and builds the registry.
+    ///
+    /// # Errors
+    /// [`Error::InvalidRegistry`] listing every problem found, not just the
+    /// first:
+    /// - no mapper registered; a table layout without a discriminator
+    ///   attribute (the registry cannot dispatch);
+    /// - an entity type registered more than once; an alias that is also an
+    ///   entity type, the mapper's own entity type, listed twice, or claimed
+    ///   by two mappers;
+    /// - mappers whose table layouts disagree, one problem per part that
+    ///   differs (partition key, sort key, each index, discriminator, TTL and
+    ///   version attributes), each compared with the first mapper's;
+    /// - a discriminator attribute that is also a key, index key, TTL or
+    ///   version attribute, or the stored name (after the mapper's naming
+    ///   convention) of one of a struct entity's fields;
+    /// - a group defined twice, without members, naming an entity type
+    ///   twice or one that is not registered, or whose filter would need
+    ///   more than [`MAX_FILTER_VALUES`](super::MAX_FILTER_VALUES) values.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Order { entity_type: String }
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// #     const NAMING: dynamodb_mapper::NamingConvention = dynamodb_mapper::NamingConvention::CamelCase;
+    /// #     fn after_to_item(_: &Order, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Invoice {}
+    /// # struct InvoiceMapper;
+    /// # impl Mapper for InvoiceMapper {
+    /// #     type Entity = Invoice;
+    /// #     const ENTITY_TYPE: &'static str = "Invoice";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Invoice, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// // `Order` has a field `entity_type`, stored as `entityType` (camelCase);
+    /// // `Invoice` writes a table without a sort key.
+    /// let err = Registry::<()>::builder()
+    ///     .register::<OrderMapper>(|_| ())
+    ///     .register::<InvoiceMapper>(|_| ())
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "invalid registry (2 problems): Invoice: table layout differs from Order's in the \
+    ///      sort key: none vs `sk` (a string (S)); Order: field `entity_type` is stored as \
+    ///      `entityType`, the discriminator attribute"
+    /// );
+    /// ```
+    pub fn build(self) -> Result<Registry<T>> {
+        let mut problems = Vec::new();
+        let Some(first) = self.entries.first() else {
+            return Err(Error::InvalidRegistry {
+                problems: vec!["no mapper is registered".to_owned()],
+            });
+        };
+        let table = first.table;
+        let attribute = table.discriminator_attribute();
+        match attribute {
+            None => problems.push(format!(
+                "{}: table layout has no discriminator attribute, so the registry cannot dispatch",
+                first.entity_type
+            )),
+            Some(attr) => key_collisions(&table, attr, &mut problems),
+        }
+        for entry in self.entries.iter().skip(1) {
+            layout_differences(entry, first, &mut problems);
+        }
+        for entry in &self.entries {
+            if let Some(p) = &entry.field_problem {
+                problems.push(p.clone());
+            }
+        }
+        duplicates(&self.entries, &mut problems);
+        key_overlaps(&self.entries, &table, &self.allowed_overlaps, &mut problems);
+        let resolved = resolve_groups(&self.entries, &self.groups, &mut problems);
+
+        let Some(attribute) = attribute.filter(|_| problems.is_empty()) else {
+            return Err(Error::InvalidRegistry { problems });
+        };
+        let mut routes: Vec<(&'static str, usize)> = self
+            .entries
+            .iter()
+            .enumerate()
+            .flat_map(|(i, e)| e.values().map(move |v| (v, i)))
+            .collect();
+        routes.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let mut groups = Vec::with_capacity(resolved.len());
+        for (name, members) in resolved {
+            let mut mask = vec![false; self.entries.len()];
+            let mut entity_types = Vec::with_capacity(members.len());
+            let mut values = Vec::new();
+            for i in members {
+                if let (Some(slot), Some(entry)) = (mask.get_mut(i), self.entries.get(i)) {
+                    *slot = true;
+                    entity_types.push(entry.entity_type);
+                    values.extend(entry.values());
+                }
+            }
+            groups.push(GroupData {
+                name,
+                entity_types,
+                members: mask,
+                filter: DiscriminatorFilter::new(attribute, values.into_iter())?,
+            });
+        }
+        let entity_types = self.entries.iter().map(|e| e.entity_type).collect();
+        Ok(Registry {
+            inner: Arc::new(Inner {
+                attribute,
+                table,
+                entries: self.entries,
+                entity_types,
+                routes,
+                groups,
+                on_unknown: self.on_unknown,
+                on_missing: self.on_missing,
+            }),
+        })
+    }
+}

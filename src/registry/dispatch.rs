@@ -1,0 +1,664 @@
+//! The [`Registry`] and its dispatch: an item's discriminator routes it to
+//! its mapper, or to a policy. (`Registry::builder` is in `builder.rs`,
+//! `Registry::group` in `group.rs`.)
+
+use std::fmt;
+use std::sync::Arc;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::error::{Error, Result};
+use crate::item::{Item, check_depth, drop_item, type_name};
+use crate::schema::TableSchema;
+
+use super::buckets::Buckets;
+use super::decoded::{Decoded, DecodedItems, RawItem, Skipped, Unmatched};
+use super::entry::{Entry, GroupData};
+use super::filter::DiscriminatorFilter;
+use super::policy::{Action, MissingPolicy, UnknownPolicy};
+
+pub(super) struct Inner<T> {
+    pub(super) attribute: &'static str,
+    pub(super) table: TableSchema,
+    pub(super) entries: Vec<Entry<T>>,
+    pub(super) entity_types: Vec<&'static str>,
+    /// Every discriminator value (entity types and aliases) with its entry
+    /// index, sorted by value for a binary search.
+    pub(super) routes: Vec<(&'static str, usize)>,
+    pub(super) groups: Vec<GroupData>,
+    pub(super) on_unknown: UnknownPolicy,
+    pub(super) on_missing: MissingPolicy,
+}
+
+/// Polymorphic dispatch of mixed items into one user type, usually an enum
+/// with a variant per entity type.
+///
+/// Register a mapper per entity type with the function that wraps its entity;
+/// [`decode`](Self::decode) reads an item's discriminator, finds the mapper (by
+/// entity type or by one of its [`ALIASES`](crate::Mapper::ALIASES), so items
+/// written before a rename are still read) and runs its
+/// [`from_item`](crate::Mapper::from_item). Items of an entity type no mapper
+/// reads, or without a discriminator, are handled by policy ([`UnknownPolicy`],
+/// [`MissingPolicy`]): an error by default, or skipped, or kept raw, and always
+/// reported, never dropped silently.
+///
+/// [`build`](super::RegistryBuilder::build) checks the table design as a whole
+/// and reports every problem at once (see
+/// [`RegistryBuilder::build`](super::RegistryBuilder::build)).
+///
+/// A registry is built once and shared: it is `Send + Sync`, and `Clone` is
+/// an `Arc` clone.
+///
+/// ```
+/// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+/// # use serde::{Deserialize, Serialize};
+/// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+/// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
+/// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
+/// # struct CustomerMapper;
+/// # impl Mapper for CustomerMapper {
+/// #     type Entity = Customer;
+/// #     const ENTITY_TYPE: &'static str = "Customer";
+/// #     const TABLE: TableSchema = TABLE;
+/// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+/// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
+/// #         put_str(item, "sk", "METADATA");
+/// #         Ok(())
+/// #     }
+/// # }
+/// # struct OrderMapper;
+/// # impl Mapper for OrderMapper {
+/// #     type Entity = Order;
+/// #     const ENTITY_TYPE: &'static str = "Order";
+/// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+/// #     const TABLE: TableSchema = TABLE;
+/// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+/// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
+/// #         put_str(item, "sk", format!("ORDER#{}", o.id));
+/// #         Ok(())
+/// #     }
+/// # }
+/// use dynamodb_mapper::{Registry, UnknownPolicy};
+///
+/// #[derive(Debug, PartialEq)]
+/// enum Entity {
+///     Customer(Customer),
+///     Order(Order),
+/// }
+///
+/// let registry = Registry::builder()
+///     .register::<CustomerMapper>(Entity::Customer)
+///     .register::<OrderMapper>(Entity::Order)
+///     .on_unknown(UnknownPolicy::Skip)
+///     .build()?;
+///
+/// // The items of one partition, as a Query returns them.
+/// let c1 = Customer { id: "C1".into() };
+/// let o1 = Order { id: "O1".into(), customer: "C1".into() };
+/// let items = vec![CustomerMapper::to_item(&c1)?, OrderMapper::to_item(&o1)?];
+///
+/// let out = registry.decode_all(items)?;
+/// assert_eq!(out.entities, vec![Entity::Customer(c1), Entity::Order(o1)]);
+/// assert!(out.is_complete());
+/// assert_eq!(format!("{registry:?}"), "Registry { attribute: \"entityType\", \
+///     entity_types: [\"Customer\", \"Order\"], groups: [], on_unknown: Skip, on_missing: Error }");
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub struct Registry<T> {
+    pub(super) inner: Arc<Inner<T>>,
+}
+
+impl<T> Clone for Registry<T> {
+    fn clone(&self) -> Self {
+        Registry {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+impl<T> fmt::Debug for Registry<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let groups: Vec<&str> = self.inner.groups.iter().map(|g| g.name.as_str()).collect();
+        f.debug_struct("Registry")
+            .field("attribute", &self.inner.attribute)
+            .field("entity_types", &self.inner.entity_types)
+            .field("groups", &groups)
+            .field("on_unknown", &self.inner.on_unknown)
+            .field("on_missing", &self.inner.on_missing)
+            .finish()
+    }
+}
+
+/// Where an item goes.
+enum Route {
+    Entry(usize),
+    Unknown,
+    Missing(Option<&'static str>),
+}
+
+impl<T> Registry<T> {
+    /// The discriminator attribute the registry dispatches on.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk").discriminator("$type");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
+    /// assert_eq!(registry.attribute(), "$type");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn attribute(&self) -> &'static str {
+        self.inner.attribute
+    }
+
+    /// The table layout every registered mapper writes into.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
+    /// assert_eq!(registry.table(), NoteMapper::TABLE);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn table(&self) -> TableSchema {
+        self.inner.table
+    }
+
+    /// The registered entity types, in registration order.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
+    /// assert_eq!(registry.entity_types(), ["Note"]);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn entity_types(&self) -> &[&'static str] {
+        &self.inner.entity_types
+    }
+
+    /// The entity type a discriminator value is read as: the value itself
+    /// for a registered entity type, the mapper's entity type for an alias,
+    /// `None` for a value no mapper reads.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Order {}
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Order, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder().register::<OrderMapper>(|o| o).build()?;
+    /// assert_eq!(registry.entity_type_of("Purchase"), Some("Order"));
+    /// assert_eq!(registry.entity_type_of("Order"), Some("Order"));
+    /// assert_eq!(registry.entity_type_of("Refund"), None);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn entity_type_of(&self, value: &str) -> Option<&'static str> {
+        self.inner
+            .lookup(value)
+            .and_then(|i| self.inner.entries.get(i))
+            .map(|e| e.entity_type)
+    }
+
+    /// The policy for unknown discriminator values.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema, UnknownPolicy};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
+    /// assert_eq!(registry.unknown_policy(), UnknownPolicy::Error);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn unknown_policy(&self) -> UnknownPolicy {
+        self.inner.on_unknown
+    }
+
+    /// The policy for items without a (string) discriminator.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, MissingPolicy, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder()
+    ///     .register::<NoteMapper>(|n| n)
+    ///     .on_missing(MissingPolicy::Keep)
+    ///     .build()?;
+    /// assert_eq!(registry.missing_policy(), MissingPolicy::Keep);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn missing_policy(&self) -> MissingPolicy {
+        self.inner.on_missing
+    }
+
+    /// Decodes one item with the mapper its discriminator names.
+    ///
+    /// # Errors
+    /// The mapper's own errors (they name its entity type);
+    /// [`Error::UnknownEntityType`] or [`Error::MissingDiscriminator`] when
+    /// the policy is [`UnknownPolicy::Error`] or [`MissingPolicy::Error`].
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use serde::{Deserialize, Serialize};
+    /// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
+    /// # struct CustomerMapper;
+    /// # impl Mapper for CustomerMapper {
+    /// #     type Entity = Customer;
+    /// #     const ENTITY_TYPE: &'static str = "Customer";
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
+    /// #         put_str(item, "sk", "METADATA");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
+    /// #         put_str(item, "sk", format!("ORDER#{}", o.id));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::{Decoded, Registry};
+    ///
+    /// let registry = Registry::builder()
+    ///     .register::<CustomerMapper>(Entity::Customer)
+    ///     .register::<OrderMapper>(Entity::Order)
+    ///     .build()?;
+    ///
+    /// // An item written before `Order` was renamed from `Purchase`.
+    /// let mut old = OrderMapper::to_item(&Order { id: "O1".into(), customer: "C1".into() })?;
+    /// old.insert("entityType".into(), AttributeValue::S("Purchase".into()));
+    /// assert_eq!(
+    ///     registry.decode(old)?,
+    ///     Decoded::Entity(Entity::Order(Order { id: "O1".into(), customer: "C1".into() }))
+    /// );
+    ///
+    /// let mut refund = Item::new();
+    /// refund.insert("entityType".into(), AttributeValue::S("Refund".into()));
+    /// assert_eq!(
+    ///     registry.decode(refund).unwrap_err().to_string(),
+    ///     "discriminator `entityType` is \"Refund\", which no registered mapper reads \
+    ///      (registered: \"Customer\", \"Order\")"
+    /// );
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn decode(&self, item: Item) -> Result<Decoded<T>> {
+        self.inner.decode(item, None)
+    }
+
+    /// Decodes many items (a page of a `Query` or `Scan`), in order. What the
+    /// policies skipped or kept raw is returned beside the decoded values.
+    ///
+    /// # Errors
+    /// The first error [`decode`](Self::decode) returns.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use serde::{Deserialize, Serialize};
+    /// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
+    /// # struct CustomerMapper;
+    /// # impl Mapper for CustomerMapper {
+    /// #     type Entity = Customer;
+    /// #     const ENTITY_TYPE: &'static str = "Customer";
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
+    /// #         put_str(item, "sk", "METADATA");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
+    /// #         put_str(item, "sk", format!("ORDER#{}", o.id));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::{Registry, Unmatched, UnknownPolicy};
+    ///
+    /// let registry = Registry::builder()
+    ///     .register::<CustomerMapper>(Entity::Customer)
+    ///     .register::<OrderMapper>(Entity::Order)
+    ///     .on_unknown(UnknownPolicy::Skip)
+    ///     .build()?;
+    /// let mut refund = Item::new();
+    /// refund.insert("pk".into(), AttributeValue::S("CUSTOMER#C1".into()));
+    /// refund.insert("sk".into(), AttributeValue::S("REFUND#R1".into()));
+    /// refund.insert("entityType".into(), AttributeValue::S("Refund".into()));
+    /// let items = vec![CustomerMapper::to_item(&Customer { id: "C1".into() })?, refund];
+    ///
+    /// let out = registry.decode_all(items)?;
+    /// assert_eq!(out.entities, vec![Entity::Customer(Customer { id: "C1".into() })]);
+    /// assert_eq!(out.skipped.len(), 1);
+    /// assert_eq!(out.skipped[0].reason, Unmatched::Unknown { value: "Refund".into() });
+    /// assert_eq!(out.skipped[0].key["sk"], AttributeValue::S("REFUND#R1".into()));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn decode_all(&self, items: impl IntoIterator<Item = Item>) -> Result<DecodedItems<T>> {
+        self.inner.decode_all(items, None)
+    }
+
+    /// A filter expression that keeps only items of the given entity types
+    /// (and of their aliases), for a `Query` or `Scan` of a base set.
+    ///
+    /// # Errors
+    /// [`Error::NotRegistered`] for a name that is not a registered entity
+    /// type; [`Error::InvalidFilter`] when no type is given or the types and
+    /// their aliases are more than
+    /// [`MAX_FILTER_VALUES`](super::MAX_FILTER_VALUES).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use serde::{Deserialize, Serialize};
+    /// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
+    /// # struct CustomerMapper;
+    /// # impl Mapper for CustomerMapper {
+    /// #     type Entity = Customer;
+    /// #     const ENTITY_TYPE: &'static str = "Customer";
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
+    /// #         put_str(item, "sk", "METADATA");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
+    /// #         put_str(item, "sk", format!("ORDER#{}", o.id));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+    /// use dynamodb_mapper::Registry;
+    ///
+    /// let registry = Registry::builder()
+    ///     .register::<CustomerMapper>(Entity::Customer)
+    ///     .register::<OrderMapper>(Entity::Order)
+    ///     .build()?;
+    /// let filter = registry.filter(&["Customer", "Order"])?;
+    /// assert_eq!(filter.expression(), "#dmType IN (:dmType0, :dmType1, :dmType2)");
+    /// assert_eq!(
+    ///     registry.filter(&["Refund"]).unwrap_err().to_string(),
+    ///     "entity type \"Refund\" is not registered"
+    /// );
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn filter(&self, entity_types: &[&str]) -> Result<DiscriminatorFilter> {
+        let mut chosen: Vec<&Entry<T>> = Vec::with_capacity(entity_types.len());
+        for name in entity_types {
+            let Some(entry) = self.inner.entries.iter().find(|e| e.entity_type == *name) else {
+                return Err(Error::NotRegistered {
+                    what: "entity type",
+                    name: (*name).to_owned(),
+                });
+            };
+            if !chosen.iter().any(|c| c.entity_type == entry.entity_type) {
+                chosen.push(entry);
+            }
+        }
+        let values: Vec<&'static str> = chosen.iter().flat_map(|e| e.values()).collect();
+        DiscriminatorFilter::new(self.inner.attribute, values.into_iter())
+    }
+
+    /// The names of the groups, in definition order.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder()
+    ///     .register::<NoteMapper>(|n| n)
+    ///     .group("Everything", &["Note"])
+    ///     .build()?;
+    /// assert_eq!(registry.group_names().collect::<Vec<_>>(), ["Everything"]);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn group_names(&self) -> impl Iterator<Item = &str> {
+        self.inner.groups.iter().map(|g| g.name.as_str())
+    }
+
+    /// Sorts items into [`Buckets`] by this registry's discriminator
+    /// attribute, for a compound read.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, Registry, TableSchema};
+    /// # #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)] struct Note { text: String }
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(n: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("NOTE#{}", n.text));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
+    /// let note = Note { text: "hi".into() };
+    /// let mut parts = registry.buckets(vec![NoteMapper::to_item(&note)?]);
+    /// assert_eq!(parts.one::<NoteMapper>()?, note);
+    /// parts.finish()?;
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn buckets(&self, items: impl IntoIterator<Item = Item>) -> Buckets {
+        Buckets::by_discriminator(items, self.inner.attribute)
+    }
+}
+
+impl<T> Inner<T> {
+    pub(super) fn lookup(&self, value: &str) -> Option<usize> {
+        self.routes
+            .binary_search_by(|(v, _)| (*v).cmp(value))
+            .ok()
+            .and_then(|i| self.routes.get(i))
+            .map(|(_, entry)| *entry)
+    }
+
+    fn route(&self, item: &Item, scope: Option<&GroupData>) -> Route {
+        match item.get(self.attribute) {
+            Some(AttributeValue::S(value)) => match self.lookup(value) {
+                Some(i) if scope.is_none_or(|g| g.members.get(i).copied().unwrap_or(false)) => {
+                    Route::Entry(i)
+                }
+                _ => Route::Unknown,
+            },
+            None => Route::Missing(None),
+            Some(other) => Route::Missing(Some(type_name(other))),
+        }
+    }
+
+    pub(super) fn decode(&self, item: Item, scope: Option<&GroupData>) -> Result<Decoded<T>> {
+        let route = self.route(&item, scope);
+        // A mapper's read checks the item first; an item no mapper reads is
+        // checked here, before it is dropped, trimmed or handed back: an
+        // item nested deeper than DynamoDB allows cannot be stored, and
+        // dropping one can overflow the stack (it is taken apart without
+        // recursion instead).
+        let entry = match route {
+            Route::Entry(i) => self.entries.get(i),
+            Route::Unknown | Route::Missing(_) => None,
+        };
+        if entry.is_none()
+            && let Err(e) = check_depth(&item)
+        {
+            let e = e.with_key(|| self.table.render_key(&item));
+            drop_item(item);
+            return Err(e);
+        }
+        match route {
+            Route::Entry(_) => match entry {
+                Some(entry) => (entry.decode)(item).map(Decoded::Entity),
+                None => self.unknown(item, scope),
+            },
+            Route::Unknown => self.unknown(item, scope),
+            Route::Missing(found) => self.unmatched(
+                item,
+                Unmatched::Missing { found },
+                self.on_missing.into(),
+                || Error::MissingDiscriminator {
+                    key: None,
+                    entity_type: None,
+                    attribute: self.attribute.to_owned(),
+                    found: found.map(str::to_owned),
+                },
+            ),
+        }
+    }
+
+    fn unknown(&self, item: Item, scope: Option<&GroupData>) -> Result<Decoded<T>> {
+        let value = match item.get(self.attribute) {
+            Some(AttributeValue::S(v)) => v.clone(),
+            _ => String::new(),
+        };
+        let error = || Error::UnknownEntityType {
+            key: None,
+            attribute: self.attribute.to_owned(),
+            found: value.clone(),
+            group: scope.map(|g| g.name.clone()),
+            known: scope
+                .map_or(&self.entity_types, |g| &g.entity_types)
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
+        };
+        let reason = Unmatched::Unknown {
+            value: value.clone(),
+        };
+        self.unmatched(item, reason, self.on_unknown.into(), error)
+    }
+
+    fn unmatched(
+        &self,
+        mut item: Item,
+        reason: Unmatched,
+        action: Action,
+        error: impl FnOnce() -> Error,
+    ) -> Result<Decoded<T>> {
+        match action {
+            Action::Error => Err(error().with_key(|| self.table.render_key(&item))),
+            Action::Keep => Ok(Decoded::Raw(RawItem { item, reason })),
+            Action::Skip => {
+                let pk = self.table.partition_key_attribute().name;
+                let sk = self.table.sort_key_attribute().map(|k| k.name);
+                item.retain(|name, _| name == pk || Some(name.as_str()) == sk);
+                Ok(Decoded::Skipped(Skipped { key: item, reason }))
+            }
+        }
+    }
+
+    pub(super) fn decode_all(
+        &self,
+        items: impl IntoIterator<Item = Item>,
+        scope: Option<&GroupData>,
+    ) -> Result<DecodedItems<T>> {
+        let mut items = items.into_iter();
+        let mut out = DecodedItems {
+            entities: Vec::with_capacity(items.size_hint().0),
+            skipped: Vec::new(),
+            raw: Vec::new(),
+        };
+        while let Some(item) = items.next() {
+            match self.decode(item, scope) {
+                Ok(decoded) => out.push(decoded),
+                Err(e) => {
+                    // The items not decoded are dropped without recursion
+                    // (any of them may be nested too deep).
+                    items.for_each(drop_item);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<X: Send + Sync>() {}
+
+    #[test]
+    fn registry_is_send_and_sync_for_any_t() {
+        assert_send_sync::<Registry<std::rc::Rc<u8>>>();
+        assert_send_sync::<Buckets>();
+        assert_send_sync::<DiscriminatorFilter>();
+    }
+}

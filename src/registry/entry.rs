@@ -1,0 +1,39 @@
+//! What a registry keeps per registered mapper ([`Entry`]: entity type,
+//! aliases, table layout, key patterns, decoder) and per group
+//! ([`GroupData`]).
+
+use crate::error::Result;
+use crate::item::Item;
+use crate::key::IndexKeys;
+use crate::schema::TableSchema;
+
+use super::filter::DiscriminatorFilter;
+
+pub(super) type DecodeFn<T> = Box<dyn Fn(Item) -> Result<T> + Send + Sync>;
+
+pub(super) struct Entry<T> {
+    pub(super) entity_type: &'static str,
+    pub(super) aliases: &'static [&'static str],
+    pub(super) table: TableSchema,
+    /// A problem found when the mapper was registered (its discriminator is
+    /// also one of its fields, or its field names clash).
+    pub(super) field_problem: Option<String>,
+    /// The key patterns the mapper declares
+    /// ([`Mapper::KEY_PATTERNS`](crate::Mapper::KEY_PATTERNS)).
+    pub(super) key_patterns: &'static [IndexKeys],
+    pub(super) decode: DecodeFn<T>,
+}
+
+impl<T> Entry<T> {
+    pub(super) fn values(&self) -> impl Iterator<Item = &'static str> + use<T> {
+        std::iter::once(self.entity_type).chain(self.aliases.iter().copied())
+    }
+}
+
+pub(super) struct GroupData {
+    pub(super) name: String,
+    pub(super) entity_types: Vec<&'static str>,
+    /// Membership by entry index.
+    pub(super) members: Vec<bool>,
+    pub(super) filter: DiscriminatorFilter,
+}

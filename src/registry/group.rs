@@ -1,0 +1,369 @@
+//! Groups: [`Group`], a named set of a registry's entity types with its
+//! discriminator filter and decoding restricted to its members, and
+//! [`Registry::group`], which hands one out.
+
+use std::fmt;
+
+use crate::error::{Error, Result};
+use crate::item::Item;
+
+use super::decoded::{Decoded, DecodedItems};
+use super::dispatch::Registry;
+use super::entry::GroupData;
+use super::filter::DiscriminatorFilter;
+
+/// A named set of entity types of a [`Registry`], for base/derived queries:
+/// its discriminator filter, and decoding restricted to its members (an item
+/// of another type is handled by the [`UnknownPolicy`](super::UnknownPolicy)).
+///
+/// ```
+/// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+/// # use serde::{Deserialize, Serialize};
+/// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+/// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
+/// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
+/// # struct CustomerMapper;
+/// # impl Mapper for CustomerMapper {
+/// #     type Entity = Customer;
+/// #     const ENTITY_TYPE: &'static str = "Customer";
+/// #     const TABLE: TableSchema = TABLE;
+/// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+/// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
+/// #         put_str(item, "sk", "METADATA");
+/// #         Ok(())
+/// #     }
+/// # }
+/// # struct OrderMapper;
+/// # impl Mapper for OrderMapper {
+/// #     type Entity = Order;
+/// #     const ENTITY_TYPE: &'static str = "Order";
+/// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+/// #     const TABLE: TableSchema = TABLE;
+/// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+/// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
+/// #         put_str(item, "sk", format!("ORDER#{}", o.id));
+/// #         Ok(())
+/// #     }
+/// # }
+/// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+/// use dynamodb_mapper::Registry;
+///
+/// let registry = Registry::builder()
+///     .register::<CustomerMapper>(Entity::Customer)
+///     .register::<OrderMapper>(Entity::Order)
+///     .group("Sales", &["Order"])
+///     .build()?;
+/// let sales = registry.group("Sales")?;
+/// assert_eq!(sales.filter().expression(), "#dmType IN (:dmType0, :dmType1)");
+///
+/// let customer = CustomerMapper::to_item(&Customer { id: "C1".into() })?;
+/// assert_eq!(
+///     sales.decode(customer).unwrap_err().to_string(),
+///     "item (pk=\"CUSTOMER#C1\", sk=\"METADATA\"): discriminator `entityType` is \"Customer\", \
+///      which no mapper of group \"Sales\" reads (members: \"Order\")"
+/// );
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub struct Group<'r, T> {
+    registry: &'r Registry<T>,
+    index: usize,
+}
+
+impl<T> Clone for Group<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Group<'_, T> {}
+
+impl<T> fmt::Debug for Group<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Group")
+            .field("name", &self.name())
+            .field("entity_types", &self.entity_types())
+            .finish()
+    }
+}
+
+impl<T> Registry<T> {
+    /// The group called `name` (see
+    /// [`RegistryBuilder::group`](super::RegistryBuilder::group)): its filter,
+    /// and decoding restricted to its members.
+    ///
+    /// # Errors
+    /// [`Error::NotRegistered`] when no group has that name.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use serde::{Deserialize, Serialize};
+    /// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
+    /// # struct CustomerMapper;
+    /// # impl Mapper for CustomerMapper {
+    /// #     type Entity = Customer;
+    /// #     const ENTITY_TYPE: &'static str = "Customer";
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
+    /// #         put_str(item, "sk", "METADATA");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
+    /// #         put_str(item, "sk", format!("ORDER#{}", o.id));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+    /// use dynamodb_mapper::Registry;
+    ///
+    /// let registry = Registry::builder()
+    ///     .register::<CustomerMapper>(Entity::Customer)
+    ///     .register::<OrderMapper>(Entity::Order)
+    ///     .group("Sales", &["Order"])
+    ///     .build()?;
+    /// let sales = registry.group("Sales")?;
+    /// assert_eq!(sales.entity_types(), ["Order"]);
+    /// assert_eq!(registry.group("Admins").unwrap_err().to_string(), "group \"Admins\" is not registered");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn group(&self, name: &str) -> Result<Group<'_, T>> {
+        match self.inner.groups.iter().position(|g| g.name == name) {
+            Some(index) => Ok(Group {
+                registry: self,
+                index,
+            }),
+            None => Err(Error::NotRegistered {
+                what: "group",
+                name: name.to_owned(),
+            }),
+        }
+    }
+}
+
+impl<'r, T> Group<'r, T> {
+    fn data(&self) -> Option<&'r GroupData> {
+        self.registry.inner.groups.get(self.index)
+    }
+
+    /// The group's name.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).group("All", &["Note"]).build()?;
+    /// assert_eq!(registry.group("All")?.name(), "All");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn name(&self) -> &'r str {
+        self.data().map_or("", |g| g.name.as_str())
+    }
+
+    /// The member entity types, in the order the group names them.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
+    /// # struct NoteMapper;
+    /// # impl Mapper for NoteMapper {
+    /// #     type Entity = Note;
+    /// #     const ENTITY_TYPE: &'static str = "Note";
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).group("All", &["Note"]).build()?;
+    /// assert_eq!(registry.group("All")?.entity_types(), ["Note"]);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn entity_types(&self) -> &'r [&'static str] {
+        self.data().map_or(&[], |g| g.entity_types.as_slice())
+    }
+
+    /// Whether a discriminator value (an entity type or an alias) belongs to
+    /// the group.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Order {}
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Order, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder().register::<OrderMapper>(|o| o).group("Sales", &["Order"]).build()?;
+    /// let sales = registry.group("Sales")?;
+    /// assert!(sales.contains("Purchase") && sales.contains("Order"));
+    /// assert!(!sales.contains("Refund"));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn contains(&self, value: &str) -> bool {
+        match (self.data(), self.registry.inner.lookup(value)) {
+            (Some(g), Some(i)) => g.members.get(i).copied().unwrap_or(false),
+            _ => false,
+        }
+    }
+
+    /// The group's discriminator filter: its members and their aliases.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Order {}
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     fn after_to_item(_: &Order, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
+    /// # }
+    /// let registry = Registry::builder().register::<OrderMapper>(|o| o).group("Sales", &["Order"]).build()?;
+    /// let filter = registry.group("Sales")?.filter();
+    /// assert_eq!(filter, registry.filter(&["Order"])?);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn filter(&self) -> DiscriminatorFilter {
+        match self.data() {
+            Some(g) => g.filter.clone(),
+            // Unreachable: a group is only handed out for an existing index.
+            None => DiscriminatorFilter::empty(self.registry.inner.attribute),
+        }
+    }
+
+    /// Decodes one item, if its entity type is a member of the group; an item
+    /// of another type is handled by the registry's
+    /// [`UnknownPolicy`](super::UnknownPolicy).
+    ///
+    /// # Errors
+    /// As [`Registry::decode`]; [`Error::UnknownEntityType`] names the group.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use serde::{Deserialize, Serialize};
+    /// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
+    /// # struct CustomerMapper;
+    /// # impl Mapper for CustomerMapper {
+    /// #     type Entity = Customer;
+    /// #     const ENTITY_TYPE: &'static str = "Customer";
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
+    /// #         put_str(item, "sk", "METADATA");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
+    /// #         put_str(item, "sk", format!("ORDER#{}", o.id));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+    /// use dynamodb_mapper::{Decoded, Registry, Unmatched, UnknownPolicy};
+    ///
+    /// let registry = Registry::builder()
+    ///     .register::<CustomerMapper>(Entity::Customer)
+    ///     .register::<OrderMapper>(Entity::Order)
+    ///     .group("Sales", &["Order"])
+    ///     .on_unknown(UnknownPolicy::Skip)
+    ///     .build()?;
+    /// let sales = registry.group("Sales")?;
+    /// let order = Order { id: "O1".into(), customer: "C1".into() };
+    /// let decoded = sales.decode(OrderMapper::to_item(&order)?)?;
+    /// assert_eq!(decoded, Decoded::Entity(Entity::Order(order)));
+    /// let customer = sales.decode(CustomerMapper::to_item(&Customer { id: "C1".into() })?)?;
+    /// let Decoded::Skipped(skipped) = customer else { panic!("not skipped") };
+    /// assert_eq!(skipped.reason, Unmatched::Unknown { value: "Customer".into() });
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn decode(&self, item: Item) -> Result<Decoded<T>> {
+        self.registry.inner.decode(item, self.data())
+    }
+
+    /// Decodes many items restricted to the group, as
+    /// [`Registry::decode_all`] does.
+    ///
+    /// # Errors
+    /// The first error [`decode`](Self::decode) returns.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use serde::{Deserialize, Serialize};
+    /// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
+    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
+    /// # struct CustomerMapper;
+    /// # impl Mapper for CustomerMapper {
+    /// #     type Entity = Customer;
+    /// #     const ENTITY_TYPE: &'static str = "Customer";
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
+    /// #         put_str(item, "sk", "METADATA");
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # struct OrderMapper;
+    /// # impl Mapper for OrderMapper {
+    /// #     type Entity = Order;
+    /// #     const ENTITY_TYPE: &'static str = "Order";
+    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
+    /// #     const TABLE: TableSchema = TABLE;
+    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    /// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
+    /// #         put_str(item, "sk", format!("ORDER#{}", o.id));
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+    /// use dynamodb_mapper::{Registry, UnknownPolicy};
+    ///
+    /// let registry = Registry::builder()
+    ///     .register::<CustomerMapper>(Entity::Customer)
+    ///     .register::<OrderMapper>(Entity::Order)
+    ///     .group("Sales", &["Order"])
+    ///     .on_unknown(UnknownPolicy::Keep)
+    ///     .build()?;
+    /// let items = vec![
+    ///     CustomerMapper::to_item(&Customer { id: "C1".into() })?,
+    ///     OrderMapper::to_item(&Order { id: "O1".into(), customer: "C1".into() })?,
+    /// ];
+    /// let out = registry.group("Sales")?.decode_all(items)?;
+    /// assert_eq!(out.entities.len(), 1);
+    /// assert_eq!(out.raw.len(), 1); // the customer, kept whole
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn decode_all(&self, items: impl IntoIterator<Item = Item>) -> Result<DecodedItems<T>> {
+        self.registry.inner.decode_all(items, self.data())
+    }
+}

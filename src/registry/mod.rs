@@ -1,0 +1,36 @@
+//! The registry: polymorphic dispatch of mixed query results by
+//! discriminator, discriminator filter expressions for chosen sets of entity
+//! types, compound reads into typed buckets, and the checks of the table
+//! design as a whole that run when a registry is built.
+//!
+//! One file per concept; each uses only files listed above it:
+//! - `policy`: [`UnknownPolicy`], [`MissingPolicy`]: what decoding does with
+//!   an item no mapper reads.
+//! - `decoded`: what decoding returns: [`Decoded`], [`DecodedItems`],
+//!   [`Skipped`], [`RawItem`], [`Unmatched`].
+//! - `filter`: [`DiscriminatorFilter`], [`DISCRIMINATOR_PLACEHOLDER`],
+//!   [`MAX_FILTER_VALUES`].
+//! - `buckets`: [`Buckets`], compound reads sorted by discriminator value.
+//! - `entry`: what a registry keeps per mapper and per group (private).
+//! - `checks`: the whole-design checks `build` runs (private).
+//! - `dispatch`: [`Registry`] and its inner dispatch of items to mappers.
+//! - `group`: [`Group`] and `Registry::group`.
+//! - `builder`: [`RegistryBuilder`], `Registry::builder` and `build`.
+
+mod buckets;
+mod builder;
+mod checks;
+mod decoded;
+mod dispatch;
+mod entry;
+mod filter;
+mod group;
+mod policy;
+
+pub use buckets::Buckets;
+pub use builder::RegistryBuilder;
+pub use decoded::{Decoded, DecodedItems, RawItem, Skipped, Unmatched};
+pub use dispatch::Registry;
+pub use filter::{DISCRIMINATOR_PLACEHOLDER, DiscriminatorFilter, MAX_FILTER_VALUES};
+pub use group::Group;
+pub use policy::{MissingPolicy, UnknownPolicy};
