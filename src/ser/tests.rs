@@ -1,0 +1,245 @@
+//! The serializer against `serde_dynamo`, and on what it adds: paths,
+//! 128-bit numbers, depth bounds, map keys.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use crate::{ErrorKind, Item, Mapper, TableSchema};
+
+type MapKeyed = BTreeMap<BTreeMap<u8, u8>, u8>;
+
+/// Map keys `serde_dynamo` panicked on (`unreachable!`): a sequence, a
+/// map or bytes, at any depth. Each is now an error naming the attribute.
+#[derive(Default, Serialize, Deserialize)]
+struct Keys {
+    id: String,
+    by_bytes: HashMap<Vec<u8>, u8>,
+    nested: Option<Vec<BTreeMap<BTreeSet<String>, u8>>>,
+    by_map: Vec<HashMap<String, MapKeyed>>,
+}
+
+struct KeysMapper;
+
+impl Mapper for KeysMapper {
+    type Entity = Keys;
+    const ENTITY_TYPE: &'static str = "Keys";
+    const TABLE: TableSchema = TableSchema::new("pk");
+    fn after_to_item(k: &Keys, item: &mut Item) -> crate::Result<()> {
+        crate::hooks::put_str(item, "pk", k.id.clone());
+        Ok(())
+    }
+}
+
+#[test]
+fn map_keys_serde_dynamo_panics_on_are_errors() {
+    let base = || Keys {
+        id: "K".into(),
+        ..Keys::default()
+    };
+    let cases = [
+        (
+            Keys {
+                by_bytes: HashMap::from([(vec![1], 1)]),
+                ..base()
+            },
+            "Keys: cannot serialize attribute `by_bytes`: a map key is a sequence; map keys \
+             must be strings, integers, booleans, characters or unit variants",
+        ),
+        (
+            Keys {
+                nested: Some(vec![
+                    BTreeMap::new(),
+                    BTreeMap::from([(BTreeSet::new(), 1)]),
+                ]),
+                ..base()
+            },
+            "Keys: cannot serialize attribute `nested[1]`: a map key is a sequence; map keys \
+             must be strings, integers, booleans, characters or unit variants",
+        ),
+        (
+            Keys {
+                by_map: vec![HashMap::from([(
+                    "a".to_string(),
+                    BTreeMap::from([(BTreeMap::new(), 1)]),
+                )])],
+                ..base()
+            },
+            "Keys: cannot serialize attribute `by_map[0].a`: a map key is a map; map keys \
+             must be strings, integers, booleans, characters or unit variants",
+        ),
+    ];
+    for (keys, message) in cases {
+        let err = KeysMapper::to_item(&keys).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Serialize);
+        assert_eq!(err.to_string(), message);
+    }
+    // Keys serde_dynamo writes still work, unchanged.
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct Fine {
+        id: String,
+        by_number: BTreeMap<u32, bool>,
+        by_flag: BTreeMap<bool, String>,
+    }
+    struct FineMapper;
+    impl Mapper for FineMapper {
+        type Entity = Fine;
+        const ENTITY_TYPE: &'static str = "Fine";
+        const TABLE: TableSchema = TableSchema::new("id").without_discriminator();
+        fn after_to_item(_: &Fine, _: &mut Item) -> crate::Result<()> {
+            Ok(())
+        }
+    }
+    let fine = Fine {
+        id: "F".into(),
+        by_number: BTreeMap::from([(7, true)]),
+        by_flag: BTreeMap::from([(false, "no".to_string())]),
+    };
+    let item = FineMapper::to_item(&fine).unwrap();
+    assert_eq!(item, serde_dynamo::to_item::<_, Item>(&fine).unwrap());
+    assert_eq!(FineMapper::from_item(item).unwrap(), fine);
+}
+
+#[test]
+fn an_entity_that_is_not_a_map_is_an_error() {
+    struct NumberMapper;
+    impl Mapper for NumberMapper {
+        type Entity = u32;
+        const ENTITY_TYPE: &'static str = "Number";
+        const TABLE: TableSchema = TableSchema::new("pk");
+        fn after_to_item(_: &u32, _: &mut Item) -> crate::Result<()> {
+            Ok(())
+        }
+    }
+    assert_eq!(
+        NumberMapper::to_item(&7).unwrap_err().to_string(),
+        "Number: cannot serialize: the entity is a number (N), not a map of attributes \
+         (serialize it as a struct or a map)"
+    );
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct Unit;
+
+#[derive(Debug, Clone, Serialize)]
+struct Newtype(i16);
+
+#[derive(Debug, Clone, Serialize)]
+enum Shape {
+    Dot,
+    Circle(u8),
+    Pair(u8, String),
+    Rect { w: i8, h: Option<u8> },
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct Inner {
+    a: u32,
+    b: Option<String>,
+}
+
+/// Every shape of the serde data model `serde_dynamo` writes.
+#[derive(Debug, Clone, Serialize)]
+struct Rich {
+    s: String,
+    n: Option<u64>,
+    i: i32,
+    f: f64,
+    g: f32,
+    b: bool,
+    c: char,
+    e: Vec<Shape>,
+    m: BTreeMap<String, u16>,
+    k: BTreeMap<u8, bool>,
+    t: (u8, String),
+    u: (),
+    us: Unit,
+    nt: Newtype,
+    bytes: Vec<u8>,
+    inner: Vec<Inner>,
+    #[serde(with = "serde_dynamo::string_set")]
+    tags: Vec<String>,
+    #[serde(with = "serde_dynamo::number_set")]
+    numbers: Vec<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    maybe: Option<Box<Rich>>,
+}
+
+fn rich() -> impl proptest::strategy::Strategy<Value = Rich> {
+    use proptest::prelude::*;
+    let shape = prop_oneof![
+        Just(Shape::Dot),
+        any::<u8>().prop_map(Shape::Circle),
+        (any::<u8>(), ".{0,4}").prop_map(|(a, b)| Shape::Pair(a, b)),
+        (any::<i8>(), any::<Option<u8>>()).prop_map(|(w, h)| Shape::Rect { w, h }),
+    ];
+    let inner = (any::<u32>(), proptest::option::of(".{0,4}")).prop_map(|(a, b)| Inner { a, b });
+    (
+        (
+            ".{0,8}",
+            any::<Option<u64>>(),
+            any::<i32>(),
+            any::<f64>(),
+            any::<f32>(),
+        ),
+        (
+            any::<bool>(),
+            any::<char>(),
+            proptest::collection::vec(shape, 0..4),
+        ),
+        (
+            proptest::collection::btree_map(".{0,4}", any::<u16>(), 0..3),
+            proptest::collection::btree_map(any::<u8>(), any::<bool>(), 0..3),
+            (any::<u8>(), ".{0,4}"),
+            any::<i16>(),
+        ),
+        (
+            proptest::collection::vec(any::<u8>(), 0..4),
+            proptest::collection::vec(inner, 0..3),
+            proptest::collection::vec(".{0,4}", 0..3),
+            proptest::collection::vec(any::<i64>(), 0..3),
+        ),
+    )
+        .prop_map(
+            |((s, n, i, f, g), (b, c, e), (m, k, t, nt), (bytes, inner, tags, numbers))| Rich {
+                s,
+                n,
+                i,
+                f,
+                g,
+                b,
+                c,
+                e,
+                m,
+                k,
+                t,
+                u: (),
+                us: Unit,
+                nt: Newtype(nt),
+                bytes,
+                inner,
+                tags,
+                numbers,
+                maybe: None,
+            },
+        )
+        .prop_recursive(2, 4, 1, |inner| {
+            (inner.clone(), inner).prop_map(|(mut outer, nested)| {
+                outer.maybe = Some(Box::new(nested));
+                outer
+            })
+        })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+
+    /// The crate's serializer writes exactly what `serde_dynamo` writes.
+    #[test]
+    fn writes_what_serde_dynamo_writes(r in rich()) {
+        let ours = super::to_attribute_value(&r).unwrap();
+        let theirs: aws_sdk_dynamodb::types::AttributeValue =
+            serde_dynamo::to_attribute_value(&r).unwrap();
+        proptest::prop_assert_eq!(ours, theirs);
+    }
+}

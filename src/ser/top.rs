@@ -1,0 +1,151 @@
+//! The top level of a struct entity: each field serialized under its
+//! stored attribute name (the naming convention applied through the field
+//! table) straight into the item, in one pass.
+
+use std::fmt;
+
+use serde::Serialize;
+use serde::ser::{self, Impossible};
+
+use super::SerError;
+use super::value::ValueSerializer;
+use crate::fields::FieldTable;
+use crate::item::Item;
+use crate::naming::NamingConvention;
+
+pub(super) struct TopLevel<'t> {
+    pub(super) table: Option<&'t FieldTable>,
+    pub(super) naming: NamingConvention,
+}
+
+#[derive(Debug)]
+pub(super) struct TopFailure(pub(super) SerError);
+
+impl fmt::Display for TopFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.0)
+    }
+}
+
+impl std::error::Error for TopFailure {}
+
+impl ser::Error for TopFailure {
+    fn custom<M: fmt::Display>(msg: M) -> Self {
+        TopFailure(SerError::Field(String::new(), ser::Error::custom(msg)))
+    }
+}
+
+fn not_a_struct<T>() -> Result<T, TopFailure> {
+    Err(TopFailure(SerError::NotAStruct))
+}
+
+pub(super) struct Fields<'t> {
+    item: Item,
+    table: Option<&'t FieldTable>,
+    naming: NamingConvention,
+}
+
+impl ser::SerializeStruct for Fields<'_> {
+    type Ok = Item;
+    type Error = TopFailure;
+
+    fn serialize_field<V: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &V,
+    ) -> Result<(), TopFailure> {
+        let stored = match self.table {
+            Some(t) => t.stored_for(key, self.naming).into_owned(),
+            None => self.naming.apply(key).into_owned(),
+        };
+        // A top-level attribute's own value is depth 1.
+        match value.serialize(ValueSerializer { depth: 1, serde: 1 }) {
+            Ok(v) => {
+                self.item.insert(stored, v);
+                Ok(())
+            }
+            Err(e) => Err(TopFailure(SerError::Field(stored, e))),
+        }
+    }
+
+    fn end(self) -> Result<Item, TopFailure> {
+        Ok(self.item)
+    }
+}
+
+macro_rules! unsupported {
+    ($($name:ident($($arg:ty),*) -> $ret:ty;)*) => {
+        $(fn $name(self, $(_: $arg),*) -> Result<$ret, TopFailure> { not_a_struct() })*
+    };
+}
+
+impl<'t> ser::Serializer for TopLevel<'t> {
+    type Ok = Item;
+    type Error = TopFailure;
+    type SerializeSeq = Impossible<Item, TopFailure>;
+    type SerializeTuple = Impossible<Item, TopFailure>;
+    type SerializeTupleStruct = Impossible<Item, TopFailure>;
+    type SerializeTupleVariant = Impossible<Item, TopFailure>;
+    type SerializeMap = Impossible<Item, TopFailure>;
+    type SerializeStruct = Fields<'t>;
+    type SerializeStructVariant = Impossible<Item, TopFailure>;
+
+    fn serialize_struct(self, _name: &'static str, len: usize) -> Result<Fields<'t>, TopFailure> {
+        Ok(Fields {
+            item: Item::with_capacity(len + 8),
+            table: self.table,
+            naming: self.naming,
+        })
+    }
+
+    fn serialize_newtype_struct<V: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        value: &V,
+    ) -> Result<Item, TopFailure> {
+        value.serialize(self)
+    }
+
+    fn serialize_some<V: Serialize + ?Sized>(self, _value: &V) -> Result<Item, TopFailure> {
+        not_a_struct()
+    }
+
+    fn serialize_newtype_variant<V: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _value: &V,
+    ) -> Result<Item, TopFailure> {
+        not_a_struct()
+    }
+
+    unsupported! {
+        serialize_bool(bool) -> Item;
+        serialize_i8(i8) -> Item;
+        serialize_i16(i16) -> Item;
+        serialize_i32(i32) -> Item;
+        serialize_i64(i64) -> Item;
+        serialize_i128(i128) -> Item;
+        serialize_u8(u8) -> Item;
+        serialize_u16(u16) -> Item;
+        serialize_u32(u32) -> Item;
+        serialize_u64(u64) -> Item;
+        serialize_u128(u128) -> Item;
+        serialize_f32(f32) -> Item;
+        serialize_f64(f64) -> Item;
+        serialize_char(char) -> Item;
+        serialize_str(&str) -> Item;
+        serialize_bytes(&[u8]) -> Item;
+        serialize_none() -> Item;
+        serialize_unit() -> Item;
+        serialize_unit_struct(&'static str) -> Item;
+        serialize_unit_variant(&'static str, u32, &'static str) -> Item;
+        serialize_seq(Option<usize>) -> Impossible<Item, TopFailure>;
+        serialize_tuple(usize) -> Impossible<Item, TopFailure>;
+        serialize_tuple_struct(&'static str, usize) -> Impossible<Item, TopFailure>;
+        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Impossible<Item, TopFailure>;
+        serialize_map(Option<usize>) -> Impossible<Item, TopFailure>;
+        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Impossible<Item, TopFailure>;
+    }
+}
