@@ -44,7 +44,12 @@
 //! # Ok::<(), dynamodb_mapper::Error>(())
 //! ```
 
-use std::collections::{HashMap, HashSet};
+mod expression;
+mod placeholders;
+
+pub use expression::Expression;
+
+use std::collections::HashMap;
 use std::ops::{BitAnd, BitOr, Not};
 
 use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
@@ -65,428 +70,7 @@ use crate::registry::DiscriminatorFilter;
 use crate::schema::{
     KeyAttribute, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, ScalarType, TableSchema,
 };
-
-/// DynamoDB's limit on the values of one `IN`.
-const MAX_IN_VALUES: usize = 100;
-
-/// Attribute named in errors about an expression as a whole.
-const EXPRESSION: &str = "(expression)";
-
-fn expr_error(path: &str, reason: impl Into<String>) -> Error {
-    Error::invalid_value(path, reason)
-}
-
-// -------------------------------------------------------------- Expression
-
-/// An expression ready for a request: its text, its attribute names and its
-/// attribute values, exactly the placeholders the text uses.
-///
-/// Built by [`Condition::build`] and [`KeyCondition::build`], or from
-/// hand-written parts with [`Expression::new`]; combined with
-/// [`and`](Self::and), [`or`](Self::or) and `!` (renaming placeholders that
-/// would clash, see the [module docs](self)).
-///
-/// ```
-/// use dynamodb_mapper::expr::attr;
-///
-/// let e = attr("status").eq("open").build()?;
-/// assert_eq!(e.expression(), "#c0 = :c0");
-/// assert_eq!(e.names()["#c0"], "status");
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-pub struct Expression {
-    expression: String,
-    names: HashMap<String, String>,
-    values: HashMap<String, AttributeValue>,
-}
-
-impl Expression {
-    /// An expression from hand-written parts, checked: every placeholder the
-    /// text uses is bound, every bound placeholder is used.
-    ///
-    /// # Errors
-    /// [`Error::InvalidValue`] naming the placeholder that is unbound or
-    /// unused, or the bound name that is not a placeholder; or naming
-    /// `(expression)` when the text is empty.
-    ///
-    /// ```
-    /// use std::collections::HashMap;
-    /// use aws_sdk_dynamodb::types::AttributeValue;
-    /// use dynamodb_mapper::expr::Expression;
-    ///
-    /// let e = Expression::new(
-    ///     "#s = :s",
-    ///     HashMap::from([("#s".to_string(), "status".to_string())]),
-    ///     HashMap::from([(":s".to_string(), AttributeValue::S("open".into()))]),
-    /// )?;
-    /// assert_eq!(e.expression(), "#s = :s");
-    ///
-    /// let err = Expression::new(
-    ///     "#s = :s",
-    ///     HashMap::from([("#s".to_string(), "status".to_string()), ("#x".to_string(), "x".to_string())]),
-    ///     HashMap::from([(":s".to_string(), AttributeValue::S("open".into()))]),
-    /// )
-    /// .unwrap_err();
-    /// assert_eq!(err.to_string(), "attribute `#x` is bound but not used in the expression; DynamoDB rejects unused placeholders");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn new(
-        expression: impl Into<String>,
-        names: HashMap<String, String>,
-        values: HashMap<String, AttributeValue>,
-    ) -> Result<Self> {
-        let expression = expression.into();
-        if expression.trim().is_empty() {
-            return Err(expr_error(EXPRESSION, "is empty"));
-        }
-        let mut used: Vec<&str> = placeholder_spans(&expression)
-            .into_iter()
-            .filter_map(|(start, end)| expression.get(start..end))
-            .collect();
-        used.sort_unstable();
-        used.dedup();
-        for token in &used {
-            let bound = if token.starts_with('#') {
-                names.contains_key(*token)
-            } else {
-                values.contains_key(*token)
-            };
-            if !bound {
-                let map = if token.starts_with('#') {
-                    "names"
-                } else {
-                    "values"
-                };
-                return Err(expr_error(
-                    token,
-                    format!("is used in the expression but not bound in its {map}"),
-                ));
-            }
-        }
-        let mut bound: Vec<(&String, char)> = names
-            .keys()
-            .map(|k| (k, '#'))
-            .chain(values.keys().map(|k| (k, ':')))
-            .collect();
-        bound.sort_unstable();
-        for (key, sigil) in bound {
-            if !is_placeholder(key, sigil) {
-                return Err(expr_error(
-                    key,
-                    format!(
-                        "is bound but is not a placeholder (`{sigil}` and ASCII letters, digits or `_`)"
-                    ),
-                ));
-            }
-            if used.binary_search(&key.as_str()).is_err() {
-                return Err(expr_error(
-                    key,
-                    "is bound but not used in the expression; DynamoDB rejects unused placeholders",
-                ));
-            }
-        }
-        Ok(Expression {
-            expression,
-            names,
-            values,
-        })
-    }
-
-    /// The expression text.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// assert_eq!(attr("deletedAt").not_exists().build()?.expression(), "attribute_not_exists(#c0)");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    #[must_use]
-    pub fn expression(&self) -> &str {
-        &self.expression
-    }
-
-    /// The expression attribute names (`#placeholder` to attribute name).
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// let e = attr("address.city").eq("Berlin").build()?;
-    /// assert_eq!(e.expression(), "#c0.#c1 = :c0");
-    /// assert_eq!(e.names()["#c1"], "city");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    #[must_use]
-    pub fn names(&self) -> &HashMap<String, String> {
-        &self.names
-    }
-
-    /// The expression attribute values (`:placeholder` to value).
-    ///
-    /// ```
-    /// use aws_sdk_dynamodb::types::AttributeValue;
-    /// use dynamodb_mapper::expr::attr;
-    /// let e = attr("qty").ge(3).build()?;
-    /// assert_eq!(e.values()[":c0"], AttributeValue::N("3".into()));
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    #[must_use]
-    pub fn values(&self) -> &HashMap<String, AttributeValue> {
-        &self.values
-    }
-
-    /// The text, names and values, for a request built by hand.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// let (text, names, values) = attr("pk").exists().build()?.into_parts();
-    /// assert_eq!(text, "attribute_exists(#c0)");
-    /// assert_eq!((names.len(), values.len()), (1, 0));
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    #[must_use]
-    pub fn into_parts(
-        self,
-    ) -> (
-        String,
-        HashMap<String, String>,
-        HashMap<String, AttributeValue>,
-    ) {
-        (self.expression, self.names, self.values)
-    }
-
-    /// Both expressions: `(self) AND (other)`, renaming `other`'s
-    /// placeholders that `self` binds to something else.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    ///
-    /// let a = attr("status").eq("open").build()?;
-    /// let b = attr("status").ne("void").and(attr("total").gt(0)).build()?;
-    /// let both = a.and(b);
-    /// // `#c0` means `status` in both and is shared; `:c0` is renamed.
-    /// assert_eq!(both.expression(), "(#c0 = :c0) AND (#c0 <> :c2 AND #c1 > :c1)");
-    /// assert_eq!(both.names().len(), 2);
-    /// assert_eq!(both.values().len(), 3);
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    #[must_use]
-    pub fn and(self, other: Expression) -> Expression {
-        self.join(other, "AND")
-    }
-
-    /// Either expression: `(self) OR (other)`, renaming as
-    /// [`and`](Self::and) does.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// let e = attr("a").eq(1).build()?.or(attr("b").eq(2).build()?);
-    /// assert_eq!(e.expression(), "(#c0 = :c0) OR (#c1 = :c1)");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    #[must_use]
-    pub fn or(self, other: Expression) -> Expression {
-        self.join(other, "OR")
-    }
-
-    fn join(mut self, other: Expression, op: &str) -> Expression {
-        let other = other.renamed_against(&self.names, &self.values);
-        self.expression = format!("({}) {op} ({})", self.expression, other.expression);
-        self.names.extend(other.names);
-        self.values.extend(other.values);
-        self
-    }
-
-    /// This expression with every placeholder that `names` or `values` bind
-    /// to something else renamed to one bound nowhere.
-    fn renamed_against(
-        self,
-        names: &HashMap<String, String>,
-        values: &HashMap<String, AttributeValue>,
-    ) -> Expression {
-        let mut renames = HashMap::new();
-        let own_names = rename_map(self.names, names, &mut renames);
-        let own_values = rename_map(self.values, values, &mut renames);
-        let expression = if renames.is_empty() {
-            self.expression
-        } else {
-            rewrite(&self.expression, &renames)
-        };
-        Expression {
-            expression,
-            names: own_names,
-            values: own_values,
-        }
-    }
-}
-
-impl Not for Expression {
-    type Output = Expression;
-
-    /// `NOT (expression)`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// let e = !attr("pk").exists().build()?;
-    /// assert_eq!(e.expression(), "NOT (attribute_exists(#c0))");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    fn not(self) -> Expression {
-        Expression {
-            expression: format!("NOT ({})", self.expression),
-            ..self
-        }
-    }
-}
-
-fn is_placeholder(key: &str, sigil: char) -> bool {
-    key.strip_prefix(sigil).is_some_and(|rest| {
-        !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-    })
-}
-
-/// Byte ranges of the placeholders (`#name`, `:name`) in an expression.
-/// DynamoDB expressions have no string literals, so every `#` or `:` starts
-/// a placeholder.
-fn placeholder_spans(expression: &str) -> Vec<(usize, usize)> {
-    let bytes = expression.as_bytes();
-    let mut spans = Vec::new();
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        if b == b'#' || b == b':' {
-            let start = i;
-            i += 1;
-            while bytes
-                .get(i)
-                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
-            {
-                i += 1;
-            }
-            if i > start + 1 {
-                spans.push((start, i));
-            }
-        } else {
-            i += 1;
-        }
-    }
-    spans
-}
-
-fn rewrite(expression: &str, renames: &HashMap<String, String>) -> String {
-    let mut out = String::with_capacity(expression.len() + 8);
-    let mut last = 0;
-    for (start, end) in placeholder_spans(expression) {
-        out.push_str(expression.get(last..start).unwrap_or(""));
-        let token = expression.get(start..end).unwrap_or("");
-        out.push_str(renames.get(token).map_or(token, String::as_str));
-        last = end;
-    }
-    out.push_str(expression.get(last..).unwrap_or(""));
-    out
-}
-
-/// Keeps `own`'s placeholders that `taken` leaves free or binds to the same
-/// thing; renames the others (recording it in `renames`) to the first
-/// `<sigil><stem><n>` bound nowhere.
-fn rename_map<V: PartialEq>(
-    own: HashMap<String, V>,
-    taken: &HashMap<String, V>,
-    renames: &mut HashMap<String, String>,
-) -> HashMap<String, V> {
-    let mut entries: Vec<(String, V)> = own.into_iter().collect();
-    entries.sort_by(|a, b| a.0.cmp(&b.0));
-    let own_keys: HashSet<String> = entries.iter().map(|(k, _)| k.clone()).collect();
-    let mut out: HashMap<String, V> = HashMap::with_capacity(entries.len());
-    for (key, value) in entries {
-        match taken.get(&key) {
-            Some(bound) if *bound != value => {
-                let fresh = fresh_placeholder(&key, |c| {
-                    taken.contains_key(c) || own_keys.contains(c) || out.contains_key(c)
-                });
-                renames.insert(key, fresh.clone());
-                out.insert(fresh, value);
-            }
-            _ => {
-                out.insert(key, value);
-            }
-        }
-    }
-    out
-}
-
-fn fresh_placeholder(key: &str, taken: impl Fn(&str) -> bool) -> String {
-    let sigil = key.get(..1).unwrap_or("#");
-    let stem = key
-        .get(1..)
-        .unwrap_or("")
-        .trim_end_matches(|c: char| c.is_ascii_digit());
-    let mut n: u64 = 0;
-    loop {
-        let candidate = format!("{sigil}{stem}{n}");
-        if !taken(&candidate) {
-            return candidate;
-        }
-        n = n.saturating_add(1);
-    }
-}
-
-/// Turns something into an [`Expression`]: an expression, a [`Condition`]
-/// (built with its default placeholder prefix `c`), or the registry's
-/// [`DiscriminatorFilter`]. What the extension traits accept.
-///
-/// ```
-/// use dynamodb_mapper::expr::{attr, IntoExpression};
-/// let e = attr("a").eq(1).into_expression()?;
-/// assert_eq!(e.expression(), "#c0 = :c0");
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-pub trait IntoExpression {
-    /// The expression.
-    ///
-    /// # Errors
-    /// What building the condition returns.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::{attr, IntoExpression};
-    /// assert!(attr("a..b").exists().into_expression().is_err());
-    /// ```
-    fn into_expression(self) -> Result<Expression>;
-}
-
-impl IntoExpression for Expression {
-    fn into_expression(self) -> Result<Expression> {
-        Ok(self)
-    }
-}
-
-impl IntoExpression for Condition {
-    fn into_expression(self) -> Result<Expression> {
-        self.build()
-    }
-}
-
-impl IntoExpression for &Condition {
-    fn into_expression(self) -> Result<Expression> {
-        self.build()
-    }
-}
-
-impl IntoExpression for DiscriminatorFilter {
-    fn into_expression(self) -> Result<Expression> {
-        let (expression, names, values) = self.into_parts();
-        Expression::new(expression, names, values)
-    }
-}
-
-impl IntoExpression for &DiscriminatorFilter {
-    fn into_expression(self) -> Result<Expression> {
-        Expression::new(
-            self.expression(),
-            self.names().clone(),
-            self.values().clone(),
-        )
-    }
-}
-
-// ---------------------------------------------------------------- operands
+use placeholders::{Ctx, EXPRESSION, check_prefix, expr_error};
 
 /// An attribute path: `status`, `address.city`, `lines[0].qty`. Start
 /// conditions from it.
@@ -656,6 +240,435 @@ impl Attr {
         })
     }
 
+    // The methods that start a condition from an attribute (`eq`,
+    // `between`, `exists`, ...) are in condition.rs, next to `Condition`.
+
+    /// `size(path)`, to compare.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("lines").size().gt(0).build()?.expression(), "size(#c0) > :c0");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn size(self) -> Size {
+        Size(self)
+    }
+}
+
+/// `size(path)`: the length of a string or binary, or the number of
+/// elements of a set, list or map. Compare it, or use it as an operand.
+///
+/// ```
+/// use dynamodb_mapper::expr::attr;
+/// let e = attr("a").lt(attr("b").size()).build()?;
+/// assert_eq!(e.expression(), "#c0 < size(#c1)");
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub struct Size(Attr);
+
+// `Size`'s comparisons are in condition.rs, next to `Condition`.
+
+/// The right-hand side of a comparison: a value (strings, numbers,
+/// booleans, [`Blob`]s, `AttributeValue`s, or anything serde serializes via
+/// [`value`]), an attribute ([`Attr`]) or a [`Size`].
+///
+/// Numbers must be finite and within DynamoDB's 38 digits; this and any
+/// conversion error is reported when the condition is built.
+///
+/// ```
+/// use aws_sdk_dynamodb::types::AttributeValue;
+/// use dynamodb_mapper::expr::{attr, Operand};
+///
+/// let e = attr("flag").eq(Operand::from(true)).build()?;
+/// assert_eq!(e.values()[":c0"], AttributeValue::Bool(true));
+/// assert!(attr("x").eq(f64::NAN).build().is_err());
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Operand(OperandKind);
+
+#[derive(Debug, Clone, PartialEq)]
+enum OperandKind {
+    Path(Attr),
+    Size(Attr),
+    Value(std::result::Result<AttributeValue, String>),
+}
+
+impl Operand {
+    fn path(&self) -> Option<&str> {
+        match &self.0 {
+            OperandKind::Path(a) | OperandKind::Size(a) => Some(&a.text),
+            OperandKind::Value(_) => None,
+        }
+    }
+}
+
+impl From<AttributeValue> for Operand {
+    fn from(v: AttributeValue) -> Self {
+        Operand(OperandKind::Value(Ok(v)))
+    }
+}
+
+impl From<&str> for Operand {
+    fn from(v: &str) -> Self {
+        AttributeValue::S(v.to_owned()).into()
+    }
+}
+
+impl From<String> for Operand {
+    fn from(v: String) -> Self {
+        AttributeValue::S(v).into()
+    }
+}
+
+impl From<&String> for Operand {
+    fn from(v: &String) -> Self {
+        AttributeValue::S(v.clone()).into()
+    }
+}
+
+impl From<bool> for Operand {
+    fn from(v: bool) -> Self {
+        AttributeValue::Bool(v).into()
+    }
+}
+
+impl From<Blob> for Operand {
+    fn from(v: Blob) -> Self {
+        AttributeValue::B(v).into()
+    }
+}
+
+impl From<Attr> for Operand {
+    fn from(v: Attr) -> Self {
+        Operand(OperandKind::Path(v))
+    }
+}
+
+impl From<Size> for Operand {
+    fn from(v: Size) -> Self {
+        Operand(OperandKind::Size(v.0))
+    }
+}
+
+macro_rules! operand_from_number {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Operand {
+            fn from(v: $t) -> Self {
+                AttributeValue::N(v.to_string()).into()
+            }
+        }
+    )*};
+}
+operand_from_number!(
+    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
+);
+
+macro_rules! operand_from_float {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Operand {
+            fn from(v: $t) -> Self {
+                Operand(OperandKind::Value(if v.is_finite() {
+                    Ok(AttributeValue::N(v.to_string()))
+                } else {
+                    Err(format!("{v} is not a finite number"))
+                }))
+            }
+        }
+    )*};
+}
+operand_from_float!(f32, f64);
+
+/// A DynamoDB type, for [`Attr::has_type`] (`attribute_type`).
+///
+/// ```
+/// use dynamodb_mapper::expr::ValueType;
+/// assert_ne!(ValueType::String, ValueType::StringSet);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ValueType {
+    /// `S`.
+    String,
+    /// `SS`.
+    StringSet,
+    /// `N`.
+    Number,
+    /// `NS`.
+    NumberSet,
+    /// `B`.
+    Binary,
+    /// `BS`.
+    BinarySet,
+    /// `BOOL`.
+    Bool,
+    /// `NULL`.
+    Null,
+    /// `L`.
+    List,
+    /// `M`.
+    Map,
+}
+
+impl ValueType {
+    const fn code(self) -> &'static str {
+        match self {
+            ValueType::String => "S",
+            ValueType::StringSet => "SS",
+            ValueType::Number => "N",
+            ValueType::NumberSet => "NS",
+            ValueType::Binary => "B",
+            ValueType::BinarySet => "BS",
+            ValueType::Bool => "BOOL",
+            ValueType::Null => "NULL",
+            ValueType::List => "L",
+            ValueType::Map => "M",
+        }
+    }
+}
+
+/// DynamoDB's limit on the values of one `IN`.
+const MAX_IN_VALUES: usize = 100;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Comparator {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Comparator {
+    const fn symbol(self) -> &'static str {
+        match self {
+            Comparator::Eq => "=",
+            Comparator::Ne => "<>",
+            Comparator::Lt => "<",
+            Comparator::Le => "<=",
+            Comparator::Gt => ">",
+            Comparator::Ge => ">=",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Function {
+    Exists,
+    NotExists,
+    Type,
+    BeginsWith,
+    Contains,
+}
+
+impl Function {
+    const fn name(self) -> &'static str {
+        match self {
+            Function::Exists => "attribute_exists",
+            Function::NotExists => "attribute_not_exists",
+            Function::Type => "attribute_type",
+            Function::BeginsWith => "begins_with",
+            Function::Contains => "contains",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Node {
+    Compare(Operand, Comparator, Operand),
+    Between(Operand, Operand, Operand),
+    In(Operand, Vec<Operand>),
+    Function(Function, Attr, Option<Operand>),
+    And(Vec<Node>),
+    Or(Vec<Node>),
+    Not(Box<Node>),
+}
+
+/// A condition or filter expression, built from [`attr`](super::attr) and
+/// combined with [`and`](Self::and), [`or`](Self::or), `!` (or `&` and
+/// `|`), [`all`](Self::all) and [`any`](Self::any). [`build`](Self::build)
+/// turns it into an [`Expression`]; the extension traits build it for you.
+///
+/// `AND` binds tighter than `OR` in DynamoDB, so `OR` groups inside `AND`
+/// are parenthesized (and `AND` groups inside `OR`, for clarity).
+///
+/// ```
+/// use dynamodb_mapper::expr::attr;
+///
+/// let c = attr("status").eq("open")
+///     .and(attr("total").gt(100).or(attr("vip").eq(true)))
+///     .and(!attr("deletedAt").exists());
+/// let e = c.build()?;
+/// assert_eq!(
+///     e.expression(),
+///     "#c0 = :c0 AND (#c1 > :c1 OR #c2 = :c2) AND NOT (attribute_exists(#c3))"
+/// );
+/// assert_eq!(e.names().len(), 4);
+/// assert_eq!(e.values().len(), 3);
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[must_use]
+pub struct Condition(Node);
+
+impl Condition {
+    /// Both conditions (nested `and`s flatten into one list).
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// let c = attr("a").eq(1).and(attr("b").eq(2)).and(attr("c").eq(3));
+    /// assert_eq!(c.build()?.expression(), "#c0 = :c0 AND #c1 = :c1 AND #c2 = :c2");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn and(self, other: Condition) -> Condition {
+        Condition(Node::And(flatten(self.0, other.0, true)))
+    }
+
+    /// Either condition (nested `or`s flatten into one list).
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// let c = attr("a").eq(1).or(attr("b").eq(2));
+    /// assert_eq!(c.build()?.expression(), "#c0 = :c0 OR #c1 = :c1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn or(self, other: Condition) -> Condition {
+        Condition(Node::Or(flatten(self.0, other.0, false)))
+    }
+
+    /// All of the conditions. Building fails when there are none.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::{attr, Condition};
+    /// let c = Condition::all(["a", "b"].map(|name| attr(name).exists()));
+    /// assert_eq!(c.build()?.expression(), "attribute_exists(#c0) AND attribute_exists(#c1)");
+    /// assert!(Condition::all([]).build().is_err());
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn all(conditions: impl IntoIterator<Item = Condition>) -> Condition {
+        Condition(Node::And(conditions.into_iter().map(|c| c.0).collect()))
+    }
+
+    /// Any of the conditions. Building fails when there are none.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::{attr, Condition};
+    /// let c = Condition::any([attr("a").eq(1), attr("a").eq(2)]);
+    /// assert_eq!(c.build()?.expression(), "#c0 = :c0 OR #c0 = :c1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn any(conditions: impl IntoIterator<Item = Condition>) -> Condition {
+        Condition(Node::Or(conditions.into_iter().map(|c| c.0).collect()))
+    }
+
+    /// The expression, with placeholders `#c0`, `:c0`, ...
+    ///
+    /// # Errors
+    /// [`Error::InvalidValue`] naming the attribute path for an invalid path,
+    /// an operand that cannot be converted or that DynamoDB would reject (a
+    /// non-finite or too long number, an empty set), an `IN` with no or more
+    /// than 100 operands; naming `(expression)` for an `all`/`any` of no
+    /// conditions.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    ///
+    /// let err = attr("lines[x].qty").gt(1).build().unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "attribute `lines[x].qty` is not a valid attribute path: segment 1 has the list index `[x]`, which is not a number"
+    /// );
+    /// let err = attr("tier").is_in(Vec::<&str>::new()).build().unwrap_err();
+    /// assert_eq!(err.to_string(), "attribute `tier` IN needs 1 to 100 operands, found 0");
+    /// ```
+    pub fn build(&self) -> Result<Expression> {
+        self.build_with_prefix("c")
+    }
+
+    /// The expression, with placeholders `#<prefix>0`, `:<prefix>0`, ...
+    ///
+    /// # Errors
+    /// As [`build`](Self::build), and [`Error::InvalidValue`] (attribute
+    /// `(expression)`) when `prefix` is not ASCII letters and digits starting
+    /// with a letter.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!(attr("a").eq(1).build_with_prefix("f")?.expression(), "#f0 = :f0");
+    /// assert!(attr("a").eq(1).build_with_prefix("f-").is_err());
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn build_with_prefix(&self, prefix: &str) -> Result<Expression> {
+        check_prefix(prefix)?;
+        let mut ctx = Ctx::new(prefix);
+        let mut out = String::new();
+        ctx.node(&self.0, &mut out)?;
+        Ok(Expression::rendered(out, ctx))
+    }
+}
+
+fn flatten(a: Node, b: Node, and: bool) -> Vec<Node> {
+    let mut out = Vec::new();
+    for node in [a, b] {
+        match node {
+            Node::And(list) if and && !list.is_empty() => out.extend(list),
+            Node::Or(list) if !and && !list.is_empty() => out.extend(list),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+impl Not for Condition {
+    type Output = Condition;
+
+    /// `NOT (condition)`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// assert_eq!((!attr("a").eq(1)).build()?.expression(), "NOT (#c0 = :c0)");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn not(self) -> Condition {
+        Condition(Node::Not(Box::new(self.0)))
+    }
+}
+
+impl BitAnd for Condition {
+    type Output = Condition;
+
+    /// [`Condition::and`].
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// let c = attr("a").eq(1) & attr("b").eq(2);
+    /// assert_eq!(c, attr("a").eq(1).and(attr("b").eq(2)));
+    /// ```
+    fn bitand(self, other: Condition) -> Condition {
+        self.and(other)
+    }
+}
+
+impl BitOr for Condition {
+    type Output = Condition;
+
+    /// [`Condition::or`].
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::attr;
+    /// let c = attr("a").eq(1) | attr("b").eq(2);
+    /// assert_eq!(c, attr("a").eq(1).or(attr("b").eq(2)));
+    /// ```
+    fn bitor(self, other: Condition) -> Condition {
+        self.or(other)
+    }
+}
+
+// ------------------------------------------------- starting from an operand
+
+impl Attr {
     fn compare(self, comparator: Comparator, operand: impl Into<Operand>) -> Condition {
         Condition(Node::Compare(
             Operand(OperandKind::Path(self)),
@@ -837,31 +850,7 @@ impl Attr {
             Some(Operand(OperandKind::Value(Ok(code)))),
         ))
     }
-
-    /// `size(path)`, to compare.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// assert_eq!(attr("lines").size().gt(0).build()?.expression(), "size(#c0) > :c0");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn size(self) -> Size {
-        Size(self)
-    }
 }
-
-/// `size(path)`: the length of a string or binary, or the number of
-/// elements of a set, list or map. Compare it, or use it as an operand.
-///
-/// ```
-/// use dynamodb_mapper::expr::attr;
-/// let e = attr("a").lt(attr("b").size()).build()?;
-/// assert_eq!(e.expression(), "#c0 < size(#c1)");
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[must_use]
-pub struct Size(Attr);
 
 impl Size {
     fn compare(self, comparator: Comparator, operand: impl Into<Operand>) -> Condition {
@@ -954,459 +943,10 @@ impl Size {
     }
 }
 
-/// The right-hand side of a comparison: a value (strings, numbers,
-/// booleans, [`Blob`]s, `AttributeValue`s, or anything serde serializes via
-/// [`value`]), an attribute ([`Attr`]) or a [`Size`].
-///
-/// Numbers must be finite and within DynamoDB's 38 digits; this and any
-/// conversion error is reported when the condition is built.
-///
-/// ```
-/// use aws_sdk_dynamodb::types::AttributeValue;
-/// use dynamodb_mapper::expr::{attr, Operand};
-///
-/// let e = attr("flag").eq(Operand::from(true)).build()?;
-/// assert_eq!(e.values()[":c0"], AttributeValue::Bool(true));
-/// assert!(attr("x").eq(f64::NAN).build().is_err());
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-pub struct Operand(OperandKind);
+// ---------------------------------------------------------------- rendering
 
-#[derive(Debug, Clone, PartialEq)]
-enum OperandKind {
-    Path(Attr),
-    Size(Attr),
-    Value(std::result::Result<AttributeValue, String>),
-}
-
-impl Operand {
-    fn path(&self) -> Option<&str> {
-        match &self.0 {
-            OperandKind::Path(a) | OperandKind::Size(a) => Some(&a.text),
-            OperandKind::Value(_) => None,
-        }
-    }
-}
-
-impl From<AttributeValue> for Operand {
-    fn from(v: AttributeValue) -> Self {
-        Operand(OperandKind::Value(Ok(v)))
-    }
-}
-
-impl From<&str> for Operand {
-    fn from(v: &str) -> Self {
-        AttributeValue::S(v.to_owned()).into()
-    }
-}
-
-impl From<String> for Operand {
-    fn from(v: String) -> Self {
-        AttributeValue::S(v).into()
-    }
-}
-
-impl From<&String> for Operand {
-    fn from(v: &String) -> Self {
-        AttributeValue::S(v.clone()).into()
-    }
-}
-
-impl From<bool> for Operand {
-    fn from(v: bool) -> Self {
-        AttributeValue::Bool(v).into()
-    }
-}
-
-impl From<Blob> for Operand {
-    fn from(v: Blob) -> Self {
-        AttributeValue::B(v).into()
-    }
-}
-
-impl From<Attr> for Operand {
-    fn from(v: Attr) -> Self {
-        Operand(OperandKind::Path(v))
-    }
-}
-
-impl From<Size> for Operand {
-    fn from(v: Size) -> Self {
-        Operand(OperandKind::Size(v.0))
-    }
-}
-
-macro_rules! operand_from_number {
-    ($($t:ty),*) => {$(
-        impl From<$t> for Operand {
-            fn from(v: $t) -> Self {
-                AttributeValue::N(v.to_string()).into()
-            }
-        }
-    )*};
-}
-operand_from_number!(
-    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
-);
-
-macro_rules! operand_from_float {
-    ($($t:ty),*) => {$(
-        impl From<$t> for Operand {
-            fn from(v: $t) -> Self {
-                Operand(OperandKind::Value(if v.is_finite() {
-                    Ok(AttributeValue::N(v.to_string()))
-                } else {
-                    Err(format!("{v} is not a finite number"))
-                }))
-            }
-        }
-    )*};
-}
-operand_from_float!(f32, f64);
-
-/// A DynamoDB type, for [`Attr::has_type`] (`attribute_type`).
-///
-/// ```
-/// use dynamodb_mapper::expr::ValueType;
-/// assert_ne!(ValueType::String, ValueType::StringSet);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ValueType {
-    /// `S`.
-    String,
-    /// `SS`.
-    StringSet,
-    /// `N`.
-    Number,
-    /// `NS`.
-    NumberSet,
-    /// `B`.
-    Binary,
-    /// `BS`.
-    BinarySet,
-    /// `BOOL`.
-    Bool,
-    /// `NULL`.
-    Null,
-    /// `L`.
-    List,
-    /// `M`.
-    Map,
-}
-
-impl ValueType {
-    const fn code(self) -> &'static str {
-        match self {
-            ValueType::String => "S",
-            ValueType::StringSet => "SS",
-            ValueType::Number => "N",
-            ValueType::NumberSet => "NS",
-            ValueType::Binary => "B",
-            ValueType::BinarySet => "BS",
-            ValueType::Bool => "BOOL",
-            ValueType::Null => "NULL",
-            ValueType::List => "L",
-            ValueType::Map => "M",
-        }
-    }
-}
-
-// --------------------------------------------------------------- Condition
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Comparator {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
-
-impl Comparator {
-    const fn symbol(self) -> &'static str {
-        match self {
-            Comparator::Eq => "=",
-            Comparator::Ne => "<>",
-            Comparator::Lt => "<",
-            Comparator::Le => "<=",
-            Comparator::Gt => ">",
-            Comparator::Ge => ">=",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Function {
-    Exists,
-    NotExists,
-    Type,
-    BeginsWith,
-    Contains,
-}
-
-impl Function {
-    const fn name(self) -> &'static str {
-        match self {
-            Function::Exists => "attribute_exists",
-            Function::NotExists => "attribute_not_exists",
-            Function::Type => "attribute_type",
-            Function::BeginsWith => "begins_with",
-            Function::Contains => "contains",
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Node {
-    Compare(Operand, Comparator, Operand),
-    Between(Operand, Operand, Operand),
-    In(Operand, Vec<Operand>),
-    Function(Function, Attr, Option<Operand>),
-    And(Vec<Node>),
-    Or(Vec<Node>),
-    Not(Box<Node>),
-}
-
-/// A condition or filter expression, built from [`attr`] and combined with
-/// [`and`](Self::and), [`or`](Self::or), `!` (or `&` and `|`),
-/// [`all`](Self::all) and [`any`](Self::any). [`build`](Self::build) turns
-/// it into an [`Expression`]; the extension traits build it for you.
-///
-/// `AND` binds tighter than `OR` in DynamoDB, so `OR` groups inside `AND`
-/// are parenthesized (and `AND` groups inside `OR`, for clarity).
-///
-/// ```
-/// use dynamodb_mapper::expr::attr;
-///
-/// let c = attr("status").eq("open")
-///     .and(attr("total").gt(100).or(attr("vip").eq(true)))
-///     .and(!attr("deletedAt").exists());
-/// let e = c.build()?;
-/// assert_eq!(
-///     e.expression(),
-///     "#c0 = :c0 AND (#c1 > :c1 OR #c2 = :c2) AND NOT (attribute_exists(#c3))"
-/// );
-/// assert_eq!(e.names().len(), 4);
-/// assert_eq!(e.values().len(), 3);
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-#[must_use]
-pub struct Condition(Node);
-
-impl Condition {
-    /// Both conditions (nested `and`s flatten into one list).
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// let c = attr("a").eq(1).and(attr("b").eq(2)).and(attr("c").eq(3));
-    /// assert_eq!(c.build()?.expression(), "#c0 = :c0 AND #c1 = :c1 AND #c2 = :c2");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn and(self, other: Condition) -> Condition {
-        Condition(Node::And(flatten(self.0, other.0, true)))
-    }
-
-    /// Either condition (nested `or`s flatten into one list).
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// let c = attr("a").eq(1).or(attr("b").eq(2));
-    /// assert_eq!(c.build()?.expression(), "#c0 = :c0 OR #c1 = :c1");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn or(self, other: Condition) -> Condition {
-        Condition(Node::Or(flatten(self.0, other.0, false)))
-    }
-
-    /// All of the conditions. Building fails when there are none.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::{attr, Condition};
-    /// let c = Condition::all(["a", "b"].map(|name| attr(name).exists()));
-    /// assert_eq!(c.build()?.expression(), "attribute_exists(#c0) AND attribute_exists(#c1)");
-    /// assert!(Condition::all([]).build().is_err());
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn all(conditions: impl IntoIterator<Item = Condition>) -> Condition {
-        Condition(Node::And(conditions.into_iter().map(|c| c.0).collect()))
-    }
-
-    /// Any of the conditions. Building fails when there are none.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::{attr, Condition};
-    /// let c = Condition::any([attr("a").eq(1), attr("a").eq(2)]);
-    /// assert_eq!(c.build()?.expression(), "#c0 = :c0 OR #c0 = :c1");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn any(conditions: impl IntoIterator<Item = Condition>) -> Condition {
-        Condition(Node::Or(conditions.into_iter().map(|c| c.0).collect()))
-    }
-
-    /// The expression, with placeholders `#c0`, `:c0`, ...
-    ///
-    /// # Errors
-    /// [`Error::InvalidValue`] naming the attribute path for an invalid path,
-    /// an operand that cannot be converted or that DynamoDB would reject (a
-    /// non-finite or too long number, an empty set), an `IN` with no or more
-    /// than 100 operands; naming `(expression)` for an `all`/`any` of no
-    /// conditions.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    ///
-    /// let err = attr("lines[x].qty").gt(1).build().unwrap_err();
-    /// assert_eq!(
-    ///     err.to_string(),
-    ///     "attribute `lines[x].qty` is not a valid attribute path: segment 1 has the list index `[x]`, which is not a number"
-    /// );
-    /// let err = attr("tier").is_in(Vec::<&str>::new()).build().unwrap_err();
-    /// assert_eq!(err.to_string(), "attribute `tier` IN needs 1 to 100 operands, found 0");
-    /// ```
-    pub fn build(&self) -> Result<Expression> {
-        self.build_with_prefix("c")
-    }
-
-    /// The expression, with placeholders `#<prefix>0`, `:<prefix>0`, ...
-    ///
-    /// # Errors
-    /// As [`build`](Self::build), and [`Error::InvalidValue`] (attribute
-    /// `(expression)`) when `prefix` is not ASCII letters and digits starting
-    /// with a letter.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// assert_eq!(attr("a").eq(1).build_with_prefix("f")?.expression(), "#f0 = :f0");
-    /// assert!(attr("a").eq(1).build_with_prefix("f-").is_err());
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn build_with_prefix(&self, prefix: &str) -> Result<Expression> {
-        check_prefix(prefix)?;
-        let mut ctx = Ctx::new(prefix);
-        let mut out = String::new();
-        ctx.node(&self.0, &mut out)?;
-        Ok(ctx.finish(out))
-    }
-}
-
-fn flatten(a: Node, b: Node, and: bool) -> Vec<Node> {
-    let mut out = Vec::new();
-    for node in [a, b] {
-        match node {
-            Node::And(list) if and && !list.is_empty() => out.extend(list),
-            Node::Or(list) if !and && !list.is_empty() => out.extend(list),
-            other => out.push(other),
-        }
-    }
-    out
-}
-
-impl Not for Condition {
-    type Output = Condition;
-
-    /// `NOT (condition)`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// assert_eq!((!attr("a").eq(1)).build()?.expression(), "NOT (#c0 = :c0)");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    fn not(self) -> Condition {
-        Condition(Node::Not(Box::new(self.0)))
-    }
-}
-
-impl BitAnd for Condition {
-    type Output = Condition;
-
-    /// [`Condition::and`].
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// let c = attr("a").eq(1) & attr("b").eq(2);
-    /// assert_eq!(c, attr("a").eq(1).and(attr("b").eq(2)));
-    /// ```
-    fn bitand(self, other: Condition) -> Condition {
-        self.and(other)
-    }
-}
-
-impl BitOr for Condition {
-    type Output = Condition;
-
-    /// [`Condition::or`].
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// let c = attr("a").eq(1) | attr("b").eq(2);
-    /// assert_eq!(c, attr("a").eq(1).or(attr("b").eq(2)));
-    /// ```
-    fn bitor(self, other: Condition) -> Condition {
-        self.or(other)
-    }
-}
-
-fn check_prefix(prefix: &str) -> Result<()> {
-    let mut chars = prefix.chars();
-    let ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric());
-    if ok {
-        Ok(())
-    } else {
-        Err(expr_error(
-            EXPRESSION,
-            format!(
-                "placeholder prefix {prefix:?} must be ASCII letters and digits, starting with a letter"
-            ),
-        ))
-    }
-}
-
-/// Placeholders handed out while rendering one expression.
-struct Ctx<'p> {
-    prefix: &'p str,
-    names: HashMap<String, String>,
-    by_name: HashMap<String, String>,
-    values: HashMap<String, AttributeValue>,
-}
-
-impl<'p> Ctx<'p> {
-    fn new(prefix: &'p str) -> Self {
-        Ctx {
-            prefix,
-            names: HashMap::new(),
-            by_name: HashMap::new(),
-            values: HashMap::new(),
-        }
-    }
-
-    fn finish(self, expression: String) -> Expression {
-        Expression {
-            expression,
-            names: self.names,
-            values: self.values,
-        }
-    }
-
-    fn name(&mut self, name: &str) -> String {
-        if let Some(p) = self.by_name.get(name) {
-            return p.clone();
-        }
-        let p = format!("#{}{}", self.prefix, self.names.len());
-        self.names.insert(p.clone(), name.to_owned());
-        self.by_name.insert(name.to_owned(), p.clone());
-        p
-    }
-
-    fn value(&mut self, v: AttributeValue) -> String {
-        let p = format!(":{}{}", self.prefix, self.values.len());
-        self.values.insert(p.clone(), v);
-        p
-    }
-
+// Rendering a condition, allocating its placeholders through `Ctx`.
+impl Ctx<'_> {
     fn path(&mut self, attr: &Attr, out: &mut String) -> Result<()> {
         for (i, step) in attr.steps()?.into_iter().enumerate() {
             match step {
@@ -1553,13 +1093,11 @@ fn subject_of(node: &Node) -> String {
         Node::Compare(a, _, b) => a.path().or_else(|| b.path()),
         Node::Between(a, b, c) => a.path().or_else(|| b.path()).or_else(|| c.path()),
         Node::In(a, list) => a.path().or_else(|| list.iter().find_map(Operand::path)),
-        Node::Function(_, path, _) => Some(path.text.as_str()),
+        Node::Function(_, path, _) => Some(path.path()),
         Node::And(_) | Node::Or(_) | Node::Not(_) => None,
     };
     found.unwrap_or(EXPRESSION).to_owned()
 }
-
-// ------------------------------------------------------------ KeyCondition
 
 #[derive(Debug, Clone, PartialEq)]
 enum SortCondition {
@@ -1879,7 +1417,7 @@ impl KeyCondition {
                 ));
             }
         }
-        Ok(ctx.finish(out))
+        Ok(Expression::rendered(out, ctx))
     }
 }
 
@@ -1915,7 +1453,7 @@ fn key_value(
         OperandKind::Path(a) | OperandKind::Size(a) => {
             return Err(err(format!(
                 "condition compares with the attribute `{}`; key conditions compare with values",
-                a.text
+                a.path()
             )));
         }
     };
@@ -1960,7 +1498,63 @@ fn bounds_reversed(low: &AttributeValue, high: &AttributeValue) -> bool {
     }
 }
 
-// ------------------------------------------------------ applying to the SDK
+/// Turns something into an [`Expression`]: an expression, a [`Condition`]
+/// (built with its default placeholder prefix `c`), or the registry's
+/// [`DiscriminatorFilter`]. What the extension traits accept.
+///
+/// ```
+/// use dynamodb_mapper::expr::{attr, IntoExpression};
+/// let e = attr("a").eq(1).into_expression()?;
+/// assert_eq!(e.expression(), "#c0 = :c0");
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub trait IntoExpression {
+    /// The expression.
+    ///
+    /// # Errors
+    /// What building the condition returns.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::{attr, IntoExpression};
+    /// assert!(attr("a..b").exists().into_expression().is_err());
+    /// ```
+    fn into_expression(self) -> Result<Expression>;
+}
+
+impl IntoExpression for Expression {
+    fn into_expression(self) -> Result<Expression> {
+        Ok(self)
+    }
+}
+
+impl IntoExpression for Condition {
+    fn into_expression(self) -> Result<Expression> {
+        self.build()
+    }
+}
+
+impl IntoExpression for &Condition {
+    fn into_expression(self) -> Result<Expression> {
+        self.build()
+    }
+}
+
+impl IntoExpression for DiscriminatorFilter {
+    fn into_expression(self) -> Result<Expression> {
+        let (expression, names, values) = self.into_parts();
+        Expression::new(expression, names, values)
+    }
+}
+
+impl IntoExpression for &DiscriminatorFilter {
+    fn into_expression(self) -> Result<Expression> {
+        Expression::new(
+            self.expression(),
+            self.names().clone(),
+            self.values().clone(),
+        )
+    }
+}
 
 /// What applying an expression adds to a request.
 struct Merged {
@@ -1982,19 +1576,18 @@ fn merge(
     let no_values = HashMap::new();
     let names = names.unwrap_or(&no_names);
     let values = values.unwrap_or(&no_values);
-    let ours = ours.renamed_against(names, values);
+    let (ours_expression, ours_names, ours_values) =
+        ours.renamed_against(names, values).into_parts();
     let expression = match existing {
-        Some(e) if !e.trim().is_empty() => format!("({e}) AND ({})", ours.expression),
-        _ => ours.expression,
+        Some(e) if !e.trim().is_empty() => format!("({e}) AND ({ours_expression})"),
+        _ => ours_expression,
     };
-    let mut new_names: Vec<(String, String)> = ours
-        .names
+    let mut new_names: Vec<(String, String)> = ours_names
         .into_iter()
         .filter(|(k, v)| names.get(k) != Some(v))
         .collect();
     new_names.sort();
-    let mut new_values: Vec<(String, AttributeValue)> = ours
-        .values
+    let mut new_values: Vec<(String, AttributeValue)> = ours_values
         .into_iter()
         .filter(|(k, v)| values.get(k) != Some(v))
         .collect();
@@ -2251,23 +1844,6 @@ impl_condition_ext!(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn placeholder_scanning() {
-        assert_eq!(
-            placeholder_spans("#a.#b[0] = :v_1 AND size(#c) > :x"),
-            [(0, 2), (3, 5), (11, 15), (25, 27), (31, 33)]
-        );
-        assert!(placeholder_spans("# : a").is_empty());
-    }
-
-    #[test]
-    fn fresh_placeholders_skip_taken_ones() {
-        let taken = ["#c0", "#c1", "#c2"];
-        assert_eq!(fresh_placeholder("#c0", |c| taken.contains(&c)), "#c3");
-        assert_eq!(fresh_placeholder(":dmType", |_| false), ":dmType0");
-        assert_eq!(fresh_placeholder(":7", |c| c == ":0"), ":1");
-    }
 
     #[test]
     fn paths() {
