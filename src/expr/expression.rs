@@ -40,9 +40,9 @@ impl Expression {
     /// text uses is bound, every bound placeholder is used.
     ///
     /// # Errors
-    /// [`Error::InvalidValue`](crate::Error::InvalidValue) naming the placeholder that is unbound or
-    /// unused, or the bound name that is not a placeholder; or naming
-    /// `(expression)` when the text is empty.
+    /// [`Error::InvalidValue`](crate::Error::InvalidValue) naming the
+    /// placeholder that is unbound or unused, or the bound name that is not
+    /// a placeholder; or naming `(expression)` when the text is empty.
     ///
     /// ```
     /// use std::collections::HashMap;
