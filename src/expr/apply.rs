@@ -1,0 +1,363 @@
+//! Applying expressions to the SDK: [`IntoExpression`] and the extension
+//! traits that add an expression to a request builder, merging placeholders.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
+use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
+use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
+use aws_sdk_dynamodb::types::AttributeValue;
+use aws_sdk_dynamodb::types::builders::{
+    ConditionCheckBuilder, DeleteBuilder, PutBuilder, UpdateBuilder,
+};
+
+use super::condition::Condition;
+use super::expression::Expression;
+use super::key_condition::KeyCondition;
+use crate::error::{Error, Result};
+use crate::registry::DiscriminatorFilter;
+
+/// Turns something into an [`Expression`]: an expression, a [`Condition`]
+/// (built with its default placeholder prefix `c`), or the registry's
+/// [`DiscriminatorFilter`]. What the extension traits accept.
+///
+/// ```
+/// use dynamodb_mapper::expr::{attr, IntoExpression};
+/// let e = attr("a").eq(1).into_expression()?;
+/// assert_eq!(e.expression(), "#c0 = :c0");
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub trait IntoExpression {
+    /// The expression.
+    ///
+    /// # Errors
+    /// What building the condition returns.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::{attr, IntoExpression};
+    /// assert!(attr("a..b").exists().into_expression().is_err());
+    /// ```
+    fn into_expression(self) -> Result<Expression>;
+}
+
+impl IntoExpression for Expression {
+    fn into_expression(self) -> Result<Expression> {
+        Ok(self)
+    }
+}
+
+impl IntoExpression for Condition {
+    fn into_expression(self) -> Result<Expression> {
+        self.build()
+    }
+}
+
+impl IntoExpression for &Condition {
+    fn into_expression(self) -> Result<Expression> {
+        self.build()
+    }
+}
+
+impl IntoExpression for DiscriminatorFilter {
+    fn into_expression(self) -> Result<Expression> {
+        let (expression, names, values) = self.into_parts();
+        Expression::new(expression, names, values)
+    }
+}
+
+impl IntoExpression for &DiscriminatorFilter {
+    fn into_expression(self) -> Result<Expression> {
+        Expression::new(
+            self.expression(),
+            self.names().clone(),
+            self.values().clone(),
+        )
+    }
+}
+
+/// What applying an expression adds to a request.
+struct Merged {
+    expression: String,
+    names: Vec<(String, String)>,
+    values: Vec<(String, AttributeValue)>,
+}
+
+/// Renames `ours`' placeholders the request binds to something else, joins
+/// the expression with the request's existing one (`(existing) AND (ours)`),
+/// and lists the names and values the request does not hold yet.
+fn merge(
+    existing: Option<&str>,
+    names: Option<&HashMap<String, String>>,
+    values: Option<&HashMap<String, AttributeValue>>,
+    ours: Expression,
+) -> Merged {
+    let no_names = HashMap::new();
+    let no_values = HashMap::new();
+    let names = names.unwrap_or(&no_names);
+    let values = values.unwrap_or(&no_values);
+    let (ours_expression, ours_names, ours_values) =
+        ours.renamed_against(names, values).into_parts();
+    let expression = match existing {
+        Some(e) if !e.trim().is_empty() => format!("({e}) AND ({ours_expression})"),
+        _ => ours_expression,
+    };
+    let mut new_names: Vec<(String, String)> = ours_names
+        .into_iter()
+        .filter(|(k, v)| names.get(k) != Some(v))
+        .collect();
+    new_names.sort();
+    let mut new_values: Vec<(String, AttributeValue)> = ours_values
+        .into_iter()
+        .filter(|(k, v)| values.get(k) != Some(v))
+        .collect();
+    new_values.sort_by(|a, b| a.0.cmp(&b.0));
+    Merged {
+        expression,
+        names: new_names,
+        values: new_values,
+    }
+}
+
+/// Adds a key condition to a `Query`.
+///
+/// ```
+/// use dynamodb_mapper::expr::{KeyCondition, KeyConditionExt};
+/// use dynamodb_mapper::{GlobalSecondaryIndex, TableSchema};
+/// # let conf = aws_sdk_dynamodb::Config::builder()
+/// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+/// #     .build();
+/// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+///
+/// const T: TableSchema = TableSchema::new("pk").sort_key("sk")
+///     .indexes(&[GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk")]);
+/// let query = client
+///     .query()
+///     .table_name("AppTable")
+///     .with_key_condition(KeyCondition::new(T, "STATUS#open").index("GSI1").sort_ge("2024-06"))?;
+/// assert_eq!(query.get_index_name().as_deref(), Some("GSI1"));
+/// assert_eq!(query.get_key_condition_expression().as_deref(), Some("#k0 = :k0 AND #k1 >= :k1"));
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub trait KeyConditionExt: Sized {
+    /// Sets the key condition expression (and the index name, for an index),
+    /// adding its names and values to those already set: none is replaced;
+    /// a placeholder the request already binds to something else is renamed.
+    ///
+    /// # Errors
+    /// What [`KeyCondition::build`] returns; [`Error::InvalidKey`]
+    /// (attribute `(key condition)`) when the request already has a key
+    /// condition expression, or reads another index than the key condition.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::{KeyCondition, KeyConditionExt};
+    /// use dynamodb_mapper::TableSchema;
+    /// # let conf = aws_sdk_dynamodb::Config::builder()
+    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+    /// #     .build();
+    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// let query = client.query().key_condition_expression("pk = :pk");
+    /// let err = query.with_key_condition(KeyCondition::new(TableSchema::new("pk"), "A")).unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "key attribute `(key condition)` cannot be added: the request already has the key condition `pk = :pk`"
+    /// );
+    /// ```
+    fn with_key_condition(self, key: KeyCondition) -> Result<Self>;
+}
+
+impl KeyConditionExt for QueryFluentBuilder {
+    fn with_key_condition(self, key: KeyCondition) -> Result<Self> {
+        let expression = key.build()?;
+        if let Some(existing) = self
+            .get_key_condition_expression()
+            .as_deref()
+            .filter(|e| !e.trim().is_empty())
+        {
+            return Err(Error::invalid_key(
+                "(key condition)",
+                format!("cannot be added: the request already has the key condition `{existing}`"),
+            ));
+        }
+        match (self.get_index_name().as_deref(), key.index_name()) {
+            (Some(reads), Some(ours)) if reads != ours => {
+                return Err(Error::invalid_key(
+                    "(key condition)",
+                    format!("is for index {ours}, but the request reads index {reads}"),
+                ));
+            }
+            (Some(reads), None) => {
+                return Err(Error::invalid_key(
+                    "(key condition)",
+                    format!("is for the table, but the request reads index {reads}"),
+                ));
+            }
+            _ => {}
+        }
+        let merged = merge(
+            None,
+            self.get_expression_attribute_names().as_ref(),
+            self.get_expression_attribute_values().as_ref(),
+            expression,
+        );
+        let mut query = self.key_condition_expression(merged.expression);
+        if let Some(index) = key.index_name() {
+            query = query.index_name(index);
+        }
+        for (k, v) in merged.names {
+            query = query.expression_attribute_names(k, v);
+        }
+        for (k, v) in merged.values {
+            query = query.expression_attribute_values(k, v);
+        }
+        Ok(query)
+    }
+}
+
+/// Adds a filter expression to a `Query` or `Scan`.
+///
+/// ```
+/// use dynamodb_mapper::expr::{attr, FilterExt};
+/// # let conf = aws_sdk_dynamodb::Config::builder()
+/// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+/// #     .build();
+/// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+/// let scan = client.scan().table_name("AppTable").with_filter(attr("status").eq("open"))?;
+/// assert_eq!(scan.get_filter_expression().as_deref(), Some("#c0 = :c0"));
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub trait FilterExt: Sized {
+    /// Sets the filter expression, joined with `AND` to one already set, and
+    /// adds its names and values to those already set: none is replaced; a
+    /// placeholder the request already binds to something else is renamed.
+    ///
+    /// # Errors
+    /// What building the filter returns ([`IntoExpression`]).
+    ///
+    /// ```
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::expr::{attr, FilterExt};
+    /// # let conf = aws_sdk_dynamodb::Config::builder()
+    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+    /// #     .build();
+    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// let query = client
+    ///     .query()
+    ///     .key_condition_expression("pk = :c0")
+    ///     .expression_attribute_values(":c0", AttributeValue::S("TENANT#acme".into()))
+    ///     .with_filter(attr("status").eq("open"))?;
+    /// // `:c0` was taken, so the filter's value became `:c1`.
+    /// assert_eq!(query.get_filter_expression().as_deref(), Some("#c0 = :c1"));
+    /// assert_eq!(query.get_expression_attribute_values().as_ref().unwrap().len(), 2);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn with_filter(self, filter: impl IntoExpression) -> Result<Self>;
+}
+
+macro_rules! impl_filter_ext {
+    ($($builder:ty),*) => {$(
+        impl FilterExt for $builder {
+            fn with_filter(self, filter: impl IntoExpression) -> Result<Self> {
+                let merged = merge(
+                    self.get_filter_expression().as_deref(),
+                    self.get_expression_attribute_names().as_ref(),
+                    self.get_expression_attribute_values().as_ref(),
+                    filter.into_expression()?,
+                );
+                let mut builder = self.filter_expression(merged.expression);
+                for (k, v) in merged.names {
+                    builder = builder.expression_attribute_names(k, v);
+                }
+                for (k, v) in merged.values {
+                    builder = builder.expression_attribute_values(k, v);
+                }
+                Ok(builder)
+            }
+        }
+    )*};
+}
+impl_filter_ext!(QueryFluentBuilder, ScanFluentBuilder);
+
+/// Adds a condition expression to a `PutItem`, `DeleteItem` or `UpdateItem`
+/// request, or to the `Put`, `Delete`, `Update` and `ConditionCheck` parts of
+/// a `TransactWriteItem`.
+///
+/// ```
+/// use aws_sdk_dynamodb::types::{ConditionCheck, TransactWriteItem};
+/// use dynamodb_mapper::expr::{attr, ConditionExt};
+///
+/// let check = ConditionCheck::builder()
+///     .table_name("AppTable")
+///     .key("pk", aws_sdk_dynamodb::types::AttributeValue::S("PRODUCT#P1".into()))
+///     .with_condition(attr("stock").ge(2))?
+///     .build()
+///     .unwrap();
+/// assert_eq!(check.condition_expression(), "#c0 >= :c0");
+/// let item = TransactWriteItem::builder().condition_check(check).build();
+/// # let _ = item;
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub trait ConditionExt: Sized {
+    /// Sets the condition expression, joined with `AND` to one already set,
+    /// and adds its names and values to those already set (by an update
+    /// expression, say): none is replaced; a placeholder the request already
+    /// binds to something else is renamed.
+    ///
+    /// # Errors
+    /// What building the condition returns ([`IntoExpression`]).
+    ///
+    /// ```
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::expr::{attr, ConditionExt};
+    /// # let conf = aws_sdk_dynamodb::Config::builder()
+    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+    /// #     .build();
+    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// let update = client
+    ///     .update_item()
+    ///     .table_name("AppTable")
+    ///     .update_expression("SET #c0 = :c0")
+    ///     .expression_attribute_names("#c0", "status")
+    ///     .expression_attribute_values(":c0", AttributeValue::S("shipped".into()))
+    ///     .with_condition(attr("status").eq("paid"))?;
+    /// // `#c0` already means `status`: shared. `:c0` is taken: renamed.
+    /// assert_eq!(update.get_condition_expression().as_deref(), Some("#c0 = :c1"));
+    /// assert_eq!(update.get_expression_attribute_names().as_ref().unwrap().len(), 1);
+    /// assert_eq!(update.get_expression_attribute_values().as_ref().unwrap().len(), 2);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn with_condition(self, condition: impl IntoExpression) -> Result<Self>;
+}
+
+macro_rules! impl_condition_ext {
+    ($($builder:ty),*) => {$(
+        impl ConditionExt for $builder {
+            fn with_condition(self, condition: impl IntoExpression) -> Result<Self> {
+                let merged = merge(
+                    self.get_condition_expression().as_deref(),
+                    self.get_expression_attribute_names().as_ref(),
+                    self.get_expression_attribute_values().as_ref(),
+                    condition.into_expression()?,
+                );
+                let mut builder = self.condition_expression(merged.expression);
+                for (k, v) in merged.names {
+                    builder = builder.expression_attribute_names(k, v);
+                }
+                for (k, v) in merged.values {
+                    builder = builder.expression_attribute_values(k, v);
+                }
+                Ok(builder)
+            }
+        }
+    )*};
+}
+impl_condition_ext!(
+    PutItemFluentBuilder,
+    DeleteItemFluentBuilder,
+    UpdateItemFluentBuilder,
+    PutBuilder,
+    DeleteBuilder,
+    UpdateBuilder,
+    ConditionCheckBuilder
+);

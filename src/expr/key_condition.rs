@@ -1,0 +1,429 @@
+//! [`KeyCondition`]: the key condition of a `Query`, checked against the
+//! table's [`TableSchema`] (index, key names, types and size limits).
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use super::condition::Comparator;
+use super::expression::Expression;
+use super::operand::{Operand, OperandKind};
+use super::placeholders::{Ctx, check_prefix};
+use crate::error::{Error, Result};
+use crate::item::{check_depth, parse_number, type_name};
+use crate::schema::{
+    KeyAttribute, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, ScalarType, TableSchema,
+};
+
+#[derive(Debug, Clone, PartialEq)]
+enum SortCondition {
+    Compare(Comparator, Operand),
+    Between(Operand, Operand),
+    BeginsWith(Operand),
+}
+
+/// A key condition for a `Query` on the table or one of its indexes: the
+/// partition key equals a value, and optionally one condition on the sort
+/// key (`=`, `<`, `<=`, `>`, `>=`, `BETWEEN`, `begins_with`).
+///
+/// The key attribute names and types come from the [`TableSchema`]; building
+/// checks that the index exists, that it has a sort key when one is
+/// compared, and that each value has the key's type, is not empty and is
+/// within the key size limits.
+///
+/// ```
+/// use dynamodb_mapper::{GlobalSecondaryIndex, TableSchema};
+/// use dynamodb_mapper::expr::KeyCondition;
+///
+/// const APP_TABLE: TableSchema = TableSchema::new("pk")
+///     .sort_key("sk")
+///     .indexes(&[GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk")]);
+///
+/// let key = KeyCondition::new(APP_TABLE, "STATUS#open")
+///     .index("GSI1")
+///     .sort_between("2024-01-01", "2024-02-01");
+/// let e = key.build()?;
+/// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 BETWEEN :k1 AND :k2");
+/// assert_eq!(e.names()["#k0"], "gsi1pk");
+/// assert_eq!(e.names()["#k1"], "gsi1sk");
+/// assert_eq!(key.index_name(), Some("GSI1"));
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[must_use]
+pub struct KeyCondition {
+    schema: TableSchema,
+    index: Option<String>,
+    partition: Operand,
+    sort: Vec<SortCondition>,
+}
+
+impl KeyCondition {
+    /// The partition key (of the table, or of the index chosen with
+    /// [`index`](Self::index)) equals `partition`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
+    /// let e = KeyCondition::new(TableSchema::new("pk"), "TENANT#acme").build()?;
+    /// assert_eq!(e.expression(), "#k0 = :k0");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn new(schema: TableSchema, partition: impl Into<Operand>) -> Self {
+        KeyCondition {
+            schema,
+            index: None,
+            partition: partition.into(),
+            sort: Vec::new(),
+        }
+    }
+
+    /// Queries the global secondary index `name` instead of the table.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, GlobalSecondaryIndex, TableSchema};
+    /// const T: TableSchema = TableSchema::new("pk").indexes(&[GlobalSecondaryIndex::new("ByEmail", "email")]);
+    /// let e = KeyCondition::new(T, "ada@example.com").index("ByEmail").build()?;
+    /// assert_eq!(e.names()["#k0"], "email");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn index(mut self, name: impl Into<String>) -> Self {
+        self.index = Some(name.into());
+        self
+    }
+
+    /// The index queried, `None` for the table.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
+    /// assert_eq!(KeyCondition::new(TableSchema::new("pk"), "A").index_name(), None);
+    /// ```
+    #[must_use]
+    pub fn index_name(&self) -> Option<&str> {
+        self.index.as_deref()
+    }
+
+    fn sort(mut self, condition: SortCondition) -> Self {
+        self.sort.push(condition);
+        self
+    }
+
+    /// The sort key equals `value`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
+    /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "A").sort_eq("B").build()?;
+    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 = :k1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn sort_eq(self, value: impl Into<Operand>) -> Self {
+        self.sort(SortCondition::Compare(Comparator::Eq, value.into()))
+    }
+
+    /// The sort key is below `value`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
+    /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "A").sort_lt("B").build()?;
+    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 < :k1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn sort_lt(self, value: impl Into<Operand>) -> Self {
+        self.sort(SortCondition::Compare(Comparator::Lt, value.into()))
+    }
+
+    /// The sort key is at most `value`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
+    /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "A").sort_le("B").build()?;
+    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 <= :k1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn sort_le(self, value: impl Into<Operand>) -> Self {
+        self.sort(SortCondition::Compare(Comparator::Le, value.into()))
+    }
+
+    /// The sort key is above `value`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
+    /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "A").sort_gt("B").build()?;
+    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 > :k1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn sort_gt(self, value: impl Into<Operand>) -> Self {
+        self.sort(SortCondition::Compare(Comparator::Gt, value.into()))
+    }
+
+    /// The sort key is at least `value`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
+    /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "A").sort_ge("B").build()?;
+    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 >= :k1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn sort_ge(self, value: impl Into<Operand>) -> Self {
+        self.sort(SortCondition::Compare(Comparator::Ge, value.into()))
+    }
+
+    /// The sort key is between `low` and `high`, both included.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
+    /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "A").sort_between("B", "C").build()?;
+    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 BETWEEN :k1 AND :k2");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn sort_between(self, low: impl Into<Operand>, high: impl Into<Operand>) -> Self {
+        self.sort(SortCondition::Between(low.into(), high.into()))
+    }
+
+    /// The sort key starts with `prefix` (string and binary sort keys only).
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, key::KeyPattern, TableSchema};
+    /// const LINE_SK: KeyPattern = KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}");
+    /// let prefix = LINE_SK.with("order_id", "O1").prefix()?;
+    /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "CUSTOMER#C1")
+    ///     .sort_begins_with(prefix)
+    ///     .build()?;
+    /// assert_eq!(e.expression(), "#k0 = :k0 AND begins_with(#k1, :k1)");
+    /// assert_eq!(e.values()[":k1"].as_s().unwrap(), "ORDER#O1#LINE#");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn sort_begins_with(self, prefix: impl Into<Operand>) -> Self {
+        self.sort(SortCondition::BeginsWith(prefix.into()))
+    }
+
+    /// The expression, with placeholders `#k0`, `:k0`, ...
+    ///
+    /// # Errors
+    /// [`Error::InvalidKey`]: the index does not exist (the attribute is the
+    /// index name); a sort key condition on a table or index without a sort
+    /// key, or more than one (attribute `(sort key)`); a value that is an
+    /// attribute path, of the wrong type, empty, over the key size limit, or
+    /// a `BETWEEN` whose low bound is above its high bound (attribute: the key
+    /// attribute); `begins_with` on a number sort key.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, GlobalSecondaryIndex, ScalarType, TableSchema};
+    ///
+    /// const T: TableSchema = TableSchema::new("pk")
+    ///     .typed_sort_key("at", ScalarType::N)
+    ///     .indexes(&[GlobalSecondaryIndex::new("GSI1", "gsi1pk")]);
+    /// let err = KeyCondition::new(T, "A").index("GSI9").build().unwrap_err();
+    /// assert_eq!(err.to_string(), "key attribute `GSI9` is not an index of the table (its indexes: GSI1)");
+    /// let err = KeyCondition::new(T, "A").index("GSI1").sort_eq("x").build().unwrap_err();
+    /// assert_eq!(err.to_string(), "key attribute `(sort key)` has a condition, but index GSI1 has no sort key");
+    /// let err = KeyCondition::new(T, "A").sort_eq("x").build().unwrap_err();
+    /// assert_eq!(err.to_string(), "key attribute `at` condition value is a string (S), expected a number (N)");
+    /// let err = KeyCondition::new(T, "").build().unwrap_err();
+    /// assert_eq!(err.to_string(), "key attribute `pk` condition value is empty; DynamoDB rejects empty key values");
+    /// ```
+    pub fn build(&self) -> Result<Expression> {
+        self.build_with_prefix("k")
+    }
+
+    /// The expression, with placeholders `#<prefix>0`, `:<prefix>0`, ...
+    ///
+    /// # Errors
+    /// As [`build`](Self::build), and [`Error::InvalidValue`] (attribute
+    /// `(expression)`) for a prefix that is not ASCII letters and digits
+    /// starting with a letter.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
+    /// let e = KeyCondition::new(TableSchema::new("pk"), "A").build_with_prefix("key")?;
+    /// assert_eq!(e.expression(), "#key0 = :key0");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn build_with_prefix(&self, prefix: &str) -> Result<Expression> {
+        check_prefix(prefix)?;
+        let (partition_key, sort_key, on) = match &self.index {
+            None => (
+                self.schema.partition_key_attribute(),
+                self.schema.sort_key_attribute(),
+                "the table".to_owned(),
+            ),
+            Some(name) => match self.schema.index(name) {
+                Some(index) => (index.partition_key, index.sort_key, format!("index {name}")),
+                None => {
+                    let names: Vec<&str> = self
+                        .schema
+                        .global_indexes()
+                        .iter()
+                        .map(|i| i.name)
+                        .collect();
+                    let list = if names.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        names.join(", ")
+                    };
+                    return Err(Error::invalid_key(
+                        name.as_str(),
+                        format!("is not an index of the table (its indexes: {list})"),
+                    ));
+                }
+            },
+        };
+        let of = match &self.index {
+            None => String::new(),
+            Some(name) => format!("of index {name} "),
+        };
+        let mut ctx = Ctx::new(prefix);
+        let value = key_value(partition_key, &of, &self.partition, MAX_PARTITION_KEY_BYTES)?;
+        let name = ctx.name(partition_key.name);
+        let value = ctx.value(value);
+        let mut out = format!("{name} = {value}");
+        match self.sort.as_slice() {
+            [] => {}
+            [condition] => {
+                let Some(sort_key) = sort_key else {
+                    return Err(Error::invalid_key(
+                        "(sort key)",
+                        format!("has a condition, but {on} has no sort key"),
+                    ));
+                };
+                let value =
+                    |operand: &Operand| key_value(sort_key, &of, operand, MAX_SORT_KEY_BYTES);
+                let name = ctx.name(sort_key.name);
+                match condition {
+                    SortCondition::Compare(comparator, operand) => {
+                        let v = value(operand)?;
+                        let v = ctx.value(v);
+                        out.push_str(&format!(" AND {name} {} {v}", comparator.symbol()));
+                    }
+                    SortCondition::Between(low, high) => {
+                        let (low, high) = (value(low)?, value(high)?);
+                        if bounds_reversed(&low, &high) {
+                            return Err(Error::invalid_key(
+                                sort_key.name,
+                                format!(
+                                    "{of}condition BETWEEN has its low bound above its high bound"
+                                ),
+                            ));
+                        }
+                        let (low, high) = (ctx.value(low), ctx.value(high));
+                        out.push_str(&format!(" AND {name} BETWEEN {low} AND {high}"));
+                    }
+                    SortCondition::BeginsWith(operand) => {
+                        if sort_key.scalar_type == ScalarType::N {
+                            return Err(Error::invalid_key(
+                                sort_key.name,
+                                format!(
+                                    "{of}is a number (N); begins_with needs a string or binary sort key"
+                                ),
+                            ));
+                        }
+                        let v = value(operand)?;
+                        let v = ctx.value(v);
+                        out.push_str(&format!(" AND begins_with({name}, {v})"));
+                    }
+                }
+            }
+            more => {
+                let attribute = sort_key.map_or("(sort key)", |k| k.name);
+                return Err(Error::invalid_key(
+                    attribute,
+                    format!(
+                        "{of}has {} conditions; a key condition allows one",
+                        more.len()
+                    ),
+                ));
+            }
+        }
+        Ok(Expression::rendered(out, ctx))
+    }
+}
+
+fn describe(scalar_type: ScalarType) -> &'static str {
+    match scalar_type {
+        ScalarType::S => "a string (S)",
+        ScalarType::N => "a number (N)",
+        ScalarType::B => "a binary (B)",
+    }
+}
+
+fn key_value(
+    attribute: KeyAttribute,
+    of: &str,
+    operand: &Operand,
+    limit: usize,
+) -> Result<AttributeValue> {
+    let err = |reason: String| Error::invalid_key(attribute.name, format!("{of}{reason}"));
+    let value = match &operand.0 {
+        OperandKind::Value(Ok(v)) => {
+            let name = attribute.name.to_owned();
+            check_depth([(&name, v)]).map_err(|e| match e {
+                Error::InvalidValue { reason, .. } => err(format!("condition value {reason}")),
+                other => other,
+            })?;
+            v.clone()
+        }
+        OperandKind::Value(Err(reason)) => {
+            return Err(err(format!(
+                "condition value cannot be converted: {reason}"
+            )));
+        }
+        OperandKind::Path(a) | OperandKind::Size(a) => {
+            return Err(err(format!(
+                "condition compares with the attribute `{}`; key conditions compare with values",
+                a.path()
+            )));
+        }
+    };
+    let len = match (attribute.scalar_type, &value) {
+        (ScalarType::S, AttributeValue::S(s)) => s.len(),
+        (ScalarType::B, AttributeValue::B(b)) => b.as_ref().len(),
+        (ScalarType::N, AttributeValue::N(n)) => {
+            parse_number(n).map_err(|reason| err(format!("condition value {reason}")))?;
+            n.len()
+        }
+        (expected, found) => {
+            return Err(err(format!(
+                "condition value is {}, expected {}",
+                type_name(found),
+                describe(expected)
+            )));
+        }
+    };
+    if len == 0 {
+        return Err(err(
+            "condition value is empty; DynamoDB rejects empty key values".to_owned(),
+        ));
+    }
+    if len > limit {
+        return Err(err(format!(
+            "condition value is {len} bytes, over the limit of {limit} bytes"
+        )));
+    }
+    Ok(value)
+}
+
+/// Whether `low > high` for sure (numbers compared as `f64`, which never
+/// orders two numbers the wrong way round, only sometimes calls them equal).
+fn bounds_reversed(low: &AttributeValue, high: &AttributeValue) -> bool {
+    match (low, high) {
+        (AttributeValue::S(a), AttributeValue::S(b)) => a > b,
+        (AttributeValue::B(a), AttributeValue::B(b)) => a.as_ref() > b.as_ref(),
+        (AttributeValue::N(a), AttributeValue::N(b)) => {
+            matches!((a.parse::<f64>(), b.parse::<f64>()), (Ok(a), Ok(b)) if a > b)
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reversed_bounds() {
+        let n = |v: &str| AttributeValue::N(v.into());
+        assert!(bounds_reversed(&n("10"), &n("9")));
+        assert!(!bounds_reversed(&n("9"), &n("10")));
+        assert!(!bounds_reversed(
+            &n("1.00000000000000000000000000000000000002"),
+            &n("1.00000000000000000000000000000000000001")
+        ));
+    }
+}

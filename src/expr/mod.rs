@@ -1,0 +1,73 @@
+//! Expression builders: key conditions, condition and filter expressions,
+//! and extension traits that add them to the SDK's request builders.
+//!
+//! Every builder produces an [`Expression`]: the expression text with its
+//! `ExpressionAttributeNames` and `ExpressionAttributeValues`, holding
+//! exactly the placeholders the text uses (DynamoDB rejects unused ones).
+//! Every attribute name goes through a `#` placeholder, so reserved words
+//! (`status`, `name`, `size`, ...) and names with odd characters need no care.
+//! Attribute paths may be nested: `address.city`, `lines[0].qty`.
+//!
+//! # Placeholders never clash
+//!
+//! A builder numbers its placeholders from a prefix: `#k0`, `:k0`, ... for key
+//! conditions, `#c0`, `:c0`, ... for conditions and filters (`build_with_prefix`
+//! chooses another). Whenever two expressions meet ([`Expression::and`], or
+//! applying one to a request that already holds names and values), each
+//! placeholder of the incoming expression that is already bound to something
+//! else is renamed (`:c0` becomes `:c1`, ...), and one bound to the same thing
+//! is shared. So merging never clashes, whatever prefixes were used: a filter
+//! built here merges with the registry's discriminator filter (`#dmType`,
+//! `:dmType0`, ...) or with hand-written placeholders, in any order.
+//!
+//! ```
+//! use dynamodb_mapper::expr::{attr, FilterExt, KeyCondition, KeyConditionExt};
+//! use dynamodb_mapper::TableSchema;
+//! # let conf = aws_sdk_dynamodb::Config::builder()
+//! #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+//! #     .build();
+//! # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+//!
+//! const APP_TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+//!
+//! let query = client
+//!     .query()
+//!     .table_name("AppTable")
+//!     .with_key_condition(KeyCondition::new(APP_TABLE, "CUSTOMER#C1").sort_begins_with("ORDER#"))?
+//!     .with_filter(attr("status").eq("open").and(attr("lines").size().gt(2)))?;
+//! let input = query.as_input();
+//! assert_eq!(input.get_key_condition_expression().as_deref(), Some("#k0 = :k0 AND begins_with(#k1, :k1)"));
+//! assert_eq!(input.get_filter_expression().as_deref(), Some("#c0 = :c0 AND size(#c1) > :c1"));
+//! assert_eq!(input.get_expression_attribute_names().as_ref().unwrap().len(), 4);
+//! assert_eq!(input.get_expression_attribute_values().as_ref().unwrap().len(), 4);
+//! // let output = query.send().await?;
+//! # Ok::<(), dynamodb_mapper::Error>(())
+//! ```
+//!
+//! # Module map
+//!
+//! - `placeholders.rs`: how every builder allocates placeholders (`#c0`,
+//!   `:c0`, ...) and how clashing ones are renamed when expressions merge.
+//! - `expression.rs`: [`Expression`], the built expression, checked when
+//!   hand-written, combined with `and`, `or` and `!`.
+//! - `operand.rs`: operands: [`attr`], [`Attr`], [`Size`], [`value`],
+//!   [`Operand`], [`ValueType`], and attribute path parsing.
+//! - `condition.rs`: [`Condition`], the condition and filter builder (with
+//!   the [`Attr`] and [`Size`] methods that start one) and its rendering.
+//! - `key_condition.rs`: [`KeyCondition`], the key condition of a `Query`,
+//!   checked against a [`TableSchema`](crate::TableSchema).
+//! - `apply.rs`: [`IntoExpression`] and the extension traits that add
+//!   expressions to the SDK's request builders.
+
+mod apply;
+mod condition;
+mod expression;
+mod key_condition;
+mod operand;
+mod placeholders;
+
+pub use apply::{ConditionExt, FilterExt, IntoExpression, KeyConditionExt};
+pub use condition::Condition;
+pub use expression::Expression;
+pub use key_condition::KeyCondition;
+pub use operand::{Attr, Operand, Size, ValueType, attr, value};
