@@ -759,7 +759,7 @@ fn registry() -> Registry<Entity> {
 fn merging_with_the_discriminator_filter_never_clashes() {
     let registry = registry();
     let types = registry.filter(&["Task"]).unwrap();
-    assert_eq!(types.expression(), "#dmType IN (:dmType0, :dmType1)");
+    assert_eq!(types.expression(), "#dmType0 IN (:dmType0, :dmType1)");
 
     // Even a filter built with the same placeholder prefix.
     let ours = attr("status")
@@ -770,11 +770,11 @@ fn merging_with_the_discriminator_filter_never_clashes() {
     let both = (&types).into_expression().unwrap().and(ours.clone());
     assert_eq!(
         both.expression(),
-        "(#dmType IN (:dmType0, :dmType1)) AND (#dmType0 = :dmType2)"
+        "(#dmType0 IN (:dmType0, :dmType1)) AND (#dmType1 = :dmType2)"
     );
     assert_eq!(
         both.names(),
-        &names(&[("#dmType", "entityType"), ("#dmType0", "status")])
+        &names(&[("#dmType0", "entityType"), ("#dmType1", "status")])
     );
     assert_eq!(
         both.values(),
@@ -790,7 +790,7 @@ fn merging_with_the_discriminator_filter_never_clashes() {
     let both = ours.clone().and(types.clone().into_expression().unwrap());
     assert_eq!(
         both.expression(),
-        "(#dmType0 = :dmType0) AND (#dmType IN (:dmType2, :dmType1))"
+        "(#dmType0 = :dmType0) AND (#dmType1 IN (:dmType2, :dmType1))"
     );
     check(&both);
     let types_meaning = meaning(&types.clone().into_expression().unwrap());
@@ -812,7 +812,7 @@ fn merging_with_the_discriminator_filter_never_clashes() {
     let input = query.as_input();
     assert_eq!(
         input.get_filter_expression().as_deref(),
-        Some("(#dmType IN (:dmType0, :dmType1)) AND (#c0 = :c0)")
+        Some("(#dmType0 IN (:dmType0, :dmType1)) AND (#c0 = :c0)")
     );
     assert_exact(
         &format!(
@@ -823,19 +823,17 @@ fn merging_with_the_discriminator_filter_never_clashes() {
         input.get_expression_attribute_names().as_ref().unwrap(),
         input.get_expression_attribute_values().as_ref().unwrap(),
     );
-    let query = types
-        .apply_to_query(
-            client()
-                .query()
-                .with_key_condition(key)
-                .unwrap()
-                .with_filter(attr("status").eq("open"))
-                .unwrap(),
-        )
+    let query = client()
+        .query()
+        .with_key_condition(key)
+        .unwrap()
+        .with_filter(attr("status").eq("open"))
+        .unwrap()
+        .with_filter(&types)
         .unwrap();
     assert_eq!(
         query.get_filter_expression().as_deref(),
-        Some("(#c0 = :c0) AND (#dmType IN (:dmType0, :dmType1))")
+        Some("(#c0 = :c0) AND (#dmType0 IN (:dmType0, :dmType1))")
     );
     assert_eq!(
         query

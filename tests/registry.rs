@@ -8,6 +8,7 @@ mod fixtures;
 mod seeds;
 
 use aws_sdk_dynamodb::types::AttributeValue;
+use dynamodb_mapper::expr::FilterExt;
 use dynamodb_mapper::hooks::put_str;
 use dynamodb_mapper::{
     Buckets, Decoded, DecodedItems, Error, ErrorKind, GlobalSecondaryIndex, Item, KeyAttribute,
@@ -124,8 +125,8 @@ fn base_and_derived_groups_filter_like_the_seed() {
     let registry = tenant_registry(UnknownPolicy::Error);
     // Seed 000: `$type = 'Employee' OR $type = 'Manager'` for the Employee set.
     let employees = registry.group("Employee").unwrap().filter();
-    assert_eq!(employees.expression(), "#dmType IN (:dmType0, :dmType1)");
-    assert_eq!(employees.names(), &names(&[("#dmType", "$type")]));
+    assert_eq!(employees.expression(), "#dmType0 IN (:dmType0, :dmType1)");
+    assert_eq!(employees.names(), &names(&[("#dmType0", "$type")]));
     assert_eq!(
         employees.values(),
         &values(&[(":dmType0", "Employee"), (":dmType1", "Manager")])
@@ -133,7 +134,7 @@ fn base_and_derived_groups_filter_like_the_seed() {
     let people = registry.group("Person").unwrap().filter();
     assert_eq!(
         people.expression(),
-        "#dmType IN (:dmType0, :dmType1, :dmType2)"
+        "#dmType0 IN (:dmType0, :dmType1, :dmType2)"
     );
     assert_eq!(
         people.values(),
@@ -145,7 +146,7 @@ fn base_and_derived_groups_filter_like_the_seed() {
     );
     // A derived query scopes to one value, with `=`.
     let managers = registry.filter(&["Manager"]).unwrap();
-    assert_eq!(managers.expression(), "#dmType = :dmType0");
+    assert_eq!(managers.expression(), "#dmType0 = :dmType0");
     assert_eq!(managers.values(), &values(&[(":dmType0", "Manager")]));
     // Asking twice for a type changes nothing.
     assert_eq!(
@@ -236,15 +237,15 @@ fn filter_applies_to_query_and_scan_without_replacing_anything() {
         .expression_attribute_names("#sk", "sk")
         .expression_attribute_values(":pk", s("TENANT#1"))
         .expression_attribute_values(":sk", s("EMPLOYEE#"));
-    let query = filter.apply_to_query(query).unwrap();
+    let query = query.with_filter(&filter).unwrap();
     let input = query.as_input();
     assert_eq!(
         input.get_filter_expression().as_deref(),
-        Some("#dmType IN (:dmType0, :dmType1)")
+        Some("#dmType0 IN (:dmType0, :dmType1)")
     );
     assert_eq!(
         input.get_expression_attribute_names().as_ref().unwrap(),
-        &names(&[("#pk", "pk"), ("#sk", "sk"), ("#dmType", "$type")])
+        &names(&[("#pk", "pk"), ("#sk", "sk"), ("#dmType0", "$type")])
     );
     assert_eq!(
         input.get_expression_attribute_values().as_ref().unwrap(),
@@ -266,10 +267,10 @@ fn filter_applies_to_query_and_scan_without_replacing_anything() {
         .table_name("People")
         .filter_expression("department = :dept")
         .expression_attribute_values(":dept", s("Sales"));
-    let query = filter.apply_to_query(query).unwrap();
+    let query = query.with_filter(&filter).unwrap();
     assert_eq!(
         query.get_filter_expression().as_deref(),
-        Some("(department = :dept) AND (#dmType IN (:dmType0, :dmType1))")
+        Some("(department = :dept) AND (#dmType0 IN (:dmType0, :dmType1))")
     );
     assert_eq!(
         query
@@ -280,42 +281,52 @@ fn filter_applies_to_query_and_scan_without_replacing_anything() {
         3
     );
 
-    // Our placeholders bound to something else: refused, not overwritten.
+    // Our placeholders bound to something else: ours are renamed, the
+    // request's stay as they are.
     let taken = client()
         .query()
         .table_name("People")
-        .expression_attribute_values(":dmType1", s("Intern"));
-    let err = filter.apply_to_query(taken).unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::InvalidFilter);
+        .expression_attribute_values(":dmType1", s("Intern"))
+        .with_filter(&filter)
+        .unwrap();
+    let bound = taken.get_expression_attribute_values().clone().unwrap();
+    assert_eq!(bound[":dmType1"], s("Intern"));
+    assert_eq!(bound.len(), 3);
     assert_eq!(
-        err.to_string(),
-        "discriminator filter on `$type` cannot be applied: the request already binds \
-         `:dmType1` to another value"
+        taken.get_filter_expression().as_deref(),
+        Some("#dmType0 IN (:dmType0, :dmType2)")
     );
+    assert_eq!(bound[":dmType2"], s("Manager"));
     let taken = client()
         .scan()
         .table_name("People")
-        .expression_attribute_names("#dmType", "kind");
+        .expression_attribute_names("#dmType0", "kind")
+        .with_filter(&filter)
+        .unwrap();
+    let names_bound = taken.get_expression_attribute_names().clone().unwrap();
+    assert_eq!(names_bound["#dmType0"], "kind");
+    assert_eq!(names_bound["#dmType1"], "$type");
     assert_eq!(
-        filter.apply_to_scan(taken).unwrap_err().to_string(),
-        "discriminator filter on `$type` cannot be applied: the request already binds \
-         `#dmType` to `kind`"
+        taken.get_filter_expression().as_deref(),
+        Some("#dmType1 IN (:dmType0, :dmType1)")
     );
 
-    let scan = filter
-        .apply_to_scan(client().scan().table_name("People"))
+    let scan = client()
+        .scan()
+        .table_name("People")
+        .with_filter(&filter)
         .unwrap();
     assert_eq!(
         scan.get_filter_expression().as_deref(),
-        Some("#dmType IN (:dmType0, :dmType1)")
+        Some("#dmType0 IN (:dmType0, :dmType1)")
     );
     assert_eq!(
         scan.get_expression_attribute_names().as_ref().unwrap(),
-        &names(&[("#dmType", "$type")])
+        &names(&[("#dmType0", "$type")])
     );
 
     let (expression, n, v) = filter.into_parts();
-    assert_eq!(expression, "#dmType IN (:dmType0, :dmType1)");
+    assert_eq!(expression, "#dmType0 IN (:dmType0, :dmType1)");
     assert_eq!((n.len(), v.len()), (1, 2));
 }
 
@@ -659,7 +670,7 @@ fn aliases_route_to_their_mapper_and_are_in_the_filter() {
     let filter = registry.filter(&["Order"]).unwrap();
     assert_eq!(
         filter.expression(),
-        "#dmType IN (:dmType0, :dmType1, :dmType2)"
+        "#dmType0 IN (:dmType0, :dmType1, :dmType2)"
     );
     assert_eq!(
         filter.values(),
@@ -1322,6 +1333,6 @@ fn builder_debug_lists_what_was_registered() {
             .unwrap()
             .filter()
             .expression(),
-        "#dmType = :dmType0"
+        "#dmType0 = :dmType0"
     );
 }

@@ -17,11 +17,10 @@ use super::condition::Condition;
 use super::expression::Expression;
 use super::key_condition::KeyCondition;
 use crate::error::{Error, Result};
-use crate::registry::DiscriminatorFilter;
 
 /// Turns something into an [`Expression`]: an expression, a [`Condition`]
 /// (built with its default placeholder prefix `c`), or the registry's
-/// [`DiscriminatorFilter`]. What the extension traits accept.
+/// discriminator filter. What the extension traits accept.
 ///
 /// ```
 /// use dynamodb_mapper::expr::{attr, IntoExpression};
@@ -57,23 +56,6 @@ impl IntoExpression for Condition {
 impl IntoExpression for &Condition {
     fn into_expression(self) -> Result<Expression> {
         self.build()
-    }
-}
-
-impl IntoExpression for DiscriminatorFilter {
-    fn into_expression(self) -> Result<Expression> {
-        let (expression, names, values) = self.into_parts();
-        Expression::new(expression, names, values)
-    }
-}
-
-impl IntoExpression for &DiscriminatorFilter {
-    fn into_expression(self) -> Result<Expression> {
-        Expression::new(
-            self.expression(),
-            self.names().clone(),
-            self.values().clone(),
-        )
     }
 }
 

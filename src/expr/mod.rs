@@ -17,7 +17,7 @@
 //! placeholder of the incoming expression that is already bound to something
 //! else is renamed (`:c0` becomes `:c1`, ...), and one bound to the same thing
 //! is shared. So merging never clashes, whatever prefixes were used: a filter
-//! built here merges with the registry's discriminator filter (`#dmType`,
+//! built here merges with the registry's discriminator filter (`#dmType0`,
 //! `:dmType0`, ...) or with hand-written placeholders, in any order.
 //!
 //! ```

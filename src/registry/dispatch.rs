@@ -447,7 +447,7 @@ impl<T> Registry<T> {
     ///     .register::<OrderMapper>(Entity::Order)
     ///     .build()?;
     /// let filter = registry.filter(&["Customer", "Order"])?;
-    /// assert_eq!(filter.expression(), "#dmType IN (:dmType0, :dmType1, :dmType2)");
+    /// assert_eq!(filter.expression(), "#dmType0 IN (:dmType0, :dmType1, :dmType2)");
     /// assert_eq!(
     ///     registry.filter(&["Refund"]).unwrap_err().to_string(),
     ///     "entity type \"Refund\" is not registered"

@@ -1,19 +1,21 @@
 //! The discriminator filter: a filter expression keeping only items of
 //! chosen entity types and their aliases ([`DiscriminatorFilter`]), with its
-//! placeholder stem and its limit of values.
+//! placeholder prefix and its limit of values. It is an
+//! [`Expression`] built with the crate's expression builder, so it merges
+//! with any other expression without placeholder clashes.
 
 use std::collections::HashMap;
 
-use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
-use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::error::{Error, Result};
+use crate::expr::{Attr, Expression, IntoExpression};
 
-/// The stem of the placeholders a [`DiscriminatorFilter`] uses: the name
-/// placeholder `#dmType` and the value placeholders `:dmType0`, `:dmType1`,
-/// and so on. Placeholders starting with `dmType` are reserved for the
-/// discriminator filter; choose others for your own expressions.
+/// The prefix of the placeholders a [`DiscriminatorFilter`] is built with:
+/// the name placeholder `#dmType0` and the value placeholders `:dmType0`,
+/// `:dmType1`, and so on. Applied to a request that already uses one of
+/// them for something else, the filter's placeholders are renamed (as for
+/// every expression of the crate), so no placeholder is reserved.
 ///
 /// ```
 /// assert_eq!(dynamodb_mapper::DISCRIMINATOR_PLACEHOLDER, "dmType");
@@ -33,9 +35,12 @@ pub const MAX_FILTER_VALUES: usize = 100;
 /// expression string, its attribute names and values, exactly the
 /// placeholders it uses.
 ///
-/// One type gives `#dmType = :dmType0`, more give
-/// `#dmType IN (:dmType0, :dmType1, ...)`, with `#dmType` bound to the
-/// discriminator attribute (see [`DISCRIMINATOR_PLACEHOLDER`]). A filter runs
+/// One type gives `#dmType0 = :dmType0`, more give
+/// `#dmType0 IN (:dmType0, :dmType1, ...)`, with `#dmType0` bound to the
+/// discriminator attribute (see [`DISCRIMINATOR_PLACEHOLDER`]). It is built
+/// with [`attr`](crate::expr::attr)`(..).is_in(..)` and converts into an
+/// [`Expression`] ([`IntoExpression`]), so it can also be combined with
+/// other conditions or added with [`FilterExt::with_filter`](crate::expr::FilterExt::with_filter). A filter runs
 /// after the key condition has read the items: it narrows what is returned,
 /// not what is read (or paid for).
 ///
@@ -76,18 +81,15 @@ pub const MAX_FILTER_VALUES: usize = 100;
 ///     .register::<OrderMapper>(Entity::Order)
 ///     .build()?;
 /// let filter = registry.filter(&["Order"])?;
-/// assert_eq!(filter.expression(), "#dmType IN (:dmType0, :dmType1)");
-/// assert_eq!(filter.names()["#dmType"], "entityType");
+/// assert_eq!(filter.expression(), "#dmType0 IN (:dmType0, :dmType1)");
+/// assert_eq!(filter.names()["#dmType0"], "entityType");
 /// assert_eq!(filter.values()[":dmType0"], AttributeValue::S("Order".into()));
 /// assert_eq!(filter.values()[":dmType1"], AttributeValue::S("Purchase".into())); // alias
 /// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiscriminatorFilter {
-    attribute: String,
-    expression: String,
-    names: HashMap<String, String>,
-    values: HashMap<String, AttributeValue>,
+    expression: Expression,
 }
 
 impl DiscriminatorFilter {
@@ -108,39 +110,17 @@ impl DiscriminatorFilter {
                 reason: too_many_values(count),
             });
         }
-        let name = format!("#{DISCRIMINATOR_PLACEHOLDER}");
-        let mut placeholders = Vec::with_capacity(count);
-        let mut map = HashMap::with_capacity(count);
-        for (i, value) in values.enumerate() {
-            let placeholder = format!(":{DISCRIMINATOR_PLACEHOLDER}{i}");
-            map.insert(placeholder.clone(), AttributeValue::S(value.to_owned()));
-            placeholders.push(placeholder);
-        }
-        let expression = match placeholders.as_slice() {
-            [one] => format!("{name} = {one}"),
-            many => format!("{name} IN ({})", many.join(", ")),
+        let discriminator = Attr::top_level(attribute);
+        let values: Vec<&str> = values.collect();
+        let condition = match values.as_slice() {
+            [one] => discriminator.eq(*one),
+            many => discriminator.is_in(many.iter().copied()),
         };
-        Ok(DiscriminatorFilter {
-            attribute: attribute.to_owned(),
-            expression,
-            names: HashMap::from([(name, attribute.to_owned())]),
-            values: map,
-        })
+        let expression = condition.build_with_prefix(DISCRIMINATOR_PLACEHOLDER)?;
+        Ok(DiscriminatorFilter { expression })
     }
 
-    /// A filter with no expression, names or values, on `attribute`: what a
-    /// [`Group`](super::Group) hands out when its data is missing
-    /// (unreachable).
-    pub(super) fn empty(attribute: &str) -> Self {
-        DiscriminatorFilter {
-            attribute: attribute.to_owned(),
-            expression: String::new(),
-            names: HashMap::new(),
-            values: HashMap::new(),
-        }
-    }
-
-    /// The filter expression, e.g. `#dmType IN (:dmType0, :dmType1)`.
+    /// The filter expression, e.g. `#dmType0 IN (:dmType0, :dmType1)`.
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
@@ -153,15 +133,15 @@ impl DiscriminatorFilter {
     /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
     /// # }
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
-    /// assert_eq!(registry.filter(&["Note"])?.expression(), "#dmType = :dmType0");
+    /// assert_eq!(registry.filter(&["Note"])?.expression(), "#dmType0 = :dmType0");
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     #[must_use]
     pub fn expression(&self) -> &str {
-        &self.expression
+        self.expression.expression()
     }
 
-    /// The expression attribute names: `#dmType` and the discriminator
+    /// The expression attribute names: `#dmType0` and the discriminator
     /// attribute.
     ///
     /// ```
@@ -177,12 +157,12 @@ impl DiscriminatorFilter {
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
     /// let filter = registry.filter(&["Note"])?;
     /// assert_eq!(filter.names().len(), 1);
-    /// assert_eq!(filter.names()["#dmType"], "$type");
+    /// assert_eq!(filter.names()["#dmType0"], "$type");
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     #[must_use]
     pub fn names(&self) -> &HashMap<String, String> {
-        &self.names
+        self.expression.names()
     }
 
     /// The expression attribute values: `:dmType0`, `:dmType1`, ... bound
@@ -208,7 +188,7 @@ impl DiscriminatorFilter {
     /// ```
     #[must_use]
     pub fn values(&self) -> &HashMap<String, AttributeValue> {
-        &self.values
+        self.expression.values()
     }
 
     /// The expression, names and values, for a request built by hand.
@@ -225,7 +205,7 @@ impl DiscriminatorFilter {
     /// # }
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
     /// let (expression, names, values) = registry.filter(&["Note"])?.into_parts();
-    /// assert_eq!(expression, "#dmType = :dmType0");
+    /// assert_eq!(expression, "#dmType0 = :dmType0");
     /// assert_eq!((names.len(), values.len()), (1, 1));
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
@@ -237,165 +217,19 @@ impl DiscriminatorFilter {
         HashMap<String, String>,
         HashMap<String, AttributeValue>,
     ) {
-        (self.expression, self.names, self.values)
+        self.expression.into_parts()
     }
+}
 
-    /// Adds the filter to a `Query`: sets the filter expression (joined with
-    /// `AND` to one already set) and adds its names and values to those
-    /// already set, replacing none.
-    ///
-    /// # Errors
-    /// [`Error::InvalidFilter`] when the request already binds one of the
-    /// filter's placeholders to something else.
-    ///
-    /// ```
-    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, Registry, TableSchema};
-    /// # use serde::{Deserialize, Serialize};
-    /// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
-    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
-    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
-    /// # struct CustomerMapper;
-    /// # impl Mapper for CustomerMapper {
-    /// #     type Entity = Customer;
-    /// #     const ENTITY_TYPE: &'static str = "Customer";
-    /// #     const TABLE: TableSchema = TABLE;
-    /// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
-    /// #         put_str(item, "sk", "METADATA");
-    /// #         Ok(())
-    /// #     }
-    /// # }
-    /// # struct OrderMapper;
-    /// # impl Mapper for OrderMapper {
-    /// #     type Entity = Order;
-    /// #     const ENTITY_TYPE: &'static str = "Order";
-    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
-    /// #     const TABLE: TableSchema = TABLE;
-    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
-    /// #         put_str(item, "sk", format!("ORDER#{}", o.id));
-    /// #         Ok(())
-    /// #     }
-    /// # }
-    /// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
-    /// # let conf = aws_sdk_dynamodb::Config::builder()
-    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-    /// #     .build();
-    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
-    /// use aws_sdk_dynamodb::types::AttributeValue;
-    ///
-    /// let registry = Registry::builder()
-    ///     .register::<CustomerMapper>(Entity::Customer)
-    ///     .register::<OrderMapper>(Entity::Order)
-    ///     .build()?;
-    /// let query = client
-    ///     .query()
-    ///     .table_name("AppTable")
-    ///     .key_condition_expression("pk = :pk")
-    ///     .expression_attribute_values(":pk", AttributeValue::S("CUSTOMER#C1".into()));
-    /// let query = registry.filter(&["Order"])?.apply_to_query(query)?;
-    /// let input = query.as_input();
-    /// assert_eq!(input.get_filter_expression().as_deref(), Some("#dmType IN (:dmType0, :dmType1)"));
-    /// assert_eq!(input.get_expression_attribute_values().as_ref().unwrap().len(), 3);
-    /// // let output = query.send().await?;
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn apply_to_query(&self, query: QueryFluentBuilder) -> Result<QueryFluentBuilder> {
-        let expression = self.merge(
-            query.get_filter_expression().as_deref(),
-            query.get_expression_attribute_names().as_ref(),
-            query.get_expression_attribute_values().as_ref(),
-        )?;
-        let mut query = query.filter_expression(expression);
-        for (k, v) in &self.names {
-            query = query.expression_attribute_names(k.clone(), v.clone());
-        }
-        for (k, v) in &self.values {
-            query = query.expression_attribute_values(k.clone(), v.clone());
-        }
-        Ok(query)
+impl IntoExpression for DiscriminatorFilter {
+    fn into_expression(self) -> Result<Expression> {
+        Ok(self.expression)
     }
+}
 
-    /// Adds the filter to a `Scan`, as [`apply_to_query`](Self::apply_to_query)
-    /// does to a `Query`.
-    ///
-    /// # Errors
-    /// [`Error::InvalidFilter`] when the request already binds one of the
-    /// filter's placeholders to something else.
-    ///
-    /// ```
-    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
-    /// # }
-    /// # let conf = aws_sdk_dynamodb::Config::builder()
-    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-    /// #     .build();
-    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
-    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
-    /// let scan = client.scan().table_name("AppTable").filter_expression("attribute_exists(body)");
-    /// let scan = registry.filter(&["Note"])?.apply_to_scan(scan)?;
-    /// assert_eq!(
-    ///     scan.get_filter_expression().as_deref(),
-    ///     Some("(attribute_exists(body)) AND (#dmType = :dmType0)")
-    /// );
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn apply_to_scan(&self, scan: ScanFluentBuilder) -> Result<ScanFluentBuilder> {
-        let expression = self.merge(
-            scan.get_filter_expression().as_deref(),
-            scan.get_expression_attribute_names().as_ref(),
-            scan.get_expression_attribute_values().as_ref(),
-        )?;
-        let mut scan = scan.filter_expression(expression);
-        for (k, v) in &self.names {
-            scan = scan.expression_attribute_names(k.clone(), v.clone());
-        }
-        for (k, v) in &self.values {
-            scan = scan.expression_attribute_values(k.clone(), v.clone());
-        }
-        Ok(scan)
-    }
-
-    /// The combined filter expression, after checking that the request binds
-    /// none of the filter's placeholders to something else.
-    fn merge(
-        &self,
-        existing: Option<&str>,
-        names: Option<&HashMap<String, String>>,
-        values: Option<&HashMap<String, AttributeValue>>,
-    ) -> Result<String> {
-        let taken = |placeholder: &str, bound: &str| Error::InvalidFilter {
-            attribute: self.attribute.clone(),
-            reason: format!(
-                "cannot be applied: the request already binds `{placeholder}` to {bound}"
-            ),
-        };
-        for (k, v) in &self.names {
-            if let Some(other) = names.and_then(|m| m.get(k))
-                && other != v
-            {
-                return Err(taken(k, &format!("`{other}`")));
-            }
-        }
-        let mut sorted: Vec<_> = self.values.iter().collect();
-        sorted.sort_by(|a, b| a.0.cmp(b.0));
-        for (k, v) in sorted {
-            if let Some(other) = values.and_then(|m| m.get(k))
-                && other != v
-            {
-                return Err(taken(k, "another value"));
-            }
-        }
-        Ok(match existing {
-            Some(e) if !e.trim().is_empty() => format!("({e}) AND ({})", self.expression),
-            _ => self.expression.clone(),
-        })
+impl IntoExpression for &DiscriminatorFilter {
+    fn into_expression(self) -> Result<Expression> {
+        Ok(self.expression.clone())
     }
 }
 
@@ -408,16 +242,20 @@ pub(super) fn too_many_values(count: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::expr::FilterExt;
 
     #[test]
     fn filter_of_one_and_of_many_values() {
         let one = DiscriminatorFilter::new("entityType", ["A"].into_iter()).unwrap();
-        assert_eq!(one.expression(), "#dmType = :dmType0");
+        assert_eq!(one.expression(), "#dmType0 = :dmType0");
         let many = DiscriminatorFilter::new("t", ["A", "B", "C"].into_iter()).unwrap();
         assert_eq!(
             many.expression(),
-            "#dmType IN (:dmType0, :dmType1, :dmType2)"
+            "#dmType0 IN (:dmType0, :dmType1, :dmType2)"
         );
+        // A discriminator name with dots or brackets is one attribute.
+        let dotted = DiscriminatorFilter::new("a.b[0]", ["A"].into_iter()).unwrap();
+        assert_eq!(dotted.names()["#dmType0"], "a.b[0]");
         assert_eq!(many.values()[":dmType2"], AttributeValue::S("C".into()));
         let none = DiscriminatorFilter::new("t", std::iter::empty()).unwrap_err();
         assert_eq!(
@@ -435,30 +273,45 @@ mod tests {
     }
 
     #[test]
-    fn merge_joins_with_and_and_rejects_rebound_placeholders() {
+    fn applied_filters_join_with_and_and_rename_clashing_placeholders() {
+        let conf = aws_sdk_dynamodb::Config::builder()
+            .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+            .build();
+        let client = aws_sdk_dynamodb::Client::from_conf(conf);
         let f = DiscriminatorFilter::new("entityType", ["A"].into_iter()).unwrap();
-        assert_eq!(f.merge(None, None, None).unwrap(), "#dmType = :dmType0");
+        let q = client.query().with_filter(&f).unwrap();
         assert_eq!(
-            f.merge(Some("  "), None, None).unwrap(),
-            "#dmType = :dmType0"
+            q.get_filter_expression().as_deref(),
+            Some("#dmType0 = :dmType0")
         );
+        let q = client
+            .query()
+            .filter_expression("x = :x")
+            .with_filter(&f)
+            .unwrap();
         assert_eq!(
-            f.merge(Some("x = :x"), None, None).unwrap(),
-            "(x = :x) AND (#dmType = :dmType0)"
+            q.get_filter_expression().as_deref(),
+            Some("(x = :x) AND (#dmType0 = :dmType0)")
         );
-        let same = HashMap::from([("#dmType".to_owned(), "entityType".to_owned())]);
-        assert!(f.merge(None, Some(&same), None).is_ok());
-        let other = HashMap::from([("#dmType".to_owned(), "kind".to_owned())]);
-        assert_eq!(
-            f.merge(None, Some(&other), None).unwrap_err().to_string(),
-            "discriminator filter on `entityType` cannot be applied: the request already \
-             binds `#dmType` to `kind`"
-        );
-        let value = HashMap::from([(":dmType0".to_owned(), AttributeValue::S("B".into()))]);
-        assert_eq!(
-            f.merge(None, None, Some(&value)).unwrap_err().to_string(),
-            "discriminator filter on `entityType` cannot be applied: the request already \
-             binds `:dmType0` to another value"
-        );
+        // The request already uses the filter's placeholders for something
+        // else: the filter's are renamed, the request's stay as they are.
+        let q = client
+            .query()
+            .filter_expression("#dmType0 = :dmType0")
+            .expression_attribute_names("#dmType0", "kind")
+            .expression_attribute_values(":dmType0", AttributeValue::S("B".into()))
+            .with_filter(&f)
+            .unwrap();
+        let names = q.get_expression_attribute_names().clone().unwrap();
+        let values = q.get_expression_attribute_values().clone().unwrap();
+        assert_eq!(names["#dmType0"], "kind");
+        assert_eq!(values[":dmType0"], AttributeValue::S("B".into()));
+        let expression = q.get_filter_expression().clone().unwrap();
+        let (_, ours) = expression.split_once(" AND ").unwrap();
+        let ours = ours.trim_matches(|c| c == '(' || c == ')');
+        let (name, value) = ours.split_once(" = ").unwrap();
+        assert_eq!(names[name], "entityType");
+        assert_eq!(values[value], AttributeValue::S("A".into()));
+        assert_ne!((name, value), ("#dmType0", ":dmType0"));
     }
 }

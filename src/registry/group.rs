@@ -54,7 +54,7 @@ use super::filter::DiscriminatorFilter;
 ///     .group("Sales", &["Order"])
 ///     .build()?;
 /// let sales = registry.group("Sales")?;
-/// assert_eq!(sales.filter().expression(), "#dmType IN (:dmType0, :dmType1)");
+/// assert_eq!(sales.filter().expression(), "#dmType0 IN (:dmType0, :dmType1)");
 ///
 /// let customer = CustomerMapper::to_item(&Customer { id: "C1".into() })?;
 /// assert_eq!(
@@ -66,7 +66,7 @@ use super::filter::DiscriminatorFilter;
 /// ```
 pub struct Group<'r, T> {
     registry: &'r Registry<T>,
-    index: usize,
+    data: &'r GroupData,
 }
 
 impl<T> Clone for Group<'_, T> {
@@ -137,10 +137,10 @@ impl<T> Registry<T> {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn group(&self, name: &str) -> Result<Group<'_, T>> {
-        match self.inner.groups.iter().position(|g| g.name == name) {
-            Some(index) => Ok(Group {
+        match self.inner.groups.iter().find(|g| g.name == name) {
+            Some(data) => Ok(Group {
                 registry: self,
-                index,
+                data,
             }),
             None => Err(Error::NotRegistered {
                 what: "group",
@@ -151,10 +151,6 @@ impl<T> Registry<T> {
 }
 
 impl<'r, T> Group<'r, T> {
-    fn data(&self) -> Option<&'r GroupData> {
-        self.registry.inner.groups.get(self.index)
-    }
-
     /// The group's name.
     ///
     /// ```
@@ -173,7 +169,7 @@ impl<'r, T> Group<'r, T> {
     /// ```
     #[must_use]
     pub fn name(&self) -> &'r str {
-        self.data().map_or("", |g| g.name.as_str())
+        self.data.name.as_str()
     }
 
     /// The member entity types, in the order the group names them.
@@ -194,7 +190,7 @@ impl<'r, T> Group<'r, T> {
     /// ```
     #[must_use]
     pub fn entity_types(&self) -> &'r [&'static str] {
-        self.data().map_or(&[], |g| g.entity_types.as_slice())
+        self.data.entity_types.as_slice()
     }
 
     /// Whether a discriminator value (an entity type or an alias) belongs to
@@ -219,10 +215,10 @@ impl<'r, T> Group<'r, T> {
     /// ```
     #[must_use]
     pub fn contains(&self, value: &str) -> bool {
-        match (self.data(), self.registry.inner.lookup(value)) {
-            (Some(g), Some(i)) => g.members.get(i).copied().unwrap_or(false),
-            _ => false,
-        }
+        self.registry
+            .inner
+            .lookup(value)
+            .is_some_and(|i| self.data.members.get(i).copied().unwrap_or(false))
     }
 
     /// The group's discriminator filter: its members and their aliases.
@@ -245,11 +241,7 @@ impl<'r, T> Group<'r, T> {
     /// ```
     #[must_use]
     pub fn filter(&self) -> DiscriminatorFilter {
-        match self.data() {
-            Some(g) => g.filter.clone(),
-            // Unreachable: a group is only handed out for an existing index.
-            None => DiscriminatorFilter::empty(self.registry.inner.attribute),
-        }
+        self.data.filter.clone()
     }
 
     /// Decodes one item, if its entity type is a member of the group; an item
@@ -307,7 +299,7 @@ impl<'r, T> Group<'r, T> {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn decode(&self, item: Item) -> Result<Decoded<T>> {
-        self.registry.inner.decode(item, self.data())
+        self.registry.inner.decode(item, Some(self.data))
     }
 
     /// Decodes many items restricted to the group, as
@@ -364,6 +356,6 @@ impl<'r, T> Group<'r, T> {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn decode_all(&self, items: impl IntoIterator<Item = Item>) -> Result<DecodedItems<T>> {
-        self.registry.inner.decode_all(items, self.data())
+        self.registry.inner.decode_all(items, Some(self.data))
     }
 }
