@@ -53,7 +53,8 @@ impl ScalarType {
         }
     }
 
-    fn describe(self) -> &'static str {
+    /// The type as messages name it, e.g. `a string (S)`.
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             ScalarType::S => "a string (S)",
             ScalarType::N => "a number (N)",

@@ -589,8 +589,16 @@ fn pattern_prefixes() {
             .with("line", 3)
             .prefix()
             .unwrap(),
-        "ORDER#O1#LINE#003"
+        "ORDER#O1#LINE#003#"
     );
+    // Fully bound, a prefix still ends at a segment boundary: the order
+    // O1's prefix does not reach order O10.
+    let o1 = KeyPattern::sort("ORDER#{id}")
+        .with("id", "O1")
+        .prefix()
+        .unwrap();
+    assert_eq!(o1, "ORDER#O1#");
+    assert!(!"ORDER#O10".starts_with(&o1));
     assert_eq!(
         KeyPattern::sort("V#v{n:u2}").bind().prefix().unwrap(),
         "V#v"

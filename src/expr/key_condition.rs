@@ -335,14 +335,6 @@ impl KeyCondition {
     }
 }
 
-fn describe(scalar_type: ScalarType) -> &'static str {
-    match scalar_type {
-        ScalarType::S => "a string (S)",
-        ScalarType::N => "a number (N)",
-        ScalarType::B => "a binary (B)",
-    }
-}
-
 fn key_value(
     attribute: KeyAttribute,
     of: &str,
@@ -382,7 +374,7 @@ fn key_value(
             return Err(err(format!(
                 "condition value is {}, expected {}",
                 type_name(found),
-                describe(expected)
+                expected.describe()
             )));
         }
     };

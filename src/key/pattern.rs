@@ -493,6 +493,11 @@ impl KeyPattern {
                     slot.spec
                 )));
             }
+        } else if prefix {
+            // Every placeholder has a value: the keys under this one, so the
+            // prefix ends at a segment boundary (`ORDER#O1` would also match
+            // `ORDER#O10`).
+            out.push(f.delimiter);
         }
         check_size(&out, self.role).map_err(|r| self.error(format!("renders a key that {r}")))?;
         Ok(out)
@@ -585,8 +590,11 @@ impl<'a> BoundPattern<'a> {
 
     /// The `begins_with` value for keys with the bound values: the key up to
     /// the first placeholder without a value (including the literal text
-    /// before that placeholder), or the whole key when every placeholder has
-    /// a value.
+    /// before that placeholder), or, when every placeholder has a value, the
+    /// whole key and a delimiter (the keys under it, as
+    /// [`KeyBuilder::prefix`](super::KeyBuilder::prefix) gives): a prefix
+    /// never ends inside a bound value, so `ORDER#O1` cannot match
+    /// `ORDER#O10`.
     ///
     /// # Errors
     /// As [`render`](Self::render) (apart from missing values), and when a
@@ -599,6 +607,7 @@ impl<'a> BoundPattern<'a> {
     /// const SK: KeyPattern = KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}");
     /// assert_eq!(SK.bind().prefix()?, "ORDER#");
     /// assert_eq!(SK.with("order_id", "O#1").prefix()?, r"ORDER#O\#1#LINE#");
+    /// assert_eq!(SK.with("order_id", "O1").with("line", 2).prefix()?, "ORDER#O1#LINE#002#");
     /// assert!(SK.with("line", 1).prefix().is_err());
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```

@@ -5,7 +5,7 @@
 use crate::fields::field_table;
 use crate::key::{AllowedOverlap, KeyDeclaration, find_overlaps};
 use crate::mapper::Mapper;
-use crate::schema::{GlobalSecondaryIndex, KeyAttribute, ScalarType, TableSchema};
+use crate::schema::{GlobalSecondaryIndex, KeyAttribute, TableSchema};
 
 use super::entry::Entry;
 use super::filter::{MAX_FILTER_VALUES, too_many_values};
@@ -26,18 +26,10 @@ pub(super) fn field_problem<M: Mapper>() -> Option<String> {
     }
 }
 
-fn scalar(t: ScalarType) -> &'static str {
-    match t {
-        ScalarType::S => "a string (S)",
-        ScalarType::N => "a number (N)",
-        ScalarType::B => "a binary (B)",
-    }
-}
-
-fn describe_key(k: Option<KeyAttribute>) -> String {
+fn describe_key_attribute(k: Option<KeyAttribute>) -> String {
     match k {
         None => "none".to_owned(),
-        Some(k) => format!("`{}` ({})", k.name, scalar(k.scalar_type)),
+        Some(k) => format!("`{}` ({})", k.name, k.scalar_type.describe()),
     }
 }
 
@@ -52,11 +44,11 @@ fn describe_index(i: Option<&GlobalSecondaryIndex>) -> String {
     match i {
         None => "absent".to_owned(),
         Some(i) => match i.sort_key {
-            None => format!("key {} only", describe_key(Some(i.partition_key))),
+            None => format!("key {} only", describe_key_attribute(Some(i.partition_key))),
             Some(sk) => format!(
                 "keys {} and {}",
-                describe_key(Some(i.partition_key)),
-                describe_key(Some(sk))
+                describe_key_attribute(Some(i.partition_key)),
+                describe_key_attribute(Some(sk))
             ),
         },
     }
@@ -110,15 +102,15 @@ pub(super) fn layout_differences<T>(
     if this.partition_key_attribute() != other.partition_key_attribute() {
         report(
             "the partition key".to_owned(),
-            describe_key(Some(this.partition_key_attribute())),
-            describe_key(Some(other.partition_key_attribute())),
+            describe_key_attribute(Some(this.partition_key_attribute())),
+            describe_key_attribute(Some(other.partition_key_attribute())),
         );
     }
     if this.sort_key_attribute() != other.sort_key_attribute() {
         report(
             "the sort key".to_owned(),
-            describe_key(this.sort_key_attribute()),
-            describe_key(other.sort_key_attribute()),
+            describe_key_attribute(this.sort_key_attribute()),
+            describe_key_attribute(other.sort_key_attribute()),
         );
     }
     let names = this
