@@ -56,6 +56,7 @@
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
+mod check;
 mod de;
 mod error;
 pub mod expr;

@@ -5,13 +5,12 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::check::{self, WriteRules};
 use crate::de::FieldsError;
 use crate::error::{Error, Result};
 use crate::fields::{FieldTable, field_table};
 use crate::hooks::check_discriminator;
-use crate::item::{
-    Item, MAX_ITEM_SIZE, check_depth, check_received, check_values, drop_item, largest_attributes,
-};
+use crate::item::{Item, check_depth, check_received, drop_item};
 use crate::key::IndexKeys;
 use crate::naming::NamingConvention;
 use crate::record::{AttributeBag, Record};
@@ -691,84 +690,6 @@ fn serialize_error<M: Mapper>(path: Option<String>, failure: Failure) -> Error {
     }
 }
 
-/// Checks that the string keys the hooks wrote match the key patterns the
-/// mapper declares (for each index it declares patterns for; an absent index
-/// key is a sparse index and fine), so the design the registry checked is the
-/// design in the table.
-fn check_key_patterns<M: Mapper>(item: &Item) -> Result<()> {
-    for (i, keys) in M::KEY_PATTERNS.iter().enumerate() {
-        let index = keys.index_name();
-        if M::KEY_PATTERNS
-            .iter()
-            .take(i)
-            .any(|k| k.index_name() == index)
-        {
-            continue; // checked with the first declaration for this index
-        }
-        let (pk_attr, sk_attr) = match index {
-            None => (
-                M::TABLE.partition_key_attribute().name,
-                M::TABLE.sort_key_attribute().map(|k| k.name),
-            ),
-            // An undeclared index is reported when the registry is built.
-            Some(name) => match M::TABLE.index(name) {
-                Some(i) => (i.partition_key.name, i.sort_key.map(|k| k.name)),
-                None => continue,
-            },
-        };
-        let Some(AttributeValue::S(pk)) = item.get(pk_attr) else {
-            continue; // absent (sparse) or not a string (checked by the schema)
-        };
-        let sk = sk_attr.and_then(|a| match item.get(a) {
-            Some(AttributeValue::S(v)) => Some(v.as_str()),
-            _ => None,
-        });
-        let candidates = || M::KEY_PATTERNS.iter().filter(|k| k.index_name() == index);
-        let fits = candidates().any(|k| {
-            k.partition_key().matches(pk)
-                && match (k.sort_key(), sk) {
-                    (Some(pattern), Some(v)) => pattern.matches(v),
-                    (None, _) => true,
-                    (Some(_), None) => sk_attr.is_none(),
-                }
-        });
-        if fits {
-            continue;
-        }
-        // What did not fit, for the error.
-        let pk_matches: Vec<_> = candidates()
-            .filter(|k| k.partition_key().matches(pk))
-            .collect();
-        let on = index.map_or_else(|| "the table".to_owned(), |i| format!("index {i}"));
-        let (attr, value, patterns): (&str, &str, Vec<String>) = if pk_matches.is_empty() {
-            (
-                pk_attr,
-                pk,
-                candidates()
-                    .map(|k| k.partition_key().to_string())
-                    .collect(),
-            )
-        } else {
-            (
-                sk_attr.unwrap_or(pk_attr),
-                sk.unwrap_or(""),
-                pk_matches
-                    .iter()
-                    .filter_map(|k| k.sort_key().map(|p| p.to_string()))
-                    .collect(),
-            )
-        };
-        return Err(Error::invalid_key(
-            attr,
-            format!(
-                "is {value:?}, which matches none of the key patterns declared for {on}: {}",
-                patterns.join(", ")
-            ),
-        ));
-    }
-    Ok(())
-}
-
 /// A naming convention is reversed on read through the entity's field list,
 /// which only a plain struct has: refuse it for other entities rather than
 /// write names that cannot be read back.
@@ -812,20 +733,16 @@ fn merge_bag<M: Mapper>(item: &mut Item, bag: &AttributeBag) -> Result<()> {
     Ok(())
 }
 
-/// Checks keys, values and size.
+/// The write checks, in their one pass.
 fn finish<M: Mapper>(item: Item) -> Result<Item> {
-    let ctx = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
-    M::TABLE.check_item(&item).map_err(ctx)?;
-    check_key_patterns::<M>(&item).map_err(ctx)?;
-    let size = check_values(&item).map_err(ctx)?;
-    if size > MAX_ITEM_SIZE {
-        return Err(Error::ItemTooLarge {
-            entity_type: Some(M::ENTITY_TYPE.to_owned()),
-            size,
-            limit: MAX_ITEM_SIZE,
-            largest: largest_attributes(&item, 3),
-        });
-    }
+    check::write(
+        &item,
+        WriteRules {
+            table: Some(&M::TABLE),
+            patterns: M::KEY_PATTERNS,
+            entity_type: Some(M::ENTITY_TYPE),
+        },
+    )?;
     Ok(item)
 }
 

@@ -13,6 +13,7 @@ use super::call::{Failed, call};
 use super::describe_key;
 use super::identity::KeyId;
 use super::version::{versioned_delete, versioned_new, versioned_put};
+use crate::check::{self, WriteRules};
 use crate::error::{ActionInfo, ActionKind, CanceledAction};
 use crate::error::{Error, Result};
 use crate::expr::{Attr, Expression, IntoExpression};
@@ -169,9 +170,13 @@ impl Transaction {
     /// Adds a raw SDK action, described by `info` (its key is used for the
     /// one-action-per-item check and for error messages).
     ///
+    /// A put's item goes through the write checks that need no table layout
+    /// (values as DynamoDB checks them, item size) before it is accepted.
+    ///
     /// # Errors
     /// [`Error::Limit`] past 100 actions; [`Error::DuplicateKey`] when the
-    /// item already has an action.
+    /// item already has an action; [`Error::InvalidValue`] or
+    /// [`Error::ItemTooLarge`] for a put's item DynamoDB would reject.
     ///
     /// ```
     /// use aws_sdk_dynamodb::types::{AttributeValue, Delete, TransactWriteItem};
@@ -192,6 +197,16 @@ impl Transaction {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn push(&mut self, action: TransactWriteItem, info: ActionInfo) -> Result<&mut Self> {
+        if let Some(put) = action.put() {
+            check::write(put.item(), WriteRules::VALUES_ONLY)
+                .map_err(|e| e.with_key(|| describe_key(&info.key)))?;
+        }
+        self.push_checked(action, info)
+    }
+
+    /// [`push`](Self::push) of an action whose item, if any, went through
+    /// the write checks already (it came from `to_item`).
+    fn push_checked(&mut self, action: TransactWriteItem, info: ActionInfo) -> Result<&mut Self> {
         if self.actions.len() >= TRANSACTION_LIMIT {
             return Err(Error::Limit {
                 what: "transaction",
@@ -234,7 +249,7 @@ impl Transaction {
             .build()
             .map_err(|e| Error::sdk("TransactWriteItems", e))?;
         let info = self.info::<M>(ActionKind::Put, key);
-        self.push(TransactWriteItem::builder().put(put).build(), info)
+        self.push_checked(TransactWriteItem::builder().put(put).build(), info)
     }
 
     /// Puts an entity. Unconditional, except for an entity whose table has a

@@ -13,6 +13,7 @@ use tracing::Instrument;
 
 use super::run::{Job, Sorted, run};
 use super::{BATCH_WRITE_LIMIT, BatchSummary, Entry};
+use crate::check::{self, WriteRules};
 use crate::error::{Error, Result};
 use crate::item::Item;
 use crate::mapper::Mapper;
@@ -182,10 +183,12 @@ impl BatchWriter {
                 Ok(item)
             })
             .collect::<Result<Vec<_>>>()?;
-        self.put_items(items).await
+        // `to_item` ran the write checks.
+        self.write_requests(put_requests(items)?, true).await
     }
 
-    /// Puts items as they are.
+    /// Puts items as they are (after the write checks, see
+    /// [`write`](Self::write)).
     ///
     /// # Errors
     /// As [`write`](Self::write).
@@ -197,17 +200,7 @@ impl BatchWriter {
     /// # }
     /// ```
     pub async fn put_items(&self, items: Vec<Item>) -> Result<BatchSummary> {
-        let requests = items
-            .into_iter()
-            .map(|item| {
-                PutRequest::builder()
-                    .set_item(Some(item))
-                    .build()
-                    .map(|put| WriteRequest::builder().put_request(put).build())
-                    .map_err(|e| Error::sdk(OPERATION, e))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        self.write(requests).await
+        self.write(put_requests(items)?).await
     }
 
     /// Deletes the items of these entities (their keys through the mapper).
@@ -267,9 +260,16 @@ impl BatchWriter {
 
     /// Sends write requests (puts and deletes) in batches of 25.
     ///
+    /// Every put's item goes through the write checks first (the table
+    /// layout of the writer's schema, values as DynamoDB checks them, item
+    /// size), so an item DynamoDB would reject cannot fail a batch after
+    /// other batches were written.
+    ///
     /// # Errors
     /// Before anything is sent: [`Error::InvalidKey`] when a request lacks
-    /// its key or holds neither a put nor a delete; [`Error::DuplicateKey`]
+    /// its key, holds neither a put nor a delete, or a put's item does not
+    /// fit the schema's keys; [`Error::InvalidValue`] or
+    /// [`Error::ItemTooLarge`] for a put's item DynamoDB would reject; [`Error::DuplicateKey`]
     /// when two requests address one item; [`Error::VersionCheckRequired`]
     /// when the schema has a version attribute (unless
     /// [`import`](Self::import)). After: [`Error::BatchWriteIncomplete`]
@@ -283,6 +283,16 @@ impl BatchWriter {
     /// # }
     /// ```
     pub async fn write(&self, requests: Vec<WriteRequest>) -> Result<BatchSummary> {
+        self.write_requests(requests, false).await
+    }
+
+    /// [`write`](Self::write), with the put items' write checks skipped when
+    /// `items_checked` (they came from `to_item`).
+    async fn write_requests(
+        &self,
+        requests: Vec<WriteRequest>,
+        items_checked: bool,
+    ) -> Result<BatchSummary> {
         let span = tracing::info_span!(
             "dynamodb_mapper.batch_write",
             table = %self.table,
@@ -292,7 +302,7 @@ impl BatchWriter {
             consumed_capacity = tracing::field::Empty,
         );
         async move {
-            let entries = self.check(requests)?;
+            let entries = self.check(requests, items_checked)?;
             let out = run(self, entries, self.retry, self.concurrency).await;
             let span = tracing::Span::current();
             span.record("requests", out.summary.requests);
@@ -320,12 +330,21 @@ impl BatchWriter {
     }
 
     /// The one pass every request goes through before anything is sent:
-    /// key, duplicates, version policy (and, importing, a first version).
-    fn check(&self, requests: Vec<WriteRequest>) -> Result<Vec<Entry<WriteRequest>>> {
+    /// the write checks of a put's item (unless `items_checked`), key,
+    /// duplicates, version policy (and, importing, a first version).
+    fn check(
+        &self,
+        requests: Vec<WriteRequest>,
+        items_checked: bool,
+    ) -> Result<Vec<Entry<WriteRequest>>> {
         let mut seen = HashSet::with_capacity(requests.len());
         let mut entries = Vec::with_capacity(requests.len());
         for mut request in requests {
             let key = request_key(&self.schema, &request)?;
+            if let (Some(put), false) = (&request.put_request, items_checked) {
+                check::write(&put.item, WriteRules::raw(&self.schema))
+                    .map_err(|e| e.with_key(|| describe_key(&key)))?;
+            }
             if !self.import && self.schema.version_attribute().is_some() {
                 let operation = if request.put_request.is_some() {
                     "batch put"
@@ -416,6 +435,20 @@ impl Job for BatchWriter {
             capacity,
         })
     }
+}
+
+/// Put requests for `items`.
+fn put_requests(items: Vec<Item>) -> Result<Vec<WriteRequest>> {
+    items
+        .into_iter()
+        .map(|item| {
+            PutRequest::builder()
+                .set_item(Some(item))
+                .build()
+                .map(|put| WriteRequest::builder().put_request(put).build())
+                .map_err(|e| Error::sdk(OPERATION, e))
+        })
+        .collect()
 }
 
 /// The key of a write request, checked against the schema.

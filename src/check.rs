@@ -1,0 +1,171 @@
+//! The one pass every outgoing item goes through before any helper sends
+//! it: the table layout (keys present, typed, non-empty and within size;
+//! index keys complete or absent; TTL and version numbers), the mapper's
+//! declared key patterns, its discriminator, every value as DynamoDB checks
+//! it (numbers, sets, names, nesting) and the item size. `to_item` (and so
+//! every typed helper), raw batch puts and raw transaction puts all call
+//! [`write`]; the read side's counterpart is the mapper's read pass, which
+//! checks a received item before any hook or deserializer sees it.
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::error::{Error, Result};
+use crate::item::{Item, MAX_ITEM_SIZE, check_values, largest_attributes};
+use crate::key::IndexKeys;
+use crate::schema::TableSchema;
+
+/// What an outgoing item is checked against.
+#[derive(Clone, Copy)]
+pub(crate) struct WriteRules<'a> {
+    /// The table's layout, when known (a raw action of a transaction names
+    /// only its table).
+    pub(crate) table: Option<&'a TableSchema>,
+    /// The key patterns the mapper declares (none for a raw item).
+    pub(crate) patterns: &'a [IndexKeys],
+    /// The entity type written (none for a raw item): named in every error,
+    /// and the value the discriminator attribute must hold.
+    pub(crate) entity_type: Option<&'a str>,
+}
+
+impl<'a> WriteRules<'a> {
+    /// The rules for a raw item of a table laid out as `table`.
+    pub(crate) fn raw(table: &'a TableSchema) -> Self {
+        WriteRules {
+            table: Some(table),
+            patterns: &[],
+            entity_type: None,
+        }
+    }
+
+    /// The rules for a raw item whose table layout is unknown: values and
+    /// size only.
+    pub(crate) const VALUES_ONLY: WriteRules<'static> = WriteRules {
+        table: None,
+        patterns: &[],
+        entity_type: None,
+    };
+}
+
+/// Checks `item` against `rules`; the error names the entity type, when
+/// there is one.
+pub(crate) fn write(item: &Item, rules: WriteRules<'_>) -> Result<()> {
+    let named = |e: Error| match rules.entity_type {
+        Some(t) => e.with_entity_type(t),
+        None => e,
+    };
+    if let Some(table) = rules.table {
+        table.check_item(item).map_err(named)?;
+        key_patterns(item, table, rules.patterns).map_err(named)?;
+        if let (Some(attribute), Some(entity_type)) =
+            (table.discriminator_attribute(), rules.entity_type)
+        {
+            discriminator(item, attribute, entity_type).map_err(named)?;
+        }
+    }
+    let size = check_values(item).map_err(named)?;
+    if size > MAX_ITEM_SIZE {
+        return Err(named(Error::ItemTooLarge {
+            entity_type: None,
+            size,
+            limit: MAX_ITEM_SIZE,
+            largest: largest_attributes(item, 3),
+        }));
+    }
+    Ok(())
+}
+
+/// The discriminator a mapper writes must still name its entity type after
+/// the hooks ran: an item written under another type would be read back as
+/// that type, or refused.
+fn discriminator(item: &Item, attribute: &str, entity_type: &str) -> Result<()> {
+    match item.get(attribute) {
+        Some(AttributeValue::S(found)) if found == entity_type => Ok(()),
+        Some(AttributeValue::S(found)) => Err(Error::DiscriminatorMismatch {
+            entity_type: None,
+            key: None,
+            attribute: attribute.to_owned(),
+            expected: vec![entity_type.to_owned()],
+            found: found.clone(),
+        }),
+        other => Err(Error::MissingDiscriminator {
+            entity_type: None,
+            key: None,
+            attribute: attribute.to_owned(),
+            found: other.map(|v| crate::item::type_name(v).to_owned()),
+        }),
+    }
+}
+
+/// Checks that the string keys the hooks wrote match the key patterns the
+/// mapper declares (for each index it declares patterns for; an absent index
+/// key is a sparse index and fine), so the design the registry checked is the
+/// design in the table.
+fn key_patterns(item: &Item, table: &TableSchema, patterns: &[IndexKeys]) -> Result<()> {
+    for (i, keys) in patterns.iter().enumerate() {
+        let index = keys.index_name();
+        if patterns.iter().take(i).any(|k| k.index_name() == index) {
+            continue; // checked with the first declaration for this index
+        }
+        let (pk_attr, sk_attr) = match index {
+            None => (
+                table.partition_key_attribute().name,
+                table.sort_key_attribute().map(|k| k.name),
+            ),
+            // An undeclared index is reported when the registry is built.
+            Some(name) => match table.index(name) {
+                Some(i) => (i.partition_key.name, i.sort_key.map(|k| k.name)),
+                None => continue,
+            },
+        };
+        let Some(AttributeValue::S(pk)) = item.get(pk_attr) else {
+            continue; // absent (sparse) or not a string (checked by the schema)
+        };
+        let sk = sk_attr.and_then(|a| match item.get(a) {
+            Some(AttributeValue::S(v)) => Some(v.as_str()),
+            _ => None,
+        });
+        let candidates = || patterns.iter().filter(|k| k.index_name() == index);
+        let fits = candidates().any(|k| {
+            k.partition_key().matches(pk)
+                && match (k.sort_key(), sk) {
+                    (Some(pattern), Some(v)) => pattern.matches(v),
+                    (None, _) => true,
+                    (Some(_), None) => sk_attr.is_none(),
+                }
+        });
+        if fits {
+            continue;
+        }
+        // What did not fit, for the error.
+        let pk_matches: Vec<_> = candidates()
+            .filter(|k| k.partition_key().matches(pk))
+            .collect();
+        let on = index.map_or_else(|| "the table".to_owned(), |i| format!("index {i}"));
+        let (attr, value, patterns): (&str, &str, Vec<String>) = if pk_matches.is_empty() {
+            (
+                pk_attr,
+                pk,
+                candidates()
+                    .map(|k| k.partition_key().to_string())
+                    .collect(),
+            )
+        } else {
+            (
+                sk_attr.unwrap_or(pk_attr),
+                sk.unwrap_or(""),
+                pk_matches
+                    .iter()
+                    .filter_map(|k| k.sort_key().map(|p| p.to_string()))
+                    .collect(),
+            )
+        };
+        return Err(Error::invalid_key(
+            attr,
+            format!(
+                "is {value:?}, which matches none of the key patterns declared for {on}: {}",
+                patterns.join(", ")
+            ),
+        ));
+    }
+    Ok(())
+}
