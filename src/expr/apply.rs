@@ -237,17 +237,19 @@ pub trait FilterExt: Sized {
     fn with_filter(self, filter: impl IntoExpression) -> Result<Self>;
 }
 
-macro_rules! impl_filter_ext {
-    ($($builder:ty),*) => {$(
-        impl FilterExt for $builder {
-            fn with_filter(self, filter: impl IntoExpression) -> Result<Self> {
+/// Implements an extension trait whose one method merges an expression
+/// into one slot of a request (its filter or its condition expression).
+macro_rules! impl_expression_ext {
+    ($trait:ident :: $method:ident, $get:ident, $set:ident, [$($builder:ty),* $(,)?]) => {$(
+        impl $trait for $builder {
+            fn $method(self, expression: impl IntoExpression) -> Result<Self> {
                 let merged = merge(
-                    self.get_filter_expression().as_deref(),
+                    self.$get().as_deref(),
                     self.get_expression_attribute_names().as_ref(),
                     self.get_expression_attribute_values().as_ref(),
-                    filter.into_expression()?,
+                    expression.into_expression()?,
                 );
-                let mut builder = self.filter_expression(merged.expression);
+                let mut builder = self.$set(merged.expression);
                 for (k, v) in merged.names {
                     builder = builder.expression_attribute_names(k, v);
                 }
@@ -259,7 +261,12 @@ macro_rules! impl_filter_ext {
         }
     )*};
 }
-impl_filter_ext!(QueryFluentBuilder, ScanFluentBuilder);
+impl_expression_ext!(
+    FilterExt::with_filter,
+    get_filter_expression,
+    filter_expression,
+    [QueryFluentBuilder, ScanFluentBuilder]
+);
 
 /// Adds a condition expression to a `PutItem`, `DeleteItem` or `UpdateItem`
 /// request, or to the `Put`, `Delete`, `Update` and `ConditionCheck` parts of
@@ -312,34 +319,17 @@ pub trait ConditionExt: Sized {
     fn with_condition(self, condition: impl IntoExpression) -> Result<Self>;
 }
 
-macro_rules! impl_condition_ext {
-    ($($builder:ty),*) => {$(
-        impl ConditionExt for $builder {
-            fn with_condition(self, condition: impl IntoExpression) -> Result<Self> {
-                let merged = merge(
-                    self.get_condition_expression().as_deref(),
-                    self.get_expression_attribute_names().as_ref(),
-                    self.get_expression_attribute_values().as_ref(),
-                    condition.into_expression()?,
-                );
-                let mut builder = self.condition_expression(merged.expression);
-                for (k, v) in merged.names {
-                    builder = builder.expression_attribute_names(k, v);
-                }
-                for (k, v) in merged.values {
-                    builder = builder.expression_attribute_values(k, v);
-                }
-                Ok(builder)
-            }
-        }
-    )*};
-}
-impl_condition_ext!(
-    PutItemFluentBuilder,
-    DeleteItemFluentBuilder,
-    UpdateItemFluentBuilder,
-    PutBuilder,
-    DeleteBuilder,
-    UpdateBuilder,
-    ConditionCheckBuilder
+impl_expression_ext!(
+    ConditionExt::with_condition,
+    get_condition_expression,
+    condition_expression,
+    [
+        PutItemFluentBuilder,
+        DeleteItemFluentBuilder,
+        UpdateItemFluentBuilder,
+        PutBuilder,
+        DeleteBuilder,
+        UpdateBuilder,
+        ConditionCheckBuilder
+    ]
 );

@@ -10,6 +10,7 @@ use super::describe_key;
 use super::identity::KeyId;
 use super::version::{conflict, versioned_delete, versioned_put};
 use crate::error::{Error, Result};
+use crate::expr::ConditionExt;
 use crate::item::Item;
 use crate::mapper::Mapper;
 use crate::record::Record;
@@ -89,14 +90,11 @@ pub async fn put_versioned<M: Mapper>(
     record: &mut Record<M::Entity>,
 ) -> Result<u64> {
     let put = versioned_put::<M>(record)?;
-    let (expression, names, values) = put.condition.into_parts();
     let request = client
         .put_item()
         .table_name(table)
         .set_item(Some(put.item))
-        .condition_expression(expression)
-        .set_expression_attribute_names(Some(names))
-        .set_expression_attribute_values((!values.is_empty()).then_some(values));
+        .with_condition(put.condition)?;
     let sent = call_conditional(client, "PutItem", RetryPolicy::default(), |no_retries| {
         request
             .clone()
@@ -141,14 +139,11 @@ pub async fn delete_versioned<M: Mapper>(
     record: &Record<M::Entity>,
 ) -> Result<()> {
     let (key, condition) = versioned_delete::<M>(record)?;
-    let (expression, names, values) = condition.into_parts();
     let request = client
         .delete_item()
         .table_name(table)
         .set_key(Some(key.clone()))
-        .condition_expression(expression)
-        .set_expression_attribute_names(Some(names))
-        .set_expression_attribute_values((!values.is_empty()).then_some(values));
+        .with_condition(condition)?;
     let sent = call_conditional(client, "DeleteItem", RetryPolicy::default(), |no_retries| {
         request
             .clone()

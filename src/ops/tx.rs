@@ -16,7 +16,7 @@ use super::version::{versioned_delete, versioned_new, versioned_put};
 use crate::check::{self, WriteRules};
 use crate::error::{ActionInfo, ActionKind, CanceledAction};
 use crate::error::{Error, Result};
-use crate::expr::{Attr, Expression, IntoExpression};
+use crate::expr::{Attr, ConditionExt, Expression, IntoExpression};
 use crate::item::Item;
 use crate::mapper::Mapper;
 use crate::record::Record;
@@ -239,17 +239,31 @@ impl Transaction {
             .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
         let mut put = Put::builder().table_name(&self.table).set_item(Some(item));
         if let Some(condition) = condition {
-            let (expression, names, values) = condition.into_parts();
-            put = put
-                .condition_expression(expression)
-                .set_expression_attribute_names((!names.is_empty()).then_some(names))
-                .set_expression_attribute_values((!values.is_empty()).then_some(values));
+            put = put.with_condition(condition)?;
         }
         let put = put
             .build()
             .map_err(|e| Error::sdk("TransactWriteItems", e))?;
         let info = self.info::<M>(ActionKind::Put, key);
         self.push_checked(TransactWriteItem::builder().put(put).build(), info)
+    }
+
+    fn add_delete<M: Mapper>(
+        &mut self,
+        key: Item,
+        condition: Option<Expression>,
+    ) -> Result<&mut Self> {
+        let mut delete = Delete::builder()
+            .table_name(&self.table)
+            .set_key(Some(key.clone()));
+        if let Some(condition) = condition {
+            delete = delete.with_condition(condition)?;
+        }
+        let delete = delete
+            .build()
+            .map_err(|e| Error::sdk("TransactWriteItems", e))?;
+        let info = self.info::<M>(ActionKind::Delete, key);
+        self.push_checked(TransactWriteItem::builder().delete(delete).build(), info)
     }
 
     /// Puts an entity. Unconditional, except for an entity whose table has a
@@ -354,13 +368,7 @@ impl Transaction {
                 instead: "Transaction::delete_record with the record read",
             });
         }
-        let delete = Delete::builder()
-            .table_name(&self.table)
-            .set_key(Some(key.clone()))
-            .build()
-            .map_err(|e| Error::sdk("TransactWriteItems", e))?;
-        let info = self.info::<M>(ActionKind::Delete, key);
-        self.push(TransactWriteItem::builder().delete(delete).build(), info)
+        self.add_delete::<M>(key, None)
     }
 
     /// Deletes a record's item only if its version is still the one read.
@@ -378,17 +386,7 @@ impl Transaction {
     /// ```
     pub fn delete_record<M: Mapper>(&mut self, record: &Record<M::Entity>) -> Result<&mut Self> {
         let (key, condition) = versioned_delete::<M>(record)?;
-        let (expression, names, values) = condition.into_parts();
-        let delete = Delete::builder()
-            .table_name(&self.table)
-            .set_key(Some(key.clone()))
-            .condition_expression(expression)
-            .set_expression_attribute_names((!names.is_empty()).then_some(names))
-            .set_expression_attribute_values((!values.is_empty()).then_some(values))
-            .build()
-            .map_err(|e| Error::sdk("TransactWriteItems", e))?;
-        let info = self.info::<M>(ActionKind::Delete, key);
-        self.push(TransactWriteItem::builder().delete(delete).build(), info)
+        self.add_delete::<M>(key, Some(condition))
     }
 
     /// Checks a condition on the item at `key` without writing it, for
@@ -415,13 +413,10 @@ impl Transaction {
         condition: impl IntoExpression,
     ) -> Result<&mut Self> {
         let key = M::TABLE.key_of(&key)?;
-        let (expression, names, values) = condition.into_expression()?.into_parts();
         let check = ConditionCheck::builder()
             .table_name(&self.table)
             .set_key(Some(key.clone()))
-            .condition_expression(expression)
-            .set_expression_attribute_names((!names.is_empty()).then_some(names))
-            .set_expression_attribute_values((!values.is_empty()).then_some(values))
+            .with_condition(condition)?
             .build()
             .map_err(|e| Error::sdk("TransactWriteItems", e))?;
         let info = self.info::<M>(ActionKind::ConditionCheck, key);
