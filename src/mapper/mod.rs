@@ -1,21 +1,30 @@
 //! The `Mapper` trait: one implementation per entity type, carrying everything
 //! persistence-specific in hooks.
+//!
+//! - `mod.rs`: the [`Mapper`] trait, its hooks and the conversions it provides.
+//! - `write.rs`: the way out: hooks, serialization, discriminator, the bag
+//!   merged back, then the write checks.
+//! - `read.rs`: the way in: the received item checked, read hooks, then
+//!   deserialization, every error naming the item's key.
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::check::{self, WriteRules};
-use crate::de::FieldsError;
 use crate::error::{Error, Result};
 use crate::fields::{FieldTable, field_table};
 use crate::hooks::check_discriminator;
-use crate::item::{Item, check_depth, check_received, drop_item};
+use crate::item::Item;
 use crate::key::IndexKeys;
 use crate::naming::NamingConvention;
 use crate::record::{AttributeBag, Record};
 use crate::schema::TableSchema;
-use crate::ser::{Cause, Failure, SerError};
+
+mod read;
+mod write;
+
+use read::read;
+use write::{build_item, finish, merge_bag};
 
 /// Maps one entity type to and from items.
 ///
@@ -621,79 +630,14 @@ pub trait Mapper: Sized + 'static {
     }
 }
 
-fn fields<M: Mapper>() -> Result<Option<&'static FieldTable>> {
+pub(super) fn fields<M: Mapper>() -> Result<Option<&'static FieldTable>> {
     field_table::<M::Entity>(M::NAMING).map_err(|e| e.with_entity_type(M::ENTITY_TYPE))
-}
-
-/// Hooks, serialization, renaming and discriminator; no checks yet.
-fn build_item<M: Mapper>(entity: &M::Entity) -> Result<Item> {
-    let ctx = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
-    M::before_to_item(entity).map_err(ctx)?;
-    let table = fields::<M>()?;
-    if table.is_none() {
-        naming_needs_struct::<M>()?;
-    }
-    let mut item = match crate::ser::to_item(entity, table, M::NAMING) {
-        Ok(item) => item,
-        Err(SerError::NotAStruct) => serialize::<M>(entity)?,
-        Err(SerError::Field(stored, failure)) => {
-            let path = format!("{stored}{}", failure.path());
-            return Err(serialize_error::<M>(Some(path), failure));
-        }
-    };
-    if let Some(attr) = M::TABLE.discriminator_attribute() {
-        item.insert(
-            attr.to_owned(),
-            AttributeValue::S(M::ENTITY_TYPE.to_owned()),
-        );
-    }
-    M::after_to_item(entity, &mut item).map_err(ctx)?;
-    Ok(item)
-}
-
-fn serialize<M: Mapper>(entity: &M::Entity) -> Result<Item> {
-    match crate::ser::entity_to_value(entity) {
-        Ok(AttributeValue::M(item)) => Ok(item),
-        Ok(other) => Err(Error::Serialize {
-            entity_type: Some(M::ENTITY_TYPE.to_owned()),
-            path: None,
-            source: serde::ser::Error::custom(format!(
-                "the entity is {}, not a map of attributes (serialize it as a struct or a map)",
-                crate::item::type_name(&other)
-            )),
-        }),
-        Err(failure) => {
-            let path = failure.path();
-            let path = path.strip_prefix('.').unwrap_or(&path);
-            Err(serialize_error::<M>(
-                (!path.is_empty()).then(|| path.to_owned()),
-                failure,
-            ))
-        }
-    }
-}
-
-/// The error for a failed serialization at `path`: a value nested too deep
-/// is [`Error::InvalidValue`] (as the write check says for an item built by
-/// hand), anything else [`Error::Serialize`].
-fn serialize_error<M: Mapper>(path: Option<String>, failure: Failure) -> Error {
-    match failure.cause {
-        Cause::TooDeep(reason) => {
-            Error::invalid_value(path.unwrap_or_else(|| "(entity)".to_owned()), reason)
-                .with_entity_type(M::ENTITY_TYPE)
-        }
-        Cause::Serde(source) => Error::Serialize {
-            entity_type: Some(M::ENTITY_TYPE.to_owned()),
-            path,
-            source,
-        },
-    }
 }
 
 /// A naming convention is reversed on read through the entity's field list,
 /// which only a plain struct has: refuse it for other entities rather than
 /// write names that cannot be read back.
-fn naming_needs_struct<M: Mapper>() -> Result<()> {
+pub(super) fn naming_needs_struct<M: Mapper>() -> Result<()> {
     if M::NAMING == NamingConvention::AsIs {
         return Ok(());
     }
@@ -707,116 +651,4 @@ fn naming_needs_struct<M: Mapper>() -> Result<()> {
         ),
     )
     .with_entity_type(M::ENTITY_TYPE))
-}
-
-fn non_root(path: String) -> Option<String> {
-    (path != "." && !path.is_empty()).then_some(path)
-}
-
-fn merge_bag<M: Mapper>(item: &mut Item, bag: &AttributeBag) -> Result<()> {
-    let table = fields::<M>()?;
-    let merged = |name: &str| {
-        !(item.contains_key(name)
-            || M::owns_attribute(name)
-            || table.is_some_and(|t| t.field_for(name).is_some()))
-    };
-    // Cloning recurses: the bag's depth is checked first (a bag can be
-    // built by hand, to any depth).
-    check_depth(bag.as_item().iter().filter(|(name, _)| merged(name)))
-        .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
-    let merge: Vec<(String, AttributeValue)> = bag
-        .iter()
-        .filter(|(name, _)| merged(name))
-        .map(|(name, value)| (name.to_owned(), value.clone()))
-        .collect();
-    item.extend(merge);
-    Ok(())
-}
-
-/// The write checks, in their one pass.
-fn finish<M: Mapper>(item: Item) -> Result<Item> {
-    check::write(
-        &item,
-        WriteRules {
-            table: Some(&M::TABLE),
-            patterns: M::KEY_PATTERNS,
-            entity_type: Some(M::ENTITY_TYPE),
-        },
-    )?;
-    Ok(item)
-}
-
-/// Read hooks and deserialization; returns the entity and the attributes
-/// deserialization did not consume. Every error names the entity type and,
-/// when the item holds it, the item's key.
-fn read<M: Mapper>(mut item: Item) -> Result<(M::Entity, Item)> {
-    let ctx = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
-    let table = fields::<M>()?;
-    if table.is_none() {
-        // A design error, not the item's: no key in the error.
-        naming_needs_struct::<M>()?;
-    }
-    let is_field = |name: &str| match table {
-        Some(t) => t.field_for(name).is_some(),
-        None => !M::owns_attribute(name),
-    };
-    // First, before any hook or recursive code sees the item: depth (without
-    // recursion), sets, types. An item refused here may be nested too deep
-    // for the recursive `Drop` of `AttributeValue`: it is taken apart
-    // without recursion.
-    if let Err(e) = check_received(&item, is_field) {
-        let e = ctx(e).with_key(|| M::TABLE.render_key(&item));
-        drop_item(item);
-        return Err(e);
-    }
-    if let Err(e) = M::before_from_item(&mut item) {
-        return Err(ctx(e).with_key(|| M::TABLE.render_key(&item)));
-    }
-    // The key for errors is rendered from what deserialization leaves; only
-    // when it consumes a key attribute (an entity field named like one) is it
-    // rendered up front.
-    let key_is_field = std::iter::once(M::TABLE.partition_key_attribute().name)
-        .chain(M::TABLE.sort_key_attribute().map(|k| k.name))
-        .any(is_field);
-    let early_key = key_is_field.then(|| M::TABLE.render_key(&item));
-    // `item` keeps what the entity consumes, `rest` gets the others.
-    let rest = item.extract_if(|k, _| !is_field(k)).collect::<Item>();
-    let key = || {
-        early_key
-            .clone()
-            .unwrap_or_else(|| M::TABLE.render_key(&rest))
-    };
-    let read = match table {
-        Some(t) => crate::de::from_fields(item, t).map_err(|e| deserialize_error::<M>(e, t)),
-        None => serde_path_to_error::deserialize(crate::de::Value::item(item)).map_err(|e| {
-            Error::Deserialize {
-                entity_type: Some(M::ENTITY_TYPE.to_owned()),
-                key: None,
-                path: non_root(e.path().to_string()),
-                source: e.into_inner(),
-            }
-        }),
-    };
-    let mut entity: M::Entity = read.map_err(|e| e.with_key(key))?;
-    M::after_from_item(&mut entity, &rest).map_err(|e| ctx(e).with_key(key))?;
-    Ok((entity, rest))
-}
-
-/// The error for a failed deserialization: a missing field becomes
-/// [`Error::MissingAttribute`] under its stored name; anything else is
-/// [`Error::Deserialize`] with the attribute path.
-fn deserialize_error<M: Mapper>(error: FieldsError, table: &FieldTable) -> Error {
-    match error {
-        FieldsError::MissingField(field) => Error::MissingAttribute {
-            entity_type: Some(M::ENTITY_TYPE.to_owned()),
-            key: None,
-            attribute: table.stored_for(field, M::NAMING).into_owned(),
-        },
-        FieldsError::Other(source, path) => Error::Deserialize {
-            entity_type: Some(M::ENTITY_TYPE.to_owned()),
-            key: None,
-            path,
-            source,
-        },
-    }
 }

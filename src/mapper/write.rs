@@ -1,0 +1,110 @@
+//! The way out: before-hook, serialization under stored names,
+//! discriminator, after-hook, the bag merged back, then the one pass of
+//! write checks.
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use super::{Mapper, fields, naming_needs_struct};
+use crate::check::{self, WriteRules};
+use crate::error::{Error, Result};
+use crate::item::{Item, check_depth};
+use crate::record::AttributeBag;
+use crate::ser::{Cause, Failure, SerError};
+
+/// Hooks, serialization, renaming and discriminator; no checks yet.
+pub(super) fn build_item<M: Mapper>(entity: &M::Entity) -> Result<Item> {
+    let ctx = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
+    M::before_to_item(entity).map_err(ctx)?;
+    let table = fields::<M>()?;
+    if table.is_none() {
+        naming_needs_struct::<M>()?;
+    }
+    let mut item = match crate::ser::to_item(entity, table, M::NAMING) {
+        Ok(item) => item,
+        Err(SerError::NotAStruct) => serialize::<M>(entity)?,
+        Err(SerError::Field(stored, failure)) => {
+            let path = format!("{stored}{}", failure.path());
+            return Err(serialize_error::<M>(Some(path), failure));
+        }
+    };
+    if let Some(attr) = M::TABLE.discriminator_attribute() {
+        item.insert(
+            attr.to_owned(),
+            AttributeValue::S(M::ENTITY_TYPE.to_owned()),
+        );
+    }
+    M::after_to_item(entity, &mut item).map_err(ctx)?;
+    Ok(item)
+}
+
+fn serialize<M: Mapper>(entity: &M::Entity) -> Result<Item> {
+    match crate::ser::entity_to_value(entity) {
+        Ok(AttributeValue::M(item)) => Ok(item),
+        Ok(other) => Err(Error::Serialize {
+            entity_type: Some(M::ENTITY_TYPE.to_owned()),
+            path: None,
+            source: serde::ser::Error::custom(format!(
+                "the entity is {}, not a map of attributes (serialize it as a struct or a map)",
+                crate::item::type_name(&other)
+            )),
+        }),
+        Err(failure) => {
+            let path = failure.path();
+            let path = path.strip_prefix('.').unwrap_or(&path);
+            Err(serialize_error::<M>(
+                (!path.is_empty()).then(|| path.to_owned()),
+                failure,
+            ))
+        }
+    }
+}
+
+/// The error for a failed serialization at `path`: a value nested too deep
+/// is [`Error::InvalidValue`] (as the write check says for an item built by
+/// hand), anything else [`Error::Serialize`].
+fn serialize_error<M: Mapper>(path: Option<String>, failure: Failure) -> Error {
+    match failure.cause {
+        Cause::TooDeep(reason) => {
+            Error::invalid_value(path.unwrap_or_else(|| "(entity)".to_owned()), reason)
+                .with_entity_type(M::ENTITY_TYPE)
+        }
+        Cause::Serde(source) => Error::Serialize {
+            entity_type: Some(M::ENTITY_TYPE.to_owned()),
+            path,
+            source,
+        },
+    }
+}
+
+pub(super) fn merge_bag<M: Mapper>(item: &mut Item, bag: &AttributeBag) -> Result<()> {
+    let table = fields::<M>()?;
+    let merged = |name: &str| {
+        !(item.contains_key(name)
+            || M::owns_attribute(name)
+            || table.is_some_and(|t| t.field_for(name).is_some()))
+    };
+    // Cloning recurses: the bag's depth is checked first (a bag can be
+    // built by hand, to any depth).
+    check_depth(bag.as_item().iter().filter(|(name, _)| merged(name)))
+        .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
+    let merge: Vec<(String, AttributeValue)> = bag
+        .iter()
+        .filter(|(name, _)| merged(name))
+        .map(|(name, value)| (name.to_owned(), value.clone()))
+        .collect();
+    item.extend(merge);
+    Ok(())
+}
+
+/// The write checks, in their one pass.
+pub(super) fn finish<M: Mapper>(item: Item) -> Result<Item> {
+    check::write(
+        &item,
+        WriteRules {
+            table: Some(&M::TABLE),
+            patterns: M::KEY_PATTERNS,
+            entity_type: Some(M::ENTITY_TYPE),
+        },
+    )?;
+    Ok(item)
+}
