@@ -3,12 +3,17 @@
 cycle.
 
 A module `a` depends on `b` when code in `src/a.rs` or `src/a/**` names
-`crate::b` (in a `use` or a path), or `super::b` from a file directly under
-`src/a/`... (only `crate::` paths cross top-level modules in this crate).
-Comments and doc comments are ignored, so a doc link does not count.
+`crate::b` (in a `use` or a path); in this crate only `crate::` paths cross
+top-level modules.
+Comments, doc comments and literals are ignored, so a doc link does not
+count; so are files named `tests.rs` (unit tests may use anything).
 
-Usage: scripts/module_cycles.py [SRC_DIR ...]   (default: src testkit/src)
-Prints the edges and each cycle found; exits 1 when there is one.
+Usage: scripts/module_cycles.py [--layers ARCHITECTURE.md] [SRC_DIR ...]
+(default: src testkit/src). Prints the edges and each cycle found; exits 1
+when there is one. With --layers, also reads the table of rows in that file
+(`| 3 | `schema` | ... |`) and fails when a module of the first SRC_DIR
+uses one of its own or a later row, or is missing from the table, so the
+document stays true.
 """
 import re
 import sys
@@ -63,6 +68,8 @@ def edges(src: Path) -> dict[str, set[str]]:
         if module is None:
             continue
         graph.setdefault(module, set())
+        if path.name == "tests.rs":
+            continue
         code = code_of(path.read_text())
         names = set(re.findall(r"\bcrate::([a-z_][a-z0-9_]*)", code))
         # `use crate::{a::X, b::Y}` groups.
@@ -111,8 +118,36 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+def layers(path: Path) -> dict[str, int]:
+    rows: dict[str, int] = {}
+    for line in path.read_text().split("\n"):
+        m = re.match(r"\|\s*(\d+)\s*\|([^|]*)\|", line)
+        if m:
+            for name in re.findall(r"`([a-z_]+)`", m.group(2)):
+                rows[name] = int(m.group(1))
+    return rows
+
+
+def check_layers(graph: dict[str, set[str]], rows: dict[str, int]) -> list[str]:
+    problems = []
+    for module in sorted(graph):
+        if module not in rows:
+            problems.append(f"{module} is in no row of the layer table")
+            continue
+        for dep in sorted(graph[module]):
+            if dep in rows and rows[dep] >= rows[module]:
+                problems.append(
+                    f"{module} (row {rows[module]}) uses {dep} (row {rows[dep]})"
+                )
+    return problems
+
+
 def main() -> int:
-    roots = [Path(a) for a in sys.argv[1:]] or [Path("src"), Path("testkit/src")]
+    args = sys.argv[1:]
+    table = None
+    if args[:1] == ["--layers"]:
+        table, args = Path(args[1]), args[2:]
+    roots = [Path(a) for a in args] or [Path("src"), Path("testkit/src")]
     failed = False
     for src in roots:
         graph = edges(src)
@@ -128,6 +163,13 @@ def main() -> int:
                     print(f"    {a} -> {b}")
         if not found:
             print("  no cycle")
+        if table is not None and src == roots[0]:
+            problems = check_layers(graph, layers(table))
+            for p in problems:
+                failed = True
+                print(f"  LAYERS ({table}): {p}")
+            if not problems:
+                print(f"  every module uses only earlier rows of {table}")
     return 1 if failed else 0
 
 

@@ -1,56 +1,27 @@
-//! # dynamodb-mapper
+#![doc = include_str!("../README.md")]
 //!
-//! Serde-based item mapping with lifecycle hooks for DynamoDB **single-table
-//! design**. Not an ORM: you keep calling `aws-sdk-dynamodb` yourself; this
-//! crate turns domain values into [`Item`]s and items back into domain values.
+//! ## Module map
 //!
-//! - Domain structs stay plain `#[derive(Serialize, Deserialize)]` types.
-//! - One [`Mapper`] per entity adds what exists only for persistence (pk/sk,
-//!   GSI keys, the `entityType` discriminator, TTL) in its hooks, and checks
-//!   what it reads.
-//! - A lossless read ([`Mapper::record_from_item`]) keeps every attribute the
-//!   mapper does not own in an [`AttributeBag`], and a write merges it back.
-//! - The [`TableSchema`] checks every item before it is sent (keys, index key
-//!   pairs, sizes, numbers, sets) and creates the table for tests.
+//! From the bottom up; a module uses only those above it (see
+//! `ARCHITECTURE.md` for what each keeps true):
 //!
-//! ```
-//! use dynamodb_mapper::{hooks::put_str, GlobalSecondaryIndex, Item, Mapper, NamingConvention, TableSchema};
-//! use serde::{Deserialize, Serialize};
-//!
-//! const APP_TABLE: TableSchema = TableSchema::new("pk")
-//!     .sort_key("sk")
-//!     .indexes(&[GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk")]);
-//!
-//! #[derive(Debug, PartialEq, Serialize, Deserialize)]
-//! struct Customer {
-//!     customer_id: String,
-//!     email: String,
-//! }
-//!
-//! struct CustomerMapper;
-//!
-//! impl Mapper for CustomerMapper {
-//!     type Entity = Customer;
-//!     const ENTITY_TYPE: &'static str = "Customer";
-//!     const TABLE: TableSchema = APP_TABLE;
-//!     const NAMING: NamingConvention = NamingConvention::CamelCase;
-//!
-//!     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
-//!         put_str(item, "pk", format!("CUSTOMER#{}", c.customer_id));
-//!         put_str(item, "sk", "METADATA");
-//!         put_str(item, "gsi1pk", format!("EMAIL#{}", c.email));
-//!         put_str(item, "gsi1sk", format!("CUSTOMER#{}", c.customer_id));
-//!         Ok(())
-//!     }
-//! }
-//!
-//! let c = Customer { customer_id: "C1".into(), email: "ada@example.com".into() };
-//! let item = CustomerMapper::to_item(&c)?;            // pass to PutItem
-//! let key = CustomerMapper::string_key("CUSTOMER#C1", "METADATA")?; // pass to GetItem
-//! assert_eq!(key.len(), 2);
-//! assert_eq!(CustomerMapper::from_item(item)?, c);   // from GetItem's output
-//! # Ok::<(), dynamodb_mapper::Error>(())
-//! ```
+//! - `error`: [`Error`], [`ErrorKind`], [`Result`]; `naming`:
+//!   [`NamingConvention`].
+//! - `item`: [`Item`], [`ItemExt`], sizes and the value checks DynamoDB
+//!   applies.
+//! - `schema`: [`TableSchema`], [`GlobalSecondaryIndex`], `CreateTable`.
+//! - [`key`]: key formats, encodings, [`KeyBuilder`], [`KeyPattern`] and
+//!   their overlap analysis.
+//! - `fields`, [`hooks`], `record` ([`Record`], [`AttributeBag`]), `view`
+//!   ([`PartitionView`]).
+//! - `ser`, `de`: serde straight to and from the SDK's `AttributeValue`.
+//! - `check`: the one pass of write checks every outgoing item goes through.
+//! - `mapper`: the [`Mapper`] trait, its write path and its read path.
+//! - [`expr`]: [`Expression`], [`Condition`], [`KeyCondition`] and the SDK
+//!   builder extensions.
+//! - `registry`: [`Registry`], its design checks, [`DiscriminatorFilter`],
+//!   [`Buckets`].
+//! - [`ops`]: batches, optimistic locking, transactions, paged streams.
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
 #![warn(clippy::unwrap_used, clippy::expect_used)]
@@ -94,8 +65,3 @@ pub use schema::{
     MAX_SORT_KEY_BYTES, ScalarType, TableSchema,
 };
 pub use view::PartitionView;
-
-/// The README's examples, compiled and run as doc tests.
-#[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-struct ReadmeDoctests;
