@@ -29,6 +29,8 @@
 
 mod check;
 mod de;
+#[doc(hidden)]
+pub mod doc_support;
 mod error;
 pub mod expr;
 mod fields;

@@ -621,10 +621,7 @@ impl TableSchema {
     ///
     /// ```
     /// use dynamodb_mapper::{GlobalSecondaryIndex, TableSchema};
-    /// # let conf = aws_sdk_dynamodb::Config::builder()
-    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-    /// #     .build();
-    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// # let client = dynamodb_mapper::doc_support::client();
     ///
     /// const T: TableSchema = TableSchema::new("pk").sort_key("sk")
     ///     .indexes(&[GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk")]);

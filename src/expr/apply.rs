@@ -107,10 +107,7 @@ fn merge(
 /// ```
 /// use dynamodb_mapper::expr::{KeyCondition, KeyConditionExt};
 /// use dynamodb_mapper::{GlobalSecondaryIndex, TableSchema};
-/// # let conf = aws_sdk_dynamodb::Config::builder()
-/// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-/// #     .build();
-/// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+/// # let client = dynamodb_mapper::doc_support::client();
 ///
 /// const T: TableSchema = TableSchema::new("pk").sort_key("sk")
 ///     .indexes(&[GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk")]);
@@ -135,10 +132,7 @@ pub trait KeyConditionExt: Sized {
     /// ```
     /// use dynamodb_mapper::expr::{KeyCondition, KeyConditionExt};
     /// use dynamodb_mapper::TableSchema;
-    /// # let conf = aws_sdk_dynamodb::Config::builder()
-    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-    /// #     .build();
-    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// # let client = dynamodb_mapper::doc_support::client();
     /// let query = client.query().key_condition_expression("pk = :pk");
     /// let err = query.with_key_condition(KeyCondition::new(TableSchema::new("pk"), "A")).unwrap_err();
     /// assert_eq!(
@@ -201,10 +195,7 @@ impl KeyConditionExt for QueryFluentBuilder {
 ///
 /// ```
 /// use dynamodb_mapper::expr::{attr, FilterExt};
-/// # let conf = aws_sdk_dynamodb::Config::builder()
-/// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-/// #     .build();
-/// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+/// # let client = dynamodb_mapper::doc_support::client();
 /// let scan = client.scan().table_name("AppTable").with_filter(attr("status").eq("open"))?;
 /// assert_eq!(scan.get_filter_expression().as_deref(), Some("#c0 = :c0"));
 /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -220,10 +211,7 @@ pub trait FilterExt: Sized {
     /// ```
     /// use aws_sdk_dynamodb::types::AttributeValue;
     /// use dynamodb_mapper::expr::{attr, FilterExt};
-    /// # let conf = aws_sdk_dynamodb::Config::builder()
-    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-    /// #     .build();
-    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// # let client = dynamodb_mapper::doc_support::client();
     /// let query = client
     ///     .query()
     ///     .key_condition_expression("pk = :c0")
@@ -299,10 +287,7 @@ pub trait ConditionExt: Sized {
     /// ```
     /// use aws_sdk_dynamodb::types::AttributeValue;
     /// use dynamodb_mapper::expr::{attr, ConditionExt};
-    /// # let conf = aws_sdk_dynamodb::Config::builder()
-    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-    /// #     .build();
-    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// # let client = dynamodb_mapper::doc_support::client();
     /// let update = client
     ///     .update_item()
     ///     .table_name("AppTable")

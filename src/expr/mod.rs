@@ -23,10 +23,7 @@
 //! ```
 //! use dynamodb_mapper::expr::{attr, FilterExt, KeyCondition, KeyConditionExt};
 //! use dynamodb_mapper::TableSchema;
-//! # let conf = aws_sdk_dynamodb::Config::builder()
-//! #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-//! #     .build();
-//! # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+//! # let client = dynamodb_mapper::doc_support::client();
 //!
 //! const APP_TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
 //!

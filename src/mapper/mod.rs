@@ -349,21 +349,11 @@ pub trait Mapper: Sized + 'static {
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, AttributeBag, Item, Mapper, TableSchema};
     /// # use aws_sdk_dynamodb::types::AttributeValue;
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note { text: String }
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(_: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", "NOTE#1");
-    /// #         Ok(())
-    /// #     }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// let mut bag = AttributeBag::new();
     /// bag.insert("color", AttributeValue::S("red".into()));
     /// bag.insert("pk", AttributeValue::S("stale".into())); // owned: ignored
-    /// let item = NoteMapper::to_item_with_bag(&Note { text: "hi".into() }, &bag)?;
+    /// let item = NoteMapper::to_item_with_bag(&Note { id: 1, text: "hi".into() }, &bag)?;
     /// assert_eq!(item["color"], AttributeValue::S("red".into()));
     /// assert_eq!(item["pk"], AttributeValue::S("NOTE#1".into()));
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -384,18 +374,8 @@ pub trait Mapper: Sized + 'static {
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
     /// # use aws_sdk_dynamodb::types::AttributeValue;
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note { text: String }
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(_: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", "NOTE#1");
-    /// #         Ok(())
-    /// #     }
-    /// # }
-    /// let mut stored = NoteMapper::to_item(&Note { text: "v1".into() })?;
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let mut stored = NoteMapper::to_item(&Note { id: 1, text: "v1".into() })?;
     /// stored.insert("addedByV2".into(), AttributeValue::Bool(true));
     ///
     /// let mut record = NoteMapper::record_from_item(stored)?;
@@ -455,18 +435,8 @@ pub trait Mapper: Sized + 'static {
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema, ErrorKind};
     /// # use aws_sdk_dynamodb::types::AttributeValue;
-    /// # #[derive(Debug, serde::Serialize, serde::Deserialize)] struct Note { text: String }
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(_: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", "NOTE#1");
-    /// #         Ok(())
-    /// #     }
-    /// # }
-    /// let item = NoteMapper::to_item(&Note { text: "hi".into() })?;
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let item = NoteMapper::to_item(&Note { id: 1, text: "hi".into() })?;
     /// assert_eq!(NoteMapper::from_item(item)?.text, "hi");
     ///
     /// let order = Item::from([
@@ -481,7 +451,7 @@ pub trait Mapper: Sized + 'static {
     /// );
     ///
     /// // Sets DynamoDB never stores, and nesting deeper than it allows.
-    /// let mut item = NoteMapper::to_item(&Note { text: "hi".into() })?;
+    /// let mut item = NoteMapper::to_item(&Note { id: 1, text: "hi".into() })?;
     /// item.insert("tags".into(), AttributeValue::Ns(vec!["1".into(), "1.0".into()]));
     /// assert_eq!(
     ///     NoteMapper::from_item(item).unwrap_err().to_string(),
@@ -492,7 +462,7 @@ pub trait Mapper: Sized + 'static {
     /// for _ in 0..1_000 {
     ///     deep = AttributeValue::L(vec![deep]);
     /// }
-    /// let mut item = NoteMapper::to_item(&Note { text: "hi".into() })?;
+    /// let mut item = NoteMapper::to_item(&Note { id: 1, text: "hi".into() })?;
     /// item.insert("text".into(), deep);
     /// let err = NoteMapper::from_item(item).unwrap_err();
     /// assert_eq!(err.kind(), ErrorKind::InvalidValue);
@@ -521,21 +491,11 @@ pub trait Mapper: Sized + 'static {
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
     /// # use aws_sdk_dynamodb::types::AttributeValue;
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note { text: String }
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(_: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", "NOTE#1");
-    /// #         Ok(())
-    /// #     }
-    /// # }
-    /// let mut item = NoteMapper::to_item(&Note { text: "hi".into() })?;
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let mut item = NoteMapper::to_item(&Note { id: 1, text: "hi".into() })?;
     /// item.insert("color".into(), AttributeValue::S("red".into()));
     /// let record = NoteMapper::record_from_item(item)?;
-    /// assert_eq!(record.bag.len(), 1); // pk, entityType and text are owned
+    /// assert_eq!(record.bag.len(), 1); // pk, entityType, id and text are owned
     /// assert_eq!(record.bag.get("color"), Some(&AttributeValue::S("red".into())));
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
@@ -578,17 +538,7 @@ pub trait Mapper: Sized + 'static {
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note { id: u32, text: String }
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(n: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", format!("NOTE#{}", n.id));
-    /// #         Ok(())
-    /// #     }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// let key = NoteMapper::key(&Note { id: 7, text: "hi".into() })?;
     /// assert_eq!(key.len(), 1);
     /// assert!(key.contains_key("pk"));
@@ -609,15 +559,7 @@ pub trait Mapper: Sized + 'static {
     /// keys are not strings.
     ///
     /// ```
-    /// # use dynamodb_mapper::{Item, Mapper, TableSchema};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Customer {}
-    /// # struct CustomerMapper;
-    /// # impl Mapper for CustomerMapper {
-    /// #     type Entity = Customer;
-    /// #     const ENTITY_TYPE: &'static str = "Customer";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
-    /// #     fn after_to_item(_: &Customer, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// let key = CustomerMapper::string_key("CUSTOMER#C1", "METADATA")?;
     /// assert_eq!(key.len(), 2);
     /// assert!(CustomerMapper::string_key("", "METADATA").is_err());

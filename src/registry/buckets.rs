@@ -19,31 +19,7 @@ use crate::mapper::Mapper;
 /// ```
 /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
 /// # use serde::{Deserialize, Serialize};
-/// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
-/// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Invoice { id: String }
-/// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct InvoiceItem { invoice: String, line: u32 }
-/// # struct InvoiceMapper;
-/// # impl Mapper for InvoiceMapper {
-/// #     type Entity = Invoice;
-/// #     const ENTITY_TYPE: &'static str = "Invoice";
-/// #     const TABLE: TableSchema = TABLE;
-/// #     fn after_to_item(i: &Invoice, item: &mut Item) -> dynamodb_mapper::Result<()> {
-/// #         put_str(item, "pk", format!("INVOICE#{}", i.id));
-/// #         put_str(item, "sk", "METADATA");
-/// #         Ok(())
-/// #     }
-/// # }
-/// # struct InvoiceItemMapper;
-/// # impl Mapper for InvoiceItemMapper {
-/// #     type Entity = InvoiceItem;
-/// #     const ENTITY_TYPE: &'static str = "InvoiceItem";
-/// #     const TABLE: TableSchema = TABLE;
-/// #     fn after_to_item(i: &InvoiceItem, item: &mut Item) -> dynamodb_mapper::Result<()> {
-/// #         put_str(item, "pk", format!("INVOICE#{}", i.invoice));
-/// #         put_str(item, "sk", format!("ITEM#{:03}", i.line));
-/// #         Ok(())
-/// #     }
-/// # }
+/// # use dynamodb_mapper::doc_support::*;
 /// use dynamodb_mapper::Buckets;
 ///
 /// struct FullInvoice {
@@ -182,18 +158,7 @@ impl Buckets {
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
-    /// # #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)] struct Invoice { id: String }
-    /// # struct InvoiceMapper;
-    /// # impl Mapper for InvoiceMapper {
-    /// #     type Entity = Invoice;
-    /// #     const ENTITY_TYPE: &'static str = "Invoice";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
-    /// #     fn after_to_item(i: &Invoice, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", format!("INVOICE#{}", i.id));
-    /// #         put_str(item, "sk", "METADATA");
-    /// #         Ok(())
-    /// #     }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// use dynamodb_mapper::Buckets;
     ///
     /// let invoice = InvoiceMapper::to_item(&Invoice { id: "1".into() })?;

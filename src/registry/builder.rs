@@ -22,14 +22,7 @@ use super::policy::{MissingPolicy, UnknownPolicy};
 ///
 /// ```
 /// # use dynamodb_mapper::{Item, Mapper, TableSchema};
-/// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
-/// # struct NoteMapper;
-/// # impl Mapper for NoteMapper {
-/// #     type Entity = Note;
-/// #     const ENTITY_TYPE: &'static str = "Note";
-/// #     const TABLE: TableSchema = TableSchema::new("pk");
-/// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
-/// # }
+/// # use dynamodb_mapper::doc_support::*;
 /// use dynamodb_mapper::{MissingPolicy, Registry, UnknownPolicy};
 ///
 /// let builder = Registry::builder()
@@ -68,14 +61,7 @@ impl<T> Registry<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, TableSchema};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// use dynamodb_mapper::Registry;
     ///
     /// let registry = Registry::<Note>::builder().register::<NoteMapper>(|n| n).build()?;
@@ -100,17 +86,7 @@ impl<T: 'static> RegistryBuilder<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
-    /// # #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)] struct Note { text: String }
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(n: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", format!("NOTE#{}", n.text));
-    /// #         Ok(())
-    /// #     }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// use dynamodb_mapper::{Decoded, Registry};
     ///
     /// #[derive(Debug, PartialEq)]
@@ -118,8 +94,8 @@ impl<T: 'static> RegistryBuilder<T> {
     ///     Note(Note),
     /// }
     /// let registry = Registry::builder().register::<NoteMapper>(Entity::Note).build()?;
-    /// let item = NoteMapper::to_item(&Note { text: "hi".into() })?;
-    /// assert_eq!(registry.decode(item)?, Decoded::Entity(Entity::Note(Note { text: "hi".into() })));
+    /// let item = NoteMapper::to_item(&Note { id: 1, text: "hi".into() })?;
+    /// assert_eq!(registry.decode(item)?, Decoded::Entity(Entity::Note(Note { id: 1, text: "hi".into() })));
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn register<M: Mapper>(
@@ -136,17 +112,7 @@ impl<T: 'static> RegistryBuilder<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
-    /// # #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)] struct Note { text: String }
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(n: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", format!("NOTE#{}", n.text));
-    /// #         Ok(())
-    /// #     }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// use aws_sdk_dynamodb::types::AttributeValue;
     /// use dynamodb_mapper::{Record, Registry};
     ///
@@ -154,7 +120,7 @@ impl<T: 'static> RegistryBuilder<T> {
     ///     Note(Record<Note>),
     /// }
     /// let registry = Registry::builder().register_record::<NoteMapper>(Entity::Note).build()?;
-    /// let mut item = NoteMapper::to_item(&Note { text: "hi".into() })?;
+    /// let mut item = NoteMapper::to_item(&Note { id: 1, text: "hi".into() })?;
     /// item.insert("color".into(), AttributeValue::S("red".into()));
     /// let Some(Entity::Note(record)) = registry.decode(item)?.into_entity() else { panic!() };
     /// assert_eq!(record.bag.get("color"), Some(&AttributeValue::S("red".into())));
@@ -243,14 +209,7 @@ impl<T> RegistryBuilder<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// use dynamodb_mapper::UnknownPolicy;
     ///
     /// let registry = Registry::builder()
@@ -270,14 +229,7 @@ impl<T> RegistryBuilder<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// use dynamodb_mapper::{Decoded, MissingPolicy};
     ///
     /// let registry = Registry::builder()
@@ -298,14 +250,7 @@ impl<T> RegistryBuilder<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// let registry = Registry::builder()
     ///     .register::<NoteMapper>(|n| n)
     ///     .group("Documents", &["Note"])

@@ -52,32 +52,7 @@ pub(super) struct Inner<T> {
 /// ```
 /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
 /// # use serde::{Deserialize, Serialize};
-/// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
-/// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
-/// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
-/// # struct CustomerMapper;
-/// # impl Mapper for CustomerMapper {
-/// #     type Entity = Customer;
-/// #     const ENTITY_TYPE: &'static str = "Customer";
-/// #     const TABLE: TableSchema = TABLE;
-/// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
-/// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
-/// #         put_str(item, "sk", "METADATA");
-/// #         Ok(())
-/// #     }
-/// # }
-/// # struct OrderMapper;
-/// # impl Mapper for OrderMapper {
-/// #     type Entity = Order;
-/// #     const ENTITY_TYPE: &'static str = "Order";
-/// #     const ALIASES: &'static [&'static str] = &["Purchase"];
-/// #     const TABLE: TableSchema = TABLE;
-/// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
-/// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
-/// #         put_str(item, "sk", format!("ORDER#{}", o.id));
-/// #         Ok(())
-/// #     }
-/// # }
+/// # use dynamodb_mapper::doc_support::*;
 /// use dynamodb_mapper::{Registry, UnknownPolicy};
 ///
 /// #[derive(Debug, PartialEq)]
@@ -183,14 +158,7 @@ impl<T> Registry<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
     /// assert_eq!(registry.entity_types(), ["Note"]);
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -206,15 +174,7 @@ impl<T> Registry<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Order {}
-    /// # struct OrderMapper;
-    /// # impl Mapper for OrderMapper {
-    /// #     type Entity = Order;
-    /// #     const ENTITY_TYPE: &'static str = "Order";
-    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(_: &Order, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// let registry = Registry::builder().register::<OrderMapper>(|o| o).build()?;
     /// assert_eq!(registry.entity_type_of("Purchase"), Some("Order"));
     /// assert_eq!(registry.entity_type_of("Order"), Some("Order"));
@@ -233,14 +193,7 @@ impl<T> Registry<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema, UnknownPolicy};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
     /// assert_eq!(registry.unknown_policy(), UnknownPolicy::Error);
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -254,14 +207,7 @@ impl<T> Registry<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, MissingPolicy, Registry, TableSchema};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// let registry = Registry::builder()
     ///     .register::<NoteMapper>(|n| n)
     ///     .on_missing(MissingPolicy::Keep)
@@ -284,33 +230,7 @@ impl<T> Registry<T> {
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
     /// # use serde::{Deserialize, Serialize};
-    /// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
-    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
-    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
-    /// # struct CustomerMapper;
-    /// # impl Mapper for CustomerMapper {
-    /// #     type Entity = Customer;
-    /// #     const ENTITY_TYPE: &'static str = "Customer";
-    /// #     const TABLE: TableSchema = TABLE;
-    /// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
-    /// #         put_str(item, "sk", "METADATA");
-    /// #         Ok(())
-    /// #     }
-    /// # }
-    /// # struct OrderMapper;
-    /// # impl Mapper for OrderMapper {
-    /// #     type Entity = Order;
-    /// #     const ENTITY_TYPE: &'static str = "Order";
-    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
-    /// #     const TABLE: TableSchema = TABLE;
-    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
-    /// #         put_str(item, "sk", format!("ORDER#{}", o.id));
-    /// #         Ok(())
-    /// #     }
-    /// # }
-    /// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+    /// # use dynamodb_mapper::doc_support::*;
     /// use aws_sdk_dynamodb::types::AttributeValue;
     /// use dynamodb_mapper::{Decoded, Registry};
     ///
@@ -349,33 +269,7 @@ impl<T> Registry<T> {
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
     /// # use serde::{Deserialize, Serialize};
-    /// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
-    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
-    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
-    /// # struct CustomerMapper;
-    /// # impl Mapper for CustomerMapper {
-    /// #     type Entity = Customer;
-    /// #     const ENTITY_TYPE: &'static str = "Customer";
-    /// #     const TABLE: TableSchema = TABLE;
-    /// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
-    /// #         put_str(item, "sk", "METADATA");
-    /// #         Ok(())
-    /// #     }
-    /// # }
-    /// # struct OrderMapper;
-    /// # impl Mapper for OrderMapper {
-    /// #     type Entity = Order;
-    /// #     const ENTITY_TYPE: &'static str = "Order";
-    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
-    /// #     const TABLE: TableSchema = TABLE;
-    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
-    /// #         put_str(item, "sk", format!("ORDER#{}", o.id));
-    /// #         Ok(())
-    /// #     }
-    /// # }
-    /// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+    /// # use dynamodb_mapper::doc_support::*;
     /// use aws_sdk_dynamodb::types::AttributeValue;
     /// use dynamodb_mapper::{Registry, Unmatched, UnknownPolicy};
     ///
@@ -413,33 +307,7 @@ impl<T> Registry<T> {
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
     /// # use serde::{Deserialize, Serialize};
-    /// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
-    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
-    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
-    /// # struct CustomerMapper;
-    /// # impl Mapper for CustomerMapper {
-    /// #     type Entity = Customer;
-    /// #     const ENTITY_TYPE: &'static str = "Customer";
-    /// #     const TABLE: TableSchema = TABLE;
-    /// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
-    /// #         put_str(item, "sk", "METADATA");
-    /// #         Ok(())
-    /// #     }
-    /// # }
-    /// # struct OrderMapper;
-    /// # impl Mapper for OrderMapper {
-    /// #     type Entity = Order;
-    /// #     const ENTITY_TYPE: &'static str = "Order";
-    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
-    /// #     const TABLE: TableSchema = TABLE;
-    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
-    /// #         put_str(item, "sk", format!("ORDER#{}", o.id));
-    /// #         Ok(())
-    /// #     }
-    /// # }
-    /// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+    /// # use dynamodb_mapper::doc_support::*;
     /// use dynamodb_mapper::Registry;
     ///
     /// let registry = Registry::builder()
@@ -475,14 +343,7 @@ impl<T> Registry<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// let registry = Registry::builder()
     ///     .register::<NoteMapper>(|n| n)
     ///     .group("Everything", &["Note"])
@@ -499,19 +360,9 @@ impl<T> Registry<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, Registry, TableSchema};
-    /// # #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)] struct Note { text: String }
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(n: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", format!("NOTE#{}", n.text));
-    /// #         Ok(())
-    /// #     }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
-    /// let note = Note { text: "hi".into() };
+    /// let note = Note { id: 1, text: "hi".into() };
     /// let mut parts = registry.buckets(vec![NoteMapper::to_item(&note)?]);
     /// assert_eq!(parts.one::<NoteMapper>()?, note);
     /// parts.finish()?;

@@ -47,33 +47,7 @@ pub const MAX_FILTER_VALUES: usize = 100;
 /// ```
 /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, Registry, TableSchema};
 /// # use serde::{Deserialize, Serialize};
-/// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
-/// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
-/// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
-/// # struct CustomerMapper;
-/// # impl Mapper for CustomerMapper {
-/// #     type Entity = Customer;
-/// #     const ENTITY_TYPE: &'static str = "Customer";
-/// #     const TABLE: TableSchema = TABLE;
-/// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
-/// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
-/// #         put_str(item, "sk", "METADATA");
-/// #         Ok(())
-/// #     }
-/// # }
-/// # struct OrderMapper;
-/// # impl Mapper for OrderMapper {
-/// #     type Entity = Order;
-/// #     const ENTITY_TYPE: &'static str = "Order";
-/// #     const ALIASES: &'static [&'static str] = &["Purchase"];
-/// #     const TABLE: TableSchema = TABLE;
-/// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
-/// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
-/// #         put_str(item, "sk", format!("ORDER#{}", o.id));
-/// #         Ok(())
-/// #     }
-/// # }
-/// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+/// # use dynamodb_mapper::doc_support::*;
 /// use aws_sdk_dynamodb::types::AttributeValue;
 ///
 /// let registry = Registry::builder()
@@ -124,14 +98,7 @@ impl DiscriminatorFilter {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
     /// assert_eq!(registry.filter(&["Note"])?.expression(), "#dmType0 = :dmType0");
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -170,14 +137,7 @@ impl DiscriminatorFilter {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// use aws_sdk_dynamodb::types::AttributeValue;
     ///
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
@@ -195,14 +155,7 @@ impl DiscriminatorFilter {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
     /// let (expression, names, values) = registry.filter(&["Note"])?.into_parts();
     /// assert_eq!(expression, "#dmType0 = :dmType0");

@@ -19,33 +19,7 @@ use super::filter::DiscriminatorFilter;
 /// ```
 /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
 /// # use serde::{Deserialize, Serialize};
-/// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
-/// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
-/// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
-/// # struct CustomerMapper;
-/// # impl Mapper for CustomerMapper {
-/// #     type Entity = Customer;
-/// #     const ENTITY_TYPE: &'static str = "Customer";
-/// #     const TABLE: TableSchema = TABLE;
-/// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
-/// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
-/// #         put_str(item, "sk", "METADATA");
-/// #         Ok(())
-/// #     }
-/// # }
-/// # struct OrderMapper;
-/// # impl Mapper for OrderMapper {
-/// #     type Entity = Order;
-/// #     const ENTITY_TYPE: &'static str = "Order";
-/// #     const ALIASES: &'static [&'static str] = &["Purchase"];
-/// #     const TABLE: TableSchema = TABLE;
-/// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
-/// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
-/// #         put_str(item, "sk", format!("ORDER#{}", o.id));
-/// #         Ok(())
-/// #     }
-/// # }
-/// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+/// # use dynamodb_mapper::doc_support::*;
 /// use dynamodb_mapper::Registry;
 ///
 /// let registry = Registry::builder()
@@ -97,33 +71,7 @@ impl<T> Registry<T> {
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
     /// # use serde::{Deserialize, Serialize};
-    /// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
-    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
-    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
-    /// # struct CustomerMapper;
-    /// # impl Mapper for CustomerMapper {
-    /// #     type Entity = Customer;
-    /// #     const ENTITY_TYPE: &'static str = "Customer";
-    /// #     const TABLE: TableSchema = TABLE;
-    /// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
-    /// #         put_str(item, "sk", "METADATA");
-    /// #         Ok(())
-    /// #     }
-    /// # }
-    /// # struct OrderMapper;
-    /// # impl Mapper for OrderMapper {
-    /// #     type Entity = Order;
-    /// #     const ENTITY_TYPE: &'static str = "Order";
-    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
-    /// #     const TABLE: TableSchema = TABLE;
-    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
-    /// #         put_str(item, "sk", format!("ORDER#{}", o.id));
-    /// #         Ok(())
-    /// #     }
-    /// # }
-    /// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+    /// # use dynamodb_mapper::doc_support::*;
     /// use dynamodb_mapper::Registry;
     ///
     /// let registry = Registry::builder()
@@ -155,14 +103,7 @@ impl<'r, T> Group<'r, T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).group("All", &["Note"]).build()?;
     /// assert_eq!(registry.group("All")?.name(), "All");
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -176,14 +117,7 @@ impl<'r, T> Group<'r, T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).group("All", &["Note"]).build()?;
     /// assert_eq!(registry.group("All")?.entity_types(), ["Note"]);
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -198,15 +132,7 @@ impl<'r, T> Group<'r, T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Order {}
-    /// # struct OrderMapper;
-    /// # impl Mapper for OrderMapper {
-    /// #     type Entity = Order;
-    /// #     const ENTITY_TYPE: &'static str = "Order";
-    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(_: &Order, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// let registry = Registry::builder().register::<OrderMapper>(|o| o).group("Sales", &["Order"]).build()?;
     /// let sales = registry.group("Sales")?;
     /// assert!(sales.contains("Purchase") && sales.contains("Order"));
@@ -225,15 +151,7 @@ impl<'r, T> Group<'r, T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Order {}
-    /// # struct OrderMapper;
-    /// # impl Mapper for OrderMapper {
-    /// #     type Entity = Order;
-    /// #     const ENTITY_TYPE: &'static str = "Order";
-    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
-    /// #     fn after_to_item(_: &Order, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
-    /// # }
+    /// # use dynamodb_mapper::doc_support::*;
     /// let registry = Registry::builder().register::<OrderMapper>(|o| o).group("Sales", &["Order"]).build()?;
     /// let filter = registry.group("Sales")?.filter();
     /// assert_eq!(filter, registry.filter(&["Order"])?);
@@ -254,33 +172,7 @@ impl<'r, T> Group<'r, T> {
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
     /// # use serde::{Deserialize, Serialize};
-    /// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
-    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
-    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
-    /// # struct CustomerMapper;
-    /// # impl Mapper for CustomerMapper {
-    /// #     type Entity = Customer;
-    /// #     const ENTITY_TYPE: &'static str = "Customer";
-    /// #     const TABLE: TableSchema = TABLE;
-    /// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
-    /// #         put_str(item, "sk", "METADATA");
-    /// #         Ok(())
-    /// #     }
-    /// # }
-    /// # struct OrderMapper;
-    /// # impl Mapper for OrderMapper {
-    /// #     type Entity = Order;
-    /// #     const ENTITY_TYPE: &'static str = "Order";
-    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
-    /// #     const TABLE: TableSchema = TABLE;
-    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
-    /// #         put_str(item, "sk", format!("ORDER#{}", o.id));
-    /// #         Ok(())
-    /// #     }
-    /// # }
-    /// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+    /// # use dynamodb_mapper::doc_support::*;
     /// use dynamodb_mapper::{Decoded, Registry, Unmatched, UnknownPolicy};
     ///
     /// let registry = Registry::builder()
@@ -311,33 +203,7 @@ impl<'r, T> Group<'r, T> {
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
     /// # use serde::{Deserialize, Serialize};
-    /// # const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
-    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Customer { id: String }
-    /// # #[derive(Debug, PartialEq, Serialize, Deserialize)] struct Order { id: String, customer: String }
-    /// # struct CustomerMapper;
-    /// # impl Mapper for CustomerMapper {
-    /// #     type Entity = Customer;
-    /// #     const ENTITY_TYPE: &'static str = "Customer";
-    /// #     const TABLE: TableSchema = TABLE;
-    /// #     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", format!("CUSTOMER#{}", c.id));
-    /// #         put_str(item, "sk", "METADATA");
-    /// #         Ok(())
-    /// #     }
-    /// # }
-    /// # struct OrderMapper;
-    /// # impl Mapper for OrderMapper {
-    /// #     type Entity = Order;
-    /// #     const ENTITY_TYPE: &'static str = "Order";
-    /// #     const ALIASES: &'static [&'static str] = &["Purchase"];
-    /// #     const TABLE: TableSchema = TABLE;
-    /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
-    /// #         put_str(item, "sk", format!("ORDER#{}", o.id));
-    /// #         Ok(())
-    /// #     }
-    /// # }
-    /// # #[derive(Debug, PartialEq)] enum Entity { Customer(Customer), Order(Order) }
+    /// # use dynamodb_mapper::doc_support::*;
     /// use dynamodb_mapper::{Registry, UnknownPolicy};
     ///
     /// let registry = Registry::builder()

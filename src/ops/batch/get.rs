@@ -144,9 +144,7 @@ impl BatchGetter {
     /// A reader of `table`, laid out as `schema`.
     ///
     /// ```
-    /// # let conf = aws_sdk_dynamodb::Config::builder()
-    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest()).build();
-    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// # let client = dynamodb_mapper::doc_support::client();
     /// use dynamodb_mapper::{TableSchema, ops::BatchGetter};
     /// let getter = BatchGetter::new(&client, "AppTable", TableSchema::new("pk"));
     /// ```
@@ -165,9 +163,7 @@ impl BatchGetter {
     /// Sets the retry policy.
     ///
     /// ```
-    /// # let conf = aws_sdk_dynamodb::Config::builder()
-    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest()).build();
-    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// # let client = dynamodb_mapper::doc_support::client();
     /// use dynamodb_mapper::{TableSchema, ops::{BatchGetter, RetryPolicy}};
     /// let g = BatchGetter::new(&client, "T", TableSchema::new("pk")).retry(RetryPolicy::new(2));
     /// ```
@@ -180,9 +176,7 @@ impl BatchGetter {
     /// Sets how many batches are in flight at once (at least 1).
     ///
     /// ```
-    /// # let conf = aws_sdk_dynamodb::Config::builder()
-    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest()).build();
-    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// # let client = dynamodb_mapper::doc_support::client();
     /// use dynamodb_mapper::{TableSchema, ops::BatchGetter};
     /// let g = BatchGetter::new(&client, "T", TableSchema::new("pk")).concurrency(2);
     /// ```
@@ -195,9 +189,7 @@ impl BatchGetter {
     /// Asks for strongly consistent reads.
     ///
     /// ```
-    /// # let conf = aws_sdk_dynamodb::Config::builder()
-    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest()).build();
-    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// # let client = dynamodb_mapper::doc_support::client();
     /// use dynamodb_mapper::{TableSchema, ops::BatchGetter};
     /// let g = BatchGetter::new(&client, "T", TableSchema::new("pk")).consistent_read(true);
     /// ```

@@ -50,20 +50,9 @@ const OPERATION: &str = "BatchWriteItem";
 /// [`import`](Self::import) to load data.
 ///
 /// ```no_run
-/// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema, ops::BatchWriter};
-/// # #[derive(serde::Serialize, serde::Deserialize)] struct Note { id: u32 }
-/// # struct NoteMapper;
-/// # impl Mapper for NoteMapper {
-/// #     type Entity = Note;
-/// #     const ENTITY_TYPE: &'static str = "Note";
-/// #     const TABLE: TableSchema = TableSchema::new("pk");
-/// #     fn after_to_item(n: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
-/// #         put_str(item, "pk", format!("NOTE#{}", n.id));
-/// #         Ok(())
-/// #     }
-/// # }
+/// # use dynamodb_mapper::{doc_support::*, ops::BatchWriter};
 /// # async fn demo(client: aws_sdk_dynamodb::Client) -> dynamodb_mapper::Result<()> {
-/// let notes: Vec<Note> = (0..101).map(|id| Note { id }).collect();
+/// let notes: Vec<Note> = (0..101).map(|id| Note { id, text: "hi".into() }).collect();
 /// let summary = BatchWriter::new(&client, "AppTable", NoteMapper::TABLE)
 ///     .put::<NoteMapper>(&notes)
 ///     .await?;
@@ -86,9 +75,7 @@ impl BatchWriter {
     /// the default [`RetryPolicy`].
     ///
     /// ```
-    /// # let conf = aws_sdk_dynamodb::Config::builder()
-    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest()).build();
-    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// # let client = dynamodb_mapper::doc_support::client();
     /// use dynamodb_mapper::{TableSchema, ops::BatchWriter};
     /// let writer = BatchWriter::new(&client, "AppTable", TableSchema::new("pk")).concurrency(8);
     /// ```
@@ -107,9 +94,7 @@ impl BatchWriter {
     /// Sets the retry policy.
     ///
     /// ```
-    /// # let conf = aws_sdk_dynamodb::Config::builder()
-    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest()).build();
-    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// # let client = dynamodb_mapper::doc_support::client();
     /// use dynamodb_mapper::{TableSchema, ops::{BatchWriter, RetryPolicy}};
     /// let writer = BatchWriter::new(&client, "T", TableSchema::new("pk")).retry(RetryPolicy::new(3));
     /// ```
@@ -122,9 +107,7 @@ impl BatchWriter {
     /// Sets how many batches are in flight at once (at least 1).
     ///
     /// ```
-    /// # let conf = aws_sdk_dynamodb::Config::builder()
-    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest()).build();
-    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// # let client = dynamodb_mapper::doc_support::client();
     /// use dynamodb_mapper::{TableSchema, ops::BatchWriter};
     /// let writer = BatchWriter::new(&client, "T", TableSchema::new("pk")).concurrency(1);
     /// ```
@@ -141,9 +124,7 @@ impl BatchWriter {
     /// before the import gets a version conflict, never overwrites it).
     ///
     /// ```
-    /// # let conf = aws_sdk_dynamodb::Config::builder()
-    /// #     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest()).build();
-    /// # let client = aws_sdk_dynamodb::Client::from_conf(conf);
+    /// # let client = dynamodb_mapper::doc_support::client();
     /// use dynamodb_mapper::{TableSchema, ops::BatchWriter};
     /// let schema = TableSchema::new("pk").version("version");
     /// let loader = BatchWriter::new(&client, "AppTable", schema).import();

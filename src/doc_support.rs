@@ -1,0 +1,150 @@
+//! The set-up the documentation's examples share, so each example shows
+//! what it is about instead of repeating the same mappers. Hidden from the
+//! docs and not part of the API: it may change in any release.
+//!
+//! An example starts with `# use dynamodb_mapper::doc_support::*;` and then
+//! has the crate's main names, these entities and their mappers, and
+//! [`client`] in scope.
+
+use serde::{Deserialize, Serialize};
+
+pub use crate::hooks::put_str;
+pub use crate::{
+    AttributeBag, Error, ErrorKind, Item, ItemExt, Mapper, Record, Registry, Result, TableSchema,
+};
+pub use aws_sdk_dynamodb::types::AttributeValue;
+
+/// A table with a partition and a sort key, `pk` and `sk`.
+pub const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+
+/// A note: one item per note in a table with a partition key only.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Note {
+    /// Its number: the key is `NOTE#{id}`.
+    pub id: u32,
+    /// Its text.
+    pub text: String,
+}
+
+/// Maps [`Note`]s into a table keyed by `pk` only (`NOTE#{id}`).
+pub struct NoteMapper;
+
+impl Mapper for NoteMapper {
+    type Entity = Note;
+    const ENTITY_TYPE: &'static str = "Note";
+    const TABLE: TableSchema = TableSchema::new("pk");
+    fn after_to_item(n: &Note, item: &mut Item) -> Result<()> {
+        put_str(item, "pk", format!("NOTE#{}", n.id));
+        Ok(())
+    }
+}
+
+/// A customer of the shop: `CUSTOMER#{id}` / `METADATA` in [`TABLE`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Customer {
+    /// Its id.
+    pub id: String,
+}
+
+/// An order of a customer: `CUSTOMER#{customer}` / `ORDER#{id}` in
+/// [`TABLE`], so a customer and their orders share a partition.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Order {
+    /// Its id.
+    pub id: String,
+    /// The customer's id.
+    pub customer: String,
+}
+
+/// Maps [`Customer`]s.
+pub struct CustomerMapper;
+
+impl Mapper for CustomerMapper {
+    type Entity = Customer;
+    const ENTITY_TYPE: &'static str = "Customer";
+    const TABLE: TableSchema = TABLE;
+    fn after_to_item(c: &Customer, item: &mut Item) -> Result<()> {
+        put_str(item, "pk", format!("CUSTOMER#{}", c.id));
+        put_str(item, "sk", "METADATA");
+        Ok(())
+    }
+}
+
+/// Maps [`Order`]s; items written as `Purchase` (an older name) are read as
+/// orders too.
+pub struct OrderMapper;
+
+impl Mapper for OrderMapper {
+    type Entity = Order;
+    const ENTITY_TYPE: &'static str = "Order";
+    const ALIASES: &'static [&'static str] = &["Purchase"];
+    const TABLE: TableSchema = TABLE;
+    fn after_to_item(o: &Order, item: &mut Item) -> Result<()> {
+        put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
+        put_str(item, "sk", format!("ORDER#{}", o.id));
+        Ok(())
+    }
+}
+
+/// The shop's entities as one type, for a [`Registry`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Entity {
+    /// A customer.
+    Customer(Customer),
+    /// An order.
+    Order(Order),
+}
+
+/// An invoice: `INVOICE#{id}` / `METADATA` in [`TABLE`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Invoice {
+    /// Its id.
+    pub id: String,
+}
+
+/// A line of an invoice: `INVOICE#{invoice}` / `ITEM#{line:03}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InvoiceItem {
+    /// The invoice's id.
+    pub invoice: String,
+    /// Its line number.
+    pub line: u32,
+}
+
+/// Maps [`Invoice`]s.
+pub struct InvoiceMapper;
+
+impl Mapper for InvoiceMapper {
+    type Entity = Invoice;
+    const ENTITY_TYPE: &'static str = "Invoice";
+    const TABLE: TableSchema = TABLE;
+    fn after_to_item(i: &Invoice, item: &mut Item) -> Result<()> {
+        put_str(item, "pk", format!("INVOICE#{}", i.id));
+        put_str(item, "sk", "METADATA");
+        Ok(())
+    }
+}
+
+/// Maps [`InvoiceItem`]s.
+pub struct InvoiceItemMapper;
+
+impl Mapper for InvoiceItemMapper {
+    type Entity = InvoiceItem;
+    const ENTITY_TYPE: &'static str = "InvoiceItem";
+    const TABLE: TableSchema = TABLE;
+    fn after_to_item(i: &InvoiceItem, item: &mut Item) -> Result<()> {
+        put_str(item, "pk", format!("INVOICE#{}", i.invoice));
+        put_str(item, "sk", format!("ITEM#{:03}", i.line));
+        Ok(())
+    }
+}
+
+/// A client for examples that build requests without sending them (no
+/// endpoint, no credentials needed).
+#[must_use]
+pub fn client() -> aws_sdk_dynamodb::Client {
+    let config = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+        .build();
+    aws_sdk_dynamodb::Client::from_conf(config)
+}
