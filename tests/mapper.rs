@@ -440,14 +440,11 @@ fn writes_dynamodb_would_reject_are_refused() {
         "Blob: item is 409601 bytes, over the limit of 409600 bytes; largest attributes: \
          `data` 409564 bytes, `entityType` 14 bytes, `pk` 8 bytes"
     );
-    match err {
-        dynamodb_mapper::Error::ItemTooLarge { size, largest, .. } => {
-            assert_eq!(size, 409_601);
-            assert_eq!(largest[0], ("data".to_string(), 409_564));
-            assert_eq!(largest.len(), 3);
-        }
-        other => panic!("{other}"),
-    }
+    assert_eq!(err.kind(), ErrorKind::ItemTooLarge);
+    assert_eq!(err.item_size(), Some(409_601));
+    let largest = err.largest_attributes();
+    assert_eq!(largest[0], ("data".to_string(), 409_564));
+    assert_eq!(largest.len(), 3);
 
     let err = BlobMapper::to_item(&Blob {
         ratio: f64::INFINITY,

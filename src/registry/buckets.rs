@@ -177,8 +177,8 @@ impl Buckets {
     /// Takes the one item of `M`'s entity type (or an alias) and reads it.
     ///
     /// # Errors
-    /// [`Error::Cardinality`] when there is none or more than one; the
-    /// mapper's errors.
+    /// [`ErrorKind::Cardinality`](crate::ErrorKind::Cardinality) when there is
+    /// none or more than one; the mapper's errors.
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
@@ -212,11 +212,7 @@ impl Buckets {
             (last, _) => {
                 items.extend(last);
                 items.into_iter().for_each(drop_item);
-                Err(Error::Cardinality {
-                    entity_type: Some(M::ENTITY_TYPE.to_owned()),
-                    expected: "exactly one",
-                    found,
-                })
+                Err(Error::cardinality("exactly one", found).with_entity_type(M::ENTITY_TYPE))
             }
         }
     }
@@ -225,8 +221,8 @@ impl Buckets {
     /// and reads it.
     ///
     /// # Errors
-    /// [`Error::Cardinality`] when there is more than one; the mapper's
-    /// errors.
+    /// [`ErrorKind::Cardinality`](crate::ErrorKind::Cardinality) when there is
+    /// more than one; the mapper's errors.
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
@@ -260,11 +256,7 @@ impl Buckets {
             (Some(last), _) => {
                 items.push(last);
                 items.into_iter().for_each(drop_item);
-                Err(Error::Cardinality {
-                    entity_type: Some(M::ENTITY_TYPE.to_owned()),
-                    expected: "at most one",
-                    found,
-                })
+                Err(Error::cardinality("at most one", found).with_entity_type(M::ENTITY_TYPE))
             }
         }
     }
@@ -360,8 +352,8 @@ impl Buckets {
     /// Checks that every item was claimed.
     ///
     /// # Errors
-    /// [`Error::UnclaimedItems`] with the unclaimed items by discriminator
-    /// value.
+    /// [`ErrorKind::UnclaimedItems`](crate::ErrorKind::UnclaimedItems) with the
+    /// unclaimed items by discriminator value.
     ///
     /// ```
     /// use aws_sdk_dynamodb::types::AttributeValue;
@@ -385,10 +377,10 @@ impl Buckets {
                 drop_items(bucket.items);
             }
         }
-        Err(Error::UnclaimedItems {
+        Err(Error::unclaimed_items(
+            std::mem::take(&mut self.attribute),
             counts,
-            attribute: std::mem::take(&mut self.attribute),
-        })
+        ))
     }
 
     /// The unclaimed items, in input order.
