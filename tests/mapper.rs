@@ -337,9 +337,9 @@ fn deserialization_errors_name_entity_and_path() {
     assert_eq!(err.kind(), ErrorKind::Deserialize);
     assert_eq!(err.attribute(), Some("lines[1].quantity"));
     assert!(
-        err.to_string()
+        format!("{err:#}")
             .starts_with("Order (pk=\"CUSTOMER#C1\", sk=\"ORDER#O1#2024-01-15\"): cannot deserialize attribute `lines[1].quantity`: "),
-        "{err}"
+        "{err:#}"
     );
     assert!(err.source().is_some());
 
@@ -514,7 +514,7 @@ fn hook_errors_keep_the_users_error_as_source() {
     .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Hook);
     assert_eq!(
-        err.to_string(),
+        format!("{err:#}"),
         "Doc: hook `before_to_item` failed: quota exceeded for tenant T1"
     );
     let source = err.source().unwrap();
@@ -727,11 +727,10 @@ fn serialization_errors_name_the_attribute_path() {
     assert_eq!(err.kind(), ErrorKind::Serialize);
     assert_eq!(err.attribute(), Some("spareParts[1]"));
     assert!(
-        err.to_string()
-            .starts_with("Assembly: cannot serialize attribute `spareParts[1]`: "),
-        "{err}"
+        format!("{err:#}").starts_with("Assembly: cannot serialize attribute `spareParts[1]`: "),
+        "{err:#}"
     );
-    assert!(err.to_string().contains("part 0 is reserved"), "{err}");
+    assert!(format!("{err:#}").contains("part 0 is reserved"), "{err:#}");
 }
 
 #[test]

@@ -1,13 +1,30 @@
 //! How an [`Error`] prints: its message (the entity type and key in
-//! front, then what was wrong), and the pieces the messages are made of
-//! (lists, counts, found/expected parts).
+//! front, then what was wrong), its sources after it with `{:#}`, and the
+//! pieces the messages are made of (lists, counts, found/expected parts).
 
 use std::fmt;
 
 use super::{CanceledAction, Error, Repr};
 
 impl fmt::Display for Error {
+    /// This error's message; with `{:#}`, followed by each of its sources,
+    /// joined with `: `.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.message(f)?;
+        if f.alternate() {
+            let mut source = std::error::Error::source(self);
+            while let Some(cause) = source {
+                write!(f, ": {cause}")?;
+                source = cause.source();
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Error {
+    /// The message: never a source's text (that is the source's own).
+    fn message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let entity_type = self.entity_type();
         let key = self.key().unwrap_or_default();
         let attribute = self.attribute().unwrap_or_default();
@@ -24,16 +41,12 @@ impl fmt::Display for Error {
                 "{keyed}discriminator `{attribute}` is missing{}",
                 Found(found.as_deref())
             ),
-            Repr::Serialize(source) => write!(
-                f,
-                "{prefix}cannot serialize{}: {source}",
-                At(self.attribute())
-            ),
-            Repr::Deserialize(source) => write!(
-                f,
-                "{keyed}cannot deserialize{}: {source}",
-                At(self.attribute())
-            ),
+            Repr::Serialize(_) => {
+                write!(f, "{prefix}cannot serialize{}", At(self.attribute()))
+            }
+            Repr::Deserialize(_) => {
+                write!(f, "{keyed}cannot deserialize{}", At(self.attribute()))
+            }
             Repr::InvalidKey { reason } => {
                 write!(f, "{prefix}key attribute `{attribute}` {reason}")
             }
@@ -52,7 +65,7 @@ impl fmt::Display for Error {
                 f,
                 "{keyed}attribute `{attribute}` is {found}, expected {expected}"
             ),
-            Repr::Hook { hook, source } => write!(f, "{keyed}hook `{hook}` failed: {source}"),
+            Repr::Hook { hook, .. } => write!(f, "{keyed}hook `{hook}` failed"),
             Repr::UnknownEntityType {
                 found,
                 group,
@@ -84,7 +97,7 @@ impl fmt::Display for Error {
                 Unclaimed(counts),
                 UnclaimedList(counts, discriminator)
             ),
-            Repr::Sdk { operation, source } => write!(f, "dynamodb {operation} failed: {source}"),
+            Repr::Sdk { operation, .. } => write!(f, "dynamodb {operation} failed"),
             Repr::BatchWriteIncomplete {
                 table,
                 written,
@@ -357,7 +370,34 @@ impl fmt::Display for UnclaimedList<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::Error;
+    use std::error::Error as _;
+
+    use super::super::{Error, Unwritten};
+
+    #[test]
+    fn a_batch_prints_its_cause_once_and_the_cause_its_own() {
+        let sdk = Error::sdk("BatchWriteItem", "connection reset");
+        let err = Error::batch_write_incomplete(
+            "AppTable".to_owned(),
+            0,
+            Unwritten::default(),
+            1,
+            Some(sdk),
+        );
+        let own = "batch write to AppTable wrote 0 of 0 requests: 0 not written, 0 in doubt, \
+                   after 1 attempts";
+        assert_eq!(err.to_string(), own);
+        let cause = err.source().unwrap();
+        assert_eq!(cause.to_string(), "dynamodb BatchWriteItem failed");
+        assert_eq!(
+            format!("{err:#}"),
+            format!("{own}: dynamodb BatchWriteItem failed: connection reset")
+        );
+        assert_eq!(
+            format!("{:#}", err.cause().unwrap()),
+            "dynamodb BatchWriteItem failed: connection reset"
+        );
+    }
 
     #[test]
     fn debug_shows_the_kind_the_context_and_the_data() {

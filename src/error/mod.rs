@@ -4,7 +4,7 @@
 //! key of the item read (for errors of reading an item), the attribute or
 //! attribute path involved, and what was wrong. Causes from
 //! `serde_dynamo`, from user hooks and from the SDK are kept as
-//! [`std::error::Error::source`].
+//! [`std::error::Error::source`], and printed only there.
 //!
 //! This is the crate's bottom layer: it depends on the SDK's types and
 //! nothing else of the crate, so every other module can use it.
@@ -19,7 +19,8 @@
 //! - `transaction.rs`: the actions of a canceled transaction
 //!   ([`CanceledAction`]), as [`Error::canceled`] reports them.
 //! - `describe.rs`: how keys and values are shown in messages.
-//! - `display.rs`: the messages, and the pieces they are made of.
+//! - `display.rs`: the messages, the source chain, and the pieces the
+//!   messages are made of.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -76,6 +77,25 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// assert_eq!(err.kind(), ErrorKind::MissingAttribute);
 /// assert_eq!(err.entity_type(), Some("Customer"));
 /// assert_eq!(err.attribute(), Some("pk"));
+/// ```
+///
+/// # Printing the cause
+///
+/// An error caused by another (a serializer's error, a hook's own error,
+/// the SDK's error, what stopped a batch) keeps it as
+/// [`source`](std::error::Error::source) and does not repeat it in its own
+/// message, so a reporter that walks the sources (`anyhow`'s `{:#}`,
+/// `std::error::Report`) prints each cause once. `{err}` prints this error
+/// only; `{err:#}` prints it followed by each of its sources, joined with
+/// `: `, on one line:
+///
+/// ```
+/// use std::error::Error as _;
+///
+/// let err = dynamodb_mapper::Error::hook("before_to_item", "quota exceeded");
+/// assert_eq!(err.to_string(), "hook `before_to_item` failed");
+/// assert_eq!(err.source().unwrap().to_string(), "quota exceeded");
+/// assert_eq!(format!("{err:#}"), "hook `before_to_item` failed: quota exceeded");
 /// ```
 pub struct Error(Box<Inner>);
 
@@ -296,13 +316,18 @@ impl Error {
     /// `hook`.
     ///
     /// Hooks may also return any other [`Error`] directly; use this to veto
-    /// with an error of your own type, which stays available as the source.
+    /// with an error of your own type, which stays available as the source
+    /// (and is printed by `{:#}`, not by `{}`).
     ///
     /// ```
     /// use std::error::Error as _;
     ///
     /// let err = dynamodb_mapper::Error::hook("before_to_item", "total must not be negative");
-    /// assert_eq!(err.to_string(), "hook `before_to_item` failed: total must not be negative");
+    /// assert_eq!(err.to_string(), "hook `before_to_item` failed");
+    /// assert_eq!(
+    ///     format!("{err:#}"),
+    ///     "hook `before_to_item` failed: total must not be negative"
+    /// );
     /// assert!(err.source().is_some());
     /// ```
     #[must_use]

@@ -200,7 +200,11 @@ where
                     stop.store(true, Ordering::SeqCst);
                     return out.finish(pending, Some(attempt.error));
                 }
-                tracing::debug!(error = %attempt.error, attempt = out.attempts, "retrying batch");
+                tracing::debug!(
+                    error = %format_args!("{:#}", attempt.error),
+                    attempt = out.attempts,
+                    "retrying batch"
+                );
                 cause = Some(attempt.error);
             }
         }
