@@ -64,12 +64,11 @@ pub(crate) fn write(item: &Item, rules: WriteRules<'_>) -> Result<()> {
     }
     let size = check_values(item).map_err(named)?;
     if size > MAX_ITEM_SIZE {
-        return Err(named(Error::ItemTooLarge {
-            entity_type: None,
+        return Err(named(Error::item_too_large(
             size,
-            limit: MAX_ITEM_SIZE,
-            largest: largest_attributes(item, 3),
-        }));
+            MAX_ITEM_SIZE,
+            largest_attributes(item, 3),
+        )));
     }
     Ok(())
 }
@@ -80,19 +79,15 @@ pub(crate) fn write(item: &Item, rules: WriteRules<'_>) -> Result<()> {
 fn discriminator(item: &Item, attribute: &str, entity_type: &str) -> Result<()> {
     match item.get(attribute) {
         Some(AttributeValue::S(found)) if found == entity_type => Ok(()),
-        Some(AttributeValue::S(found)) => Err(Error::DiscriminatorMismatch {
-            entity_type: None,
-            key: None,
-            attribute: attribute.to_owned(),
-            expected: vec![entity_type.to_owned()],
-            found: found.clone(),
-        }),
-        other => Err(Error::MissingDiscriminator {
-            entity_type: None,
-            key: None,
-            attribute: attribute.to_owned(),
-            found: other.map(|v| crate::item::type_name(v).to_owned()),
-        }),
+        Some(AttributeValue::S(found)) => Err(Error::discriminator_mismatch(
+            attribute,
+            vec![entity_type.to_owned()],
+            found.clone(),
+        )),
+        other => Err(Error::missing_discriminator(
+            attribute,
+            other.map(|v| crate::item::type_name(v).to_owned()),
+        )),
     }
 }
 

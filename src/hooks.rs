@@ -22,8 +22,10 @@ use crate::item::{Item, type_name};
 /// when you override it.
 ///
 /// # Errors
-/// [`Error::MissingDiscriminator`] when the attribute is absent or not a
-/// string, [`Error::DiscriminatorMismatch`] when it holds another value.
+/// [`ErrorKind::MissingDiscriminator`](crate::ErrorKind::MissingDiscriminator)
+/// when the attribute is absent or not a string,
+/// [`ErrorKind::DiscriminatorMismatch`](crate::ErrorKind::DiscriminatorMismatch)
+/// when it holds another value.
 ///
 /// ```
 /// use aws_sdk_dynamodb::types::AttributeValue;
@@ -37,19 +39,15 @@ use crate::item::{Item, type_name};
 pub fn check_discriminator(item: &Item, attribute: &str, accepted: &[&str]) -> Result<()> {
     match item.get(attribute) {
         Some(AttributeValue::S(found)) if accepted.contains(&found.as_str()) => Ok(()),
-        Some(AttributeValue::S(found)) => Err(Error::DiscriminatorMismatch {
-            key: None,
-            entity_type: None,
-            attribute: attribute.to_owned(),
-            expected: accepted.iter().map(|s| (*s).to_owned()).collect(),
-            found: found.clone(),
-        }),
-        other => Err(Error::MissingDiscriminator {
-            key: None,
-            entity_type: None,
-            attribute: attribute.to_owned(),
-            found: other.map(|v| type_name(v).to_owned()),
-        }),
+        Some(AttributeValue::S(found)) => Err(Error::discriminator_mismatch(
+            attribute,
+            accepted.iter().map(|s| (*s).to_owned()).collect(),
+            found.clone(),
+        )),
+        other => Err(Error::missing_discriminator(
+            attribute,
+            other.map(|v| type_name(v).to_owned()),
+        )),
     }
 }
 
@@ -165,9 +163,9 @@ impl Timestamps {
     /// sets the update time to `now`.
     ///
     /// # Errors
-    /// [`Error::InvalidValue`] when `now` is outside years 0000 to 9999, the
-    /// fraction digits are over 9, or a stored creation time is not a
-    /// timestamp (it is then left as it is).
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) when `now`
+    /// is outside years 0000 to 9999, the fraction digits are over 9, or a
+    /// stored creation time is not a timestamp (it is then left as it is).
     ///
     /// ```
     /// use std::time::SystemTime;
@@ -192,8 +190,9 @@ impl Timestamps {
     /// The creation time in `bag`, if there is one.
     ///
     /// # Errors
-    /// [`Error::WrongType`] or [`Error::InvalidValue`] when the attribute is
-    /// not a timestamp string.
+    /// [`ErrorKind::WrongType`](crate::ErrorKind::WrongType) or
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) when the
+    /// attribute is not a timestamp string.
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::Timestamps, AttributeBag};
@@ -232,13 +231,7 @@ impl Timestamps {
                         ),
                     )
                 }),
-            Some(other) => Err(Error::WrongType {
-                key: None,
-                entity_type: None,
-                attribute: name.to_owned(),
-                expected: "a string (S)",
-                found: type_name(other),
-            }),
+            Some(other) => Err(Error::wrong_type(name, "a string (S)", type_name(other))),
         }
     }
 }

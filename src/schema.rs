@@ -457,8 +457,9 @@ impl TableSchema {
     /// or both absent, and valid when present; TTL and version numbers.
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] for a key problem, [`Error::InvalidValue`] for a
-    /// bad TTL or version attribute.
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) for a key
+    /// problem, [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) for
+    /// a bad TTL or version attribute.
     ///
     /// ```
     /// use aws_sdk_dynamodb::types::AttributeValue;
@@ -532,7 +533,8 @@ impl TableSchema {
     /// The primary key of an item: its table key attributes, checked.
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] when a key attribute is missing or invalid.
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) when a key
+    /// attribute is missing or invalid.
     ///
     /// ```
     /// use aws_sdk_dynamodb::types::AttributeValue;
@@ -563,9 +565,9 @@ impl TableSchema {
     /// A primary key item from key values, checked against the layout.
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] when a value has the wrong type, is empty or too
-    /// long, or when a sort key is given for a table without one (or missing
-    /// for a table with one).
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) when a value has
+    /// the wrong type, is empty or too long, or when a sort key is given for a
+    /// table without one (or missing for a table with one).
     ///
     /// ```
     /// use aws_sdk_dynamodb::types::AttributeValue;

@@ -807,7 +807,7 @@ fn every_malformed_input_gets_a_full_message() {
     let mut failures = Vec::new();
     for case in cases() {
         let e = &case.error;
-        let got = (e.kind(), e.entity_type(), e.attribute(), e.to_string());
+        let got = (e.kind(), e.entity_type(), e.attribute(), format!("{e:#}"));
         let want = (
             case.kind,
             case.entity_type,
@@ -837,6 +837,32 @@ fn every_malformed_input_gets_a_full_message() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn each_cause_is_printed_once() {
+    // `{}` is the error's own message; its source is not repeated there, and
+    // `{:#}` adds each source once, joined with `: `.
+    let mut causes = 0;
+    for case in cases() {
+        let e = &case.error;
+        let message = e.to_string();
+        let mut chain = message.clone();
+        let mut source = e.source();
+        while let Some(cause) = source {
+            causes += 1;
+            let text = cause.to_string();
+            assert!(
+                !message.contains(&text),
+                "{}: the message repeats its source: {message}",
+                case.what
+            );
+            chain = format!("{chain}: {text}");
+            source = cause.source();
+        }
+        assert_eq!(format!("{e:#}"), chain, "{}", case.what);
+    }
+    assert!(causes > 0, "the table has errors with a source");
 }
 
 #[test]

@@ -337,9 +337,9 @@ fn deserialization_errors_name_entity_and_path() {
     assert_eq!(err.kind(), ErrorKind::Deserialize);
     assert_eq!(err.attribute(), Some("lines[1].quantity"));
     assert!(
-        err.to_string()
+        format!("{err:#}")
             .starts_with("Order (pk=\"CUSTOMER#C1\", sk=\"ORDER#O1#2024-01-15\"): cannot deserialize attribute `lines[1].quantity`: "),
-        "{err}"
+        "{err:#}"
     );
     assert!(err.source().is_some());
 
@@ -440,14 +440,11 @@ fn writes_dynamodb_would_reject_are_refused() {
         "Blob: item is 409601 bytes, over the limit of 409600 bytes; largest attributes: \
          `data` 409564 bytes, `entityType` 14 bytes, `pk` 8 bytes"
     );
-    match err {
-        dynamodb_mapper::Error::ItemTooLarge { size, largest, .. } => {
-            assert_eq!(size, 409_601);
-            assert_eq!(largest[0], ("data".to_string(), 409_564));
-            assert_eq!(largest.len(), 3);
-        }
-        other => panic!("{other}"),
-    }
+    assert_eq!(err.kind(), ErrorKind::ItemTooLarge);
+    assert_eq!(err.item_size(), Some(409_601));
+    let largest = err.largest_attributes();
+    assert_eq!(largest[0], ("data".to_string(), 409_564));
+    assert_eq!(largest.len(), 3);
 
     let err = BlobMapper::to_item(&Blob {
         ratio: f64::INFINITY,
@@ -517,7 +514,7 @@ fn hook_errors_keep_the_users_error_as_source() {
     .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Hook);
     assert_eq!(
-        err.to_string(),
+        format!("{err:#}"),
         "Doc: hook `before_to_item` failed: quota exceeded for tenant T1"
     );
     let source = err.source().unwrap();
@@ -730,11 +727,10 @@ fn serialization_errors_name_the_attribute_path() {
     assert_eq!(err.kind(), ErrorKind::Serialize);
     assert_eq!(err.attribute(), Some("spareParts[1]"));
     assert!(
-        err.to_string()
-            .starts_with("Assembly: cannot serialize attribute `spareParts[1]`: "),
-        "{err}"
+        format!("{err:#}").starts_with("Assembly: cannot serialize attribute `spareParts[1]`: "),
+        "{err:#}"
     );
-    assert!(err.to_string().contains("part 0 is reserved"), "{err}");
+    assert!(format!("{err:#}").contains("part 0 is reserved"), "{err:#}");
 }
 
 #[test]

@@ -271,9 +271,7 @@ async fn a_transaction_whose_condition_fails_writes_nothing() {
     .unwrap();
     let err = tx.send(&client).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TransactionCanceled);
-    let dynamodb_mapper::Error::TransactionCanceled { canceled, .. } = &err else {
-        panic!("{err:?}");
-    };
+    let canceled = err.canceled();
     assert_eq!(canceled.len(), 1);
     assert_eq!(
         (

@@ -18,7 +18,7 @@ use aws_sdk_dynamodb::types::error::{
 use aws_sdk_dynamodb::types::{CancellationReason, KeysAndAttributes, WriteRequest};
 use aws_smithy_mocks::{RuleMode, mock, mock_client};
 use dynamodb_mapper::ops::{BatchGetter, BatchWriter, Transaction};
-use dynamodb_mapper::{Error, ErrorKind, Item, ItemExt, Mapper, Record};
+use dynamodb_mapper::{ErrorKind, Item, ItemExt, Mapper, Record};
 use fixtures::*;
 
 const TABLE: &str = "AppTable";
@@ -107,17 +107,12 @@ async fn endless_throttling_gives_bounded_attempts_and_every_unwritten_item() {
     // Two batches (25 + 5), four attempts each.
     assert_eq!(rule.num_calls(), 8);
     assert_eq!(err.kind(), ErrorKind::BatchIncomplete);
-    let Error::BatchWriteIncomplete {
-        unprocessed,
-        written,
-        attempts,
-        ..
-    } = &err
-    else {
-        panic!("unexpected error {err:?}");
-    };
-    assert_eq!((*written, *attempts), (0, 4));
-    let mut pks: Vec<String> = unprocessed.iter().map(put_pk).collect();
+    assert_eq!(
+        (err.written(), err.attempts()),
+        (Some(0), Some(4)),
+        "{err:?}"
+    );
+    let mut pks: Vec<String> = err.unprocessed_writes().iter().map(put_pk).collect();
     pks.sort();
     let expected: Vec<String> = (0..30).map(|i| format!("CUSTOMER#C{i:03}")).collect();
     assert_eq!(pks, expected);
@@ -240,9 +235,7 @@ async fn transaction_cancellation_reasons_map_to_actions() {
         .unwrap();
     let err = tx.send(&client).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TransactionCanceled);
-    let Error::TransactionCanceled { canceled, .. } = &err else {
-        panic!("unexpected {err:?}");
-    };
+    let canceled = err.canceled();
     assert_eq!(canceled.len(), 2);
     assert_eq!(
         (canceled[0].index, canceled[0].action.entity_type.as_str()),

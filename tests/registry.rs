@@ -43,10 +43,12 @@ fn values(pairs: &[(&str, &str)]) -> HashMap<String, AttributeValue> {
 }
 
 fn problems(err: &Error) -> Vec<String> {
-    match err {
-        Error::InvalidRegistry { problems } => problems.clone(),
-        other => panic!("not an invalid registry: {other}"),
-    }
+    assert_eq!(
+        err.kind(),
+        ErrorKind::InvalidRegistry,
+        "not an invalid registry: {err}"
+    );
+    err.problems().to_vec()
 }
 
 // ------------------------------------------------------------------ seed 000
@@ -400,23 +402,12 @@ fn customer_partition_decodes_customer_and_orders() {
         "item (pk=\"USER#U1\", sk=\"SESSION#S1\"): discriminator `entityType` is \"Session\", \
          which no registered mapper reads (registered: \"Customer\", \"Order\")"
     );
-    match err {
-        Error::UnknownEntityType {
-            key,
-            attribute,
-            found,
-            group,
-            known,
-            ..
-        } => {
-            assert_eq!(key.as_deref(), Some(r#"pk="USER#U1", sk="SESSION#S1""#));
-            assert_eq!(attribute, "entityType");
-            assert_eq!(found, "Session");
-            assert_eq!(group, None);
-            assert_eq!(known, ["Customer", "Order"]);
-        }
-        other => panic!("{other}"),
-    }
+    assert_eq!(err.kind(), ErrorKind::UnknownEntityType, "{err}");
+    assert_eq!(err.key(), Some(r#"pk="USER#U1", sk="SESSION#S1""#));
+    assert_eq!(err.attribute(), Some("entityType"));
+    assert_eq!(err.discriminator_value(), Some("Session"));
+    assert_eq!(err.group(), None);
+    assert_eq!(err.known_entity_types(), ["Customer", "Order"]);
 }
 
 #[test]

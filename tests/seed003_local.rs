@@ -11,7 +11,7 @@ mod seed003;
 use aws_sdk_dynamodb::Client;
 use dynamodb_mapper::expr::{ConditionExt, FilterExt, KeyCondition, attr};
 use dynamodb_mapper::ops::{BatchWriter, query_stream};
-use dynamodb_mapper::{AllowedOverlap, Error, Mapper, PartitionView};
+use dynamodb_mapper::{AllowedOverlap, Error, ErrorKind, Mapper, PartitionView};
 use futures_util::TryStreamExt;
 use seed003::*;
 
@@ -31,10 +31,12 @@ async fn setup(prefix: &str) -> (Client, String, DataSet) {
 }
 
 fn problems(err: Error) -> Vec<String> {
-    match err {
-        Error::InvalidRegistry { problems } => problems,
-        other => panic!("not an invalid registry: {other}"),
-    }
+    assert_eq!(
+        err.kind(),
+        ErrorKind::InvalidRegistry,
+        "not an invalid registry: {err}"
+    );
+    err.problems().to_vec()
 }
 
 const COMMENT_TO_REACTION: &str = "table: begins_with(sort key, \"COMMENT#\") for Comment (sort key \

@@ -25,15 +25,15 @@ where
         (Ok(_), Err(e)) => assert_eq!(
             e.attribute(),
             M::TABLE.version_attribute(),
-            "{}: only record_from_item failed: {e}",
+            "{}: only record_from_item failed: {e:#}",
             M::ENTITY_TYPE
         ),
-        (Err(e), Ok(_)) => panic!("{}: only from_item failed: {e}", M::ENTITY_TYPE),
+        (Err(e), Ok(_)) => panic!("{}: only from_item failed: {e:#}", M::ENTITY_TYPE),
     }
     if let Err(e) = &plain {
         // Every read error names the entity type and renders.
-        assert_eq!(e.entity_type(), Some(M::ENTITY_TYPE), "{e}");
-        let _ = e.to_string();
+        assert_eq!(e.entity_type(), Some(M::ENTITY_TYPE), "{e:#}");
+        let _ = format!("{e:#}");
     }
     let Ok(record) = record else { return };
     let _ = M::to_item(&record.entity);
@@ -50,7 +50,7 @@ where
         match M::from_item(written) {
             Ok(back) => assert_eq!(back, record.entity, "{}", M::ENTITY_TYPE),
             Err(e) => panic!(
-                "{}: a written record does not read back: {e}",
+                "{}: a written record does not read back: {e:#}",
                 M::ENTITY_TYPE
             ),
         }

@@ -47,7 +47,7 @@ use aws_sdk_dynamodb::types::{
 use aws_smithy_mocks::{MockResponse, RuleMode, mock, mock_client};
 use aws_smithy_types::body::SdkBody;
 use dynamodb_mapper::ops::{ActionKind, BatchGetter, BatchWriter, RetryPolicy, Transaction};
-use dynamodb_mapper::{Error, Item, Mapper, ScalarType, TableSchema};
+use dynamodb_mapper::{Error, ErrorKind, Item, Mapper, ScalarType, TableSchema};
 use dynamodb_mapper_fuzz::fixtures::{APP_TABLE, Customer, CustomerMapper, customer};
 use libfuzzer_sys::fuzz_target;
 
@@ -1128,12 +1128,9 @@ fn check_write(case: &Case, fake: &Fake, result: &dynamodb_mapper::Result<dynamo
                 assert!(fake.applied[i] > 0, "Ok, but key {i} was never applied");
             }
         }
-        Err(Error::BatchWriteIncomplete {
-            written,
-            unprocessed,
-            in_doubt,
-            ..
-        }) => {
+        Err(err) if err.kind() == ErrorKind::BatchIncomplete => {
+            let written = err.written().expect("a batch write's error counts what it wrote");
+            let (unprocessed, in_doubt) = (err.unprocessed_writes(), err.in_doubt_writes());
             assert!(!case.duplicate_input, "a duplicate key was accepted");
             assert!(fake.calls > 0, "incomplete without a call");
             assert_eq!(
@@ -1201,11 +1198,8 @@ fn check_get(
                 );
             }
         }
-        Err(Error::BatchGetIncomplete {
-            read: items,
-            unprocessed,
-            ..
-        }) => {
+        Err(err) if err.kind() == ErrorKind::BatchIncomplete => {
+            let (items, unprocessed) = (err.read_items(), err.unread_keys());
             assert!(!case.duplicate_input, "a duplicate key was accepted");
             assert!(fake.calls > 0, "incomplete without a call");
             let mut seen = read(items);
@@ -1244,7 +1238,8 @@ fn check_transact(
     };
     match result {
         Ok(()) => assert!(!sent || success, "Ok after a failure answer: {:?}", case.tx_answer),
-        Err(Error::TransactionCanceled { canceled, .. }) => {
+        Err(err) if err.kind() == ErrorKind::TransactionCanceled => {
+            let canceled = err.canceled();
             assert!(!success, "canceled after a success answer");
             let reasons: Vec<(Option<&str>, bool)> = match &case.tx_answer {
                 TxAnswer::Canceled(reasons) => reasons

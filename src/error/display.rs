@@ -1,11 +1,198 @@
-//! The pieces [`Error`](super::Error)'s messages are made of: the entity
-//! type and key in front, lists, counts and the found/expected parts.
+//! How an [`Error`] prints: its message (the entity type and key in
+//! front, then what was wrong), its sources after it with `{:#}`, and the
+//! pieces the messages are made of (lists, counts, found/expected parts).
 
 use std::fmt;
 
-use super::CanceledAction;
+use super::{CanceledAction, Error, Repr};
 
-pub(super) struct Prefix<'a>(pub(super) &'a Option<String>);
+impl fmt::Display for Error {
+    /// This error's message; with `{:#}`, followed by each of its sources,
+    /// joined with `: `.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.message(f)?;
+        if f.alternate() {
+            let mut source = std::error::Error::source(self);
+            while let Some(cause) = source {
+                write!(f, ": {cause}")?;
+                source = cause.source();
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Error {
+    /// The message: never a source's text (that is the source's own).
+    fn message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let entity_type = self.entity_type();
+        let key = self.key().unwrap_or_default();
+        let attribute = self.attribute().unwrap_or_default();
+        let prefix = Prefix(entity_type);
+        let keyed = KeyedPrefix(entity_type, self.key());
+        match &self.0.repr {
+            Repr::DiscriminatorMismatch { expected, found } => write!(
+                f,
+                "{keyed}discriminator `{attribute}` is {found:?}, expected {}",
+                Expected(expected)
+            ),
+            Repr::MissingDiscriminator { found } => write!(
+                f,
+                "{keyed}discriminator `{attribute}` is missing{}",
+                Found(found.as_deref())
+            ),
+            Repr::Serialize(_) => {
+                write!(f, "{prefix}cannot serialize{}", At(self.attribute()))
+            }
+            Repr::Deserialize(_) => {
+                write!(f, "{keyed}cannot deserialize{}", At(self.attribute()))
+            }
+            Repr::InvalidKey { reason } => {
+                write!(f, "{prefix}key attribute `{attribute}` {reason}")
+            }
+            Repr::ItemTooLarge {
+                size,
+                limit,
+                largest,
+            } => write!(
+                f,
+                "{prefix}item is {size} bytes, over the limit of {limit} bytes{}",
+                Largest(largest)
+            ),
+            Repr::InvalidValue { reason } => write!(f, "{keyed}attribute `{attribute}` {reason}"),
+            Repr::MissingAttribute => write!(f, "{keyed}attribute `{attribute}` is missing"),
+            Repr::WrongType { expected, found } => write!(
+                f,
+                "{keyed}attribute `{attribute}` is {found}, expected {expected}"
+            ),
+            Repr::Hook { hook, .. } => write!(f, "{keyed}hook `{hook}` failed"),
+            Repr::UnknownEntityType {
+                found,
+                group,
+                known,
+            } => write!(
+                f,
+                "{keyed}discriminator `{attribute}` is {found:?}, which {}",
+                NoReader(group.as_deref(), known)
+            ),
+            Repr::InvalidRegistry { problems } => write!(
+                f,
+                "invalid registry ({}): {}",
+                Counted(problems.len(), "problem"),
+                Joined(problems)
+            ),
+            Repr::NotRegistered { what, name } => write!(f, "{what} {name:?} is not registered"),
+            Repr::InvalidFilter { reason } => {
+                write!(f, "discriminator filter on `{attribute}` {reason}")
+            }
+            Repr::Cardinality { expected, found } => {
+                write!(f, "{prefix}expected {expected} item, found {found}")
+            }
+            Repr::UnclaimedItems {
+                discriminator,
+                counts,
+            } => write!(
+                f,
+                "{} not claimed: {}",
+                Unclaimed(counts),
+                UnclaimedList(counts, discriminator)
+            ),
+            Repr::Sdk { operation, .. } => write!(f, "dynamodb {operation} failed"),
+            Repr::BatchWriteIncomplete {
+                table,
+                written,
+                unwritten,
+                attempts,
+                ..
+            } => write!(
+                f,
+                "batch write to {table} wrote {written} of {} requests: {} not written, {} in \
+                 doubt, after {attempts} attempts",
+                written + unwritten.unprocessed.len() + unwritten.in_doubt.len(),
+                unwritten.unprocessed.len(),
+                unwritten.in_doubt.len()
+            ),
+            Repr::BatchGetIncomplete {
+                table,
+                unread,
+                attempts,
+                ..
+            } => write!(
+                f,
+                "batch get from {table} left {} keys unread ({} items read) after {attempts} \
+                 attempts",
+                unread.unprocessed.len(),
+                unread.read.len()
+            ),
+            Repr::Timeout { operation, after } => {
+                write!(f, "dynamodb {operation} got no answer within {after:?}")
+            }
+            Repr::UnexpectedResponse { operation, reason } => write!(
+                f,
+                "dynamodb {operation} returned an unexpected response: {reason}"
+            ),
+            Repr::VersionCheckRequired { operation, instead } => write!(
+                f,
+                "{prefix}{operation} of {key} would skip the version check on `{attribute}`; \
+                 use {instead}"
+            ),
+            Repr::DuplicateKey { operation } => write!(
+                f,
+                "{operation} addresses the item {key} twice; nothing was sent"
+            ),
+            Repr::VersionConflict { expected } => write!(
+                f,
+                "{prefix}version conflict on {key}: {}",
+                Expected2(*expected)
+            ),
+            Repr::NotFound => write!(f, "{prefix}no item at {key}"),
+            Repr::TransactionCanceled { canceled, .. } => {
+                write!(f, "transaction canceled: {}", Canceled(canceled))
+            }
+            Repr::Limit { what, count, limit } => write!(
+                f,
+                "{what} has {count} entries, more than dynamodb's limit of {limit}"
+            ),
+            Repr::InvalidKeyPattern { pattern, reason } => {
+                write!(f, "{prefix}key pattern `{pattern}` {reason}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.0.repr {
+            Repr::Serialize(source) | Repr::Deserialize(source) => Some(source),
+            Repr::Hook { source, .. } | Repr::Sdk { source, .. } => Some(&**source),
+            Repr::TransactionCanceled { source, .. } => Some(&**source),
+            Repr::BatchWriteIncomplete { cause, .. } | Repr::BatchGetIncomplete { cause, .. } => {
+                cause.as_ref().map(|c| c as _)
+            }
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Debug for Error {
+    /// The kind, what the error is about, and the kind's own data.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = f.debug_struct("Error");
+        out.field("kind", &self.kind());
+        if let Some(entity_type) = self.entity_type() {
+            out.field("entity_type", &entity_type);
+        }
+        if let Some(key) = self.key() {
+            out.field("key", &key);
+        }
+        if let Some(attribute) = self.attribute() {
+            out.field("attribute", &attribute);
+        }
+        out.field("data", &self.0.repr).finish()
+    }
+}
+
+struct Prefix<'a>(Option<&'a str>);
 impl fmt::Display for Prefix<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
@@ -17,10 +204,7 @@ impl fmt::Display for Prefix<'_> {
 
 /// The entity type and the item's key: `Customer (pk="C#1", sk="M"): `, or
 /// `item (pk="C#1"): ` without an entity type.
-pub(super) struct KeyedPrefix<'a>(
-    pub(super) &'a Option<String>,
-    pub(super) &'a Option<Box<str>>,
-);
+struct KeyedPrefix<'a>(Option<&'a str>, Option<&'a str>);
 impl fmt::Display for KeyedPrefix<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.0, self.1) {
@@ -32,7 +216,7 @@ impl fmt::Display for KeyedPrefix<'_> {
     }
 }
 
-pub(super) struct Largest<'a>(pub(super) &'a [(String, usize)]);
+struct Largest<'a>(&'a [(String, usize)]);
 impl fmt::Display for Largest<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, (name, size)) in self.0.iter().enumerate() {
@@ -47,7 +231,7 @@ impl fmt::Display for Largest<'_> {
     }
 }
 
-pub(super) struct At<'a>(pub(super) &'a Option<String>);
+struct At<'a>(Option<&'a str>);
 impl fmt::Display for At<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
@@ -57,7 +241,7 @@ impl fmt::Display for At<'_> {
     }
 }
 
-pub(super) struct Found<'a>(pub(super) &'a Option<String>);
+struct Found<'a>(Option<&'a str>);
 impl fmt::Display for Found<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
@@ -67,8 +251,8 @@ impl fmt::Display for Found<'_> {
     }
 }
 
-pub(super) struct Expected2<'a>(pub(super) &'a Option<u64>);
-impl fmt::Display for Expected2<'_> {
+struct Expected2(Option<u64>);
+impl fmt::Display for Expected2 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
             Some(v) => write!(
@@ -83,7 +267,7 @@ impl fmt::Display for Expected2<'_> {
     }
 }
 
-pub(super) struct Canceled<'a>(pub(super) &'a [CanceledAction]);
+struct Canceled<'a>(&'a [CanceledAction]);
 impl fmt::Display for Canceled<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.0.is_empty() {
@@ -99,7 +283,7 @@ impl fmt::Display for Canceled<'_> {
     }
 }
 
-pub(super) struct Expected<'a>(pub(super) &'a [String]);
+struct Expected<'a>(&'a [String]);
 impl fmt::Display for Expected<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
@@ -118,7 +302,7 @@ impl fmt::Display for Expected<'_> {
     }
 }
 
-pub(super) struct NoReader<'a>(pub(super) &'a Option<String>, pub(super) &'a [String]);
+struct NoReader<'a>(Option<&'a str>, &'a [String]);
 impl fmt::Display for NoReader<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
@@ -135,7 +319,7 @@ impl fmt::Display for NoReader<'_> {
     }
 }
 
-pub(super) struct Counted(pub(super) usize, pub(super) &'static str);
+struct Counted(usize, &'static str);
 impl fmt::Display for Counted {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = if self.0 == 1 { "" } else { "s" };
@@ -143,7 +327,7 @@ impl fmt::Display for Counted {
     }
 }
 
-pub(super) struct Joined<'a>(pub(super) &'a [String]);
+struct Joined<'a>(&'a [String]);
 impl fmt::Display for Joined<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, p) in self.0.iter().enumerate() {
@@ -156,7 +340,7 @@ impl fmt::Display for Joined<'_> {
     }
 }
 
-pub(super) struct Unclaimed<'a>(pub(super) &'a [(Option<String>, usize)]);
+struct Unclaimed<'a>(&'a [(Option<String>, usize)]);
 impl fmt::Display for Unclaimed<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n: usize = self.0.iter().map(|(_, c)| c).sum();
@@ -168,7 +352,7 @@ impl fmt::Display for Unclaimed<'_> {
     }
 }
 
-pub(super) struct UnclaimedList<'a>(pub(super) &'a [(Option<String>, usize)], pub(super) &'a str);
+struct UnclaimedList<'a>(&'a [(Option<String>, usize)], &'a str);
 impl fmt::Display for UnclaimedList<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, (value, count)) in self.0.iter().enumerate() {
@@ -181,5 +365,68 @@ impl fmt::Display for UnclaimedList<'_> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::super::{Error, Unwritten};
+
+    #[test]
+    fn a_batch_prints_its_cause_once_and_the_cause_its_own() {
+        let sdk = Error::sdk("BatchWriteItem", "connection reset");
+        let err = Error::batch_write_incomplete(
+            "AppTable".to_owned(),
+            0,
+            Unwritten::default(),
+            1,
+            Some(sdk),
+        );
+        let own = "batch write to AppTable wrote 0 of 0 requests: 0 not written, 0 in doubt, \
+                   after 1 attempts";
+        assert_eq!(err.to_string(), own);
+        let cause = err.source().unwrap();
+        assert_eq!(cause.to_string(), "dynamodb BatchWriteItem failed");
+        assert_eq!(
+            format!("{err:#}"),
+            format!("{own}: dynamodb BatchWriteItem failed: connection reset")
+        );
+        assert_eq!(
+            format!("{:#}", err.cause().unwrap()),
+            "dynamodb BatchWriteItem failed: connection reset"
+        );
+    }
+
+    #[test]
+    fn debug_shows_the_kind_the_context_and_the_data() {
+        let err =
+            Error::version_conflict(r#"pk="A""#.to_owned(), Some(3)).with_entity_type("Counter");
+        assert_eq!(
+            format!("{err:?}"),
+            r#"Error { kind: VersionConflict, entity_type: "Counter", key: "pk=\"A\"", data: VersionConflict { expected: Some(3) } }"#
+        );
+    }
+
+    #[test]
+    fn context_goes_only_where_the_kind_carries_it() {
+        // A request-level error names no entity type; a conflict keeps the
+        // key it was built with; an invalid key error has no item key.
+        let limit = Error::limit("transaction", 101, 100).with_entity_type("Order");
+        assert_eq!(limit.entity_type(), None);
+        let conflict = Error::version_conflict("pk=1".to_owned(), None)
+            .with_key(|| "pk=2".to_owned())
+            .with_entity_type("Order");
+        assert_eq!(
+            (conflict.key(), conflict.entity_type()),
+            (Some("pk=1"), Some("Order"))
+        );
+        let missing = Error::missing_attribute("a").with_key(String::new);
+        assert_eq!(missing.key(), None, "an empty key is no key");
+        let missing = missing.with_key(|| "pk=3".to_owned());
+        assert_eq!(missing.key(), Some("pk=3"));
+        let invalid_key = Error::invalid_key("pk", "is empty").with_key(|| "pk=4".to_owned());
+        assert_eq!(invalid_key.key(), None);
     }
 }

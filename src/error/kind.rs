@@ -1,9 +1,10 @@
 //! What an error is: its [`ErrorKind`], and what it is about (entity type,
-//! attribute, key), read the same way whatever the variant.
+//! attribute, key), read the same way whatever the kind.
 
-use super::Error;
+use super::{Error, Repr};
 
-/// What went wrong, as a value: the variants of [`Error`] without their data.
+/// What went wrong, as a value: how to tell [`Error`]s apart. The data of
+/// each kind is read through [`Error`]'s accessors.
 ///
 /// ```
 /// use dynamodb_mapper::{Error, ErrorKind};
@@ -14,7 +15,8 @@ use super::Error;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// The discriminator attribute holds another entity type.
+    /// The discriminator attribute holds another entity type
+    /// ([`Error::discriminator_value`], [`Error::expected_discriminators`]).
     DiscriminatorMismatch,
     /// The discriminator attribute is absent (or not a string).
     MissingDiscriminator,
@@ -24,7 +26,8 @@ pub enum ErrorKind {
     Deserialize,
     /// A key attribute is missing, has the wrong type, is empty or too long.
     InvalidKey,
-    /// The item is larger than DynamoDB's 400 KB limit.
+    /// The item is larger than DynamoDB's 400 KB limit ([`Error::item_size`],
+    /// [`Error::largest_attributes`]).
     ItemTooLarge,
     /// A value DynamoDB would reject (bad number, empty set, unknown type).
     InvalidValue,
@@ -32,11 +35,15 @@ pub enum ErrorKind {
     MissingAttribute,
     /// An attribute has another type than the one asked for.
     WrongType,
-    /// A user hook vetoed the operation.
+    /// A user hook vetoed the operation ([`Error::hook_name`]; the hook's
+    /// own error is the source).
     Hook,
-    /// An item's discriminator names an entity type no registered mapper reads.
+    /// An item's discriminator names an entity type no registered mapper reads
+    /// ([`Error::discriminator_value`], [`Error::group`],
+    /// [`Error::known_entity_types`]).
     UnknownEntityType,
-    /// Building a registry found problems in the table design.
+    /// Building a registry found problems in the table design
+    /// ([`Error::problems`]).
     InvalidRegistry,
     /// An entity type or group asked for is not registered.
     NotRegistered,
@@ -49,21 +56,28 @@ pub enum ErrorKind {
     /// A DynamoDB request failed (the SDK's error is the source).
     Sdk,
     /// A batch operation could not write or read everything; the error
-    /// carries what is left.
+    /// carries what is left: for writes [`Error::written`],
+    /// [`Error::unprocessed_writes`], [`Error::in_doubt_writes`] and
+    /// [`Error::into_unwritten`], for gets [`Error::read_items`],
+    /// [`Error::unread_keys`] and [`Error::into_unread`], and for both
+    /// [`Error::attempts`] and [`Error::cause`].
     BatchIncomplete,
     /// Two requests of one batch or transaction address the same item.
     DuplicateKey,
-    /// An optimistic-locking check failed: the item changed since it was read.
+    /// An optimistic-locking check failed: the item changed since it was read
+    /// ([`Error::key`], [`Error::expected_version`]).
     VersionConflict,
     /// No item exists at the key.
     NotFound,
-    /// A transaction was canceled; the reasons are mapped to its actions.
+    /// A transaction was canceled; the reasons are mapped to its actions
+    /// ([`Error::canceled`]).
     TransactionCanceled,
     /// A request is over one of DynamoDB's count limits.
     Limit,
     /// A key pattern is invalid, or a key or value does not fit it.
     InvalidKeyPattern,
-    /// A request got no answer in time.
+    /// A request got no answer in time ([`Error::operation`],
+    /// [`Error::timeout`]).
     Timeout,
     /// DynamoDB returned a response that makes no sense for the request.
     UnexpectedResponse,
@@ -81,36 +95,36 @@ impl Error {
     /// ```
     #[must_use]
     pub fn kind(&self) -> ErrorKind {
-        match self {
-            Error::DiscriminatorMismatch { .. } => ErrorKind::DiscriminatorMismatch,
-            Error::MissingDiscriminator { .. } => ErrorKind::MissingDiscriminator,
-            Error::Serialize { .. } => ErrorKind::Serialize,
-            Error::Deserialize { .. } => ErrorKind::Deserialize,
-            Error::InvalidKey { .. } => ErrorKind::InvalidKey,
-            Error::ItemTooLarge { .. } => ErrorKind::ItemTooLarge,
-            Error::InvalidValue { .. } => ErrorKind::InvalidValue,
-            Error::MissingAttribute { .. } => ErrorKind::MissingAttribute,
-            Error::WrongType { .. } => ErrorKind::WrongType,
-            Error::Hook { .. } => ErrorKind::Hook,
-            Error::UnknownEntityType { .. } => ErrorKind::UnknownEntityType,
-            Error::InvalidRegistry { .. } => ErrorKind::InvalidRegistry,
-            Error::NotRegistered { .. } => ErrorKind::NotRegistered,
-            Error::InvalidFilter { .. } => ErrorKind::InvalidFilter,
-            Error::Cardinality { .. } => ErrorKind::Cardinality,
-            Error::UnclaimedItems { .. } => ErrorKind::UnclaimedItems,
-            Error::Sdk { .. } => ErrorKind::Sdk,
-            Error::BatchWriteIncomplete { .. } | Error::BatchGetIncomplete { .. } => {
+        match &self.0.repr {
+            Repr::DiscriminatorMismatch { .. } => ErrorKind::DiscriminatorMismatch,
+            Repr::MissingDiscriminator { .. } => ErrorKind::MissingDiscriminator,
+            Repr::Serialize(_) => ErrorKind::Serialize,
+            Repr::Deserialize(_) => ErrorKind::Deserialize,
+            Repr::InvalidKey { .. } => ErrorKind::InvalidKey,
+            Repr::ItemTooLarge { .. } => ErrorKind::ItemTooLarge,
+            Repr::InvalidValue { .. } => ErrorKind::InvalidValue,
+            Repr::MissingAttribute => ErrorKind::MissingAttribute,
+            Repr::WrongType { .. } => ErrorKind::WrongType,
+            Repr::Hook { .. } => ErrorKind::Hook,
+            Repr::UnknownEntityType { .. } => ErrorKind::UnknownEntityType,
+            Repr::InvalidRegistry { .. } => ErrorKind::InvalidRegistry,
+            Repr::NotRegistered { .. } => ErrorKind::NotRegistered,
+            Repr::InvalidFilter { .. } => ErrorKind::InvalidFilter,
+            Repr::Cardinality { .. } => ErrorKind::Cardinality,
+            Repr::UnclaimedItems { .. } => ErrorKind::UnclaimedItems,
+            Repr::Sdk { .. } => ErrorKind::Sdk,
+            Repr::BatchWriteIncomplete { .. } | Repr::BatchGetIncomplete { .. } => {
                 ErrorKind::BatchIncomplete
             }
-            Error::DuplicateKey { .. } => ErrorKind::DuplicateKey,
-            Error::VersionConflict { .. } => ErrorKind::VersionConflict,
-            Error::NotFound { .. } => ErrorKind::NotFound,
-            Error::TransactionCanceled { .. } => ErrorKind::TransactionCanceled,
-            Error::Limit { .. } => ErrorKind::Limit,
-            Error::InvalidKeyPattern { .. } => ErrorKind::InvalidKeyPattern,
-            Error::Timeout { .. } => ErrorKind::Timeout,
-            Error::UnexpectedResponse { .. } => ErrorKind::UnexpectedResponse,
-            Error::VersionCheckRequired { .. } => ErrorKind::VersionCheckRequired,
+            Repr::DuplicateKey { .. } => ErrorKind::DuplicateKey,
+            Repr::VersionConflict { .. } => ErrorKind::VersionConflict,
+            Repr::NotFound => ErrorKind::NotFound,
+            Repr::TransactionCanceled { .. } => ErrorKind::TransactionCanceled,
+            Repr::Limit { .. } => ErrorKind::Limit,
+            Repr::InvalidKeyPattern { .. } => ErrorKind::InvalidKeyPattern,
+            Repr::Timeout { .. } => ErrorKind::Timeout,
+            Repr::UnexpectedResponse { .. } => ErrorKind::UnexpectedResponse,
+            Repr::VersionCheckRequired { .. } => ErrorKind::VersionCheckRequired,
         }
     }
 
@@ -123,36 +137,7 @@ impl Error {
     /// ```
     #[must_use]
     pub fn entity_type(&self) -> Option<&str> {
-        match self {
-            Error::DiscriminatorMismatch { entity_type, .. }
-            | Error::MissingDiscriminator { entity_type, .. }
-            | Error::Serialize { entity_type, .. }
-            | Error::Deserialize { entity_type, .. }
-            | Error::InvalidKey { entity_type, .. }
-            | Error::ItemTooLarge { entity_type, .. }
-            | Error::InvalidValue { entity_type, .. }
-            | Error::MissingAttribute { entity_type, .. }
-            | Error::WrongType { entity_type, .. }
-            | Error::Hook { entity_type, .. }
-            | Error::Cardinality { entity_type, .. }
-            | Error::VersionConflict { entity_type, .. }
-            | Error::NotFound { entity_type, .. }
-            | Error::InvalidKeyPattern { entity_type, .. }
-            | Error::VersionCheckRequired { entity_type, .. } => entity_type.as_deref(),
-            Error::UnknownEntityType { .. }
-            | Error::InvalidRegistry { .. }
-            | Error::NotRegistered { .. }
-            | Error::InvalidFilter { .. }
-            | Error::UnclaimedItems { .. }
-            | Error::Sdk { .. }
-            | Error::BatchWriteIncomplete { .. }
-            | Error::BatchGetIncomplete { .. }
-            | Error::DuplicateKey { .. }
-            | Error::TransactionCanceled { .. }
-            | Error::Limit { .. }
-            | Error::Timeout { .. }
-            | Error::UnexpectedResponse { .. } => None,
-        }
+        self.0.entity_type.get().map(String::as_str)
     }
 
     /// The attribute or attribute path the error is about, when known.
@@ -165,41 +150,14 @@ impl Error {
     /// ```
     #[must_use]
     pub fn attribute(&self) -> Option<&str> {
-        match self {
-            Error::DiscriminatorMismatch { attribute, .. }
-            | Error::MissingDiscriminator { attribute, .. }
-            | Error::InvalidKey { attribute, .. }
-            | Error::MissingAttribute { attribute, .. }
-            | Error::WrongType { attribute, .. }
-            | Error::UnknownEntityType { attribute, .. }
-            | Error::InvalidFilter { attribute, .. } => Some(attribute),
-            Error::InvalidValue { path, .. } => Some(path),
-            Error::Serialize { path, .. } | Error::Deserialize { path, .. } => path.as_deref(),
-            Error::ItemTooLarge { .. }
-            | Error::Hook { .. }
-            | Error::InvalidRegistry { .. }
-            | Error::NotRegistered { .. }
-            | Error::Cardinality { .. }
-            | Error::UnclaimedItems { .. }
-            | Error::Sdk { .. }
-            | Error::BatchWriteIncomplete { .. }
-            | Error::BatchGetIncomplete { .. }
-            | Error::DuplicateKey { .. }
-            | Error::VersionConflict { .. }
-            | Error::NotFound { .. }
-            | Error::TransactionCanceled { .. }
-            | Error::Limit { .. }
-            | Error::InvalidKeyPattern { .. }
-            | Error::Timeout { .. }
-            | Error::UnexpectedResponse { .. } => None,
-            Error::VersionCheckRequired { attribute, .. } => Some(attribute),
-        }
+        self.0.attribute.as_deref()
     }
 
     /// Sets the entity type if the error does not name one yet.
     ///
     /// The mapper calls this on every error a hook or helper returns, so errors
-    /// built inside hooks need not repeat the entity type.
+    /// built inside hooks need not repeat the entity type. Errors about no
+    /// single entity type (of a registry, of a request) stay without one.
     ///
     /// ```
     /// use dynamodb_mapper::Error;
@@ -209,47 +167,16 @@ impl Error {
     /// ```
     #[must_use]
     pub fn with_entity_type(mut self, name: &str) -> Self {
-        let slot = match &mut self {
-            Error::DiscriminatorMismatch { entity_type, .. }
-            | Error::MissingDiscriminator { entity_type, .. }
-            | Error::Serialize { entity_type, .. }
-            | Error::Deserialize { entity_type, .. }
-            | Error::InvalidKey { entity_type, .. }
-            | Error::ItemTooLarge { entity_type, .. }
-            | Error::InvalidValue { entity_type, .. }
-            | Error::MissingAttribute { entity_type, .. }
-            | Error::WrongType { entity_type, .. }
-            | Error::Hook { entity_type, .. }
-            | Error::Cardinality { entity_type, .. }
-            | Error::VersionConflict { entity_type, .. }
-            | Error::NotFound { entity_type, .. }
-            | Error::InvalidKeyPattern { entity_type, .. }
-            | Error::VersionCheckRequired { entity_type, .. } => entity_type,
-            // Registry- and request-level errors are about no single entity type.
-            Error::UnknownEntityType { .. }
-            | Error::InvalidRegistry { .. }
-            | Error::NotRegistered { .. }
-            | Error::InvalidFilter { .. }
-            | Error::UnclaimedItems { .. }
-            | Error::Sdk { .. }
-            | Error::BatchWriteIncomplete { .. }
-            | Error::BatchGetIncomplete { .. }
-            | Error::DuplicateKey { .. }
-            | Error::TransactionCanceled { .. }
-            | Error::Limit { .. }
-            | Error::Timeout { .. }
-            | Error::UnexpectedResponse { .. } => return self,
-        };
-        if slot.is_none() {
-            *slot = Some(name.to_owned());
-        }
+        self.0.entity_type.fill(|| Some(name.to_owned()));
         self
     }
 
     /// The primary key of the item the error is about, rendered as
     /// `pk="CUSTOMER#C1", sk="METADATA"`: set on the errors of reading an
     /// item (`from_item`, `record_from_item`, registry decoding) when the
-    /// item holds its key.
+    /// item holds its key, and on the errors about one item (a version
+    /// conflict, no item found, a key addressed twice, a version check
+    /// skipped).
     ///
     /// ```
     /// use aws_sdk_dynamodb::types::AttributeValue;
@@ -280,58 +207,17 @@ impl Error {
     /// ```
     #[must_use]
     pub fn key(&self) -> Option<&str> {
-        match self {
-            Error::DiscriminatorMismatch { key, .. }
-            | Error::MissingDiscriminator { key, .. }
-            | Error::Deserialize { key, .. }
-            | Error::InvalidValue { key, .. }
-            | Error::MissingAttribute { key, .. }
-            | Error::WrongType { key, .. }
-            | Error::Hook { key, .. }
-            | Error::UnknownEntityType { key, .. } => key.as_deref(),
-            Error::VersionConflict { key, .. }
-            | Error::NotFound { key, .. }
-            | Error::DuplicateKey { key, .. }
-            | Error::VersionCheckRequired { key, .. } => Some(key),
-            Error::Serialize { .. }
-            | Error::InvalidKey { .. }
-            | Error::ItemTooLarge { .. }
-            | Error::InvalidRegistry { .. }
-            | Error::NotRegistered { .. }
-            | Error::InvalidFilter { .. }
-            | Error::Cardinality { .. }
-            | Error::UnclaimedItems { .. }
-            | Error::Sdk { .. }
-            | Error::BatchWriteIncomplete { .. }
-            | Error::BatchGetIncomplete { .. }
-            | Error::TransactionCanceled { .. }
-            | Error::Limit { .. }
-            | Error::InvalidKeyPattern { .. }
-            | Error::Timeout { .. }
-            | Error::UnexpectedResponse { .. } => None,
-        }
+        self.0.key.get().map(|k| &**k)
     }
 
     /// Sets the item's key (rendered by `item::describe_key`) on an error of
     /// reading an item, if it names none yet; an empty key is no key.
     pub(crate) fn with_key(mut self, rendered: impl FnOnce() -> String) -> Self {
-        let slot = match &mut self {
-            Error::DiscriminatorMismatch { key, .. }
-            | Error::MissingDiscriminator { key, .. }
-            | Error::Deserialize { key, .. }
-            | Error::InvalidValue { key, .. }
-            | Error::MissingAttribute { key, .. }
-            | Error::WrongType { key, .. }
-            | Error::Hook { key, .. }
-            | Error::UnknownEntityType { key, .. } => key,
-            _ => return self,
-        };
-        if slot.is_none() {
-            let k = rendered();
-            if !k.is_empty() {
-                *slot = Some(k.into_boxed_str());
-            }
-        }
+        self.0.key.fill(|| {
+            Some(rendered())
+                .filter(|k| !k.is_empty())
+                .map(String::into_boxed_str)
+        });
         self
     }
 }

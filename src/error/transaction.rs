@@ -1,8 +1,8 @@
-//! The actions of a transaction, as [`Error::TransactionCanceled`]
-//! reports the ones DynamoDB gave a cancellation reason for (re-exported by
-//! `ops`, which builds them).
+//! The actions of a transaction, as [`Error::canceled`] reports the ones
+//! DynamoDB gave a cancellation reason for (re-exported by `ops`, which
+//! builds them).
 //!
-//! [`Error::TransactionCanceled`]: super::Error::TransactionCanceled
+//! [`Error::canceled`]: super::Error::canceled
 
 use std::collections::HashMap;
 use std::fmt;

@@ -125,9 +125,10 @@ pub trait KeyConditionExt: Sized {
     /// a placeholder the request already binds to something else is renamed.
     ///
     /// # Errors
-    /// What [`KeyCondition::build`] returns; [`Error::InvalidKey`]
-    /// (attribute `(key condition)`) when the request already has a key
-    /// condition expression, or reads another index than the key condition.
+    /// What [`KeyCondition::build`] returns;
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
+    /// condition)`) when the request already has a key condition expression, or
+    /// reads another index than the key condition.
     ///
     /// ```
     /// use dynamodb_mapper::expr::{KeyCondition, KeyConditionExt};

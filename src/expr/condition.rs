@@ -8,7 +8,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use super::expression::Expression;
 use super::operand::{Attr, Operand, OperandKind, Size, Step, ValueType};
 use super::placeholders::{Ctx, EXPRESSION, check_prefix, expr_error};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::item::{Item, check_depth, check_values};
 
 /// DynamoDB's limit on the values of one `IN`.
@@ -149,11 +149,11 @@ impl Condition {
     /// The expression, with placeholders `#c0`, `:c0`, ...
     ///
     /// # Errors
-    /// [`Error::InvalidValue`] naming the attribute path for an invalid path,
-    /// an operand that cannot be converted or that DynamoDB would reject (a
-    /// non-finite or too long number, an empty set), an `IN` with no or more
-    /// than 100 operands; naming `(expression)` for an `all`/`any` of no
-    /// conditions.
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) naming the
+    /// attribute path for an invalid path, an operand that cannot be converted
+    /// or that DynamoDB would reject (a non-finite or too long number, an empty
+    /// set), an `IN` with no or more than 100 operands; naming `(expression)`
+    /// for an `all`/`any` of no conditions.
     ///
     /// ```
     /// use dynamodb_mapper::expr::attr;
@@ -173,7 +173,8 @@ impl Condition {
     /// The expression, with placeholders `#<prefix>0`, `:<prefix>0`, ...
     ///
     /// # Errors
-    /// As [`build`](Self::build), and [`Error::InvalidValue`] (attribute
+    /// As [`build`](Self::build), and
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (attribute
     /// `(expression)`) when `prefix` is not ASCII letters and digits starting
     /// with a letter.
     ///
@@ -559,19 +560,9 @@ impl Ctx<'_> {
                 // Cloning recurses: depth first (a value can be built by
                 // hand, to any depth).
                 let name = subject.to_owned();
-                check_depth([(&name, v)]).map_err(|e| match e {
-                    Error::InvalidValue { path, reason, .. } => {
-                        expr_error(&path, format!("operand {reason}"))
-                    }
-                    other => other,
-                })?;
+                check_depth([(&name, v)]).map_err(operand_error)?;
                 let checked = Item::from([(name, v.clone())]);
-                check_values(&checked).map_err(|e| match e {
-                    Error::InvalidValue { path, reason, .. } => {
-                        expr_error(&path, format!("operand {reason}"))
-                    }
-                    other => other,
-                })?;
+                check_values(&checked).map_err(operand_error)?;
                 let p = self.value(v.clone());
                 out.push_str(&p);
                 Ok(())
@@ -667,6 +658,16 @@ impl Ctx<'_> {
                 Ok(())
             }
         }
+    }
+}
+
+/// An operand value DynamoDB would reject, as the condition says it.
+fn operand_error(e: Error) -> Error {
+    match (e.kind(), e.attribute(), e.reason()) {
+        (ErrorKind::InvalidValue, Some(path), Some(reason)) => {
+            expr_error(path, format!("operand {reason}"))
+        }
+        _ => e,
     }
 }
 

@@ -40,7 +40,7 @@ impl Expression {
     /// text uses is bound, every bound placeholder is used.
     ///
     /// # Errors
-    /// [`Error::InvalidValue`](crate::Error::InvalidValue) naming the
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) naming the
     /// placeholder that is unbound or unused, or the bound name that is not
     /// a placeholder; or naming `(expression)` when the text is empty.
     ///

@@ -7,7 +7,7 @@ use super::condition::Comparator;
 use super::expression::Expression;
 use super::operand::{Operand, OperandKind};
 use super::placeholders::{Ctx, check_prefix};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::item::{check_depth, parse_number, type_name};
 use crate::schema::{
     KeyAttribute, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, ScalarType, TableSchema,
@@ -197,12 +197,13 @@ impl KeyCondition {
     /// The expression, with placeholders `#k0`, `:k0`, ...
     ///
     /// # Errors
-    /// [`Error::InvalidKey`]: the index does not exist (the attribute is the
-    /// index name); a sort key condition on a table or index without a sort
-    /// key, or more than one (attribute `(sort key)`); a value that is an
-    /// attribute path, of the wrong type, empty, over the key size limit, or
-    /// a `BETWEEN` whose low bound is above its high bound (attribute: the key
-    /// attribute); `begins_with` on a number sort key.
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey): the index does
+    /// not exist (the attribute is the index name); a sort key condition on a
+    /// table or index without a sort key, or more than one (attribute `(sort
+    /// key)`); a value that is an attribute path, of the wrong type, empty,
+    /// over the key size limit, or a `BETWEEN` whose low bound is above its
+    /// high bound (attribute: the key attribute); `begins_with` on a number
+    /// sort key.
     ///
     /// ```
     /// use dynamodb_mapper::{expr::KeyCondition, GlobalSecondaryIndex, ScalarType, TableSchema};
@@ -226,7 +227,8 @@ impl KeyCondition {
     /// The expression, with placeholders `#<prefix>0`, `:<prefix>0`, ...
     ///
     /// # Errors
-    /// As [`build`](Self::build), and [`Error::InvalidValue`] (attribute
+    /// As [`build`](Self::build), and
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (attribute
     /// `(expression)`) for a prefix that is not ASCII letters and digits
     /// starting with a letter.
     ///
@@ -345,9 +347,9 @@ fn key_value(
     let value = match &operand.0 {
         OperandKind::Value(Ok(v)) => {
             let name = attribute.name.to_owned();
-            check_depth([(&name, v)]).map_err(|e| match e {
-                Error::InvalidValue { reason, .. } => err(format!("condition value {reason}")),
-                other => other,
+            check_depth([(&name, v)]).map_err(|e| match (e.kind(), e.reason()) {
+                (ErrorKind::InvalidValue, Some(reason)) => err(format!("condition value {reason}")),
+                _ => e,
             })?;
             v.clone()
         }

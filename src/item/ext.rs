@@ -7,13 +7,17 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::Item;
-use crate::error::{Error, Result, type_name};
+use crate::error::{Error, ErrorKind, Result, type_name};
 
 /// Typed, non-panicking getters on an [`Item`].
 ///
-/// Each getter returns [`Error::MissingAttribute`] when the attribute is absent
-/// and [`Error::WrongType`] when it has another type; number getters return
-/// [`Error::InvalidValue`] when the number does not fit the requested type.
+/// Each getter returns
+/// [`ErrorKind::MissingAttribute`](crate::ErrorKind::MissingAttribute) when the
+/// attribute is absent and
+/// [`ErrorKind::WrongType`](crate::ErrorKind::WrongType) when it has another
+/// type; number getters return
+/// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) when the number
+/// does not fit the requested type.
 ///
 /// ```
 /// use aws_sdk_dynamodb::types::AttributeValue;
@@ -30,7 +34,8 @@ use crate::error::{Error, Result, type_name};
 /// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```
 pub trait ItemExt {
-    /// The attribute, or [`Error::MissingAttribute`].
+    /// The attribute, or
+    /// [`ErrorKind::MissingAttribute`](crate::ErrorKind::MissingAttribute).
     ///
     /// # Errors
     /// When the attribute is absent.
@@ -128,13 +133,7 @@ pub trait ItemExt {
 }
 
 fn wrong_type(name: &str, expected: &'static str, found: &AttributeValue) -> Error {
-    Error::WrongType {
-        key: None,
-        entity_type: None,
-        attribute: name.to_owned(),
-        expected,
-        found: type_name(found),
-    }
+    Error::wrong_type(name, expected, type_name(found))
 }
 
 impl ItemExt for Item {
@@ -184,11 +183,12 @@ impl ItemExt for Item {
     }
 
     fn get_ttl(&self, name: &str) -> Result<SystemTime> {
-        let secs: u64 = self.get_number(name).map_err(|e| match e {
-            Error::InvalidValue { path, .. } => {
-                Error::invalid_value(path, "is not whole non-negative epoch seconds")
-            }
-            other => other,
+        let secs: u64 = self.get_number(name).map_err(|e| match e.kind() {
+            ErrorKind::InvalidValue => Error::invalid_value(
+                e.attribute().unwrap_or(name),
+                "is not whole non-negative epoch seconds",
+            ),
+            _ => e,
         })?;
         // A u64 of seconds can be past what `SystemTime` holds: an error,
         // not the panic of `+`.
@@ -204,7 +204,8 @@ impl ItemExt for Item {
 /// requires (fractions of a second are dropped).
 ///
 /// # Errors
-/// [`Error::InvalidValue`] when `at` is before the Unix epoch.
+/// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) when `at` is
+/// before the Unix epoch.
 ///
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};

@@ -99,8 +99,9 @@ fn number_size(n: &str) -> usize {
     }
 }
 
-/// The `n` largest attributes of `item` by DynamoDB's size (name plus
-/// value), largest first, for [`Error::ItemTooLarge`].
+/// The `n` largest attributes of `item` by DynamoDB's size (name plus value),
+/// largest first, for
+/// [`ErrorKind::ItemTooLarge`](crate::ErrorKind::ItemTooLarge).
 pub(crate) fn largest_attributes(item: &Item, n: usize) -> Vec<(String, usize)> {
     let mut sizes: Vec<(&String, usize)> = item
         .iter()

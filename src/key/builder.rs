@@ -150,10 +150,10 @@ impl KeyBuilder {
     /// The key.
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] (attribute `(partition key)` or `(sort key)`) for
-    /// an empty tag or component, a tag holding the delimiter or escape
-    /// character, a number that does not fit its width, a key over the size
-    /// limit, or an invalid format.
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute
+    /// `(partition key)` or `(sort key)`) for an empty tag or component, a tag
+    /// holding the delimiter or escape character, a number that does not fit
+    /// its width, a key over the size limit, or an invalid format.
     ///
     /// ```
     /// use dynamodb_mapper::key::KeyBuilder;

@@ -76,9 +76,9 @@ impl Encoding {
     /// it); integers convert between signed and unsigned when they fit.
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] (attribute `(key component)`) when the value
-    /// has the wrong type, does not fit the width, is empty text, or is a
-    /// time outside the years 0000 to 9999.
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
+    /// component)`) when the value has the wrong type, does not fit the width,
+    /// is empty text, or is a time outside the years 0000 to 9999.
     ///
     /// ```
     /// use dynamodb_mapper::key::{Encoding, KeyValue};
@@ -97,8 +97,9 @@ impl Encoding {
     /// Decodes a component this encoding produced.
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] (attribute `(key component)`) when `text` is not
-    /// exactly what this encoding produces for some value.
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
+    /// component)`) when `text` is not exactly what this encoding produces for
+    /// some value.
     ///
     /// ```
     /// use dynamodb_mapper::key::{Encoding, KeyValue};
@@ -452,8 +453,9 @@ fn parse_timestamp(text: &str, fraction_digits: u8) -> std::result::Result<(i64,
 /// numeric order for values encoded with the same width.
 ///
 /// # Errors
-/// [`Error::InvalidKey`] (attribute `(key component)`) when `value` needs
-/// more than `width` digits or `width` is out of range.
+/// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
+/// component)`) when `value` needs more than `width` digits or `width` is out
+/// of range.
 ///
 /// ```
 /// use dynamodb_mapper::key::encode_unsigned;
@@ -470,8 +472,9 @@ pub fn encode_unsigned(value: u64, width: u8) -> Result<String> {
 /// Decodes [`encode_unsigned`]'s output: exactly `width` digits.
 ///
 /// # Errors
-/// [`Error::InvalidKey`] (attribute `(key component)`) when `text` is not
-/// exactly `width` ASCII digits or exceeds `u64`.
+/// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
+/// component)`) when `text` is not exactly `width` ASCII digits or exceeds
+/// `u64`.
 ///
 /// ```
 /// use dynamodb_mapper::key::decode_unsigned;
@@ -491,8 +494,9 @@ pub fn decode_unsigned(text: &str, width: u8) -> Result<u64> {
 /// `|value|` must be below `10^width`.
 ///
 /// # Errors
-/// [`Error::InvalidKey`] (attribute `(key component)`) when `|value|` needs
-/// more than `width` digits or `width` is out of range.
+/// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
+/// component)`) when `|value|` needs more than `width` digits or `width` is out
+/// of range.
 ///
 /// ```
 /// use dynamodb_mapper::key::encode_signed;
@@ -510,8 +514,9 @@ pub fn encode_signed(value: i64, width: u8) -> Result<String> {
 /// Decodes [`encode_signed`]'s output.
 ///
 /// # Errors
-/// [`Error::InvalidKey`] (attribute `(key component)`) when `text` is not
-/// `N` or `P` followed by exactly `width` digits, or is out of range.
+/// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
+/// component)`) when `text` is not `N` or `P` followed by exactly `width`
+/// digits, or is out of range.
 ///
 /// ```
 /// use dynamodb_mapper::key::decode_signed;
@@ -531,8 +536,9 @@ pub fn decode_signed(text: &str, width: u8) -> Result<i64> {
 /// order. Years 0000 to 9999.
 ///
 /// # Errors
-/// [`Error::InvalidKey`] (attribute `(key component)`) when `time` is
-/// outside the years 0000 to 9999 or `fraction_digits` is above 9.
+/// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
+/// component)`) when `time` is outside the years 0000 to 9999 or
+/// `fraction_digits` is above 9.
 ///
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};
@@ -550,8 +556,9 @@ pub fn encode_timestamp(time: SystemTime, fraction_digits: u8) -> Result<String>
 /// Decodes [`encode_timestamp`]'s output (the fraction it kept).
 ///
 /// # Errors
-/// [`Error::InvalidKey`] (attribute `(key component)`) when `text` is not
-/// exactly that format, or is not a valid date and time.
+/// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
+/// component)`) when `text` is not exactly that format, or is not a valid date
+/// and time.
 ///
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};
@@ -571,9 +578,9 @@ pub fn decode_timestamp(text: &str, fraction_digits: u8) -> Result<SystemTime> {
 /// 1970) and nanoseconds within that second.
 ///
 /// # Errors
-/// [`Error::InvalidKey`] (attribute `(key component)`) when the time is
-/// outside the years 0000 to 9999, `nanos` is not below 1,000,000,000, or
-/// `fraction_digits` is above 9.
+/// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
+/// component)`) when the time is outside the years 0000 to 9999, `nanos` is not
+/// below 1,000,000,000, or `fraction_digits` is above 9.
 ///
 /// ```
 /// use dynamodb_mapper::key::encode_unix_timestamp;

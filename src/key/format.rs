@@ -118,8 +118,9 @@ impl KeyFormat {
     /// Checks the delimiter and escape character.
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] (attribute `(key format)`) when they are equal,
-    /// not ASCII punctuation, or reserved (`-`, `:`, `.`, `{`, `}`).
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
+    /// format)`) when they are equal, not ASCII punctuation, or reserved (`-`,
+    /// `:`, `.`, `{`, `}`).
     ///
     /// ```
     /// use dynamodb_mapper::key::KeyFormat;
@@ -166,8 +167,8 @@ impl KeyFormat {
     /// for a `begins_with` value that ends inside a component.
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] when the format is invalid (see
-    /// [`validate`](Self::validate)).
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) when the format
+    /// is invalid (see [`validate`](Self::validate)).
     ///
     /// ```
     /// use dynamodb_mapper::key::KeyFormat;
@@ -195,9 +196,10 @@ impl KeyFormat {
     /// [`KeyBuilder::build`](super::KeyBuilder::build) (the type tag is the first component).
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] (attribute `(key)`) when the key is empty, has an
-    /// empty component, an escape character not followed by the delimiter or
-    /// the escape character, or when the format is invalid.
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute
+    /// `(key)`) when the key is empty, has an empty component, an escape
+    /// character not followed by the delimiter or the escape character, or when
+    /// the format is invalid.
     ///
     /// ```
     /// use dynamodb_mapper::key::KeyFormat;

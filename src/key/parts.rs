@@ -64,8 +64,9 @@ impl KeyParts {
     /// The text of placeholder `name`.
     ///
     /// # Errors
-    /// [`Error::InvalidKeyPattern`] (naming the template) when there is no such
-    /// placeholder or it is not text.
+    /// [`ErrorKind::InvalidKeyPattern`](crate::ErrorKind::InvalidKeyPattern)
+    /// (naming the template) when there is no such placeholder or it is not
+    /// text.
     ///
     /// ```
     /// use dynamodb_mapper::key::KeyPattern;
@@ -90,8 +91,9 @@ impl KeyParts {
     /// The unsigned integer of placeholder `name`.
     ///
     /// # Errors
-    /// [`Error::InvalidKeyPattern`] (naming the template) when there is no such
-    /// placeholder or it is not an integer that fits.
+    /// [`ErrorKind::InvalidKeyPattern`](crate::ErrorKind::InvalidKeyPattern)
+    /// (naming the template) when there is no such placeholder or it is not an
+    /// integer that fits.
     ///
     /// ```
     /// use dynamodb_mapper::key::KeyPattern;
@@ -107,8 +109,9 @@ impl KeyParts {
     /// The signed integer of placeholder `name`.
     ///
     /// # Errors
-    /// [`Error::InvalidKeyPattern`] (naming the template) when there is no such
-    /// placeholder or it is not an integer that fits.
+    /// [`ErrorKind::InvalidKeyPattern`](crate::ErrorKind::InvalidKeyPattern)
+    /// (naming the template) when there is no such placeholder or it is not an
+    /// integer that fits.
     ///
     /// ```
     /// use dynamodb_mapper::key::KeyPattern;
@@ -123,8 +126,9 @@ impl KeyParts {
     /// The point in time of placeholder `name`.
     ///
     /// # Errors
-    /// [`Error::InvalidKeyPattern`] (naming the template) when there is no such
-    /// placeholder or it is not a timestamp.
+    /// [`ErrorKind::InvalidKeyPattern`](crate::ErrorKind::InvalidKeyPattern)
+    /// (naming the template) when there is no such placeholder or it is not a
+    /// timestamp.
     ///
     /// ```
     /// use std::time::{Duration, UNIX_EPOCH};

@@ -149,8 +149,8 @@ impl KeyPattern {
     /// Checks the template and the format.
     ///
     /// # Errors
-    /// [`Error::InvalidKeyPattern`] naming the template, saying what is
-    /// wrong with it.
+    /// [`ErrorKind::InvalidKeyPattern`](crate::ErrorKind::InvalidKeyPattern)
+    /// naming the template, saying what is wrong with it.
     ///
     /// ```
     /// use dynamodb_mapper::key::KeyPattern;
@@ -274,8 +274,9 @@ impl KeyPattern {
     /// by each placeholder's format.
     ///
     /// # Errors
-    /// [`Error::InvalidKeyPattern`] naming the template, when the key
-    /// does not match the pattern (or the pattern is invalid).
+    /// [`ErrorKind::InvalidKeyPattern`](crate::ErrorKind::InvalidKeyPattern)
+    /// naming the template, when the key does not match the pattern (or the
+    /// pattern is invalid).
     ///
     /// ```
     /// use dynamodb_mapper::key::KeyPattern;
@@ -565,11 +566,11 @@ impl<'a> BoundPattern<'a> {
     /// The key, every placeholder filled.
     ///
     /// # Errors
-    /// [`Error::InvalidKeyPattern`] naming the template: a placeholder
-    /// without a value, a value for a name the pattern does not have or given
-    /// twice, a value its placeholder's format cannot encode (empty text,
-    /// wrong type, too many digits), a key over the size limit, or an invalid
-    /// pattern.
+    /// [`ErrorKind::InvalidKeyPattern`](crate::ErrorKind::InvalidKeyPattern)
+    /// naming the template: a placeholder without a value, a value for a name
+    /// the pattern does not have or given twice, a value its placeholder's
+    /// format cannot encode (empty text, wrong type, too many digits), a key
+    /// over the size limit, or an invalid pattern.
     ///
     /// ```
     /// use dynamodb_mapper::key::KeyPattern;

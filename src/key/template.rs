@@ -26,11 +26,7 @@ pub(super) struct Component {
 /// The error for a problem with the key pattern `template`, or with a key or
 /// value that does not fit it.
 pub(super) fn pattern_error(template: &str, reason: impl fmt::Display) -> Error {
-    Error::InvalidKeyPattern {
-        entity_type: None,
-        pattern: template.to_owned(),
-        reason: reason.to_string(),
-    }
+    Error::invalid_key_pattern(template, reason.to_string())
 }
 
 pub(super) fn constant_prefix(template: &'static str) -> &'static str {

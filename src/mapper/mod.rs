@@ -97,8 +97,9 @@ pub trait Mapper: Sized + 'static {
     ///
     /// When patterns are declared, [`to_item`](Mapper::to_item) also checks
     /// that every string key the hooks write for a declared index matches one
-    /// of them ([`Error::InvalidKey`] otherwise), so the design the registry
-    /// checked is the design in the table.
+    /// of them ([`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey)
+    /// otherwise), so the design the registry checked is the design in the
+    /// table.
     ///
     /// ```
     /// use dynamodb_mapper::{hooks::put_str, IndexKeys, Item, KeyPattern, Mapper, TableSchema};
@@ -192,8 +193,10 @@ pub trait Mapper: Sized + 'static {
     /// (nothing to check when the table has no discriminator).
     ///
     /// # Errors
-    /// The default returns [`Error::MissingDiscriminator`] or
-    /// [`Error::DiscriminatorMismatch`].
+    /// The default returns
+    /// [`ErrorKind::MissingDiscriminator`](crate::ErrorKind::MissingDiscriminator)
+    /// or
+    /// [`ErrorKind::DiscriminatorMismatch`](crate::ErrorKind::DiscriminatorMismatch).
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks, Item, Mapper, TableSchema};
@@ -312,10 +315,13 @@ pub trait Mapper: Sized + 'static {
     /// dropped.)
     ///
     /// # Errors
-    /// Hook errors; [`Error::Serialize`]; [`Error::InvalidKey`],
-    /// [`Error::InvalidValue`] (also for nesting too deep) or
-    /// [`Error::ItemTooLarge`] (naming the three largest attributes) when
-    /// DynamoDB would reject the item. Every error names the entity type.
+    /// Hook errors; [`ErrorKind::Serialize`](crate::ErrorKind::Serialize);
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey),
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (also for
+    /// nesting too deep) or
+    /// [`ErrorKind::ItemTooLarge`](crate::ErrorKind::ItemTooLarge) (naming the
+    /// three largest attributes) when DynamoDB would reject the item. Every
+    /// error names the entity type.
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
@@ -423,14 +429,18 @@ pub trait Mapper: Sized + 'static {
     /// the entity ignores (a map key it has no field for) is not looked at.
     ///
     /// # Errors
-    /// Every error names the entity type and the item's key when the item
-    /// holds it (`Note (pk="NOTE#1"): ...`, see [`Error::key`]):
-    /// [`Error::InvalidValue`] with the attribute path for values nested too
-    /// deep, bad sets, and values of a type the SDK does not know; hook
-    /// errors (by default [`Error::MissingDiscriminator`] and
-    /// [`Error::DiscriminatorMismatch`]); [`Error::MissingAttribute`];
-    /// [`Error::Deserialize`] with the attribute path, also for a number
-    /// that does not fit its type. Never panics.
+    /// Every error names the entity type and the item's key when the item holds
+    /// it (`Note (pk="NOTE#1"): ...`, see [`Error::key`]):
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) with the
+    /// attribute path for values nested too deep, bad sets, and values of a
+    /// type the SDK does not know; hook errors (by default
+    /// [`ErrorKind::MissingDiscriminator`](crate::ErrorKind::MissingDiscriminator)
+    /// and
+    /// [`ErrorKind::DiscriminatorMismatch`](crate::ErrorKind::DiscriminatorMismatch));
+    /// [`ErrorKind::MissingAttribute`](crate::ErrorKind::MissingAttribute);
+    /// [`ErrorKind::Deserialize`](crate::ErrorKind::Deserialize) with the
+    /// attribute path, also for a number that does not fit its type. Never
+    /// panics.
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema, ErrorKind};
@@ -485,7 +495,8 @@ pub trait Mapper: Sized + 'static {
     /// field if it must keep what it does not know.
     ///
     /// # Errors
-    /// As [`from_item`](Mapper::from_item); [`Error::InvalidValue`] when the
+    /// As [`from_item`](Mapper::from_item);
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) when the
     /// version attribute is not a whole non-negative number.
     ///
     /// ```
@@ -515,14 +526,11 @@ pub trait Mapper: Sized + 'static {
                 .with_key(|| Self::TABLE.render_key(&rest))
             })?),
             Some((name, other)) => {
-                return Err(Error::WrongType {
-                    entity_type: Some(Self::ENTITY_TYPE.to_owned()),
-                    key: None,
-                    attribute: name.to_owned(),
-                    expected: "a number (N)",
-                    found: crate::item::type_name(other),
-                }
-                .with_key(|| Self::TABLE.render_key(&rest)));
+                return Err(
+                    Error::wrong_type(name, "a number (N)", crate::item::type_name(other))
+                        .with_entity_type(Self::ENTITY_TYPE)
+                        .with_key(|| Self::TABLE.render_key(&rest)),
+                );
             }
         };
         rest.retain(|name, _| !Self::owns_attribute(name));
@@ -534,7 +542,7 @@ pub trait Mapper: Sized + 'static {
     ///
     /// # Errors
     /// As [`to_item`](Mapper::to_item)'s hooks and serialization, and
-    /// [`Error::InvalidKey`].
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey).
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
@@ -555,8 +563,8 @@ pub trait Mapper: Sized + 'static {
     /// case), checked against the table layout.
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] when a value is empty or too long, or the table's
-    /// keys are not strings.
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) when a value is
+    /// empty or too long, or the table's keys are not strings.
     ///
     /// ```
     /// # use dynamodb_mapper::doc_support::*;

@@ -55,12 +55,8 @@ pub(super) fn read<M: Mapper>(mut item: Item) -> Result<(M::Entity, Item)> {
     let read = match table {
         Some(t) => crate::de::from_fields(item, t).map_err(|e| deserialize_error::<M>(e, t)),
         None => serde_path_to_error::deserialize(crate::de::Value::item(item)).map_err(|e| {
-            Error::Deserialize {
-                entity_type: Some(M::ENTITY_TYPE.to_owned()),
-                key: None,
-                path: non_root(e.path().to_string()),
-                source: e.into_inner(),
-            }
+            let path = non_root(e.path().to_string());
+            Error::deserialize(path, e.into_inner()).with_entity_type(M::ENTITY_TYPE)
         }),
     };
     let mut entity: M::Entity = read.map_err(|e| e.with_key(key))?;
@@ -69,20 +65,16 @@ pub(super) fn read<M: Mapper>(mut item: Item) -> Result<(M::Entity, Item)> {
 }
 
 /// The error for a failed deserialization: a missing field becomes
-/// [`Error::MissingAttribute`] under its stored name; anything else is
-/// [`Error::Deserialize`] with the attribute path.
+/// [`ErrorKind::MissingAttribute`](crate::ErrorKind::MissingAttribute) under
+/// its stored name; anything else is
+/// [`ErrorKind::Deserialize`](crate::ErrorKind::Deserialize) with the attribute
+/// path.
 fn deserialize_error<M: Mapper>(error: FieldsError, table: &FieldTable) -> Error {
     match error {
-        FieldsError::MissingField(field) => Error::MissingAttribute {
-            entity_type: Some(M::ENTITY_TYPE.to_owned()),
-            key: None,
-            attribute: table.stored_for(field, M::NAMING).into_owned(),
-        },
-        FieldsError::Other(source, path) => Error::Deserialize {
-            entity_type: Some(M::ENTITY_TYPE.to_owned()),
-            key: None,
-            path,
-            source,
-        },
+        FieldsError::MissingField(field) => {
+            Error::missing_attribute(table.stored_for(field, M::NAMING))
+        }
+        FieldsError::Other(source, path) => Error::deserialize(path, source),
     }
+    .with_entity_type(M::ENTITY_TYPE)
 }

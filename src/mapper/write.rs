@@ -40,14 +40,14 @@ pub(super) fn build_item<M: Mapper>(entity: &M::Entity) -> Result<Item> {
 fn serialize<M: Mapper>(entity: &M::Entity) -> Result<Item> {
     match crate::ser::entity_to_value(entity) {
         Ok(AttributeValue::M(item)) => Ok(item),
-        Ok(other) => Err(Error::Serialize {
-            entity_type: Some(M::ENTITY_TYPE.to_owned()),
-            path: None,
-            source: serde::ser::Error::custom(format!(
+        Ok(other) => Err(Error::serialize(
+            None,
+            serde::ser::Error::custom(format!(
                 "the entity is {}, not a map of attributes (serialize it as a struct or a map)",
                 crate::item::type_name(&other)
             )),
-        }),
+        )
+        .with_entity_type(M::ENTITY_TYPE)),
         Err(failure) => {
             let path = failure.path();
             let path = path.strip_prefix('.').unwrap_or(&path);
@@ -59,20 +59,17 @@ fn serialize<M: Mapper>(entity: &M::Entity) -> Result<Item> {
     }
 }
 
-/// The error for a failed serialization at `path`: a value nested too deep
-/// is [`Error::InvalidValue`] (as the write check says for an item built by
-/// hand), anything else [`Error::Serialize`].
+/// The error for a failed serialization at `path`: a value nested too deep is
+/// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (as the write
+/// check says for an item built by hand), anything else
+/// [`ErrorKind::Serialize`](crate::ErrorKind::Serialize).
 fn serialize_error<M: Mapper>(path: Option<String>, failure: Failure) -> Error {
     match failure.cause {
         Cause::TooDeep(reason) => {
             Error::invalid_value(path.unwrap_or_else(|| "(entity)".to_owned()), reason)
                 .with_entity_type(M::ENTITY_TYPE)
         }
-        Cause::Serde(source) => Error::Serialize {
-            entity_type: Some(M::ENTITY_TYPE.to_owned()),
-            path,
-            source,
-        },
+        Cause::Serde(source) => Error::serialize(path, source).with_entity_type(M::ENTITY_TYPE),
     }
 }
 

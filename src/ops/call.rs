@@ -18,7 +18,8 @@ use crate::error::Error;
 /// client's operation timeout when it has one (set it with
 /// `aws_sdk_dynamodb::config::Builder::timeout_config` or `aws_config`'s
 /// `timeout_config`), else by this. A call that runs out returns
-/// [`Error::Timeout`]; for a write, its outcome is then unknown.
+/// [`ErrorKind::Timeout`](crate::ErrorKind::Timeout); for a write, its outcome
+/// is then unknown.
 ///
 /// ```
 /// assert_eq!(dynamodb_mapper::ops::DEFAULT_CALL_TIMEOUT.as_secs(), 30);
@@ -106,7 +107,7 @@ where
 {
     let after = call_timeout(client);
     match tokio::time::timeout(after, request).await {
-        Err(_elapsed) => Err(Failed::NoAnswer(Error::Timeout { operation, after })),
+        Err(_elapsed) => Err(Failed::NoAnswer(Error::timed_out(operation, after))),
         Ok(Ok(output)) => Ok(output),
         Ok(Err(e)) => Err(classify(operation, after, e)),
     }
@@ -122,9 +123,9 @@ where
     let refused = matches!(&e, SdkError::ServiceError(ctx) if ctx.raw().status().is_client_error());
     match e {
         SdkError::ServiceError(ctx) if refused => Failed::Service(ctx.into_err()),
-        SdkError::TimeoutError(_) => Failed::NoAnswer(Error::Timeout { operation, after }),
+        SdkError::TimeoutError(_) => Failed::NoAnswer(Error::timed_out(operation, after)),
         SdkError::DispatchFailure(ref d) if d.is_timeout() => {
-            Failed::NoAnswer(Error::Timeout { operation, after })
+            Failed::NoAnswer(Error::timed_out(operation, after))
         }
         SdkError::ConstructionFailure(_) => {
             Failed::NotSent(Error::sdk(operation, aws_sdk_dynamodb::Error::from(e)))

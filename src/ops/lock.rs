@@ -9,7 +9,7 @@ use super::call::{Failed, call, call_conditional};
 use super::describe_key;
 use super::identity::KeyId;
 use super::version::{conflict, versioned_delete, versioned_put};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::expr::ConditionExt;
 use crate::item::Item;
 use crate::mapper::Mapper;
@@ -19,8 +19,9 @@ use crate::record::Record;
 /// attribute bag and the version to write against.
 ///
 /// # Errors
-/// [`Error::Sdk`] when the request fails; [`Error::Timeout`] when no answer
-/// came in time; decoding errors.
+/// [`ErrorKind::Sdk`](crate::ErrorKind::Sdk) when the request fails;
+/// [`ErrorKind::Timeout`](crate::ErrorKind::Timeout) when no answer came in
+/// time; decoding errors.
 ///
 /// ```no_run
 /// # use dynamodb_mapper::{Mapper, ops::get_record};
@@ -66,12 +67,13 @@ pub async fn get_record<M: Mapper>(
 /// conflict from the re-created one instead of overwriting it.
 ///
 /// # Errors
-/// [`Error::VersionConflict`] naming the item's key when another writer got
-/// there first (nothing is written); mapping errors; [`Error::Timeout`] when
-/// no answer came in time, and [`Error::Sdk`] for a dropped connection or an
-/// internal server error: then the outcome is unknown (read the record
-/// again). Throttling is retried (the default [`RetryPolicy`]); the SDK's
-/// own retries are off for this write, because a retry of a write whose
+/// [`ErrorKind::VersionConflict`](crate::ErrorKind::VersionConflict) naming the
+/// item's key when another writer got there first (nothing is written); mapping
+/// errors; [`ErrorKind::Timeout`](crate::ErrorKind::Timeout) when no answer
+/// came in time, and [`ErrorKind::Sdk`](crate::ErrorKind::Sdk) for a dropped
+/// connection or an internal server error: then the outcome is unknown (read
+/// the record again). Throttling is retried (the default [`RetryPolicy`]); the
+/// SDK's own retries are off for this write, because a retry of a write whose
 /// answer was lost fails its own condition and would look like a conflict.
 ///
 /// ```no_run
@@ -119,9 +121,11 @@ pub async fn put_versioned<M: Mapper>(
 /// was read with.
 ///
 /// # Errors
-/// [`Error::VersionConflict`] when the item changed (or is gone) since it
-/// was read; [`Error::InvalidValue`] for a record never read from the
-/// table; [`Error::Timeout`] and [`Error::Sdk`] as for [`put_versioned`]
+/// [`ErrorKind::VersionConflict`](crate::ErrorKind::VersionConflict) when the
+/// item changed (or is gone) since it was read;
+/// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) for a record
+/// never read from the table; [`ErrorKind::Timeout`](crate::ErrorKind::Timeout)
+/// and [`ErrorKind::Sdk`](crate::ErrorKind::Sdk) as for [`put_versioned`]
 /// (outcome unknown when no answer came).
 ///
 /// ```no_run
@@ -169,11 +173,14 @@ pub async fn delete_versioned<M: Mapper>(
 /// through the record's bag.
 ///
 /// # Errors
-/// [`Error::NotFound`] when no item exists at `key`; [`Error::VersionConflict`]
-/// when every attempt conflicted; [`Error::InvalidKey`] naming the key
+/// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when no item exists at
+/// `key`; [`ErrorKind::VersionConflict`](crate::ErrorKind::VersionConflict)
+/// when every attempt conflicted;
+/// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) naming the key
 /// attribute when `change` altered the entity's key; errors from `change`;
-/// [`Error::Timeout`] or [`Error::Sdk`] when a write got no answer: then it
-/// is not retried (its change may have been applied, and applying it again
+/// [`ErrorKind::Timeout`](crate::ErrorKind::Timeout) or
+/// [`ErrorKind::Sdk`](crate::ErrorKind::Sdk) when a write got no answer: then
+/// it is not retried (its change may have been applied, and applying it again
 /// would apply it twice), and the caller should read the record again.
 ///
 /// ```no_run
@@ -216,10 +223,7 @@ where
         attempt += 1;
         tracing::Span::current().record("attempts", attempt);
         let Some(mut record) = get_record::<M>(client, table, key.clone()).await? else {
-            return Err(Error::NotFound {
-                entity_type: Some(M::ENTITY_TYPE.to_owned()),
-                key: describe_key(&key),
-            });
+            return Err(Error::not_found(describe_key(&key)).with_entity_type(M::ENTITY_TYPE));
         };
         change(&mut record).map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
         let now = M::key(&record.entity)?;
@@ -246,7 +250,7 @@ where
         }
         match put_versioned::<M>(client, table, &mut record).await {
             Ok(_) => return Ok(record),
-            Err(Error::VersionConflict { .. }) if attempt < policy.max_attempts() => {
+            Err(e) if e.kind() == ErrorKind::VersionConflict && attempt < policy.max_attempts() => {
                 tracing::debug!(attempt, "version conflict, retrying");
                 tokio::time::sleep(policy.delay(attempt)).await;
             }

@@ -19,9 +19,9 @@
 //! - **Bounded in time.** Every SDK call is bounded by the client's
 //!   operation timeout, or [`DEFAULT_CALL_TIMEOUT`] when it has none, and
 //!   retries are bounded by a [`RetryPolicy`]; running out is an
-//!   [`Error::Timeout`](crate::Error::Timeout).
+//!   [`ErrorKind::Timeout`](crate::ErrorKind::Timeout).
 //! - **Never a panic** on any response: one that makes no sense is an
-//!   [`Error::UnexpectedResponse`](crate::Error::UnexpectedResponse).
+//!   [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse).
 
 mod batch;
 mod call;
@@ -33,7 +33,7 @@ mod version;
 
 use std::time::Duration;
 
-pub use crate::error::{ActionInfo, ActionKind, CanceledAction, describe_key};
+pub use crate::error::{ActionInfo, ActionKind, CanceledAction, Unread, Unwritten, describe_key};
 pub use batch::{
     BATCH_GET_LIMIT, BATCH_WRITE_LIMIT, BatchGetter, BatchRead, BatchSummary, BatchWriter,
     FailedItem,

@@ -26,10 +26,7 @@ macro_rules! decode_pages {
                     }
                     let page = tokio::time::timeout(DEFAULT_CALL_TIMEOUT, pages.next()).await;
                     let Ok(page) = page else {
-                        let err = Error::Timeout {
-                            operation: $operation,
-                            after: DEFAULT_CALL_TIMEOUT,
-                        };
+                        let err = Error::timed_out($operation, DEFAULT_CALL_TIMEOUT);
                         return Some((Err(err), (pages, registry, items, true)));
                     };
                     match page {
@@ -54,16 +51,17 @@ macro_rules! decode_pages {
     }};
 }
 
-/// Runs a query page by page and decodes every item through `registry`, as
-/// a stream. Only one page is held at a time. Skipped and raw items come out
-/// as [`Decoded::Skipped`] and [`Decoded::Raw`] (per the registry's
-/// policies), never silently dropped; a failed page request ends the stream
-/// with [`Error::Sdk`]. Each page request is bounded by
+/// Runs a query page by page and decodes every item through `registry`, as a
+/// stream. Only one page is held at a time. Skipped and raw items come out as
+/// [`Decoded::Skipped`] and [`Decoded::Raw`] (per the registry's policies),
+/// never silently dropped; a failed page request ends the stream with
+/// [`ErrorKind::Sdk`](crate::ErrorKind::Sdk). Each page request is bounded by
 /// [`DEFAULT_CALL_TIMEOUT`]: a page that does not come in that time ends the
-/// stream with [`Error::Timeout`]. An operation timeout set on the client
-/// applies too (the SDK enforces it); when it is shorter, the stream ends
-/// with the SDK's timeout error in [`Error::Sdk`]. A client timeout longer
-/// than [`DEFAULT_CALL_TIMEOUT`] does not lengthen the bound.
+/// stream with [`ErrorKind::Timeout`](crate::ErrorKind::Timeout). An operation
+/// timeout set on the client applies too (the SDK enforces it); when it is
+/// shorter, the stream ends with the SDK's timeout error in
+/// [`ErrorKind::Sdk`](crate::ErrorKind::Sdk). A client timeout longer than
+/// [`DEFAULT_CALL_TIMEOUT`] does not lengthen the bound.
 ///
 /// ```no_run
 /// use futures_util::{StreamExt, pin_mut};

@@ -36,7 +36,8 @@ pub const TRANSACTION_LIMIT: usize = 100;
 ///   [`delete_record`](Self::delete_record) carry the same condition as
 ///   [`put_versioned`](super::put_versioned), [`put`](Self::put) of such an
 ///   entity only creates it, and [`delete`](Self::delete) of one is refused.
-/// - When DynamoDB cancels the transaction, [`Error::TransactionCanceled`]
+/// - When DynamoDB cancels the transaction,
+///   [`ErrorKind::TransactionCanceled`](crate::ErrorKind::TransactionCanceled)
 ///   names each failed action's entity type and key with DynamoDB's code and
 ///   message; nothing was written.
 /// - [`send`](Self::send) is bounded in time and carries the transaction's
@@ -89,9 +90,9 @@ impl Transaction {
     /// The idempotency token sent with the transaction: random (128 bits) for
     /// each new `Transaction`, or the one given to
     /// [`with_token`](Self::with_token). DynamoDB applies requests with one
-    /// token at most once within ten minutes, so a transaction whose outcome
-    /// is unknown (an [`Error::Timeout`]) can be sent again safely in that
-    /// time.
+    /// token at most once within ten minutes, so a transaction whose outcome is
+    /// unknown (an [`ErrorKind::Timeout`](crate::ErrorKind::Timeout)) can be
+    /// sent again safely in that time.
     ///
     /// ```
     /// let tx = dynamodb_mapper::ops::Transaction::new("AppTable");
@@ -110,8 +111,8 @@ impl Transaction {
     /// (`IdempotentParameterMismatchException`).
     ///
     /// # Errors
-    /// [`Error::InvalidValue`] when `token` is empty or longer than 36
-    /// characters (DynamoDB's limits).
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) when `token`
+    /// is empty or longer than 36 characters (DynamoDB's limits).
     ///
     /// ```
     /// let tx = dynamodb_mapper::ops::Transaction::new("AppTable").with_token("order-O1-checkout")?;
@@ -123,15 +124,13 @@ impl Transaction {
         let token = token.into();
         let len = token.chars().count();
         if len == 0 || len > MAX_TOKEN_LEN {
-            return Err(Error::InvalidValue {
-                entity_type: None,
-                key: None,
-                path: "ClientRequestToken".to_owned(),
-                reason: format!(
+            return Err(Error::invalid_value(
+                "ClientRequestToken",
+                format!(
                     "must have 1 to {MAX_TOKEN_LEN} characters (a transaction's idempotency \
                      token), `{token}` has {len}"
                 ),
-            });
+            ));
         }
         self.token = token;
         Ok(self)
@@ -174,9 +173,12 @@ impl Transaction {
     /// (values as DynamoDB checks them, item size) before it is accepted.
     ///
     /// # Errors
-    /// [`Error::Limit`] past 100 actions; [`Error::DuplicateKey`] when the
-    /// item already has an action; [`Error::InvalidValue`] or
-    /// [`Error::ItemTooLarge`] for a put's item DynamoDB would reject.
+    /// [`ErrorKind::Limit`](crate::ErrorKind::Limit) past 100 actions;
+    /// [`ErrorKind::DuplicateKey`](crate::ErrorKind::DuplicateKey) when the
+    /// item already has an action;
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) or
+    /// [`ErrorKind::ItemTooLarge`](crate::ErrorKind::ItemTooLarge) for a put's
+    /// item DynamoDB would reject.
     ///
     /// ```
     /// use aws_sdk_dynamodb::types::{AttributeValue, Delete, TransactWriteItem};
@@ -208,17 +210,17 @@ impl Transaction {
     /// the write checks already (it came from `to_item`).
     fn push_checked(&mut self, action: TransactWriteItem, info: ActionInfo) -> Result<&mut Self> {
         if self.actions.len() >= TRANSACTION_LIMIT {
-            return Err(Error::Limit {
-                what: "transaction",
-                count: self.actions.len() + 1,
-                limit: TRANSACTION_LIMIT,
-            });
+            return Err(Error::limit(
+                "transaction",
+                self.actions.len() + 1,
+                TRANSACTION_LIMIT,
+            ));
         }
         if !self.seen.insert((info.table.clone(), KeyId::of(&info.key))) {
-            return Err(Error::DuplicateKey {
-                operation: "TransactWriteItems",
-                key: describe_key(&info.key),
-            });
+            return Err(Error::duplicate_key(
+                "TransactWriteItems",
+                describe_key(&info.key),
+            ));
         }
         self.actions.push(action);
         self.infos.push(info);
@@ -343,10 +345,11 @@ impl Transaction {
     /// Deletes the item at `key` (unconditionally).
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] for a key that does not fit `M`'s table;
-    /// [`Error::VersionCheckRequired`] when `M`'s table has a version
-    /// attribute (use [`delete_record`](Self::delete_record)); as
-    /// [`Transaction::push`].
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) for a key that
+    /// does not fit `M`'s table;
+    /// [`ErrorKind::VersionCheckRequired`](crate::ErrorKind::VersionCheckRequired)
+    /// when `M`'s table has a version attribute (use
+    /// [`delete_record`](Self::delete_record)); as [`Transaction::push`].
     ///
     /// ```no_run
     /// # use dynamodb_mapper::{Mapper, ops::Transaction};
@@ -360,13 +363,13 @@ impl Transaction {
             .key_of(&key)
             .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
         if let Some(attribute) = M::TABLE.version_attribute() {
-            return Err(Error::VersionCheckRequired {
-                entity_type: Some(M::ENTITY_TYPE.to_owned()),
-                key: describe_key(&key),
-                operation: "transaction delete",
-                attribute: attribute.to_owned(),
-                instead: "Transaction::delete_record with the record read",
-            });
+            return Err(Error::version_check_required(
+                describe_key(&key),
+                "transaction delete",
+                attribute,
+                "Transaction::delete_record with the record read",
+            )
+            .with_entity_type(M::ENTITY_TYPE));
         }
         self.add_delete::<M>(key, None)
     }
@@ -393,8 +396,9 @@ impl Transaction {
     /// example that a referenced item exists.
     ///
     /// # Errors
-    /// [`Error::InvalidKey`] for a key that does not fit `M`'s table; errors
-    /// building the condition; as [`Transaction::push`].
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) for a key that
+    /// does not fit `M`'s table; errors building the condition; as
+    /// [`Transaction::push`].
     ///
     /// ```no_run
     /// # use dynamodb_mapper::{Mapper, ops::Transaction};
@@ -429,13 +433,16 @@ impl Transaction {
     /// Sends the transaction. An empty transaction sends nothing.
     ///
     /// # Errors
-    /// [`Error::TransactionCanceled`] with each failed action's entity type,
-    /// key, code and message (nothing was written);
-    /// [`Error::UnexpectedResponse`] when the cancellation reasons do not
-    /// match the actions one to one (nothing was written either);
-    /// [`Error::Timeout`] when no answer came in time (the outcome is unknown;
-    /// it was applied at most once, and sending the same `Transaction` again
-    /// within ten minutes cannot apply it twice); [`Error::Sdk`] otherwise.
+    /// [`ErrorKind::TransactionCanceled`](crate::ErrorKind::TransactionCanceled)
+    /// with each failed action's entity type, key, code and message (nothing
+    /// was written);
+    /// [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse)
+    /// when the cancellation reasons do not match the actions one to one
+    /// (nothing was written either);
+    /// [`ErrorKind::Timeout`](crate::ErrorKind::Timeout) when no answer came in
+    /// time (the outcome is unknown; it was applied at most once, and sending
+    /// the same `Transaction` again within ten minutes cannot apply it twice);
+    /// [`ErrorKind::Sdk`](crate::ErrorKind::Sdk) otherwise.
     ///
     /// ```no_run
     /// # async fn demo(client: aws_sdk_dynamodb::Client, tx: dynamodb_mapper::ops::Transaction) -> dynamodb_mapper::Result<()> {
@@ -467,14 +474,14 @@ impl Transaction {
                 if reasons != 0 && reasons != infos.len() {
                     // DynamoDB gives one reason per action, in order; any
                     // other count cannot be mapped back to the actions.
-                    return Err(Error::UnexpectedResponse {
-                        operation: "TransactWriteItems",
-                        reason: format!(
+                    return Err(Error::unexpected_response(
+                        "TransactWriteItems",
+                        format!(
                             "the transaction was canceled with {reasons} cancellation reasons for \
                              {} actions, so they cannot be told apart",
                             infos.len()
                         ),
-                    });
+                    ));
                 }
                 let canceled = e
                     .cancellation_reasons()
@@ -494,12 +501,12 @@ impl Transaction {
                         })
                     })
                     .collect();
-                Err(Error::TransactionCanceled {
+                Err(Error::transaction_canceled(
                     canceled,
-                    source: Box::new(aws_sdk_dynamodb::Error::from(
+                    aws_sdk_dynamodb::Error::from(
                         TransactWriteItemsError::TransactionCanceledException(e),
-                    )),
-                })
+                    ),
+                ))
             }
             Err(f) => Err(f.into_error("TransactWriteItems")),
         }

@@ -137,11 +137,8 @@ pub(crate) fn versioned_delete<M: Mapper>(
 
 /// The conflict error for a versioned write of `record` at `key`.
 pub(crate) fn conflict<M: Mapper>(record: &Record<M::Entity>, key: &Item) -> Error {
-    Error::VersionConflict {
-        entity_type: Some(M::ENTITY_TYPE.to_owned()),
-        key: super::describe_key(key),
-        expected: record.version,
-    }
+    Error::version_conflict(super::describe_key(key), record.version)
+        .with_entity_type(M::ENTITY_TYPE)
 }
 
 #[cfg(test)]

@@ -153,8 +153,8 @@ impl Buckets {
     /// Takes the one item of `M`'s entity type (or an alias) and reads it.
     ///
     /// # Errors
-    /// [`Error::Cardinality`] when there is none or more than one; the
-    /// mapper's errors.
+    /// [`ErrorKind::Cardinality`](crate::ErrorKind::Cardinality) when there is
+    /// none or more than one; the mapper's errors.
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
@@ -177,11 +177,7 @@ impl Buckets {
             (last, _) => {
                 items.extend(last);
                 items.into_iter().for_each(drop_item);
-                Err(Error::Cardinality {
-                    entity_type: Some(M::ENTITY_TYPE.to_owned()),
-                    expected: "exactly one",
-                    found,
-                })
+                Err(Error::cardinality("exactly one", found).with_entity_type(M::ENTITY_TYPE))
             }
         }
     }
@@ -190,8 +186,8 @@ impl Buckets {
     /// and reads it.
     ///
     /// # Errors
-    /// [`Error::Cardinality`] when there is more than one; the mapper's
-    /// errors.
+    /// [`ErrorKind::Cardinality`](crate::ErrorKind::Cardinality) when there is
+    /// more than one; the mapper's errors.
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
@@ -225,11 +221,7 @@ impl Buckets {
             (Some(last), _) => {
                 items.push(last);
                 items.into_iter().for_each(drop_item);
-                Err(Error::Cardinality {
-                    entity_type: Some(M::ENTITY_TYPE.to_owned()),
-                    expected: "at most one",
-                    found,
-                })
+                Err(Error::cardinality("at most one", found).with_entity_type(M::ENTITY_TYPE))
             }
         }
     }
@@ -325,8 +317,8 @@ impl Buckets {
     /// Checks that every item was claimed.
     ///
     /// # Errors
-    /// [`Error::UnclaimedItems`] with the unclaimed items by discriminator
-    /// value.
+    /// [`ErrorKind::UnclaimedItems`](crate::ErrorKind::UnclaimedItems) with the
+    /// unclaimed items by discriminator value.
     ///
     /// ```
     /// use aws_sdk_dynamodb::types::AttributeValue;
@@ -350,10 +342,10 @@ impl Buckets {
                 drop_items(bucket.items);
             }
         }
-        Err(Error::UnclaimedItems {
+        Err(Error::unclaimed_items(
+            std::mem::take(&mut self.attribute),
             counts,
-            attribute: std::mem::take(&mut self.attribute),
-        })
+        ))
     }
 
     /// The unclaimed items, in input order.

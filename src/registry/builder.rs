@@ -269,8 +269,8 @@ impl<T> RegistryBuilder<T> {
     /// Checks the design and builds the registry.
     ///
     /// # Errors
-    /// [`Error::InvalidRegistry`] listing every problem found, not just the
-    /// first:
+    /// [`ErrorKind::InvalidRegistry`](crate::ErrorKind::InvalidRegistry)
+    /// listing every problem found, not just the first:
     /// - no mapper registered; a table layout without a discriminator
     ///   attribute (the registry cannot dispatch);
     /// - an entity type registered more than once; an alias that is also an
@@ -322,9 +322,9 @@ impl<T> RegistryBuilder<T> {
     pub fn build(self) -> Result<Registry<T>> {
         let mut problems = Vec::new();
         let Some(first) = self.entries.first() else {
-            return Err(Error::InvalidRegistry {
-                problems: vec!["no mapper is registered".to_owned()],
-            });
+            return Err(Error::invalid_registry(vec![
+                "no mapper is registered".to_owned(),
+            ]));
         };
         let table = first.table;
         let attribute = table.discriminator_attribute();
@@ -348,7 +348,7 @@ impl<T> RegistryBuilder<T> {
         let resolved = resolve_groups(&self.entries, &self.groups, &mut problems);
 
         let Some(attribute) = attribute.filter(|_| problems.is_empty()) else {
-            return Err(Error::InvalidRegistry { problems });
+            return Err(Error::invalid_registry(problems));
         };
         let mut routes: Vec<(&'static str, usize)> = self
             .entries

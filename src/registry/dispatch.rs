@@ -224,8 +224,9 @@ impl<T> Registry<T> {
     ///
     /// # Errors
     /// The mapper's own errors (they name its entity type);
-    /// [`Error::UnknownEntityType`] or [`Error::MissingDiscriminator`] when
-    /// the policy is [`UnknownPolicy::Error`] or [`MissingPolicy::Error`].
+    /// [`ErrorKind::UnknownEntityType`](crate::ErrorKind::UnknownEntityType) or
+    /// [`ErrorKind::MissingDiscriminator`](crate::ErrorKind::MissingDiscriminator)
+    /// when the policy is [`UnknownPolicy::Error`] or [`MissingPolicy::Error`].
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
@@ -299,9 +300,10 @@ impl<T> Registry<T> {
     /// (and of their aliases), for a `Query` or `Scan` of a base set.
     ///
     /// # Errors
-    /// [`Error::NotRegistered`] for a name that is not a registered entity
-    /// type; [`Error::InvalidFilter`] when no type is given or the types and
-    /// their aliases are more than
+    /// [`ErrorKind::NotRegistered`](crate::ErrorKind::NotRegistered) for a name
+    /// that is not a registered entity type;
+    /// [`ErrorKind::InvalidFilter`](crate::ErrorKind::InvalidFilter) when no
+    /// type is given or the types and their aliases are more than
     /// [`MAX_FILTER_VALUES`](super::MAX_FILTER_VALUES).
     ///
     /// ```
@@ -326,10 +328,7 @@ impl<T> Registry<T> {
         let mut chosen: Vec<&Entry<T>> = Vec::with_capacity(entity_types.len());
         for name in entity_types {
             let Some(entry) = self.inner.entries.iter().find(|e| e.entity_type == *name) else {
-                return Err(Error::NotRegistered {
-                    what: "entity type",
-                    name: (*name).to_owned(),
-                });
+                return Err(Error::not_registered("entity type", name));
             };
             if !chosen.iter().any(|c| c.entity_type == entry.entity_type) {
                 chosen.push(entry);
@@ -423,12 +422,7 @@ impl<T> Inner<T> {
                 item,
                 Unmatched::Missing { found },
                 self.on_missing.into(),
-                || Error::MissingDiscriminator {
-                    key: None,
-                    entity_type: None,
-                    attribute: self.attribute.to_owned(),
-                    found: found.map(str::to_owned),
-                },
+                || Error::missing_discriminator(self.attribute, found.map(str::to_owned)),
             ),
         }
     }
@@ -438,16 +432,17 @@ impl<T> Inner<T> {
             Some(AttributeValue::S(v)) => v.clone(),
             _ => String::new(),
         };
-        let error = || Error::UnknownEntityType {
-            key: None,
-            attribute: self.attribute.to_owned(),
-            found: value.clone(),
-            group: scope.map(|g| g.name.clone()),
-            known: scope
-                .map_or(&self.entity_types, |g| &g.entity_types)
-                .iter()
-                .map(|s| (*s).to_owned())
-                .collect(),
+        let error = || {
+            Error::unknown_entity_type(
+                self.attribute,
+                value.clone(),
+                scope.map(|g| g.name.clone()),
+                scope
+                    .map_or(&self.entity_types, |g| &g.entity_types)
+                    .iter()
+                    .map(|s| (*s).to_owned())
+                    .collect(),
+            )
         };
         let reason = Unmatched::Unknown {
             value: value.clone(),

@@ -73,16 +73,13 @@ impl DiscriminatorFilter {
     ) -> Result<Self> {
         let count = values.len();
         if count == 0 {
-            return Err(Error::InvalidFilter {
-                attribute: attribute.to_owned(),
-                reason: "names no entity type".to_owned(),
-            });
+            return Err(Error::invalid_filter(
+                attribute,
+                "names no entity type".to_owned(),
+            ));
         }
         if count > MAX_FILTER_VALUES {
-            return Err(Error::InvalidFilter {
-                attribute: attribute.to_owned(),
-                reason: too_many_values(count),
-            });
+            return Err(Error::invalid_filter(attribute, too_many_values(count)));
         }
         let discriminator = Attr::top_level(attribute);
         let values: Vec<&str> = values.collect();

@@ -66,7 +66,8 @@ impl<T> Registry<T> {
     /// and decoding restricted to its members.
     ///
     /// # Errors
-    /// [`Error::NotRegistered`] when no group has that name.
+    /// [`ErrorKind::NotRegistered`](crate::ErrorKind::NotRegistered) when no
+    /// group has that name.
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
@@ -90,10 +91,7 @@ impl<T> Registry<T> {
                 registry: self,
                 data,
             }),
-            None => Err(Error::NotRegistered {
-                what: "group",
-                name: name.to_owned(),
-            }),
+            None => Err(Error::not_registered("group", name)),
         }
     }
 }
@@ -167,7 +165,9 @@ impl<'r, T> Group<'r, T> {
     /// [`UnknownPolicy`](super::UnknownPolicy).
     ///
     /// # Errors
-    /// As [`Registry::decode`]; [`Error::UnknownEntityType`] names the group.
+    /// As [`Registry::decode`];
+    /// [`ErrorKind::UnknownEntityType`](crate::ErrorKind::UnknownEntityType)
+    /// names the group.
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};

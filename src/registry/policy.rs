@@ -12,7 +12,8 @@
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum UnknownPolicy {
-    /// Fail with [`Error::UnknownEntityType`](crate::Error::UnknownEntityType)
+    /// Fail with
+    /// [`ErrorKind::UnknownEntityType`](crate::ErrorKind::UnknownEntityType)
     /// (the default).
     #[default]
     Error,
@@ -34,8 +35,8 @@ pub enum UnknownPolicy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum MissingPolicy {
     /// Fail with
-    /// [`Error::MissingDiscriminator`](crate::Error::MissingDiscriminator) (the
-    /// default).
+    /// [`ErrorKind::MissingDiscriminator`](crate::ErrorKind::MissingDiscriminator)
+    /// (the default).
     #[default]
     Error,
     /// Return [`Decoded::Skipped`](super::Decoded::Skipped): the item's key,

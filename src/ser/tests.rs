@@ -72,7 +72,7 @@ fn map_keys_serde_dynamo_panics_on_are_errors() {
     for (keys, message) in cases {
         let err = KeysMapper::to_item(&keys).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Serialize);
-        assert_eq!(err.to_string(), message);
+        assert_eq!(format!("{err:#}"), message);
     }
     // Keys serde_dynamo writes still work, unchanged.
     #[derive(Serialize, Deserialize, PartialEq, Debug)]
@@ -112,7 +112,7 @@ fn an_entity_that_is_not_a_map_is_an_error() {
         }
     }
     assert_eq!(
-        NumberMapper::to_item(&7).unwrap_err().to_string(),
+        format!("{:#}", NumberMapper::to_item(&7).unwrap_err()),
         "Number: cannot serialize: the entity is a number (N), not a map of attributes \
          (serialize it as a struct or a map)"
     );

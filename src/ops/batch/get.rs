@@ -11,7 +11,7 @@ use tracing::Instrument;
 
 use super::run::{Job, Sorted, run};
 use super::{BATCH_GET_LIMIT, BatchSummary, Entry};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Unread};
 use crate::item::Item;
 use crate::mapper::Mapper;
 use crate::ops::RetryPolicy;
@@ -109,13 +109,14 @@ pub struct FailedItem {
 /// Reads items by key in batches of 100, several batches at a time,
 /// retrying `UnprocessedKeys` and throttling with bounded, jittered backoff.
 ///
-/// What it guarantees: keys are checked and deduplicated (as DynamoDB
-/// compares them) before anything is sent; every item returned is matched to
-/// a key asked for, every unprocessed key DynamoDB hands back to a key sent,
-/// and a response that lists anything else stops the batch with
-/// [`Error::UnexpectedResponse`] as the cause; every key ends up read,
-/// absent from the table, or handed back in [`Error::BatchGetIncomplete`];
-/// every call is bounded in time.
+/// What it guarantees: keys are checked and deduplicated (as DynamoDB compares
+/// them) before anything is sent; every item returned is matched to a key asked
+/// for, every unprocessed key DynamoDB hands back to a key sent, and a response
+/// that lists anything else stops the batch with
+/// [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse) as
+/// the cause; every key ends up read, absent from the table, or handed back in
+/// the [`ErrorKind::BatchIncomplete`](crate::ErrorKind::BatchIncomplete) error
+/// ([`Error::unread_keys`]); every call is bounded in time.
 ///
 /// ```no_run
 /// # use dynamodb_mapper::{Mapper, TableSchema, ops::BatchGetter};
@@ -275,10 +276,14 @@ impl BatchGetter {
     /// Reads the items of `keys` as they are, with a summary.
     ///
     /// # Errors
-    /// Before anything is sent: [`Error::InvalidKey`] for a key that does
-    /// not fit the schema; [`Error::DuplicateKey`] (DynamoDB rejects
-    /// duplicates). After: [`Error::BatchGetIncomplete`] with the items read
-    /// and the keys not read, and the cause.
+    /// Before anything is sent:
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) for a key that
+    /// does not fit the schema;
+    /// [`ErrorKind::DuplicateKey`](crate::ErrorKind::DuplicateKey) (DynamoDB
+    /// rejects duplicates). After:
+    /// [`ErrorKind::BatchIncomplete`](crate::ErrorKind::BatchIncomplete) with
+    /// the items read and the keys not read, and the cause (see
+    /// [`Error::into_unread`]).
     ///
     /// ```no_run
     /// # async fn demo(g: dynamodb_mapper::ops::BatchGetter, keys: Vec<dynamodb_mapper::Item>) -> dynamodb_mapper::Result<()> {
@@ -303,10 +308,7 @@ impl BatchGetter {
                 let key = self.schema.key_of(&key)?;
                 let id = KeyId::of(&key);
                 if !seen.insert(id.clone()) {
-                    return Err(Error::DuplicateKey {
-                        operation: OPERATION,
-                        key: describe_key(&key),
-                    });
+                    return Err(Error::duplicate_key(OPERATION, describe_key(&key)));
                 }
                 entries.push(Entry {
                     request: key,
@@ -327,13 +329,16 @@ impl BatchGetter {
             if unprocessed.is_empty() {
                 return Ok((out.found, summary));
             }
-            Err(Error::BatchGetIncomplete {
-                table: self.table.clone(),
+            let unread = Unread {
                 read: out.found,
                 unprocessed,
-                attempts: out.attempts,
-                cause: out.cause,
-            })
+            };
+            Err(Error::batch_get_incomplete(
+                self.table.clone(),
+                unread,
+                out.attempts,
+                out.cause,
+            ))
         }
         .instrument(span)
         .await

@@ -3,14 +3,14 @@
 //!
 //! # Accounting
 //!
-//! Every request sent is matched back by table name and full key
-//! ([`KeyId`]): an entry DynamoDB lists as unprocessed is retried only if it
-//! is one that was sent in that attempt, once. A response that lists a table
-//! or key that was not sent, a key twice, or an entry without a key makes no
-//! sense; nothing in it is trusted, the batch stops, and
-//! [`Error::UnexpectedResponse`] says what was odd. For writes,
-//! `written + unprocessed + in doubt = sent`; for gets, every key is read,
-//! absent from the table, or handed back.
+//! Every request sent is matched back by table name and full key ([`KeyId`]):
+//! an entry DynamoDB lists as unprocessed is retried only if it is one that was
+//! sent in that attempt, once. A response that lists a table or key that was
+//! not sent, a key twice, or an entry without a key makes no sense; nothing in
+//! it is trusted, the batch stops, and
+//! [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse) says
+//! what was odd. For writes, `written + unprocessed + in doubt = sent`; for
+//! gets, every key is read, absent from the table, or handed back.
 
 mod get;
 mod run;

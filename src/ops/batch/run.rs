@@ -64,7 +64,7 @@ pub(super) struct Outcome<T> {
     /// Most attempts of any one chunk.
     pub(super) attempts: u32,
     /// What stopped the batch, if something did.
-    pub(super) cause: Option<Box<Error>>,
+    pub(super) cause: Option<Error>,
 }
 
 impl<T> Outcome<T> {
@@ -89,7 +89,7 @@ impl<T> Outcome<T> {
                 self.unprocessed.push(entry.request);
             }
         }
-        self.cause = cause.map(Box::new);
+        self.cause = cause;
         self
     }
 
@@ -185,10 +185,7 @@ where
                         entry.maybe_applied = true;
                     }
                     stop.store(true, Ordering::SeqCst);
-                    let cause = Error::UnexpectedResponse {
-                        operation: J::OPERATION,
-                        reason,
-                    };
+                    let cause = Error::unexpected_response(J::OPERATION, reason);
                     return out.finish(pending, Some(cause));
                 }
             },
@@ -203,7 +200,11 @@ where
                     stop.store(true, Ordering::SeqCst);
                     return out.finish(pending, Some(attempt.error));
                 }
-                tracing::debug!(error = %attempt.error, attempt = out.attempts, "retrying batch");
+                tracing::debug!(
+                    error = %format_args!("{:#}", attempt.error),
+                    attempt = out.attempts,
+                    "retrying batch"
+                );
                 cause = Some(attempt.error);
             }
         }

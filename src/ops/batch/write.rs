@@ -14,7 +14,7 @@ use tracing::Instrument;
 use super::run::{Job, Sorted, run};
 use super::{BATCH_WRITE_LIMIT, BatchSummary, Entry};
 use crate::check::{self, WriteRules};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Unwritten};
 use crate::item::Item;
 use crate::mapper::Mapper;
 use crate::ops::RetryPolicy;
@@ -35,11 +35,15 @@ const OPERATION: &str = "BatchWriteItem";
 ///   schema, and no two requests address one item (keys compared as
 ///   DynamoDB compares them: `N("1")` and `N("1.0")` are one item).
 /// - Every entry DynamoDB hands back as unprocessed is matched to a request
-///   sent (by table and full key) and retried; an entry that matches none
-///   stops the batch with [`Error::UnexpectedResponse`] as the cause.
-/// - It stops sending at the first error that retrying cannot fix, and
-///   [`Error::BatchWriteIncomplete`] accounts for every request: written,
-///   certainly not written, or in doubt (sent, no credible answer).
+///   sent (by table and full key) and retried; an entry that matches none stops
+///   the batch with
+///   [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse) as
+///   the cause.
+/// - It stops sending at the first error that retrying cannot fix, and its
+///   [`ErrorKind::BatchIncomplete`](crate::ErrorKind::BatchIncomplete) error
+///   accounts for every request: [`written`](Error::written), certainly not
+///   written ([`unprocessed_writes`](Error::unprocessed_writes)), or in doubt
+///   (sent, no credible answer: [`in_doubt_writes`](Error::in_doubt_writes)).
 /// - Every call is bounded in time (see
 ///   [`DEFAULT_CALL_TIMEOUT`](crate::ops::DEFAULT_CALL_TIMEOUT)).
 ///
@@ -139,8 +143,10 @@ impl BatchWriter {
     /// checked) before anything is sent.
     ///
     /// # Errors
-    /// Mapping errors; [`Error::VersionCheckRequired`] for a versioned
-    /// entity (unless [`import`](Self::import)); as [`write`](Self::write).
+    /// Mapping errors;
+    /// [`ErrorKind::VersionCheckRequired`](crate::ErrorKind::VersionCheckRequired)
+    /// for a versioned entity (unless [`import`](Self::import)); as
+    /// [`write`](Self::write).
     ///
     /// ```no_run
     /// # use dynamodb_mapper::{Mapper, ops::BatchWriter};
@@ -187,8 +193,10 @@ impl BatchWriter {
     /// Deletes the items of these entities (their keys through the mapper).
     ///
     /// # Errors
-    /// Mapping errors; [`Error::VersionCheckRequired`] for a versioned
-    /// entity (unless [`import`](Self::import)); as [`write`](Self::write).
+    /// Mapping errors;
+    /// [`ErrorKind::VersionCheckRequired`](crate::ErrorKind::VersionCheckRequired)
+    /// for a versioned entity (unless [`import`](Self::import)); as
+    /// [`write`](Self::write).
     ///
     /// ```no_run
     /// # use dynamodb_mapper::{Mapper, ops::BatchWriter};
@@ -247,14 +255,21 @@ impl BatchWriter {
     /// other batches were written.
     ///
     /// # Errors
-    /// Before anything is sent: [`Error::InvalidKey`] when a request lacks
-    /// its key, holds neither a put nor a delete, or a put's item does not
-    /// fit the schema's keys; [`Error::InvalidValue`] or
-    /// [`Error::ItemTooLarge`] for a put's item DynamoDB would reject; [`Error::DuplicateKey`]
-    /// when two requests address one item; [`Error::VersionCheckRequired`]
+    /// Before anything is sent:
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) when a request
+    /// lacks its key, holds neither a put nor a delete, or a put's item does
+    /// not fit the schema's keys;
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) or
+    /// [`ErrorKind::ItemTooLarge`](crate::ErrorKind::ItemTooLarge) for a put's
+    /// item DynamoDB would reject;
+    /// [`ErrorKind::DuplicateKey`](crate::ErrorKind::DuplicateKey) when two
+    /// requests address one item;
+    /// [`ErrorKind::VersionCheckRequired`](crate::ErrorKind::VersionCheckRequired)
     /// when the schema has a version attribute (unless
-    /// [`import`](Self::import)). After: [`Error::BatchWriteIncomplete`]
-    /// with every request not written, or in doubt, and the cause.
+    /// [`import`](Self::import)). After:
+    /// [`ErrorKind::BatchIncomplete`](crate::ErrorKind::BatchIncomplete) with
+    /// every request not written, or in doubt, and the cause (see
+    /// [`Error::into_unwritten`]).
     ///
     /// ```no_run
     /// # async fn demo(w: dynamodb_mapper::ops::BatchWriter, reqs: Vec<aws_sdk_dynamodb::types::WriteRequest>) -> dynamodb_mapper::Result<()> {
@@ -297,14 +312,17 @@ impl BatchWriter {
                 in_doubt = out.in_doubt.len(),
                 "batch write incomplete"
             );
-            Err(Error::BatchWriteIncomplete {
-                table: self.table.clone(),
-                written: out.done,
+            let unwritten = Unwritten {
                 unprocessed: out.unprocessed,
                 in_doubt: out.in_doubt,
-                attempts: out.attempts,
-                cause: out.cause,
-            })
+            };
+            Err(Error::batch_write_incomplete(
+                self.table.clone(),
+                out.done,
+                unwritten,
+                out.attempts,
+                out.cause,
+            ))
         }
         .instrument(span)
         .await
@@ -344,10 +362,7 @@ impl BatchWriter {
             }
             let id = KeyId::of(&key);
             if !seen.insert(id.clone()) {
-                return Err(Error::DuplicateKey {
-                    operation: OPERATION,
-                    key: describe_key(&key),
-                });
+                return Err(Error::duplicate_key(OPERATION, describe_key(&key)));
             }
             entries.push(Entry {
                 request,
@@ -359,17 +374,13 @@ impl BatchWriter {
     }
 
     fn refusal(&self, key: &Item, operation: &'static str, schema: TableSchema) -> Error {
-        Error::VersionCheckRequired {
-            entity_type: None,
-            key: describe_key(key),
-            operation,
-            attribute: schema.version_attribute().unwrap_or_default().to_owned(),
-            instead: if operation == "batch put" {
-                "ops::put_versioned or Transaction::put_record (or BatchWriter::import to load data)"
-            } else {
-                "ops::delete_versioned or Transaction::delete_record (or BatchWriter::import)"
-            },
-        }
+        let instead = if operation == "batch put" {
+            "ops::put_versioned or Transaction::put_record (or BatchWriter::import to load data)"
+        } else {
+            "ops::delete_versioned or Transaction::delete_record (or BatchWriter::import)"
+        };
+        let attribute = schema.version_attribute().unwrap_or_default();
+        Error::version_check_required(describe_key(key), operation, attribute, instead)
     }
 }
 

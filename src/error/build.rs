@@ -1,0 +1,234 @@
+//! The crate's own constructors, one per kind: each says which context its
+//! kind carries (an entity type, the key of an item read or one fixed key,
+//! an attribute), so the accessors never need to list the kinds.
+
+use std::time::Duration;
+
+use super::{BoxError, CanceledAction, Error, Inner, Repr, Slot, Unread, Unwritten};
+
+impl Error {
+    /// An error of `repr` about nothing in particular.
+    pub(super) fn from_repr(repr: Repr) -> Self {
+        Error(Box::new(Inner {
+            repr,
+            entity_type: Slot::Never,
+            key: Slot::Never,
+            attribute: None,
+        }))
+    }
+
+    /// Of a kind that names the entity type ([`Error::with_entity_type`]
+    /// sets it).
+    pub(super) fn of_entity(mut self) -> Self {
+        self.0.entity_type = Slot::Open;
+        self
+    }
+
+    /// Of a kind raised while reading an item (`Error::with_key` sets the
+    /// item's key).
+    pub(super) fn of_item(mut self) -> Self {
+        self.0.key = Slot::Open;
+        self
+    }
+
+    /// About the attribute (path) `attribute`.
+    pub(super) fn at(self, attribute: impl Into<String>) -> Self {
+        self.at_path(Some(attribute.into()))
+    }
+
+    /// About the attribute path `path`, when known.
+    fn at_path(mut self, path: Option<String>) -> Self {
+        self.0.attribute = path;
+        self
+    }
+
+    /// About the item at `key` (rendered).
+    fn at_key(mut self, key: String) -> Self {
+        self.0.key = Slot::Set(key.into_boxed_str());
+        self
+    }
+
+    pub(crate) fn discriminator_mismatch(
+        attribute: &str,
+        expected: Vec<String>,
+        found: String,
+    ) -> Self {
+        Error::from_repr(Repr::DiscriminatorMismatch { expected, found })
+            .of_entity()
+            .of_item()
+            .at(attribute)
+    }
+
+    pub(crate) fn missing_discriminator(attribute: &str, found: Option<String>) -> Self {
+        Error::from_repr(Repr::MissingDiscriminator { found })
+            .of_entity()
+            .of_item()
+            .at(attribute)
+    }
+
+    /// `path`: where serialization failed, when known.
+    pub(crate) fn serialize(path: Option<String>, source: serde_dynamo::Error) -> Self {
+        Error::from_repr(Repr::Serialize(source))
+            .of_entity()
+            .at_path(path)
+    }
+
+    /// `path`: where deserialization failed, when known.
+    pub(crate) fn deserialize(path: Option<String>, source: serde_dynamo::Error) -> Self {
+        Error::from_repr(Repr::Deserialize(source))
+            .of_entity()
+            .of_item()
+            .at_path(path)
+    }
+
+    pub(crate) fn item_too_large(size: usize, limit: usize, largest: Vec<(String, usize)>) -> Self {
+        Error::from_repr(Repr::ItemTooLarge {
+            size,
+            limit,
+            largest,
+        })
+        .of_entity()
+    }
+
+    pub(crate) fn wrong_type(attribute: &str, expected: &'static str, found: &'static str) -> Self {
+        Error::from_repr(Repr::WrongType { expected, found })
+            .of_entity()
+            .of_item()
+            .at(attribute)
+    }
+
+    pub(crate) fn unknown_entity_type(
+        attribute: &str,
+        found: String,
+        group: Option<String>,
+        known: Vec<String>,
+    ) -> Self {
+        Error::from_repr(Repr::UnknownEntityType {
+            found,
+            group,
+            known,
+        })
+        .of_item()
+        .at(attribute)
+    }
+
+    pub(crate) fn invalid_registry(problems: Vec<String>) -> Self {
+        Error::from_repr(Repr::InvalidRegistry { problems })
+    }
+
+    /// `what`: `entity type` or `group`.
+    pub(crate) fn not_registered(what: &'static str, name: &str) -> Self {
+        let name = name.to_owned();
+        Error::from_repr(Repr::NotRegistered { what, name })
+    }
+
+    pub(crate) fn invalid_filter(attribute: &str, reason: String) -> Self {
+        Error::from_repr(Repr::InvalidFilter { reason }).at(attribute)
+    }
+
+    /// `expected`: `exactly one` or `at most one`.
+    pub(crate) fn cardinality(expected: &'static str, found: usize) -> Self {
+        Error::from_repr(Repr::Cardinality { expected, found }).of_entity()
+    }
+
+    pub(crate) fn unclaimed_items(
+        discriminator: String,
+        counts: Vec<(Option<String>, usize)>,
+    ) -> Self {
+        Error::from_repr(Repr::UnclaimedItems {
+            discriminator,
+            counts,
+        })
+    }
+
+    /// A [`ErrorKind::Sdk`](super::ErrorKind::Sdk) error for `operation`.
+    pub(crate) fn sdk(operation: &'static str, source: impl Into<BoxError>) -> Self {
+        let source = source.into();
+        Error::from_repr(Repr::Sdk { operation, source })
+    }
+
+    pub(crate) fn batch_write_incomplete(
+        table: String,
+        written: usize,
+        unwritten: Unwritten,
+        attempts: u32,
+        cause: Option<Error>,
+    ) -> Self {
+        Error::from_repr(Repr::BatchWriteIncomplete {
+            table,
+            written,
+            unwritten,
+            attempts,
+            cause,
+        })
+    }
+
+    pub(crate) fn batch_get_incomplete(
+        table: String,
+        unread: Unread,
+        attempts: u32,
+        cause: Option<Error>,
+    ) -> Self {
+        Error::from_repr(Repr::BatchGetIncomplete {
+            table,
+            unread,
+            attempts,
+            cause,
+        })
+    }
+
+    pub(crate) fn timed_out(operation: &'static str, after: Duration) -> Self {
+        Error::from_repr(Repr::Timeout { operation, after })
+    }
+
+    pub(crate) fn unexpected_response(operation: &'static str, reason: String) -> Self {
+        Error::from_repr(Repr::UnexpectedResponse { operation, reason })
+    }
+
+    /// `operation`: what was asked, e.g. `batch put`; `attribute`: the
+    /// table's version attribute; `instead`: the helper to use.
+    pub(crate) fn version_check_required(
+        key: String,
+        operation: &'static str,
+        attribute: &str,
+        instead: &'static str,
+    ) -> Self {
+        Error::from_repr(Repr::VersionCheckRequired { operation, instead })
+            .of_entity()
+            .at_key(key)
+            .at(attribute)
+    }
+
+    pub(crate) fn duplicate_key(operation: &'static str, key: String) -> Self {
+        Error::from_repr(Repr::DuplicateKey { operation }).at_key(key)
+    }
+
+    /// `expected`: the version the write expected (`None`: no item).
+    pub(crate) fn version_conflict(key: String, expected: Option<u64>) -> Self {
+        Error::from_repr(Repr::VersionConflict { expected })
+            .of_entity()
+            .at_key(key)
+    }
+
+    pub(crate) fn not_found(key: String) -> Self {
+        Error::from_repr(Repr::NotFound).of_entity().at_key(key)
+    }
+
+    pub(crate) fn transaction_canceled(
+        canceled: Vec<CanceledAction>,
+        source: aws_sdk_dynamodb::Error,
+    ) -> Self {
+        let source = Box::new(source);
+        Error::from_repr(Repr::TransactionCanceled { canceled, source })
+    }
+
+    /// `what`: what is over the limit, e.g. `transaction`.
+    pub(crate) fn limit(what: &'static str, count: usize, limit: usize) -> Self {
+        Error::from_repr(Repr::Limit { what, count, limit })
+    }
+
+    pub(crate) fn invalid_key_pattern(pattern: &str, reason: String) -> Self {
+        let pattern = pattern.to_owned();
+        Error::from_repr(Repr::InvalidKeyPattern { pattern, reason }).of_entity()
+    }
+}
