@@ -6,9 +6,6 @@
 //! written to `target/criterion/e2e_memory.json` and `e2e_profile.json`.
 //! Run: `cargo bench --bench e2e`.
 
-#[path = "../tests/fixtures/mod.rs"]
-mod fixtures;
-
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -18,7 +15,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::{Criterion, criterion_group, criterion_main};
 use dynamodb_mapper::ops::{BatchWriter, query_stream};
 use dynamodb_mapper::{Item, Mapper, Registry};
-use fixtures::*;
+use dynamodb_mapper_support::seed001::*;
 use futures_util::StreamExt;
 
 /// Counts live heap bytes and their peak, to show the paginated read holds
@@ -71,9 +68,7 @@ async fn setup() -> (Client, String) {
         .await
         .unwrap_or_else(|e| panic!("DynamoDB Local is required for this benchmark: {e}"));
     let table = dynamodb_mapper_testkit::unique_table_name("bench");
-    fixtures::seed001::create_table(&client, &table)
-        .await
-        .expect("create table");
+    create_table(&client, &table).await.expect("create table");
     (client, table)
 }
 

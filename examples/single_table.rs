@@ -14,18 +14,14 @@
 //! and npm needed); `DYNAMODB_ENDPOINT=http://localhost:8000` points it at a
 //! running endpoint instead. Exits non-zero on any failure.
 
-// The domain structs and mappers (tests/fixtures/mod.rs) and the access
-// patterns (tests/fixtures/seed001.rs) are shared with the integration tests,
-// which assert exactly what this tour prints.
-#[path = "../tests/fixtures/mod.rs"]
-mod fixtures;
-
 use std::process::ExitCode;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::{Mapper, PartitionView};
-use fixtures::seed001::{self, BoxError, CustomerPartition};
-use fixtures::*;
+// The domain structs and mappers, the data set and the access patterns come
+// from the test support crate (support/src/seed001/), shared with the
+// integration tests, which assert exactly what this tour prints.
+use dynamodb_mapper_support::seed001::{self, *};
 
 #[tokio::main]
 async fn main() -> ExitCode {

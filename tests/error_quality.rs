@@ -3,10 +3,6 @@
 //! the error kind, and the entity type and attribute the error reports.
 //! Messages are lowercase after the entity type prefix.
 
-mod fixtures;
-#[path = "fixtures/seeds.rs"]
-mod seeds;
-
 use std::collections::HashMap;
 use std::error::Error as _;
 
@@ -17,8 +13,9 @@ use dynamodb_mapper::{
     AttributeBag, Error, ErrorKind, GlobalSecondaryIndex, Item, ItemExt, Mapper, NamingConvention,
     Registry, TableSchema,
 };
-use fixtures::seed001::CustomerPartition;
-use fixtures::*;
+use dynamodb_mapper_support::seed000;
+use dynamodb_mapper_support::seed001::*;
+use dynamodb_mapper_support::values::unknown_value;
 use serde::{Deserialize, Serialize};
 
 fn s(v: &str) -> AttributeValue {
@@ -203,8 +200,8 @@ fn note(folder: &str, title: &str) -> Note {
 
 #[derive(Debug, PartialEq)]
 enum Tenant {
-    User(seeds::User),
-    Person(seeds::Person),
+    User(seed000::User),
+    Person(seed000::Person),
 }
 
 // ------------------------------------------------------------------ the table
@@ -250,8 +247,8 @@ fn cases() -> Vec<Case> {
         ),
         case!(
             "wrong discriminator, mapper with an alias",
-            seeds::InvoiceItemMapper::from_item(with(
-                seeds::InvoiceItemMapper::to_item(&seeds::invoice_item("I1", 1, 2, 5)).unwrap(),
+            seed000::InvoiceItemMapper::from_item(with(
+                seed000::InvoiceItemMapper::to_item(&seed000::invoice_item("I1", 1, 2, 5)).unwrap(),
                 &["entityType"],
                 s("InvoiceStatus"),
             )),
@@ -292,12 +289,12 @@ fn cases() -> Vec<Case> {
         case!(
             "registry: the mapper's own error names its entity type",
             Registry::<Tenant>::builder()
-                .register::<seeds::UserMapper>(Tenant::User)
-                .register::<seeds::PersonMapper>(Tenant::Person)
+                .register::<seed000::UserMapper>(Tenant::User)
+                .register::<seed000::PersonMapper>(Tenant::Person)
                 .build()
                 .unwrap()
                 .decode(with(
-                    seeds::PersonMapper::to_item(&seeds::person("3")).unwrap(),
+                    seed000::PersonMapper::to_item(&seed000::person("3")).unwrap(),
                     &["name"],
                     n("7"),
                 )),

@@ -2,11 +2,9 @@
 //! as a regression test: each must now be an error (or a value), never a
 //! panic. The comment on each names the target and what was wrong.
 
-mod fixtures;
-
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::{ErrorKind, Item, ItemExt, Mapper};
-use fixtures::*;
+use dynamodb_mapper_support::seed001::*;
 
 fn s(v: &str) -> AttributeValue {
     AttributeValue::S(v.into())

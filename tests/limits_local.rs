@@ -37,9 +37,6 @@
 //! Needs DynamoDB Local (the testkit starts it; see the testkit's docs, or
 //! set `DYNAMODB_ENDPOINT`). Without it every test fails saying how to fix it.
 
-#[path = "fixtures/local.rs"]
-mod local;
-
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
@@ -50,6 +47,7 @@ use dynamodb_mapper::{
     GlobalSecondaryIndex, Item, MAX_ITEM_SIZE, Mapper, ScalarType, TableSchema, item_size,
     value_size,
 };
+use dynamodb_mapper_support::local;
 use serde::{Deserialize, Serialize};
 
 /// String keys and one index; no discriminator, so an item is exactly the

@@ -1,7 +1,5 @@
 //! The core mapping path on the seed-001 mappers, with in-memory items.
 
-mod fixtures;
-
 use std::collections::HashMap;
 use std::error::Error as _;
 
@@ -10,7 +8,8 @@ use dynamodb_mapper::{
     AttributeBag, Error, ErrorKind, Item, ItemExt, Mapper, NamingConvention, Record, TableSchema,
     hooks::put_str,
 };
-use fixtures::*;
+use dynamodb_mapper_support::seed001::*;
+use dynamodb_mapper_support::values::unknown_value;
 use serde::{Deserialize, Serialize};
 
 fn s(v: &str) -> AttributeValue {

@@ -6,8 +6,6 @@
 //! these, so they are driven through `aws-smithy-mocks` and a silent TCP
 //! listener.
 
-mod fixtures;
-
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -23,7 +21,8 @@ use aws_sdk_dynamodb::types::{
 use aws_smithy_mocks::{RuleMode, mock, mock_client};
 use dynamodb_mapper::ops::{self, BatchGetter, BatchWriter, Transaction};
 use dynamodb_mapper::{Error, ErrorKind, Item, ItemExt, Mapper, Record, ScalarType, TableSchema};
-use fixtures::*;
+use dynamodb_mapper_support::requests::{fast_retry, put_pk};
+use dynamodb_mapper_support::seed001::*;
 
 const TABLE: &str = "AppTable";
 

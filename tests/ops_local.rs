@@ -1,10 +1,6 @@
 //! Operations against DynamoDB Local: batches, optimistic locking under
 //! contention, transactions, paginated decoding.
 
-mod fixtures;
-#[path = "fixtures/local.rs"]
-mod local;
-
 use std::collections::BTreeSet;
 use std::time::Duration;
 
@@ -15,8 +11,8 @@ use dynamodb_mapper::ops::{
     self, BatchGetter, BatchWriter, RetryPolicy, Transaction, query_stream,
 };
 use dynamodb_mapper::{ErrorKind, Item, ItemExt, Mapper, Record, Registry};
-use fixtures::seed001;
-use fixtures::*;
+use dynamodb_mapper_support::local;
+use dynamodb_mapper_support::seed001::{self, *};
 use futures_util::TryStreamExt;
 
 async fn table(prefix: &str) -> (Client, String) {

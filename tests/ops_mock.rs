@@ -1,8 +1,6 @@
 //! Paths DynamoDB Local cannot produce (UnprocessedItems, throttling,
 //! transaction cancellation and conflicts), driven through `aws-smithy-mocks`.
 
-mod fixtures;
-
 use std::sync::{Arc, Mutex};
 
 use aws_sdk_dynamodb::Client;
@@ -19,7 +17,8 @@ use aws_sdk_dynamodb::types::{CancellationReason, KeysAndAttributes, WriteReques
 use aws_smithy_mocks::{RuleMode, mock, mock_client};
 use dynamodb_mapper::ops::{BatchGetter, BatchWriter, Transaction};
 use dynamodb_mapper::{Error, ErrorKind, Item, ItemExt, Mapper, Record};
-use fixtures::*;
+use dynamodb_mapper_support::requests::{fast_retry, put_pk};
+use dynamodb_mapper_support::seed001::*;
 
 const TABLE: &str = "AppTable";
 

@@ -3,10 +3,6 @@
 //! fixtures), seed 004's invoice compound read; policies, aliases, filters and
 //! every check `build` makes.
 
-mod fixtures;
-#[path = "fixtures/seeds.rs"]
-mod seeds;
-
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::hooks::put_str;
 use dynamodb_mapper::{
@@ -14,8 +10,8 @@ use dynamodb_mapper::{
     Mapper, MissingPolicy, NamingConvention, RawItem, Record, Registry, Result, ScalarType,
     Skipped, TableSchema, UnknownPolicy, Unmatched,
 };
-use fixtures::*;
-use seeds::*;
+use dynamodb_mapper_support::seed000::*;
+use dynamodb_mapper_support::seed001::*;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 

@@ -1,14 +1,10 @@
 //! Seed 001's access patterns end to end against DynamoDB Local (started by
 //! the testkit, or `DYNAMODB_ENDPOINT`), with exact expected results.
 
-mod fixtures;
-#[path = "fixtures/local.rs"]
-mod local;
-
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::{ItemExt, Mapper};
-use fixtures::seed001::{self, CustomerPartition, DataSet};
-use fixtures::*;
+use dynamodb_mapper_support::local;
+use dynamodb_mapper_support::seed001::{self, *};
 
 async fn setup(prefix: &str) -> (aws_sdk_dynamodb::Client, String, DataSet) {
     let client = local::client().await;

@@ -3,11 +3,6 @@
 //! INVOICE and EVENT items sliced by `begins_with`, and the overloaded GSI1
 //! listing open invoices across tenants, with exact expected results.
 
-#[path = "fixtures/local.rs"]
-mod local;
-#[path = "fixtures/seed002.rs"]
-mod seed002;
-
 use aws_sdk_dynamodb::Client;
 use dynamodb_mapper::expr::{ConditionExt, FilterExt, KeyCondition, attr};
 use dynamodb_mapper::key::{KeyBuilder, decode_timestamp};
@@ -16,8 +11,9 @@ use dynamodb_mapper::{
     Decoded, ErrorKind, IndexKeys, Item, KeyPattern, Mapper, NamingConvention, PartitionView,
     Registry, TableSchema, hooks::put_str,
 };
+use dynamodb_mapper_support::local;
+use dynamodb_mapper_support::seed002::*;
 use futures_util::TryStreamExt;
-use seed002::*;
 use serde::{Deserialize, Serialize};
 
 async fn setup(prefix: &str) -> (Client, String, DataSet) {

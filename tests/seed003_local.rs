@@ -3,17 +3,13 @@
 //! post tags in both directions, published posts through `gsi1`, with exact
 //! expected results.
 
-#[path = "fixtures/local.rs"]
-mod local;
-#[path = "fixtures/seed003.rs"]
-mod seed003;
-
 use aws_sdk_dynamodb::Client;
 use dynamodb_mapper::expr::{ConditionExt, FilterExt, KeyCondition, attr};
 use dynamodb_mapper::ops::{BatchWriter, query_stream};
 use dynamodb_mapper::{AllowedOverlap, Error, Mapper, PartitionView};
+use dynamodb_mapper_support::local;
+use dynamodb_mapper_support::seed003::*;
 use futures_util::TryStreamExt;
-use seed003::*;
 
 async fn setup(prefix: &str) -> (Client, String, DataSet) {
     let client = local::client().await;

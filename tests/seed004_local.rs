@@ -4,11 +4,6 @@
 //! each time as one compound entity from one query, with exact expected
 //! results.
 
-#[path = "fixtures/local.rs"]
-mod local;
-#[path = "fixtures/seed004.rs"]
-mod seed004;
-
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem, Update};
 use dynamodb_mapper::expr::{ConditionExt, KeyCondition, KeyConditionExt, attr};
@@ -17,8 +12,9 @@ use dynamodb_mapper::ops::{
     ActionInfo, ActionKind, BatchWriter, Transaction, describe_key, query_stream,
 };
 use dynamodb_mapper::{Error, ErrorKind, Mapper, PartitionView};
+use dynamodb_mapper_support::local;
+use dynamodb_mapper_support::seed004::*;
 use futures_util::TryStreamExt;
-use seed004::*;
 
 async fn table(prefix: &str) -> (Client, String) {
     let client = local::client().await;

@@ -7,9 +7,8 @@ use std::sync::OnceLock;
 
 use dynamodb_mapper::{Decoded, Item, MissingPolicy, Registry, UnknownPolicy};
 use dynamodb_mapper_fuzz::FuzzItems;
-use dynamodb_mapper_fuzz::fixtures::seed001::CustomerPartition;
-use dynamodb_mapper_fuzz::fixtures::*;
-use dynamodb_mapper_fuzz::seeds::*;
+use dynamodb_mapper_support::seed000::*;
+use dynamodb_mapper_support::seed001::*;
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Debug, Clone, PartialEq)]

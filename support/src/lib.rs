@@ -1,0 +1,28 @@
+//! Shared support for the tests, benches, tour example and fuzz targets of
+//! `dynamodb-mapper`: the designs of the seeds as plain domain structs with
+//! their mappers, and helpers for DynamoDB Local and for requests. Not
+//! published; a dev-dependency of the root package and a dependency of the
+//! fuzz crate.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`seed000`] | seed 000 (EF Core provider): a tenant partition and a `Person`/`Employee`/`Manager` hierarchy, discriminator `$type` |
+//! | [`seed001`] | seed 001: customers, orders, sessions, products and reviews on one table with three GSIs (the model most tests use), its data set and access patterns |
+//! | [`seed002`] | seed 002 (key overloading): a multi-tenant billing table |
+//! | [`seed003`] | seed 003: a blog with comments, reactions and tags |
+//! | [`seed004`] | seed 004 (compound entities): a customer's orders as hierarchies of sort keys |
+//! | [`local`] | DynamoDB Local (through `dynamodb-mapper-testkit`): a client, a new table |
+//! | [`requests`] | retry policies and what requests carried, for tests of `ops` |
+//! | [`values`] | attribute values the SDK does not let a test build directly |
+//!
+//! Tests never skip: without DynamoDB Local, [`local::client`] panics with
+//! the testkit's message saying what to install.
+
+pub mod local;
+pub mod requests;
+pub mod seed000;
+pub mod seed001;
+pub mod seed002;
+pub mod seed003;
+pub mod seed004;
+pub mod values;
