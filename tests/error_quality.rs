@@ -15,6 +15,7 @@ use dynamodb_mapper::{
 };
 use dynamodb_mapper_support::seed000;
 use dynamodb_mapper_support::seed001::*;
+use dynamodb_mapper_support::seed004::invoices;
 use dynamodb_mapper_support::values::unknown_value;
 use serde::{Deserialize, Serialize};
 
@@ -247,8 +248,9 @@ fn cases() -> Vec<Case> {
         ),
         case!(
             "wrong discriminator, mapper with an alias",
-            seed000::InvoiceItemMapper::from_item(with(
-                seed000::InvoiceItemMapper::to_item(&seed000::invoice_item("I1", 1, 2, 5)).unwrap(),
+            invoices::InvoiceItemMapper::from_item(with(
+                invoices::InvoiceItemMapper::to_item(&invoices::invoice_item("I1", 1, 2, 5))
+                    .unwrap(),
                 &["entityType"],
                 s("InvoiceStatus"),
             )),

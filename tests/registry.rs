@@ -12,6 +12,7 @@ use dynamodb_mapper::{
 };
 use dynamodb_mapper_support::seed000::*;
 use dynamodb_mapper_support::seed001::*;
+use dynamodb_mapper_support::seed004::invoices::*;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 

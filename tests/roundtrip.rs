@@ -11,6 +11,7 @@ use dynamodb_mapper::{
 };
 use dynamodb_mapper_support::seed000::*;
 use dynamodb_mapper_support::seed001::*;
+use dynamodb_mapper_support::seed004::invoices::*;
 use dynamodb_mapper_support::values::unknown_value;
 use proptest::prelude::*;
 

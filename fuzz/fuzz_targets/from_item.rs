@@ -10,6 +10,7 @@ use dynamodb_mapper::{Item, MAX_ITEM_SIZE, Mapper, item_size};
 use dynamodb_mapper_fuzz::FuzzItem;
 use dynamodb_mapper_support::seed000::*;
 use dynamodb_mapper_support::seed001::*;
+use dynamodb_mapper_support::seed004::invoices::*;
 use libfuzzer_sys::fuzz_target;
 
 fn check<M: Mapper>(item: &Item)

@@ -9,6 +9,7 @@ use dynamodb_mapper::{Decoded, Item, MissingPolicy, Registry, UnknownPolicy};
 use dynamodb_mapper_fuzz::FuzzItems;
 use dynamodb_mapper_support::seed000::*;
 use dynamodb_mapper_support::seed001::*;
+use dynamodb_mapper_support::seed004::invoices::*;
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Debug, Clone, PartialEq)]

@@ -14,8 +14,9 @@ use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::{Item, Mapper};
 
-use dynamodb_mapper_support::seed000::{self, *};
+use dynamodb_mapper_support::seed000::*;
 use dynamodb_mapper_support::seed001::*;
+use dynamodb_mapper_support::seed004::invoices::{self, *};
 use dynamodb_mapper_support::values::unknown_value;
 
 /// How deep the recursive generator nests lists and maps (DynamoDB allows 32
@@ -394,7 +395,7 @@ fn valid_items() -> &'static [Item] {
             InvoiceMapper::to_item(&invoice("I1")).unwrap(),
             InvoiceItemMapper::to_item(&invoice_item("I1", 1, 2, 1250)).unwrap(),
             InvoiceStatusMapper::to_item(&invoice_status("I1", "PAID", "2024-03-02")).unwrap(),
-            InvoiceSummaryMapper::to_item(&seed000::invoice_summary("I1")).unwrap(),
+            InvoiceSummaryMapper::to_item(&invoices::invoice_summary("I1")).unwrap(),
         ]
     })
 }

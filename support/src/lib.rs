@@ -10,7 +10,7 @@
 //! | [`seed001`] | seed 001: customers, orders, sessions, products and reviews on one table with three GSIs (the model most tests use), its data set and access patterns |
 //! | [`seed002`] | seed 002 (key overloading): a multi-tenant billing table |
 //! | [`seed003`] | seed 003: a blog with comments, reactions and tags |
-//! | [`seed004`] | seed 004 (compound entities): a customer's orders as hierarchies of sort keys |
+//! | [`seed004`] | seed 004 (compound entities): a customer's orders as hierarchies of sort keys, and invoices ([`seed004::invoices`]) |
 //! | [`local`] | DynamoDB Local (through `dynamodb-mapper-testkit`): a client, a new table |
 //! | [`requests`] | retry policies and what requests carried, for tests of `ops` |
 //! | [`values`] | attribute values the SDK does not let a test build directly |
