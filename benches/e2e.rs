@@ -15,6 +15,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::{Criterion, criterion_group, criterion_main};
 use dynamodb_mapper::ops::{BatchWriter, query_stream};
 use dynamodb_mapper::{Item, Mapper, Registry};
+use dynamodb_mapper_support::local;
 use dynamodb_mapper_support::seed001::*;
 use futures_util::StreamExt;
 
@@ -63,15 +64,6 @@ fn orders() -> Vec<Item> {
         .collect()
 }
 
-async fn setup() -> (Client, String) {
-    let client = dynamodb_mapper_testkit::client()
-        .await
-        .unwrap_or_else(|e| panic!("DynamoDB Local is required for this benchmark: {e}"));
-    let table = dynamodb_mapper_testkit::unique_table_name("bench");
-    create_table(&client, &table).await.expect("create table");
-    (client, table)
-}
-
 fn registry() -> Registry<Order> {
     Registry::<Order>::builder()
         .register::<OrderMapper>(|o| o)
@@ -110,7 +102,7 @@ fn bench(c: &mut Criterion) {
         .enable_all()
         .build()
         .expect("runtime");
-    let (client, table) = rt.block_on(setup());
+    let (client, table) = rt.block_on(local::client_and_table("bench", APP_TABLE));
     let items = orders();
     let registry = registry();
 

@@ -21,6 +21,8 @@ use dynamodb_mapper::{Mapper, PartitionView};
 // The domain structs and mappers, the data set and the access patterns come
 // from the test support crate (support/src/seed001/), shared with the
 // integration tests, which assert exactly what this tour prints.
+use dynamodb_mapper_support::BoxError;
+use dynamodb_mapper_support::local;
 use dynamodb_mapper_support::seed001::{self, *};
 
 #[tokio::main]
@@ -52,7 +54,7 @@ async fn tour() -> Result<(), BoxError> {
     let c = local.client();
     let t = dynamodb_mapper_testkit::unique_table_name("tour");
 
-    seed001::create_table(&c, &t).await?;
+    local::create_table(&c, &t, APP_TABLE).await?;
     println!("Created table {t} with GSI1, GSI2 and GSI3 (on-demand)\n");
 
     let data = seed001::data_set();

@@ -10,6 +10,7 @@ use dynamodb_mapper::{
     Mapper, MissingPolicy, NamingConvention, RawItem, Record, Registry, Result, ScalarType,
     Skipped, TableSchema, UnknownPolicy, Unmatched,
 };
+use dynamodb_mapper_support::problems;
 use dynamodb_mapper_support::seed000::*;
 use dynamodb_mapper_support::seed001::*;
 use dynamodb_mapper_support::seed004::invoices::*;
@@ -36,13 +37,6 @@ fn names(pairs: &[(&str, &str)]) -> HashMap<String, String> {
 
 fn values(pairs: &[(&str, &str)]) -> HashMap<String, AttributeValue> {
     pairs.iter().map(|(k, v)| ((*k).to_owned(), s(v))).collect()
-}
-
-fn problems(err: &Error) -> Vec<String> {
-    match err {
-        Error::InvalidRegistry { problems } => problems.clone(),
-        other => panic!("not an invalid registry: {other}"),
-    }
 }
 
 // ------------------------------------------------------------------ seed 000

@@ -11,14 +11,13 @@ use dynamodb_mapper::{
     Decoded, ErrorKind, IndexKeys, Item, KeyPattern, Mapper, NamingConvention, PartitionView,
     Registry, TableSchema, hooks::put_str,
 };
-use dynamodb_mapper_support::local;
+use dynamodb_mapper_support::local::{self, query, raw_items, read_all};
 use dynamodb_mapper_support::seed002::*;
 use futures_util::TryStreamExt;
 use serde::{Deserialize, Serialize};
 
 async fn setup(prefix: &str) -> (Client, String, DataSet) {
-    let client = local::client().await;
-    let table = local::new_table(&client, prefix, TENANT_TABLE).await;
+    let (client, table) = local::client_and_table(prefix, TENANT_TABLE).await;
     let data = data_set();
     let written = BatchWriter::new(&client, &table, TENANT_TABLE)
         .put_items(data.items().unwrap())
@@ -138,14 +137,8 @@ async fn a_tenant_partition_sliced_by_begins_with() {
         key,
         TenantMapper::string_key("TENANT#acme", "META").unwrap()
     );
-    let meta = c
-        .get_item()
-        .table_name(&t)
-        .set_key(Some(key))
-        .send()
+    let meta = local::get_item(&c, &t, key)
         .await
-        .unwrap()
-        .item
         .map(TenantMapper::from_item)
         .transpose()
         .unwrap();

@@ -6,14 +6,14 @@
 use aws_sdk_dynamodb::Client;
 use dynamodb_mapper::expr::{ConditionExt, FilterExt, KeyCondition, attr};
 use dynamodb_mapper::ops::{BatchWriter, query_stream};
-use dynamodb_mapper::{AllowedOverlap, Error, Mapper, PartitionView};
-use dynamodb_mapper_support::local;
+use dynamodb_mapper::{AllowedOverlap, Mapper, PartitionView};
+use dynamodb_mapper_support::local::{self, query, raw_items, read_all};
+use dynamodb_mapper_support::problems;
 use dynamodb_mapper_support::seed003::*;
 use futures_util::TryStreamExt;
 
 async fn setup(prefix: &str) -> (Client, String, DataSet) {
-    let client = local::client().await;
-    let table = local::new_table(&client, prefix, BLOG_TABLE).await;
+    let (client, table) = local::client_and_table(prefix, BLOG_TABLE).await;
     let data = data_set();
     let written = BatchWriter::new(&client, &table, BLOG_TABLE)
         .put_items(data.items().unwrap())
@@ -24,13 +24,6 @@ async fn setup(prefix: &str) -> (Client, String, DataSet) {
         (17, 1, 0)
     );
     (client, table, data)
-}
-
-fn problems(err: Error) -> Vec<String> {
-    match err {
-        Error::InvalidRegistry { problems } => problems,
-        other => panic!("not an invalid registry: {other}"),
-    }
 }
 
 const COMMENT_TO_REACTION: &str = "table: begins_with(sort key, \"COMMENT#\") for Comment (sort key \
@@ -47,14 +40,14 @@ fn the_blog_has_one_intended_overlap_comments_and_their_reactions() {
     // Without the acknowledgement, building reports exactly that overlap,
     // both ways, and nothing else.
     assert_eq!(
-        problems(builder().build().unwrap_err()),
+        problems(&builder().build().unwrap_err()),
         [COMMENT_TO_REACTION, REACTION_TO_COMMENT]
     );
     // One way acknowledged leaves the other; acknowledged on the index only
     // leaves both (they overlap on the table).
     assert_eq!(
         problems(
-            builder()
+            &builder()
                 .allow_overlap(AllowedOverlap::new("Comment", "Reaction"))
                 .build()
                 .unwrap_err()
@@ -63,7 +56,7 @@ fn the_blog_has_one_intended_overlap_comments_and_their_reactions() {
     );
     assert_eq!(
         problems(
-            builder()
+            &builder()
                 .allow_overlap(
                     AllowedOverlap::new("Comment", "Reaction")
                         .both_ways()
@@ -109,14 +102,8 @@ async fn every_blog_access_pattern() {
     // 1. Get user profile.
     let key = UserMapper::string_key("USER#alice", "USER#alice").unwrap();
     assert_eq!(key, UserMapper::key(&data.users[0]).unwrap());
-    let alice = c
-        .get_item()
-        .table_name(&t)
-        .set_key(Some(key))
-        .send()
+    let alice = local::get_item(&c, &t, key)
         .await
-        .unwrap()
-        .item
         .map(UserMapper::from_item)
         .transpose()
         .unwrap();
@@ -453,14 +440,8 @@ async fn tags_both_ways_publishing_and_unique_usernames() {
     assert!(err.is_conditional_check_failed_exception(), "{err:?}");
     let dave = user("dave", "Dave Grohl", Some("Drums."));
     create(&dave).await.unwrap();
-    let alice = c
-        .get_item()
-        .table_name(&t)
-        .set_key(Some(UserMapper::key(&impostor).unwrap()))
-        .send()
+    let alice = local::get_item(&c, &t, UserMapper::key(&impostor).unwrap())
         .await
-        .unwrap()
-        .item
         .map(UserMapper::from_item)
         .transpose()
         .unwrap();

@@ -18,6 +18,8 @@
 //! Tests never skip: without DynamoDB Local, [`local::client`] panics with
 //! the testkit's message saying what to install.
 
+use dynamodb_mapper::Error;
+
 pub mod local;
 pub mod requests;
 pub mod seed000;
@@ -26,3 +28,16 @@ pub mod seed002;
 pub mod seed003;
 pub mod seed004;
 pub mod values;
+
+/// The error of the helpers that stop at the first failure, whatever it is
+/// (SDK, mapper, testkit).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The problems of an [`Error::InvalidRegistry`]; any other error fails the
+/// test.
+pub fn problems(err: &Error) -> Vec<String> {
+    match err {
+        Error::InvalidRegistry { problems } => problems.clone(),
+        other => panic!("not an invalid registry: {other}"),
+    }
+}
