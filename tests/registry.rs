@@ -11,6 +11,7 @@ use dynamodb_mapper::{
     Skipped, TableSchema, UnknownPolicy, Unmatched,
 };
 use dynamodb_mapper_support::problems;
+use dynamodb_mapper_support::requests::{names, offline_client};
 use dynamodb_mapper_support::seed000::*;
 use dynamodb_mapper_support::seed001::*;
 use dynamodb_mapper_support::seed004::invoices::*;
@@ -19,20 +20,6 @@ use std::collections::HashMap;
 
 fn s(v: &str) -> AttributeValue {
     AttributeValue::S(v.into())
-}
-
-fn client() -> aws_sdk_dynamodb::Client {
-    let conf = aws_sdk_dynamodb::Config::builder()
-        .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-        .build();
-    aws_sdk_dynamodb::Client::from_conf(conf)
-}
-
-fn names(pairs: &[(&str, &str)]) -> HashMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect()
 }
 
 fn values(pairs: &[(&str, &str)]) -> HashMap<String, AttributeValue> {
@@ -219,7 +206,7 @@ fn group_decoding_is_restricted_to_its_members() {
 fn filter_applies_to_query_and_scan_without_replacing_anything() {
     let registry = tenant_registry(UnknownPolicy::Error);
     let filter = registry.group("Employee").unwrap().filter();
-    let query = client()
+    let query = offline_client()
         .query()
         .table_name("People")
         .key_condition_expression("#pk = :pk AND begins_with(#sk, :sk)")
@@ -252,7 +239,7 @@ fn filter_applies_to_query_and_scan_without_replacing_anything() {
     );
 
     // An existing filter is kept, joined with AND.
-    let query = client()
+    let query = offline_client()
         .query()
         .table_name("People")
         .filter_expression("department = :dept")
@@ -272,7 +259,7 @@ fn filter_applies_to_query_and_scan_without_replacing_anything() {
     );
 
     // Our placeholders bound to something else: refused, not overwritten.
-    let taken = client()
+    let taken = offline_client()
         .query()
         .table_name("People")
         .expression_attribute_values(":dmType1", s("Intern"));
@@ -283,7 +270,7 @@ fn filter_applies_to_query_and_scan_without_replacing_anything() {
         "discriminator filter on `$type` cannot be applied: the request already binds \
          `:dmType1` to another value"
     );
-    let taken = client()
+    let taken = offline_client()
         .scan()
         .table_name("People")
         .expression_attribute_names("#dmType", "kind");
@@ -294,7 +281,7 @@ fn filter_applies_to_query_and_scan_without_replacing_anything() {
     );
 
     let scan = filter
-        .apply_to_scan(client().scan().table_name("People"))
+        .apply_to_scan(offline_client().scan().table_name("People"))
         .unwrap();
     assert_eq!(
         scan.get_filter_expression().as_deref(),

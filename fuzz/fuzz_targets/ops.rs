@@ -47,6 +47,7 @@ use aws_smithy_mocks::{MockResponse, RuleMode, mock, mock_client};
 use aws_smithy_types::body::SdkBody;
 use dynamodb_mapper::ops::{ActionKind, BatchGetter, BatchWriter, RetryPolicy, Transaction};
 use dynamodb_mapper::{Error, Item, Mapper, ScalarType, TableSchema};
+use dynamodb_mapper_support::requests::{delete_request, put_request};
 use dynamodb_mapper_support::seed001::{APP_TABLE, Customer, CustomerMapper, customer};
 use libfuzzer_sys::fuzz_target;
 
@@ -456,18 +457,6 @@ fn index_of(layout: Layout, attrs: &Item) -> Option<usize> {
     }
 }
 
-fn put(item: Item) -> WriteRequest {
-    WriteRequest::builder()
-        .put_request(PutRequest::builder().set_item(Some(item)).build().unwrap())
-        .build()
-}
-
-fn delete(key: Item) -> WriteRequest {
-    WriteRequest::builder()
-        .delete_request(DeleteRequest::builder().set_key(Some(key)).build().unwrap())
-        .build()
-}
-
 fn keys_and_attributes(keys: Vec<Item>) -> KeysAndAttributes {
     KeysAndAttributes::builder()
         .set_keys(Some(keys))
@@ -616,9 +605,9 @@ impl Fake {
                     if listed[k] {
                         let how = respell.wrapping_add(k as u8);
                         unprocessed.push(if self.case.is_put(i) {
-                            put(respelled_item(layout, i, how))
+                            put_request(respelled_item(layout, i, how))
                         } else {
-                            delete(key(layout, i, how))
+                            delete_request(key(layout, i, how))
                         });
                     } else {
                         self.apply(i);
@@ -650,9 +639,9 @@ impl Fake {
                 match odd % 8 {
                     0 => out = out.unprocessed_items(OTHER_TABLE, vec![sent[0].clone()]),
                     1 => unprocessed.push(if first_put {
-                        put(item(layout, FOREIGN))
+                        put_request(item(layout, FOREIGN))
                     } else {
-                        delete(key(layout, FOREIGN, 0))
+                        delete_request(key(layout, FOREIGN, 0))
                     }),
                     2 => {
                         // Listed once more than once.
@@ -662,21 +651,21 @@ impl Fake {
                         unprocessed.push(sent[0].clone());
                     }
                     3 => unprocessed.push(if first_put {
-                        delete(key(layout, first, 0))
+                        delete_request(key(layout, first, 0))
                     } else {
-                        put(item(layout, first))
+                        put_request(item(layout, first))
                     }),
                     4 => {
                         let mut keyless = item(layout, first);
                         keyless.remove(if layout == Layout::App { "sk" } else { "id" });
-                        unprocessed.push(put(keyless));
+                        unprocessed.push(put_request(keyless));
                     }
                     5 => unprocessed.push(WriteRequest::builder().build()),
                     6 => {
                         let mut wrong = key(layout, first, 0);
                         let name = if layout == Layout::App { "pk" } else { "id" };
                         wrong.insert(name.into(), AttributeValue::Bool(true));
-                        unprocessed.push(delete(wrong));
+                        unprocessed.push(delete_request(wrong));
                     }
                     _ => {
                         let both = WriteRequest::builder()
@@ -1059,7 +1048,13 @@ fn run(case: &Case) -> Outcome {
                     .into_iter()
                     .zip(items)
                     .enumerate()
-                    .map(|(i, (k, it))| if case.is_put(i) { put(it) } else { delete(k) })
+                    .map(|(i, (k, it))| {
+                        if case.is_put(i) {
+                            put_request(it)
+                        } else {
+                            delete_request(k)
+                        }
+                    })
                     .collect();
                 Outcome::Write(
                     tokio::time::timeout(bound, writer.write(requests))
