@@ -16,16 +16,8 @@ use dynamodb_mapper::{
 use dynamodb_mapper_support::seed000;
 use dynamodb_mapper_support::seed001::*;
 use dynamodb_mapper_support::seed004::invoices;
-use dynamodb_mapper_support::values::unknown_value;
+use dynamodb_mapper_support::values::{n, s, unknown_value};
 use serde::{Deserialize, Serialize};
-
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.into())
-}
-
-fn n(v: &str) -> AttributeValue {
-    AttributeValue::N(v.into())
-}
 
 fn m<const N: usize>(entries: [(&str, AttributeValue); N]) -> AttributeValue {
     AttributeValue::M(
@@ -536,7 +528,7 @@ fn cases() -> Vec<Case> {
                 &customer("C1"),
                 &AttributeBag::from(Item::from([(
                     "legacyBalance".to_string(),
-                    m([("cents", n(&"9".repeat(39)))]),
+                    m([("cents", n("9".repeat(39)))]),
                 )])),
             ),
             InvalidValue,
@@ -631,7 +623,7 @@ fn cases() -> Vec<Case> {
             ProfileMapper::from_item(with(
                 profile_item(),
                 &["address", "geo", "lat"],
-                n(&"1".repeat(38)),
+                n("1".repeat(38)),
             )),
             Deserialize,
             Some("Profile"),

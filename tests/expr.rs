@@ -16,16 +16,9 @@ use dynamodb_mapper::{
     ErrorKind, GlobalSecondaryIndex, Item, KeyAttribute, Mapper, Registry, ScalarType, TableSchema,
 };
 use dynamodb_mapper_support::requests::{names, offline_client};
+use dynamodb_mapper_support::values::{n, s};
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
-
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.into())
-}
-
-fn n(v: &str) -> AttributeValue {
-    AttributeValue::N(v.into())
-}
 
 fn values(pairs: &[(&str, AttributeValue)]) -> HashMap<String, AttributeValue> {
     pairs

@@ -48,6 +48,7 @@ use dynamodb_mapper::{
     value_size,
 };
 use dynamodb_mapper_support::local;
+use dynamodb_mapper_support::values::{n, s};
 use serde::{Deserialize, Serialize};
 
 /// String keys and one index; no discriminator, so an item is exactly the
@@ -207,14 +208,6 @@ impl Service {
             self.failures.join("\n")
         );
     }
-}
-
-fn s(v: impl Into<String>) -> V {
-    V::S(v.into())
-}
-
-fn n(v: impl Into<String>) -> V {
-    V::N(v.into())
 }
 
 fn keys() -> Item {

@@ -15,15 +15,15 @@ use dynamodb_mapper_support::requests::{names, offline_client};
 use dynamodb_mapper_support::seed000::*;
 use dynamodb_mapper_support::seed001::*;
 use dynamodb_mapper_support::seed004::invoices::*;
+use dynamodb_mapper_support::values::s;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.into())
-}
-
 fn values(pairs: &[(&str, &str)]) -> HashMap<String, AttributeValue> {
-    pairs.iter().map(|(k, v)| ((*k).to_owned(), s(v))).collect()
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), s(*v)))
+        .collect()
 }
 
 // ------------------------------------------------------------------ seed 000

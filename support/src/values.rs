@@ -1,4 +1,17 @@
-//! Attribute values a test cannot build directly.
+//! Attribute values: short constructors for the common ones, and the one a
+//! test cannot build directly.
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+/// A string attribute value.
+pub fn s(v: impl Into<String>) -> AttributeValue {
+    AttributeValue::S(v.into())
+}
+
+/// A number attribute value, as DynamoDB writes numbers: a string.
+pub fn n(v: impl Into<String>) -> AttributeValue {
+    AttributeValue::N(v.into())
+}
 
 /// An `AttributeValue::Unknown`, as the SDK produces it when DynamoDB sends an
 /// attribute type this SDK version does not know. The variant cannot be built
