@@ -84,13 +84,7 @@ async fn batch_put_and_get_101_items() {
     let mut stranger = stranger_key.clone();
     stranger.insert("entityType".into(), AttributeValue::S("Stranger".into()));
     for item in [broken, stranger] {
-        client
-            .put_item()
-            .table_name(&t)
-            .set_item(Some(item))
-            .send()
-            .await
-            .unwrap();
+        local::put_item(&client, &t, item).await;
     }
     let keeping = Registry::<Shop>::builder()
         .register::<CustomerMapper>(Shop::Customer)
@@ -272,13 +266,12 @@ async fn a_transaction_whose_condition_fails_writes_nothing() {
     );
 
     // With the customer in place the same transaction goes through.
-    client
-        .put_item()
-        .table_name(&t)
-        .set_item(Some(CustomerMapper::to_item(&customer("C1")).unwrap()))
-        .send()
-        .await
-        .unwrap();
+    local::put_item(
+        &client,
+        &t,
+        CustomerMapper::to_item(&customer("C1")).unwrap(),
+    )
+    .await;
     let mut tx = Transaction::new(&t);
     tx.put_new::<OrderMapper>(&o1).unwrap();
     tx.condition_check::<CustomerMapper>(
@@ -377,13 +370,7 @@ async fn paginated_query_decodes_every_item_once_through_the_registry() {
 async fn item_getters_work_on_what_dynamodb_returns() {
     let (client, t) = local::client_and_table("getters", APP_TABLE).await;
     let o = order("C1", "O1", "2024-01-15T10:30:00Z", OrderStatus::Shipped);
-    client
-        .put_item()
-        .table_name(&t)
-        .set_item(Some(OrderMapper::to_item(&o).unwrap()))
-        .send()
-        .await
-        .unwrap();
+    local::put_item(&client, &t, OrderMapper::to_item(&o).unwrap()).await;
     let item = local::get_item(&client, &t, OrderMapper::key(&o).unwrap())
         .await
         .unwrap();
@@ -492,13 +479,7 @@ async fn items_written_before_versioning_are_adopted_not_stuck() {
     // Written by a raw put, before the table had a version attribute.
     let legacy = CounterMapper::to_item(&counter("old", 7)).unwrap();
     assert!(!legacy.contains_key("version"));
-    client
-        .put_item()
-        .table_name(&t)
-        .set_item(Some(legacy))
-        .send()
-        .await
-        .unwrap();
+    local::put_item(&client, &t, legacy).await;
     let key = CounterMapper::key(&counter("old", 7)).unwrap();
     // A brand-new record at that key must not overwrite it...
     let mut blind = Record::new(counter("old", 0));

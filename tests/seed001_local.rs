@@ -125,12 +125,7 @@ async fn lossless_read_modify_write_through_dynamodb() {
     record.entity.shipped_at = None;
     record.entity.tracking_number = None;
     let item = OrderMapper::record_to_item(&record).unwrap();
-    c.put_item()
-        .table_name(&t)
-        .set_item(Some(item))
-        .send()
-        .await
-        .unwrap();
+    local::put_item(&c, &t, item).await;
 
     let raw = local::get_item(&c, &t, key).await.unwrap();
     assert_eq!(raw.get_str("giftNote").unwrap(), "happy birthday");

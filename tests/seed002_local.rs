@@ -6,7 +6,7 @@
 use aws_sdk_dynamodb::Client;
 use dynamodb_mapper::expr::{ConditionExt, FilterExt, KeyCondition, attr};
 use dynamodb_mapper::key::{KeyBuilder, decode_timestamp};
-use dynamodb_mapper::ops::{BatchWriter, query_stream};
+use dynamodb_mapper::ops::query_stream;
 use dynamodb_mapper::{
     Decoded, ErrorKind, IndexKeys, Item, KeyPattern, Mapper, NamingConvention, PartitionView,
     Registry, TableSchema, hooks::put_str,
@@ -17,12 +17,9 @@ use futures_util::TryStreamExt;
 use serde::{Deserialize, Serialize};
 
 async fn setup(prefix: &str) -> (Client, String, DataSet) {
-    let (client, table) = local::client_and_table(prefix, TENANT_TABLE).await;
     let data = data_set();
-    let written = BatchWriter::new(&client, &table, TENANT_TABLE)
-        .put_items(data.items().unwrap())
-        .await
-        .expect("write data set");
+    let (client, table, written) =
+        local::table_with_items(prefix, TENANT_TABLE, data.items().unwrap()).await;
     assert_eq!(
         (written.items, written.requests, written.retries),
         (12, 1, 0)
@@ -383,12 +380,7 @@ async fn user_and_usergroup_prefixes_collide_only_without_the_delimiter() {
         group_id: "admins".into(),
         name: "Administrators".into(),
     };
-    c.put_item()
-        .table_name(&t)
-        .set_item(Some(UserGroupMapper::to_item(&admins).unwrap()))
-        .send()
-        .await
-        .unwrap();
+    local::put_item(&c, &t, UserGroupMapper::to_item(&admins).unwrap()).await;
     let acme = || tenant_partition("acme").unwrap();
 
     // The delimited prefix the pattern renders: members only.

@@ -5,7 +5,7 @@
 
 use aws_sdk_dynamodb::Client;
 use dynamodb_mapper::expr::{ConditionExt, FilterExt, KeyCondition, attr};
-use dynamodb_mapper::ops::{BatchWriter, query_stream};
+use dynamodb_mapper::ops::query_stream;
 use dynamodb_mapper::{AllowedOverlap, Mapper, PartitionView};
 use dynamodb_mapper_support::local::{self, query, raw_items, read_all};
 use dynamodb_mapper_support::problems;
@@ -13,12 +13,9 @@ use dynamodb_mapper_support::seed003::*;
 use futures_util::TryStreamExt;
 
 async fn setup(prefix: &str) -> (Client, String, DataSet) {
-    let (client, table) = local::client_and_table(prefix, BLOG_TABLE).await;
     let data = data_set();
-    let written = BatchWriter::new(&client, &table, BLOG_TABLE)
-        .put_items(data.items().unwrap())
-        .await
-        .expect("write data set");
+    let (client, table, written) =
+        local::table_with_items(prefix, BLOG_TABLE, data.items().unwrap()).await;
     assert_eq!(
         (written.items, written.requests, written.retries),
         (17, 1, 0)
@@ -367,12 +364,7 @@ async fn tags_both_ways_publishing_and_unique_usernames() {
 
     // One put of the join item writes both directions...
     let tag = post_tag(OWNERSHIP, "dynamodb");
-    c.put_item()
-        .table_name(&t)
-        .set_item(Some(PostTagMapper::to_item(&tag).unwrap()))
-        .send()
-        .await
-        .unwrap();
+    local::put_item(&c, &t, PostTagMapper::to_item(&tag).unwrap()).await;
     assert_eq!(posts_with("dynamodb").await, [OWNERSHIP, SINGLE_TABLE]);
     assert_eq!(tags_of(OWNERSHIP).await, ["dynamodb", "ownership", "rust"]);
     // ...and one delete removes both.
@@ -390,12 +382,7 @@ async fn tags_both_ways_publishing_and_unique_usernames() {
     let item = PostTagMapper::to_item(&sharp).unwrap();
     assert_eq!(item["SK"].as_s().unwrap(), r"TAG#c\#");
     assert_eq!(item["GSI1PK"].as_s().unwrap(), r"TAG#c\#");
-    c.put_item()
-        .table_name(&t)
-        .set_item(Some(item))
-        .send()
-        .await
-        .unwrap();
+    local::put_item(&c, &t, item).await;
     assert_eq!(posts_with("c#").await, [OWNERSHIP]);
     assert_eq!(posts_with("c").await, Vec::<String>::new());
     assert_eq!(tags_of(OWNERSHIP).await, ["c#", "ownership", "rust"]);
@@ -418,12 +405,7 @@ async fn tags_both_ways_publishing_and_unique_usernames() {
     assert_eq!(published().await, [OWNERSHIP, SINGLE_TABLE]);
     let mut draft = data.posts[1].clone();
     draft.published = true;
-    c.put_item()
-        .table_name(&t)
-        .set_item(Some(PostMapper::to_item(&draft).unwrap()))
-        .send()
-        .await
-        .unwrap();
+    local::put_item(&c, &t, PostMapper::to_item(&draft).unwrap()).await;
     assert_eq!(published().await, [OWNERSHIP, ASYNC_TRAITS, SINGLE_TABLE]);
 
     // Usernames are unique: creating a user is conditional on its key being free.
