@@ -12,7 +12,7 @@ use dynamodb_mapper::{
 };
 use dynamodb_mapper_support::problems;
 use dynamodb_mapper_support::requests::{names, offline_client};
-use dynamodb_mapper_support::seed000::*;
+use dynamodb_mapper_support::seed000::{self, *};
 use dynamodb_mapper_support::seed001::*;
 use dynamodb_mapper_support::seed004::invoices::*;
 use dynamodb_mapper_support::values::s;
@@ -28,29 +28,8 @@ fn values(pairs: &[(&str, &str)]) -> HashMap<String, AttributeValue> {
 
 // ------------------------------------------------------------------ seed 000
 
-#[derive(Debug, Clone, PartialEq)]
-enum Tenant {
-    User(User),
-    UserMetadata(UserMetadata),
-    Order(TenantOrder),
-    Person(Person),
-    Employee(Employee),
-    Manager(Manager),
-}
-
 fn tenant_registry(unknown: UnknownPolicy) -> Registry<Tenant> {
-    Registry::builder()
-        .register::<UserMapper>(Tenant::User)
-        .register::<UserMetadataMapper>(Tenant::UserMetadata)
-        .register::<TenantOrderMapper>(Tenant::Order)
-        .register::<PersonMapper>(Tenant::Person)
-        .register::<EmployeeMapper>(Tenant::Employee)
-        .register::<ManagerMapper>(Tenant::Manager)
-        .group("Person", &["Person", "Employee", "Manager"])
-        .group("Employee", &["Employee", "Manager"])
-        .on_unknown(unknown)
-        .build()
-        .unwrap()
+    seed000::builder().on_unknown(unknown).build().unwrap()
 }
 
 /// Seed 000's tenant partition, in sort key order, as `Query pk = TENANT#1`
