@@ -7,7 +7,7 @@ A module `a` depends on `b` when code in `src/a.rs` or `src/a/**` names
 `src/a/`... (only `crate::` paths cross top-level modules in this crate).
 Comments and doc comments are ignored, so a doc link does not count.
 
-Usage: scripts/module_cycles.py [SRC_DIR ...]   (default: src testkit/src)
+Usage: scripts/module_cycles.py [SRC_DIR ...]   (default: src testkit/src support/src)
 Prints the edges and each cycle found; exits 1 when there is one.
 """
 import re
@@ -112,7 +112,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def main() -> int:
-    roots = [Path(a) for a in sys.argv[1:]] or [Path("src"), Path("testkit/src")]
+    roots = [Path(a) for a in sys.argv[1:]] or [Path("src"), Path("testkit/src"), Path("support/src")]
     failed = False
     for src in roots:
         graph = edges(src)

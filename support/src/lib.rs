@@ -11,9 +11,9 @@
 //! | [`seed002`] | seed 002 (key overloading): a multi-tenant billing table |
 //! | [`seed003`] | seed 003: a blog with comments, reactions and tags |
 //! | [`seed004`] | seed 004 (compound entities): a customer's orders as hierarchies of sort keys, and invoices ([`seed004::invoices`]) |
-//! | [`local`] | DynamoDB Local (through `dynamodb-mapper-testkit`): a client, a new table |
-//! | [`requests`] | retry policies and what requests carried, for tests of `ops` |
-//! | [`values`] | attribute values the SDK does not let a test build directly |
+//! | [`local`] | DynamoDB Local (through `dynamodb-mapper-testkit`): a client, new tables, plain `GetItem`/`PutItem`, query reads |
+//! | [`requests`] | offline and mock clients, batch request builders, what a batch request carried, a fast retry policy |
+//! | [`values`] | `s`/`n` attribute value shorthands, and the `Unknown` value the SDK does not let a test build |
 //!
 //! Tests never skip: without DynamoDB Local, [`local::client`] panics with
 //! the testkit's message saying what to install.
