@@ -6,9 +6,6 @@
 //! written to `target/criterion/e2e_memory.json` and `e2e_profile.json`.
 //! Run: `cargo bench --bench e2e`.
 
-#[path = "../tests/fixtures/mod.rs"]
-mod fixtures;
-
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -18,7 +15,8 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::{Criterion, criterion_group, criterion_main};
 use dynamodb_mapper::ops::{BatchWriter, query_stream};
 use dynamodb_mapper::{Item, Mapper, Registry};
-use fixtures::*;
+use dynamodb_mapper_support::local;
+use dynamodb_mapper_support::seed001::*;
 use futures_util::StreamExt;
 
 /// Counts live heap bytes and their peak, to show the paginated read holds
@@ -66,17 +64,6 @@ fn orders() -> Vec<Item> {
         .collect()
 }
 
-async fn setup() -> (Client, String) {
-    let client = dynamodb_mapper_testkit::client()
-        .await
-        .unwrap_or_else(|e| panic!("DynamoDB Local is required for this benchmark: {e}"));
-    let table = dynamodb_mapper_testkit::unique_table_name("bench");
-    fixtures::seed001::create_table(&client, &table)
-        .await
-        .expect("create table");
-    (client, table)
-}
-
 fn registry() -> Registry<Order> {
     Registry::<Order>::builder()
         .register::<OrderMapper>(|o| o)
@@ -115,7 +102,7 @@ fn bench(c: &mut Criterion) {
         .enable_all()
         .build()
         .expect("runtime");
-    let (client, table) = rt.block_on(setup());
+    let (client, table) = rt.block_on(local::client_and_table("bench", APP_TABLE));
     let items = orders();
     let registry = registry();
 

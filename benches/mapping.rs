@@ -4,9 +4,6 @@
 //! and the lossless record path against the plain path.
 //! Run: `cargo bench --bench mapping`.
 
-#[path = "../tests/fixtures/mod.rs"]
-mod fixtures;
-
 use std::hint::black_box;
 
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -16,7 +13,7 @@ use dynamodb_mapper::key::encode_timestamp;
 use dynamodb_mapper::{
     IndexKeys, Item, KeyCondition, KeyPattern, Mapper, NamingConvention, TableSchema,
 };
-use fixtures::*;
+use dynamodb_mapper_support::seed001::*;
 
 /// The order mapper with serde's own names, so its items match what plain
 /// `serde_dynamo` produces.

@@ -2,15 +2,12 @@
 //! `match` on the discriminator followed by the same `from_item`.
 //! Run: `cargo bench --bench registry`.
 
-#[path = "../tests/fixtures/mod.rs"]
-mod fixtures;
-
 use std::hint::black_box;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use dynamodb_mapper::{Item, Mapper, Registry};
-use fixtures::*;
+use dynamodb_mapper_support::seed001::*;
 
 #[derive(Debug)]
 #[allow(dead_code)]

@@ -14,18 +14,16 @@
 //! and npm needed); `DYNAMODB_ENDPOINT=http://localhost:8000` points it at a
 //! running endpoint instead. Exits non-zero on any failure.
 
-// The domain structs and mappers (tests/fixtures/mod.rs) and the access
-// patterns (tests/fixtures/seed001.rs) are shared with the integration tests,
-// which assert exactly what this tour prints.
-#[path = "../tests/fixtures/mod.rs"]
-mod fixtures;
-
 use std::process::ExitCode;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::{Mapper, PartitionView};
-use fixtures::seed001::{self, BoxError, CustomerPartition};
-use fixtures::*;
+// The domain structs and mappers, the data set and the access patterns come
+// from the test support crate (support/src/seed001/), shared with the
+// integration tests, which assert exactly what this tour prints.
+use dynamodb_mapper_support::BoxError;
+use dynamodb_mapper_support::local;
+use dynamodb_mapper_support::seed001::{self, *};
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -56,7 +54,7 @@ async fn tour() -> Result<(), BoxError> {
     let c = local.client();
     let t = dynamodb_mapper_testkit::unique_table_name("tour");
 
-    seed001::create_table(&c, &t).await?;
+    local::create_table(&c, &t, APP_TABLE).await?;
     println!("Created table {t} with GSI1, GSI2 and GSI3 (on-demand)\n");
 
     let data = seed001::data_set();

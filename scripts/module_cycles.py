@@ -9,7 +9,7 @@ Comments, doc comments and literals are ignored, so a doc link does not
 count; so are files named `tests.rs` (unit tests may use anything).
 
 Usage: scripts/module_cycles.py [--layers ARCHITECTURE.md] [SRC_DIR ...]
-(default: src testkit/src). Prints the edges and each cycle found; exits 1
+(default: src testkit/src support/src). Prints the edges and each cycle found; exits 1
 when there is one. With --layers, also reads the table of rows in that file
 (`| 3 | `schema` | ... |`) and fails when a module of the first SRC_DIR
 uses one of its own or a later row, or is missing from the table, so the
@@ -147,7 +147,7 @@ def main() -> int:
     table = None
     if args[:1] == ["--layers"]:
         table, args = Path(args[1]), args[2:]
-    roots = [Path(a) for a in args] or [Path("src"), Path("testkit/src")]
+    roots = [Path(a) for a in args] or [Path("src"), Path("testkit/src"), Path("support/src")]
     failed = False
     for src in roots:
         graph = edges(src)

@@ -3,10 +3,6 @@
 //! the error kind, and the entity type and attribute the error reports.
 //! Messages are lowercase after the entity type prefix.
 
-mod fixtures;
-#[path = "fixtures/seeds.rs"]
-mod seeds;
-
 use std::collections::HashMap;
 use std::error::Error as _;
 
@@ -17,17 +13,11 @@ use dynamodb_mapper::{
     AttributeBag, Error, ErrorKind, GlobalSecondaryIndex, Item, ItemExt, Mapper, NamingConvention,
     Registry, TableSchema,
 };
-use fixtures::seed001::CustomerPartition;
-use fixtures::*;
+use dynamodb_mapper_support::seed000;
+use dynamodb_mapper_support::seed001::*;
+use dynamodb_mapper_support::seed004::invoices;
+use dynamodb_mapper_support::values::{n, s, unknown_value};
 use serde::{Deserialize, Serialize};
-
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.into())
-}
-
-fn n(v: &str) -> AttributeValue {
-    AttributeValue::N(v.into())
-}
 
 fn m<const N: usize>(entries: [(&str, AttributeValue); N]) -> AttributeValue {
     AttributeValue::M(
@@ -203,8 +193,8 @@ fn note(folder: &str, title: &str) -> Note {
 
 #[derive(Debug, PartialEq)]
 enum Tenant {
-    User(seeds::User),
-    Person(seeds::Person),
+    User(seed000::User),
+    Person(seed000::Person),
 }
 
 // ------------------------------------------------------------------ the table
@@ -250,8 +240,9 @@ fn cases() -> Vec<Case> {
         ),
         case!(
             "wrong discriminator, mapper with an alias",
-            seeds::InvoiceItemMapper::from_item(with(
-                seeds::InvoiceItemMapper::to_item(&seeds::invoice_item("I1", 1, 2, 5)).unwrap(),
+            invoices::InvoiceItemMapper::from_item(with(
+                invoices::InvoiceItemMapper::to_item(&invoices::invoice_item("I1", 1, 2, 5))
+                    .unwrap(),
                 &["entityType"],
                 s("InvoiceStatus"),
             )),
@@ -292,12 +283,12 @@ fn cases() -> Vec<Case> {
         case!(
             "registry: the mapper's own error names its entity type",
             Registry::<Tenant>::builder()
-                .register::<seeds::UserMapper>(Tenant::User)
-                .register::<seeds::PersonMapper>(Tenant::Person)
+                .register::<seed000::UserMapper>(Tenant::User)
+                .register::<seed000::PersonMapper>(Tenant::Person)
                 .build()
                 .unwrap()
                 .decode(with(
-                    seeds::PersonMapper::to_item(&seeds::person("3")).unwrap(),
+                    seed000::PersonMapper::to_item(&seed000::person("3")).unwrap(),
                     &["name"],
                     n("7"),
                 )),
@@ -537,7 +528,7 @@ fn cases() -> Vec<Case> {
                 &customer("C1"),
                 &AttributeBag::from(Item::from([(
                     "legacyBalance".to_string(),
-                    m([("cents", n(&"9".repeat(39)))]),
+                    m([("cents", n("9".repeat(39)))]),
                 )])),
             ),
             InvalidValue,
@@ -632,7 +623,7 @@ fn cases() -> Vec<Case> {
             ProfileMapper::from_item(with(
                 profile_item(),
                 &["address", "geo", "lat"],
-                n(&"1".repeat(38)),
+                n("1".repeat(38)),
             )),
             Deserialize,
             Some("Profile"),

@@ -15,36 +15,16 @@ use dynamodb_mapper::hooks::put_str;
 use dynamodb_mapper::{
     ErrorKind, GlobalSecondaryIndex, Item, KeyAttribute, Mapper, Registry, ScalarType, TableSchema,
 };
+use dynamodb_mapper_support::requests::{names, offline_client};
+use dynamodb_mapper_support::values::{n, s};
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
-
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.into())
-}
-
-fn n(v: &str) -> AttributeValue {
-    AttributeValue::N(v.into())
-}
-
-fn names(pairs: &[(&str, &str)]) -> HashMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect()
-}
 
 fn values(pairs: &[(&str, AttributeValue)]) -> HashMap<String, AttributeValue> {
     pairs
         .iter()
         .map(|(k, v)| ((*k).to_owned(), v.clone()))
         .collect()
-}
-
-fn client() -> aws_sdk_dynamodb::Client {
-    let conf = aws_sdk_dynamodb::Config::builder()
-        .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-        .build();
-    aws_sdk_dynamodb::Client::from_conf(conf)
 }
 
 /// The placeholders an expression text uses, each once, in order.
@@ -801,7 +781,7 @@ fn merging_with_the_discriminator_filter_never_clashes() {
 
     // On a query, in either order, with the registry's own apply too.
     let key = KeyCondition::new(TABLE, "USER#U1");
-    let query = client()
+    let query = offline_client()
         .query()
         .with_key_condition(key.clone())
         .unwrap()
@@ -823,7 +803,7 @@ fn merging_with_the_discriminator_filter_never_clashes() {
         input.get_expression_attribute_names().as_ref().unwrap(),
         input.get_expression_attribute_values().as_ref().unwrap(),
     );
-    let query = client()
+    let query = offline_client()
         .query()
         .with_key_condition(key)
         .unwrap()
@@ -857,7 +837,7 @@ fn merging_with_the_discriminator_filter_never_clashes() {
 
 #[test]
 fn query_gets_key_condition_and_filter_added_to_what_it_has() {
-    let query = client()
+    let query = offline_client()
         .query()
         .table_name("AppTable")
         .projection_expression("#k0, #name")
@@ -909,7 +889,7 @@ fn query_gets_key_condition_and_filter_added_to_what_it_has() {
 #[test]
 fn key_condition_conflicts_are_errors() {
     let key = || KeyCondition::new(TABLE, "A");
-    let err = client()
+    let err = offline_client()
         .query()
         .key_condition_expression("pk = :pk")
         .with_key_condition(key())
@@ -918,7 +898,7 @@ fn key_condition_conflicts_are_errors() {
         err.to_string(),
         "key attribute `(key condition)` cannot be added: the request already has the key condition `pk = :pk`"
     );
-    let err = client()
+    let err = offline_client()
         .query()
         .index_name("GSI1")
         .with_key_condition(key())
@@ -927,7 +907,7 @@ fn key_condition_conflicts_are_errors() {
         err.to_string(),
         "key attribute `(key condition)` is for the table, but the request reads index GSI1"
     );
-    let err = client()
+    let err = offline_client()
         .query()
         .index_name("ByEmail")
         .with_key_condition(key().index("GSI1"))
@@ -937,7 +917,7 @@ fn key_condition_conflicts_are_errors() {
         "key attribute `(key condition)` is for index GSI1, but the request reads index ByEmail"
     );
     // The same index is fine.
-    let query = client()
+    let query = offline_client()
         .query()
         .index_name("GSI1")
         .with_key_condition(key().index("GSI1"))
@@ -945,7 +925,7 @@ fn key_condition_conflicts_are_errors() {
     assert_eq!(query.get_index_name().as_deref(), Some("GSI1"));
     // Build errors come through.
     assert_eq!(
-        client()
+        offline_client()
             .query()
             .with_key_condition(key().index("GSI9"))
             .unwrap_err()
@@ -956,7 +936,7 @@ fn key_condition_conflicts_are_errors() {
 
 #[test]
 fn scans_get_filters_joined() {
-    let scan = client()
+    let scan = offline_client()
         .scan()
         .table_name("AppTable")
         .filter_expression("attribute_exists(#c0)")
@@ -975,7 +955,7 @@ fn scans_get_filters_joined() {
         scan.get_expression_attribute_values().as_ref().unwrap(),
         &values(&[(":c0", s("ada"))])
     );
-    let err = client()
+    let err = offline_client()
         .scan()
         .with_filter(attr("a[").exists())
         .unwrap_err();
@@ -984,7 +964,7 @@ fn scans_get_filters_joined() {
 
 #[test]
 fn writes_get_conditions_added() {
-    let put = client()
+    let put = offline_client()
         .put_item()
         .table_name("AppTable")
         .with_condition(attr("pk").not_exists())
@@ -999,7 +979,7 @@ fn writes_get_conditions_added() {
     );
     assert!(put.get_expression_attribute_values().is_none());
 
-    let delete = client()
+    let delete = offline_client()
         .delete_item()
         .condition_expression("#v = :v")
         .expression_attribute_names("#v", "version")
@@ -1019,7 +999,7 @@ fn writes_get_conditions_added() {
         &values(&[(":v", n("3")), (":c0", s("locked"))])
     );
 
-    let update = client()
+    let update = offline_client()
         .update_item()
         .update_expression("SET #c0 = :c0, #c1 = :c1")
         .expression_attribute_names("#c0", "status")
@@ -1187,7 +1167,7 @@ proptest! {
         prop_assert_eq!(meaning(&either), format!("({}) OR ({})", meaning(&ea), meaning(&eb)));
 
         // Applied to a request one after the other.
-        let scan = client().scan().with_filter(ea.clone()).unwrap().with_filter(eb.clone()).unwrap();
+        let scan = offline_client().scan().with_filter(ea.clone()).unwrap().with_filter(eb.clone()).unwrap();
         let expression = scan.get_filter_expression().clone().unwrap();
         let names = scan.get_expression_attribute_names().clone().unwrap_or_default();
         let values = scan.get_expression_attribute_values().clone().unwrap_or_default();
@@ -1203,7 +1183,7 @@ proptest! {
         let key = KeyCondition::new(TABLE, pk.as_str()).sort_begins_with(sk.as_str());
         let key_meaning = meaning(&key.build_with_prefix("k").unwrap());
         let filter = c.build_with_prefix(p).unwrap();
-        let query = client().query().with_key_condition(key).unwrap().with_filter(filter.clone()).unwrap();
+        let query = offline_client().query().with_key_condition(key).unwrap().with_filter(filter.clone()).unwrap();
         let names = query.get_expression_attribute_names().clone().unwrap_or_default();
         let values = query.get_expression_attribute_values().clone().unwrap_or_default();
         let key_text = query.get_key_condition_expression().clone().unwrap();

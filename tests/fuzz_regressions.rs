@@ -2,19 +2,10 @@
 //! as a regression test: each must now be an error (or a value), never a
 //! panic. The comment on each names the target and what was wrong.
 
-mod fixtures;
-
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::{ErrorKind, Item, ItemExt, Mapper};
-use fixtures::*;
-
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.into())
-}
-
-fn n(v: &str) -> AttributeValue {
-    AttributeValue::N(v.into())
-}
+use dynamodb_mapper_support::seed001::*;
+use dynamodb_mapper_support::values::{n, s};
 
 /// `item_checks`: `ItemExt::get_ttl` added a `u64` of seconds to the Unix
 /// epoch with `+`, which panics past what `SystemTime` holds (2^63 s).
@@ -31,7 +22,7 @@ fn get_ttl_of_a_time_past_system_time_is_an_error() {
         err.to_string(),
         "attribute `gt` is 9223372036854775808, too far in the future for a time"
     );
-    let max = Item::from([("ttl".to_string(), n(&u64::MAX.to_string()))]);
+    let max = Item::from([("ttl".to_string(), n(u64::MAX.to_string()))]);
     assert!(max.get_ttl("ttl").is_err());
 }
 

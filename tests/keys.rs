@@ -10,7 +10,8 @@ use dynamodb_mapper::key::{
     decode_unix_timestamp, decode_unsigned, encode_signed, encode_timestamp, encode_unix_timestamp,
     encode_unsigned, find_overlaps,
 };
-use dynamodb_mapper::{ErrorKind, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
+use dynamodb_mapper::{ErrorKind, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, Mapper};
+use dynamodb_mapper_support::seed004;
 use proptest::prelude::*;
 
 // ------------------------------------------------------------ key builder
@@ -1037,26 +1038,20 @@ fn seed_003_blog_has_no_overlaps() {
     assert_eq!(find_overlaps(&hierarchy, &allowed).unwrap(), []);
 }
 
-/// Seed 004's hierarchical customer partition: order header, lines, payment
-/// and shipment under `ORDER#<id>`.
+/// The table keys a mapper declares (its first `KEY_PATTERNS` entry).
+const fn declared<M: Mapper>() -> KeyDeclaration<'static> {
+    KeyDeclaration::new(M::ENTITY_TYPE, M::KEY_PATTERNS[0])
+}
+
+/// Seed 004's hierarchical customer partition, as its mappers declare it:
+/// profile, then order header, lines, payment and shipment under
+/// `ORDER#<id>`; plus a preferences item.
 const SEED_004_ORDERS: &[KeyDeclaration<'static>] = &[
-    table("Customer", "CUSTOMER#{customer_id}", "PROFILE"),
-    table("Order", "CUSTOMER#{customer_id}", "ORDER#{order_id}"),
-    table(
-        "OrderLine",
-        "CUSTOMER#{customer_id}",
-        "ORDER#{order_id}#LINE#{line:u3}",
-    ),
-    table(
-        "Payment",
-        "CUSTOMER#{customer_id}",
-        "ORDER#{order_id}#PAYMENT",
-    ),
-    table(
-        "Shipment",
-        "CUSTOMER#{customer_id}",
-        "ORDER#{order_id}#SHIPMENT",
-    ),
+    declared::<seed004::CustomerMapper>(),
+    declared::<seed004::OrderMapper>(),
+    declared::<seed004::OrderLineMapper>(),
+    declared::<seed004::PaymentMapper>(),
+    declared::<seed004::ShipmentMapper>(),
     table("Preferences", "CUSTOMER#{customer_id}", "PREFERENCES"),
 ];
 

@@ -37,9 +37,6 @@
 //! Needs DynamoDB Local (the testkit starts it; see the testkit's docs, or
 //! set `DYNAMODB_ENDPOINT`). Without it every test fails saying how to fix it.
 
-#[path = "fixtures/local.rs"]
-mod local;
-
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
@@ -50,6 +47,8 @@ use dynamodb_mapper::{
     GlobalSecondaryIndex, Item, MAX_ITEM_SIZE, Mapper, ScalarType, TableSchema, item_size,
     value_size,
 };
+use dynamodb_mapper_support::local;
+use dynamodb_mapper_support::values::{n, s};
 use serde::{Deserialize, Serialize};
 
 /// String keys and one index; no discriminator, so an item is exactly the
@@ -209,14 +208,6 @@ impl Service {
             self.failures.join("\n")
         );
     }
-}
-
-fn s(v: impl Into<String>) -> V {
-    V::S(v.into())
-}
-
-fn n(v: impl Into<String>) -> V {
-    V::N(v.into())
 }
 
 fn keys() -> Item {

@@ -1,7 +1,5 @@
 //! The core mapping path on the seed-001 mappers, with in-memory items.
 
-mod fixtures;
-
 use std::collections::HashMap;
 use std::error::Error as _;
 
@@ -10,16 +8,9 @@ use dynamodb_mapper::{
     AttributeBag, Error, ErrorKind, Item, ItemExt, Mapper, NamingConvention, Record, TableSchema,
     hooks::put_str,
 };
-use fixtures::*;
+use dynamodb_mapper_support::seed001::*;
+use dynamodb_mapper_support::values::{n, s, unknown_value};
 use serde::{Deserialize, Serialize};
-
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.into())
-}
-
-fn n(v: &str) -> AttributeValue {
-    AttributeValue::N(v.into())
-}
 
 #[test]
 fn customer_keys_gsi1_discriminator_and_camel_case() {
@@ -911,8 +902,8 @@ fn integers_of_128_bits_round_trip_up_to_38_digits() {
         by_account: [(max38, -1), (1 << 100, i128::from(i64::MIN) - 1)].into(),
     };
     let item = LedgerMapper::to_item(&ledger).unwrap();
-    assert_eq!(item["total"], n(&"9".repeat(38)));
-    assert_eq!(item["balance"], n(&format!("-{}", "9".repeat(38))));
+    assert_eq!(item["total"], n("9".repeat(38)));
+    assert_eq!(item["balance"], n(format!("-{}", "9".repeat(38))));
     assert_eq!(LedgerMapper::from_item(item).unwrap(), ledger);
 
     // Past DynamoDB's 38 digits: refused on write, naming the attribute.

@@ -6,8 +6,6 @@
 //! these, so they are driven through `aws-smithy-mocks` and a silent TCP
 //! listener.
 
-mod fixtures;
-
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -18,41 +16,17 @@ use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
 use aws_sdk_dynamodb::operation::batch_write_item::{BatchWriteItemError, BatchWriteItemOutput};
 use aws_sdk_dynamodb::types::error::ResourceNotFoundException;
 use aws_sdk_dynamodb::types::{
-    AttributeValue, DeleteRequest, KeysAndAttributes, PutRequest, ScalarAttributeType, WriteRequest,
+    AttributeValue, KeysAndAttributes, ScalarAttributeType, WriteRequest,
 };
-use aws_smithy_mocks::{RuleMode, mock, mock_client};
+use aws_smithy_mocks::{RuleMode, mock};
 use dynamodb_mapper::ops::{self, BatchGetter, BatchWriter, Transaction};
 use dynamodb_mapper::{Error, ErrorKind, Item, ItemExt, Mapper, Record, ScalarType, TableSchema};
-use fixtures::*;
+use dynamodb_mapper_support::requests::{
+    delete_request, fast_retry, mock_client, put_pk, put_request, sent_keys, sent_writes,
+};
+use dynamodb_mapper_support::seed001::*;
 
 const TABLE: &str = "AppTable";
-
-fn sent_writes(
-    req: &aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemInput,
-) -> Vec<WriteRequest> {
-    req.request_items()
-        .and_then(|m| m.get(TABLE))
-        .cloned()
-        .unwrap_or_default()
-}
-
-fn put_request(item: Item) -> WriteRequest {
-    let put = PutRequest::builder().set_item(Some(item)).build().unwrap();
-    WriteRequest::builder().put_request(put).build()
-}
-
-fn delete_request(key: Item) -> WriteRequest {
-    let delete = DeleteRequest::builder().set_key(Some(key)).build().unwrap();
-    WriteRequest::builder().delete_request(delete).build()
-}
-
-/// A client over `rules` with the SDK's own retries off.
-macro_rules! client {
-    ($($rule:expr),+) => {
-        mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [$($rule),+], |c| c
-            .retry_config(RetryConfig::disabled()))
-    };
-}
 
 /// The parts of a `BatchWriteIncomplete`, checked for the accounting
 /// invariant: written + not written + in doubt = sent, each request once.
@@ -82,7 +56,7 @@ async fn write_with_odd_answer(
 ) -> (Error, usize) {
     let first = Arc::new(Mutex::new(true));
     let rule = mock!(Client::batch_write_item).then_compute_output(move |req| {
-        let sent = sent_writes(req);
+        let sent = sent_writes(req, TABLE);
         let mut first = first.lock().unwrap();
         if std::mem::take(&mut *first) {
             odd(&sent)
@@ -90,7 +64,7 @@ async fn write_with_odd_answer(
             BatchWriteItemOutput::builder().build()
         }
     });
-    let client = client!(&rule);
+    let client = mock_client(&[&rule]);
     let err = BatchWriter::new(&client, TABLE, APP_TABLE)
         .retry(fast_retry(5))
         .concurrency(1)
@@ -188,7 +162,7 @@ async fn an_empty_list_under_another_table_is_harmless() {
             .unprocessed_items("OtherTable", vec![])
             .build()
     });
-    let client = client!(&rule);
+    let client = mock_client(&[&rule]);
     let summary = BatchWriter::new(&client, TABLE, APP_TABLE)
         .put::<CustomerMapper>(&customers(3))
         .await
@@ -214,7 +188,7 @@ async fn a_non_retryable_error_stops_the_batch_and_reports_what_was_written() {
                 .build(),
         )
     });
-    let client = client!(&ok, &refused);
+    let client = mock_client(&[&ok, &refused]);
     let err = BatchWriter::new(&client, TABLE, APP_TABLE)
         .retry(fast_retry(5))
         .concurrency(1)
@@ -243,7 +217,7 @@ async fn unprocessed_entries_spelled_differently_still_match_what_was_sent() {
         .without_discriminator();
     let first = Arc::new(Mutex::new(true));
     let rule = mock!(Client::batch_write_item).then_compute_output(move |req| {
-        let sent = sent_writes(req);
+        let sent = sent_writes(req, TABLE);
         if std::mem::take(&mut *first.lock().unwrap()) {
             let mut item = sent[0].put_request.as_ref().unwrap().item.clone();
             item.insert("id".into(), AttributeValue::N("1.0E0".into()));
@@ -260,7 +234,7 @@ async fn unprocessed_entries_spelled_differently_still_match_what_was_sent() {
             BatchWriteItemOutput::builder().build()
         }
     });
-    let client = client!(&rule);
+    let client = mock_client(&[&rule]);
     let items: Vec<Item> = (1..=3)
         .map(|i| Item::from([("id".to_string(), AttributeValue::N(i.to_string()))]))
         .collect();
@@ -280,7 +254,7 @@ async fn keys_that_are_one_item_to_dynamodb_are_duplicates_everywhere() {
     let write =
         mock!(Client::batch_write_item).then_output(|| BatchWriteItemOutput::builder().build());
     let get = mock!(Client::batch_get_item).then_output(|| BatchGetItemOutput::builder().build());
-    let client = client!(&write, &get);
+    let client = mock_client(&[&write, &get]);
     let key = |n: &str| Item::from([("id".to_string(), AttributeValue::N(n.into()))]);
     for (a, b) in [
         ("1", "1.0"),
@@ -357,28 +331,16 @@ async fn batch_get_answers_that_make_no_sense_hand_every_key_back() {
                 .build()
         }),
         ("twice", |k| {
-            let item = |i: usize| {
-                let id = k[i]
-                    .get_str("pk")
-                    .unwrap()
-                    .trim_start_matches("CUSTOMER#")
-                    .to_owned();
-                CustomerMapper::to_item(&customer(&id)).unwrap()
-            };
+            let item = |i: usize| CustomerMapper::to_item(&customer_with_key(&k[i])).unwrap();
             BatchGetItemOutput::builder()
                 .responses(TABLE, vec![item(1), item(1)])
                 .build()
         }),
         ("also returned", |k| {
-            let id = k[2]
-                .get_str("pk")
-                .unwrap()
-                .trim_start_matches("CUSTOMER#")
-                .to_owned();
             BatchGetItemOutput::builder()
                 .responses(
                     TABLE,
-                    vec![CustomerMapper::to_item(&customer(&id)).unwrap()],
+                    vec![CustomerMapper::to_item(&customer_with_key(&k[2])).unwrap()],
                 )
                 .unprocessed_keys(
                     TABLE,
@@ -403,14 +365,10 @@ async fn batch_get_answers_that_make_no_sense_hand_every_key_back() {
     ];
     for (needle, odd) in cases {
         let rule = mock!(Client::batch_get_item).then_compute_output(move |req| {
-            let sent: Vec<Item> = req
-                .request_items()
-                .and_then(|m| m.get(TABLE))
-                .map(|k| k.keys().to_vec())
-                .unwrap_or_default();
+            let sent = sent_keys(req, TABLE);
             odd(&sent)
         });
-        let client = client!(&rule);
+        let client = mock_client(&[&rule]);
         let err = BatchGetter::new(&client, TABLE, APP_TABLE)
             .retry(fast_retry(3))
             .get_items(keys.clone())
@@ -435,21 +393,13 @@ async fn batch_get_answers_that_make_no_sense_hand_every_key_back() {
 #[tokio::test]
 async fn batch_get_decodes_what_it_can_and_names_each_item_that_does_not() {
     let rule = mock!(Client::batch_get_item).then_compute_output(|req| {
-        let keys: Vec<Item> = req
-            .request_items()
-            .and_then(|m| m.get(TABLE))
-            .map(|k| k.keys().to_vec())
-            .unwrap_or_default();
+        let keys = sent_keys(req, TABLE);
         let items = keys
             .iter()
             .map(|k| {
-                let id = k
-                    .get_str("pk")
-                    .unwrap()
-                    .trim_start_matches("CUSTOMER#")
-                    .to_owned();
-                let mut item = CustomerMapper::to_item(&customer(&id)).unwrap();
-                if id == "C001" {
+                let c = customer_with_key(k);
+                let mut item = CustomerMapper::to_item(&c).unwrap();
+                if c.customer_id == "C001" {
                     item.remove("email");
                 }
                 item
@@ -459,7 +409,7 @@ async fn batch_get_decodes_what_it_can_and_names_each_item_that_does_not() {
             .responses(TABLE, items)
             .build()
     });
-    let client = client!(&rule);
+    let client = mock_client(&[&rule]);
     let keys: Vec<Item> = customers(3)
         .iter()
         .map(|c| CustomerMapper::key(c).unwrap())
@@ -479,7 +429,7 @@ async fn batch_get_decodes_what_it_can_and_names_each_item_that_does_not() {
 #[tokio::test]
 async fn versioned_entities_are_refused_by_batch_writes_unless_imported() {
     let rule = mock!(Client::batch_write_item).then_compute_output(|req| {
-        for w in sent_writes(req) {
+        for w in sent_writes(req, TABLE) {
             if let Some(put) = &w.put_request {
                 assert!(
                     put.item.contains_key("version"),
@@ -489,7 +439,7 @@ async fn versioned_entities_are_refused_by_batch_writes_unless_imported() {
         }
         BatchWriteItemOutput::builder().build()
     });
-    let client = client!(&rule);
+    let client = mock_client(&[&rule]);
     let counters = vec![counter("a", 1), counter("b", 2)];
     let writer = BatchWriter::new(&client, TABLE, VERSIONED_TABLE);
     let err = writer.put::<CounterMapper>(&counters).await.unwrap_err();
@@ -673,7 +623,7 @@ async fn without_a_client_timeout_the_default_bound_applies() {
 }
 
 fn retrying_client(rule: &aws_smithy_mocks::Rule) -> Client {
-    mock_client!(aws_sdk_dynamodb, RuleMode::Sequential, [rule], |c| c
+    aws_smithy_mocks::mock_client!(aws_sdk_dynamodb, RuleMode::Sequential, [rule], |c| c
         .retry_config(
             RetryConfig::standard()
                 .with_max_attempts(3)
@@ -740,12 +690,13 @@ async fn a_read_modify_write_whose_answer_is_lost_applies_its_change_once() {
         .http_status(500, None)
         .repeatedly()
         .build();
-    let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&get, &put], |c| c
-        .retry_config(
-            RetryConfig::standard()
-                .with_max_attempts(3)
-                .with_initial_backoff(Duration::from_millis(1))
-        ));
+    let client =
+        aws_smithy_mocks::mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&get, &put], |c| c
+            .retry_config(
+                RetryConfig::standard()
+                    .with_max_attempts(3)
+                    .with_initial_backoff(Duration::from_millis(1))
+            ));
     let changes = Arc::new(Mutex::new(0));
     let counted = changes.clone();
     let key = CounterMapper::key(&counter("rmw", 5)).unwrap();
@@ -770,7 +721,7 @@ async fn a_read_modify_write_that_moves_the_item_names_the_key_attribute() {
             .set_item(Some(stored.clone()))
             .build()
     });
-    let client = client!(&get);
+    let client = mock_client(&[&get]);
     let key = CounterMapper::key(&counter("here", 5)).unwrap();
     let err = ops::update_with_retry::<CounterMapper, _>(&client, TABLE, key, fast_retry(2), |r| {
         r.entity.counter_id = "there".into();
@@ -808,7 +759,7 @@ async fn cancellation_reasons_that_do_not_match_the_actions_are_an_unexpected_re
                 .build(),
         )
     });
-    let client = client!(&rule);
+    let client = mock_client(&[&rule]);
     let mut tx = Transaction::new(TABLE);
     tx.put::<CustomerMapper>(&customer("C1")).unwrap();
     tx.put::<CustomerMapper>(&customer("C2")).unwrap();
@@ -840,7 +791,7 @@ async fn a_transaction_sent_again_after_a_lost_answer_carries_the_same_token() {
         .http_status(500, None)
         .output(|| TransactWriteItemsOutput::builder().build())
         .build();
-    let client = client!(&rule);
+    let client = mock_client(&[&rule]);
     let mut tx = Transaction::new(TABLE);
     tx.put_new::<CustomerMapper>(&customer("C001")).unwrap();
     let err = tx.send(&client).await.unwrap_err();
@@ -866,7 +817,7 @@ async fn helpers_can_run_on_spawned_tasks() {
     let rule =
         mock!(Client::batch_write_item).then_output(|| BatchWriteItemOutput::builder().build());
     let get = mock!(Client::batch_get_item).then_output(|| BatchGetItemOutput::builder().build());
-    let client = client!(&rule, &get);
+    let client = mock_client(&[&rule, &get]);
     let writer = BatchWriter::new(&client, TABLE, APP_TABLE);
     let getter = BatchGetter::new(&client, TABLE, APP_TABLE);
     let written = tokio::spawn(async move { writer.put::<CustomerMapper>(&customers(30)).await });
@@ -894,7 +845,7 @@ async fn server_faults_and_unreadable_answers_leave_writes_in_doubt_not_unwritte
             .http_status(status, body.map(str::to_owned))
             .repeatedly()
             .build();
-        let client = client!(&rule);
+        let client = mock_client(&[&rule]);
         let err = BatchWriter::new(&client, TABLE, APP_TABLE)
             .retry(fast_retry(2))
             .put::<CustomerMapper>(&customers(3))
@@ -916,7 +867,7 @@ async fn server_faults_and_unreadable_answers_leave_writes_in_doubt_not_unwritte
                 .build(),
         )
     });
-    let client = client!(&rule);
+    let client = mock_client(&[&rule]);
     let err = BatchWriter::new(&client, TABLE, APP_TABLE)
         .retry(fast_retry(2))
         .put::<CustomerMapper>(&customers(3))
@@ -937,7 +888,7 @@ async fn server_faults_and_unreadable_answers_leave_writes_in_doubt_not_unwritte
         )
         .repeatedly()
         .build();
-    let client = client!(&rule);
+    let client = mock_client(&[&rule]);
     let err = BatchWriter::new(&client, TABLE, APP_TABLE)
         .retry(fast_retry(2))
         .put::<CustomerMapper>(&customers(3))

@@ -1,10 +1,6 @@
 //! Operations against DynamoDB Local: batches, optimistic locking under
 //! contention, transactions, paginated decoding.
 
-mod fixtures;
-#[path = "fixtures/local.rs"]
-mod local;
-
 use std::collections::BTreeSet;
 use std::time::Duration;
 
@@ -15,35 +11,17 @@ use dynamodb_mapper::ops::{
     self, BatchGetter, BatchWriter, RetryPolicy, Transaction, query_stream,
 };
 use dynamodb_mapper::{ErrorKind, Item, ItemExt, Mapper, Record, Registry};
-use fixtures::seed001;
-use fixtures::*;
+use dynamodb_mapper_support::local;
+use dynamodb_mapper_support::seed001::*;
 use futures_util::TryStreamExt;
 
-async fn table(prefix: &str) -> (Client, String) {
-    let client = local::client().await;
-    let name = dynamodb_mapper_testkit::unique_table_name(prefix);
-    seed001::create_table(&client, &name)
-        .await
-        .expect("create table");
-    (client, name)
-}
-
 async fn exists(client: &Client, table: &str, key: Item) -> bool {
-    client
-        .get_item()
-        .table_name(table)
-        .set_key(Some(key))
-        .consistent_read(true)
-        .send()
-        .await
-        .expect("get item")
-        .item
-        .is_some()
+    local::get_item(client, table, key).await.is_some()
 }
 
 #[tokio::test]
 async fn batch_put_and_get_101_items() {
-    let (client, t) = table("batch").await;
+    let (client, t) = local::client_and_table("batch", APP_TABLE).await;
     let list = customers(101);
     let written = BatchWriter::new(&client, &t, APP_TABLE)
         .put::<CustomerMapper>(&list)
@@ -106,13 +84,7 @@ async fn batch_put_and_get_101_items() {
     let mut stranger = stranger_key.clone();
     stranger.insert("entityType".into(), AttributeValue::S("Stranger".into()));
     for item in [broken, stranger] {
-        client
-            .put_item()
-            .table_name(&t)
-            .set_item(Some(item))
-            .send()
-            .await
-            .unwrap();
+        local::put_item(&client, &t, item).await;
     }
     let keeping = Registry::<Shop>::builder()
         .register::<CustomerMapper>(Shop::Customer)
@@ -150,7 +122,7 @@ async fn batch_put_and_get_101_items() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sixteen_tasks_increment_one_counter_a_thousand_times_without_losing_one() {
-    let (client, t) = table("counter").await;
+    let (client, t) = local::client_and_table("counter", APP_TABLE).await;
     let mut record = Record::new(counter("hits", 0));
     ops::put_versioned::<CounterMapper>(&client, &t, &mut record)
         .await
@@ -201,7 +173,7 @@ async fn sixteen_tasks_increment_one_counter_a_thousand_times_without_losing_one
 
 #[tokio::test]
 async fn stale_writes_and_deletes_are_rejected() {
-    let (client, t) = table("stale").await;
+    let (client, t) = local::client_and_table("stale", APP_TABLE).await;
     let mut mine = Record::new(counter("c", 0));
     let v1 = ops::put_versioned::<CounterMapper>(&client, &t, &mut mine)
         .await
@@ -257,7 +229,7 @@ async fn stale_writes_and_deletes_are_rejected() {
 
 #[tokio::test]
 async fn a_transaction_whose_condition_fails_writes_nothing() {
-    let (client, t) = table("tx").await;
+    let (client, t) = local::client_and_table("tx", APP_TABLE).await;
     let o1 = order("C1", "O1", "2024-01-15T10:30:00Z", OrderStatus::Pending);
 
     let mut tx = Transaction::new(&t);
@@ -292,13 +264,12 @@ async fn a_transaction_whose_condition_fails_writes_nothing() {
     );
 
     // With the customer in place the same transaction goes through.
-    client
-        .put_item()
-        .table_name(&t)
-        .set_item(Some(CustomerMapper::to_item(&customer("C1")).unwrap()))
-        .send()
-        .await
-        .unwrap();
+    local::put_item(
+        &client,
+        &t,
+        CustomerMapper::to_item(&customer("C1")).unwrap(),
+    )
+    .await;
     let mut tx = Transaction::new(&t);
     tx.put_new::<OrderMapper>(&o1).unwrap();
     tx.condition_check::<CustomerMapper>(
@@ -345,7 +316,7 @@ enum Shop {
 
 #[tokio::test]
 async fn paginated_query_decodes_every_item_once_through_the_registry() {
-    let (client, t) = table("pages").await;
+    let (client, t) = local::client_and_table("pages", APP_TABLE).await;
     let mut orders = Vec::new();
     for i in 0..70 {
         orders.push(order(
@@ -395,23 +366,11 @@ async fn paginated_query_decodes_every_item_once_through_the_registry() {
 
 #[tokio::test]
 async fn item_getters_work_on_what_dynamodb_returns() {
-    let (client, t) = table("getters").await;
+    let (client, t) = local::client_and_table("getters", APP_TABLE).await;
     let o = order("C1", "O1", "2024-01-15T10:30:00Z", OrderStatus::Shipped);
-    client
-        .put_item()
-        .table_name(&t)
-        .set_item(Some(OrderMapper::to_item(&o).unwrap()))
-        .send()
+    local::put_item(&client, &t, OrderMapper::to_item(&o).unwrap()).await;
+    let item = local::get_item(&client, &t, OrderMapper::key(&o).unwrap())
         .await
-        .unwrap();
-    let item = client
-        .get_item()
-        .table_name(&t)
-        .set_key(Some(OrderMapper::key(&o).unwrap()))
-        .send()
-        .await
-        .unwrap()
-        .item
         .unwrap();
     assert_eq!(item.get_number::<u64>("totalCents").unwrap(), 2999);
     assert_eq!(item.get_str("gsi3pk").unwrap(), "SHIPPED");
@@ -421,7 +380,7 @@ async fn item_getters_work_on_what_dynamodb_returns() {
 #[tokio::test]
 async fn timestamps_keep_created_at_and_move_updated_at() {
     use dynamodb_mapper::hooks::Timestamps;
-    let (client, t) = table("stamps").await;
+    let (client, t) = local::client_and_table("stamps", APP_TABLE).await;
     let t0 = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
     let mut record = Record::new(counter("s", 0));
     Timestamps::DEFAULT.stamp(&mut record.bag, t0).unwrap();
@@ -447,16 +406,7 @@ async fn timestamps_keep_created_at_and_move_updated_at() {
         .await
         .unwrap();
     }
-    let raw = client
-        .get_item()
-        .table_name(&t)
-        .set_key(Some(key))
-        .consistent_read(true)
-        .send()
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let raw = local::get_item(&client, &t, key).await.unwrap();
     assert_eq!(
         raw.get_str("createdAt").unwrap(),
         "2023-11-14T22:13:20.000Z"
@@ -472,7 +422,7 @@ async fn timestamps_keep_created_at_and_move_updated_at() {
 
 #[tokio::test]
 async fn a_stale_writer_loses_against_a_recreated_item() {
-    let (client, t) = table("aba").await;
+    let (client, t) = local::client_and_table("aba", APP_TABLE).await;
     let mut created = Record::new(counter("aba", 1));
     ops::put_versioned::<CounterMapper>(&client, &t, &mut created)
         .await
@@ -523,17 +473,11 @@ async fn a_stale_writer_loses_against_a_recreated_item() {
 
 #[tokio::test]
 async fn items_written_before_versioning_are_adopted_not_stuck() {
-    let (client, t) = table("adopt").await;
+    let (client, t) = local::client_and_table("adopt", APP_TABLE).await;
     // Written by a raw put, before the table had a version attribute.
     let legacy = CounterMapper::to_item(&counter("old", 7)).unwrap();
     assert!(!legacy.contains_key("version"));
-    client
-        .put_item()
-        .table_name(&t)
-        .set_item(Some(legacy))
-        .send()
-        .await
-        .unwrap();
+    local::put_item(&client, &t, legacy).await;
     let key = CounterMapper::key(&counter("old", 7)).unwrap();
     // A brand-new record at that key must not overwrite it...
     let mut blind = Record::new(counter("old", 0));
@@ -577,7 +521,7 @@ async fn items_written_before_versioning_are_adopted_not_stuck() {
 
 #[tokio::test]
 async fn versioned_entities_keep_their_check_in_transactions_and_imports() {
-    let (client, t) = table("txver").await;
+    let (client, t) = local::client_and_table("txver", APP_TABLE).await;
     let mut record = Record::new(counter("t", 1));
     ops::put_versioned::<CounterMapper>(&client, &t, &mut record)
         .await

@@ -1,12 +1,9 @@
 //! Paths DynamoDB Local cannot produce (UnprocessedItems, throttling,
 //! transaction cancellation and conflicts), driven through `aws-smithy-mocks`.
 
-mod fixtures;
-
 use std::sync::{Arc, Mutex};
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
 use aws_sdk_dynamodb::operation::batch_write_item::{BatchWriteItemError, BatchWriteItemOutput};
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
@@ -15,11 +12,12 @@ use aws_sdk_dynamodb::types::error::{
     ConditionalCheckFailedException, ProvisionedThroughputExceededException,
     TransactionCanceledException,
 };
-use aws_sdk_dynamodb::types::{CancellationReason, KeysAndAttributes, WriteRequest};
-use aws_smithy_mocks::{RuleMode, mock, mock_client};
+use aws_sdk_dynamodb::types::{CancellationReason, KeysAndAttributes};
+use aws_smithy_mocks::{RuleMode, mock};
 use dynamodb_mapper::ops::{BatchGetter, BatchWriter, Transaction};
-use dynamodb_mapper::{ErrorKind, Item, ItemExt, Mapper, Record};
-use fixtures::*;
+use dynamodb_mapper::{ErrorKind, Item, Mapper, Record};
+use dynamodb_mapper_support::requests::{fast_retry, mock_client, put_pk, sent_keys, sent_writes};
+use dynamodb_mapper_support::seed001::*;
 
 const TABLE: &str = "AppTable";
 
@@ -32,11 +30,7 @@ async fn unprocessed_items_are_retried_exactly() {
     // First call: DynamoDB leaves the 3rd and 5th item unprocessed; then all succeed.
     let first = Arc::new(Mutex::new(true));
     let rule = mock!(Client::batch_write_item).then_compute_output(move |req| {
-        let sent: Vec<WriteRequest> = req
-            .request_items()
-            .and_then(|m| m.get(TABLE))
-            .cloned()
-            .unwrap_or_default();
+        let sent = sent_writes(req, TABLE);
         seen.lock().unwrap().push(sent.iter().map(put_pk).collect());
         let mut first = first.lock().unwrap();
         if *first {
@@ -48,8 +42,7 @@ async fn unprocessed_items_are_retried_exactly() {
             BatchWriteItemOutput::builder().build()
         }
     });
-    let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule], |c| c
-        .retry_config(RetryConfig::disabled()));
+    let client = mock_client(&[&rule]);
     let summary = BatchWriter::new(&client, TABLE, APP_TABLE)
         .retry(fast_retry(5))
         .put::<CustomerMapper>(&customers(5))
@@ -69,15 +62,11 @@ async fn batches_are_split_by_25() {
     let sizes: Arc<Mutex<Vec<usize>>> = Arc::default();
     let seen = sizes.clone();
     let rule = mock!(Client::batch_write_item).then_compute_output(move |req| {
-        let n = req
-            .request_items()
-            .and_then(|m| m.get(TABLE))
-            .map_or(0, Vec::len);
+        let n = sent_writes(req, TABLE).len();
         seen.lock().unwrap().push(n);
         BatchWriteItemOutput::builder().build()
     });
-    let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule], |c| c
-        .retry_config(RetryConfig::disabled()));
+    let client = mock_client(&[&rule]);
     let summary = BatchWriter::new(&client, TABLE, APP_TABLE)
         .concurrency(1)
         .put::<CustomerMapper>(&customers(101))
@@ -96,8 +85,7 @@ async fn endless_throttling_gives_bounded_attempts_and_every_unwritten_item() {
                 .build(),
         )
     });
-    let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule], |c| c
-        .retry_config(RetryConfig::disabled()));
+    let client = mock_client(&[&rule]);
     let err = BatchWriter::new(&client, TABLE, APP_TABLE)
         .retry(fast_retry(4))
         .concurrency(1)
@@ -127,7 +115,7 @@ async fn endless_throttling_gives_bounded_attempts_and_every_unwritten_item() {
 async fn duplicate_keys_are_caught_before_sending() {
     let rule =
         mock!(Client::batch_write_item).then_output(|| BatchWriteItemOutput::builder().build());
-    let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
+    let client = aws_smithy_mocks::mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     let mut list = customers(3);
     list.push(customer("C001"));
     let err = BatchWriter::new(&client, TABLE, APP_TABLE)
@@ -146,11 +134,7 @@ async fn duplicate_keys_are_caught_before_sending() {
 async fn unprocessed_keys_are_retried_on_batch_get() {
     let first = Arc::new(Mutex::new(true));
     let rule = mock!(Client::batch_get_item).then_compute_output(move |req| {
-        let keys: Vec<Item> = req
-            .request_items()
-            .and_then(|m| m.get(TABLE))
-            .map(|k| k.keys().to_vec())
-            .unwrap_or_default();
+        let keys = sent_keys(req, TABLE);
         let mut first = first.lock().unwrap();
         let (answer, left) = if *first {
             *first = false;
@@ -160,14 +144,7 @@ async fn unprocessed_keys_are_retried_on_batch_get() {
         };
         let items: Vec<Item> = answer
             .iter()
-            .map(|k| {
-                let id = k
-                    .get_str("pk")
-                    .unwrap()
-                    .trim_start_matches("CUSTOMER#")
-                    .to_owned();
-                CustomerMapper::to_item(&customer(&id)).unwrap()
-            })
+            .map(|k| CustomerMapper::to_item(&customer_with_key(k)).unwrap())
             .collect();
         let mut out = BatchGetItemOutput::builder().responses(TABLE, items);
         if !left.is_empty() {
@@ -181,8 +158,7 @@ async fn unprocessed_keys_are_retried_on_batch_get() {
         }
         out.build()
     });
-    let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule], |c| c
-        .retry_config(RetryConfig::disabled()));
+    let client = mock_client(&[&rule]);
     let keys: Vec<Item> = customers(10)
         .iter()
         .map(|c| CustomerMapper::key(c).unwrap())
@@ -221,7 +197,7 @@ async fn transaction_cancellation_reasons_map_to_actions() {
                 .build(),
         )
     });
-    let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
+    let client = aws_smithy_mocks::mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     let mut tx = Transaction::new(TABLE);
     tx.put::<CustomerMapper>(&customer("C1")).unwrap();
     tx.put_new::<OrderMapper>(&order(
@@ -287,7 +263,7 @@ async fn a_conditional_put_conflict_is_a_version_conflict() {
                 .build(),
         )
     });
-    let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
+    let client = aws_smithy_mocks::mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     let mut record = Record::new(counter("A", 1));
     record.version = Some(4);
     let err = dynamodb_mapper::ops::put_versioned::<CounterMapper>(&client, TABLE, &mut record)

@@ -3,79 +3,34 @@
 //! fixtures), seed 004's invoice compound read; policies, aliases, filters and
 //! every check `build` makes.
 
-mod fixtures;
-#[path = "fixtures/seeds.rs"]
-mod seeds;
-
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::expr::FilterExt;
 use dynamodb_mapper::hooks::put_str;
 use dynamodb_mapper::{
-    Buckets, Decoded, DecodedItems, Error, ErrorKind, GlobalSecondaryIndex, Item, KeyAttribute,
-    Mapper, MissingPolicy, NamingConvention, RawItem, Record, Registry, Result, ScalarType,
-    Skipped, TableSchema, UnknownPolicy, Unmatched,
+    Buckets, Decoded, DecodedItems, ErrorKind, GlobalSecondaryIndex, Item, KeyAttribute, Mapper,
+    MissingPolicy, NamingConvention, RawItem, Record, Registry, Result, ScalarType, Skipped,
+    TableSchema, UnknownPolicy, Unmatched,
 };
-use fixtures::*;
-use seeds::*;
+use dynamodb_mapper_support::problems;
+use dynamodb_mapper_support::requests::{names, offline_client};
+use dynamodb_mapper_support::seed000::{self, *};
+use dynamodb_mapper_support::seed001::*;
+use dynamodb_mapper_support::seed004::invoices::*;
+use dynamodb_mapper_support::values::s;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.into())
-}
-
-fn client() -> aws_sdk_dynamodb::Client {
-    let conf = aws_sdk_dynamodb::Config::builder()
-        .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-        .build();
-    aws_sdk_dynamodb::Client::from_conf(conf)
-}
-
-fn names(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+fn values(pairs: &[(&str, &str)]) -> HashMap<String, AttributeValue> {
     pairs
         .iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .map(|(k, v)| ((*k).to_owned(), s(*v)))
         .collect()
-}
-
-fn values(pairs: &[(&str, &str)]) -> HashMap<String, AttributeValue> {
-    pairs.iter().map(|(k, v)| ((*k).to_owned(), s(v))).collect()
-}
-
-fn problems(err: &Error) -> Vec<String> {
-    assert_eq!(
-        err.kind(),
-        ErrorKind::InvalidRegistry,
-        "not an invalid registry: {err}"
-    );
-    err.problems().to_vec()
 }
 
 // ------------------------------------------------------------------ seed 000
 
-#[derive(Debug, Clone, PartialEq)]
-enum Tenant {
-    User(User),
-    UserMetadata(UserMetadata),
-    Order(TenantOrder),
-    Person(Person),
-    Employee(Employee),
-    Manager(Manager),
-}
-
 fn tenant_registry(unknown: UnknownPolicy) -> Registry<Tenant> {
-    Registry::builder()
-        .register::<UserMapper>(Tenant::User)
-        .register::<UserMetadataMapper>(Tenant::UserMetadata)
-        .register::<TenantOrderMapper>(Tenant::Order)
-        .register::<PersonMapper>(Tenant::Person)
-        .register::<EmployeeMapper>(Tenant::Employee)
-        .register::<ManagerMapper>(Tenant::Manager)
-        .group("Person", &["Person", "Employee", "Manager"])
-        .group("Employee", &["Employee", "Manager"])
-        .on_unknown(unknown)
-        .build()
-        .unwrap()
+    seed000::builder().on_unknown(unknown).build().unwrap()
 }
 
 /// Seed 000's tenant partition, in sort key order, as `Query pk = TENANT#1`
@@ -231,7 +186,7 @@ fn group_decoding_is_restricted_to_its_members() {
 fn filter_applies_to_query_and_scan_without_replacing_anything() {
     let registry = tenant_registry(UnknownPolicy::Error);
     let filter = registry.group("Employee").unwrap().filter();
-    let query = client()
+    let query = offline_client()
         .query()
         .table_name("People")
         .key_condition_expression("#pk = :pk AND begins_with(#sk, :sk)")
@@ -264,7 +219,7 @@ fn filter_applies_to_query_and_scan_without_replacing_anything() {
     );
 
     // An existing filter is kept, joined with AND.
-    let query = client()
+    let query = offline_client()
         .query()
         .table_name("People")
         .filter_expression("department = :dept")
@@ -285,7 +240,7 @@ fn filter_applies_to_query_and_scan_without_replacing_anything() {
 
     // Our placeholders bound to something else: ours are renamed, the
     // request's stay as they are.
-    let taken = client()
+    let taken = offline_client()
         .query()
         .table_name("People")
         .expression_attribute_values(":dmType1", s("Intern"))
@@ -299,7 +254,7 @@ fn filter_applies_to_query_and_scan_without_replacing_anything() {
         Some("#dmType0 IN (:dmType0, :dmType2)")
     );
     assert_eq!(bound[":dmType2"], s("Manager"));
-    let taken = client()
+    let taken = offline_client()
         .scan()
         .table_name("People")
         .expression_attribute_names("#dmType0", "kind")
@@ -313,7 +268,7 @@ fn filter_applies_to_query_and_scan_without_replacing_anything() {
         Some("#dmType1 IN (:dmType0, :dmType1)")
     );
 
-    let scan = client()
+    let scan = offline_client()
         .scan()
         .table_name("People")
         .with_filter(&filter)

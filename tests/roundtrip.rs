@@ -2,10 +2,6 @@
 //! attributes a mapper does not know survive a read, change and write, and
 //! reads (by a mapper or a registry) never panic on arbitrary items.
 
-mod fixtures;
-#[path = "fixtures/seeds.rs"]
-mod seeds;
-
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::primitives::Blob;
@@ -13,10 +9,11 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::{
     AttributeBag, Decoded, Item, Mapper, MissingPolicy, Registry, UnknownPolicy,
 };
-use fixtures::seed001::CustomerPartition;
-use fixtures::*;
+use dynamodb_mapper_support::seed000::*;
+use dynamodb_mapper_support::seed001::*;
+use dynamodb_mapper_support::seed004::invoices::*;
+use dynamodb_mapper_support::values::unknown_value;
 use proptest::prelude::*;
-use seeds::*;
 
 fn text() -> impl Strategy<Value = String> {
     // Any Unicode, including the key delimiter, but never empty (ids end up in keys).

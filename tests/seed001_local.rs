@@ -1,21 +1,13 @@
 //! Seed 001's access patterns end to end against DynamoDB Local (started by
 //! the testkit, or `DYNAMODB_ENDPOINT`), with exact expected results.
 
-mod fixtures;
-#[path = "fixtures/local.rs"]
-mod local;
-
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::{ItemExt, Mapper};
-use fixtures::seed001::{self, CustomerPartition, DataSet};
-use fixtures::*;
+use dynamodb_mapper_support::local;
+use dynamodb_mapper_support::seed001::{self, *};
 
 async fn setup(prefix: &str) -> (aws_sdk_dynamodb::Client, String, DataSet) {
-    let client = local::client().await;
-    let table = dynamodb_mapper_testkit::unique_table_name(prefix);
-    seed001::create_table(&client, &table)
-        .await
-        .expect("create table");
+    let (client, table) = local::client_and_table(prefix, APP_TABLE).await;
     let data = seed001::data_set();
     let written = seed001::write(&client, &table, &data)
         .await
@@ -120,15 +112,7 @@ async fn lossless_read_modify_write_through_dynamodb() {
         .await
         .unwrap();
 
-    let stored = c
-        .get_item()
-        .table_name(&t)
-        .set_key(Some(key.clone()))
-        .send()
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let stored = local::get_item(&c, &t, key.clone()).await.unwrap();
     let mut record = OrderMapper::record_from_item(stored).unwrap();
     assert_eq!(&record.entity, o2);
     assert_eq!(
@@ -141,22 +125,9 @@ async fn lossless_read_modify_write_through_dynamodb() {
     record.entity.shipped_at = None;
     record.entity.tracking_number = None;
     let item = OrderMapper::record_to_item(&record).unwrap();
-    c.put_item()
-        .table_name(&t)
-        .set_item(Some(item))
-        .send()
-        .await
-        .unwrap();
+    local::put_item(&c, &t, item).await;
 
-    let raw = c
-        .get_item()
-        .table_name(&t)
-        .set_key(Some(key))
-        .send()
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let raw = local::get_item(&c, &t, key).await.unwrap();
     assert_eq!(raw.get_str("giftNote").unwrap(), "happy birthday");
     assert!(!raw.contains_key("gsi3pk") && !raw.contains_key("gsi3sk"));
     assert_eq!(raw.get_str("gsi1pk").unwrap(), "STATUS#Pending");

@@ -3,31 +3,23 @@
 //! INVOICE and EVENT items sliced by `begins_with`, and the overloaded GSI1
 //! listing open invoices across tenants, with exact expected results.
 
-#[path = "fixtures/local.rs"]
-mod local;
-#[path = "fixtures/seed002.rs"]
-mod seed002;
-
 use aws_sdk_dynamodb::Client;
 use dynamodb_mapper::expr::{ConditionExt, FilterExt, KeyCondition, attr};
 use dynamodb_mapper::key::{KeyBuilder, decode_timestamp};
-use dynamodb_mapper::ops::{BatchWriter, query_stream};
+use dynamodb_mapper::ops::query_stream;
 use dynamodb_mapper::{
     Decoded, ErrorKind, IndexKeys, Item, KeyPattern, Mapper, NamingConvention, PartitionView,
     Registry, TableSchema, hooks::put_str,
 };
+use dynamodb_mapper_support::local::{self, query, raw_items, read_all};
+use dynamodb_mapper_support::seed002::*;
 use futures_util::TryStreamExt;
-use seed002::*;
 use serde::{Deserialize, Serialize};
 
 async fn setup(prefix: &str) -> (Client, String, DataSet) {
-    let client = local::client().await;
-    let table = local::new_table(&client, prefix, TENANT_TABLE).await;
     let data = data_set();
-    let written = BatchWriter::new(&client, &table, TENANT_TABLE)
-        .put_items(data.items().unwrap())
-        .await
-        .expect("write data set");
+    let (client, table, written) =
+        local::table_with_items(prefix, TENANT_TABLE, data.items().unwrap()).await;
     assert_eq!(
         (written.items, written.requests, written.retries),
         (12, 1, 0)
@@ -142,14 +134,8 @@ async fn a_tenant_partition_sliced_by_begins_with() {
         key,
         TenantMapper::string_key("TENANT#acme", "META").unwrap()
     );
-    let meta = c
-        .get_item()
-        .table_name(&t)
-        .set_key(Some(key))
-        .send()
+    let meta = local::get_item(&c, &t, key)
         .await
-        .unwrap()
-        .item
         .map(TenantMapper::from_item)
         .transpose()
         .unwrap();
@@ -394,12 +380,7 @@ async fn user_and_usergroup_prefixes_collide_only_without_the_delimiter() {
         group_id: "admins".into(),
         name: "Administrators".into(),
     };
-    c.put_item()
-        .table_name(&t)
-        .set_item(Some(UserGroupMapper::to_item(&admins).unwrap()))
-        .send()
-        .await
-        .unwrap();
+    local::put_item(&c, &t, UserGroupMapper::to_item(&admins).unwrap()).await;
     let acme = || tenant_partition("acme").unwrap();
 
     // The delimited prefix the pattern renders: members only.

@@ -3,40 +3,24 @@
 //! post tags in both directions, published posts through `gsi1`, with exact
 //! expected results.
 
-#[path = "fixtures/local.rs"]
-mod local;
-#[path = "fixtures/seed003.rs"]
-mod seed003;
-
 use aws_sdk_dynamodb::Client;
 use dynamodb_mapper::expr::{ConditionExt, FilterExt, KeyCondition, attr};
-use dynamodb_mapper::ops::{BatchWriter, query_stream};
-use dynamodb_mapper::{AllowedOverlap, Error, ErrorKind, Mapper, PartitionView};
+use dynamodb_mapper::ops::query_stream;
+use dynamodb_mapper::{AllowedOverlap, Mapper, PartitionView};
+use dynamodb_mapper_support::local::{self, query, raw_items, read_all};
+use dynamodb_mapper_support::problems;
+use dynamodb_mapper_support::seed003::*;
 use futures_util::TryStreamExt;
-use seed003::*;
 
 async fn setup(prefix: &str) -> (Client, String, DataSet) {
-    let client = local::client().await;
-    let table = local::new_table(&client, prefix, BLOG_TABLE).await;
     let data = data_set();
-    let written = BatchWriter::new(&client, &table, BLOG_TABLE)
-        .put_items(data.items().unwrap())
-        .await
-        .expect("write data set");
+    let (client, table, written) =
+        local::table_with_items(prefix, BLOG_TABLE, data.items().unwrap()).await;
     assert_eq!(
         (written.items, written.requests, written.retries),
         (17, 1, 0)
     );
     (client, table, data)
-}
-
-fn problems(err: Error) -> Vec<String> {
-    assert_eq!(
-        err.kind(),
-        ErrorKind::InvalidRegistry,
-        "not an invalid registry: {err}"
-    );
-    err.problems().to_vec()
 }
 
 const COMMENT_TO_REACTION: &str = "table: begins_with(sort key, \"COMMENT#\") for Comment (sort key \
@@ -53,14 +37,14 @@ fn the_blog_has_one_intended_overlap_comments_and_their_reactions() {
     // Without the acknowledgement, building reports exactly that overlap,
     // both ways, and nothing else.
     assert_eq!(
-        problems(builder().build().unwrap_err()),
+        problems(&builder().build().unwrap_err()),
         [COMMENT_TO_REACTION, REACTION_TO_COMMENT]
     );
     // One way acknowledged leaves the other; acknowledged on the index only
     // leaves both (they overlap on the table).
     assert_eq!(
         problems(
-            builder()
+            &builder()
                 .allow_overlap(AllowedOverlap::new("Comment", "Reaction"))
                 .build()
                 .unwrap_err()
@@ -69,7 +53,7 @@ fn the_blog_has_one_intended_overlap_comments_and_their_reactions() {
     );
     assert_eq!(
         problems(
-            builder()
+            &builder()
                 .allow_overlap(
                     AllowedOverlap::new("Comment", "Reaction")
                         .both_ways()
@@ -115,14 +99,8 @@ async fn every_blog_access_pattern() {
     // 1. Get user profile.
     let key = UserMapper::string_key("USER#alice", "USER#alice").unwrap();
     assert_eq!(key, UserMapper::key(&data.users[0]).unwrap());
-    let alice = c
-        .get_item()
-        .table_name(&t)
-        .set_key(Some(key))
-        .send()
+    let alice = local::get_item(&c, &t, key)
         .await
-        .unwrap()
-        .item
         .map(UserMapper::from_item)
         .transpose()
         .unwrap();
@@ -386,12 +364,7 @@ async fn tags_both_ways_publishing_and_unique_usernames() {
 
     // One put of the join item writes both directions...
     let tag = post_tag(OWNERSHIP, "dynamodb");
-    c.put_item()
-        .table_name(&t)
-        .set_item(Some(PostTagMapper::to_item(&tag).unwrap()))
-        .send()
-        .await
-        .unwrap();
+    local::put_item(&c, &t, PostTagMapper::to_item(&tag).unwrap()).await;
     assert_eq!(posts_with("dynamodb").await, [OWNERSHIP, SINGLE_TABLE]);
     assert_eq!(tags_of(OWNERSHIP).await, ["dynamodb", "ownership", "rust"]);
     // ...and one delete removes both.
@@ -409,12 +382,7 @@ async fn tags_both_ways_publishing_and_unique_usernames() {
     let item = PostTagMapper::to_item(&sharp).unwrap();
     assert_eq!(item["SK"].as_s().unwrap(), r"TAG#c\#");
     assert_eq!(item["GSI1PK"].as_s().unwrap(), r"TAG#c\#");
-    c.put_item()
-        .table_name(&t)
-        .set_item(Some(item))
-        .send()
-        .await
-        .unwrap();
+    local::put_item(&c, &t, item).await;
     assert_eq!(posts_with("c#").await, [OWNERSHIP]);
     assert_eq!(posts_with("c").await, Vec::<String>::new());
     assert_eq!(tags_of(OWNERSHIP).await, ["c#", "ownership", "rust"]);
@@ -437,12 +405,7 @@ async fn tags_both_ways_publishing_and_unique_usernames() {
     assert_eq!(published().await, [OWNERSHIP, SINGLE_TABLE]);
     let mut draft = data.posts[1].clone();
     draft.published = true;
-    c.put_item()
-        .table_name(&t)
-        .set_item(Some(PostMapper::to_item(&draft).unwrap()))
-        .send()
-        .await
-        .unwrap();
+    local::put_item(&c, &t, PostMapper::to_item(&draft).unwrap()).await;
     assert_eq!(published().await, [OWNERSHIP, ASYNC_TRAITS, SINGLE_TABLE]);
 
     // Usernames are unique: creating a user is conditional on its key being free.
@@ -459,14 +422,8 @@ async fn tags_both_ways_publishing_and_unique_usernames() {
     assert!(err.is_conditional_check_failed_exception(), "{err:?}");
     let dave = user("dave", "Dave Grohl", Some("Drums."));
     create(&dave).await.unwrap();
-    let alice = c
-        .get_item()
-        .table_name(&t)
-        .set_key(Some(UserMapper::key(&impostor).unwrap()))
-        .send()
+    let alice = local::get_item(&c, &t, UserMapper::key(&impostor).unwrap())
         .await
-        .unwrap()
-        .item
         .map(UserMapper::from_item)
         .transpose()
         .unwrap();

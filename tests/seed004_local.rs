@@ -4,27 +4,16 @@
 //! each time as one compound entity from one query, with exact expected
 //! results.
 
-#[path = "fixtures/local.rs"]
-mod local;
-#[path = "fixtures/seed004.rs"]
-mod seed004;
-
-use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem, Update};
 use dynamodb_mapper::expr::{ConditionExt, KeyCondition, KeyConditionExt, attr};
 use dynamodb_mapper::key::KeyBuilder;
 use dynamodb_mapper::ops::{
     ActionInfo, ActionKind, BatchWriter, Transaction, describe_key, query_stream,
 };
-use dynamodb_mapper::{Error, ErrorKind, Mapper, PartitionView};
+use dynamodb_mapper::{ErrorKind, Mapper, PartitionView};
+use dynamodb_mapper_support::seed004::*;
+use dynamodb_mapper_support::{local, problems};
 use futures_util::TryStreamExt;
-use seed004::*;
-
-async fn table(prefix: &str) -> (Client, String) {
-    let client = local::client().await;
-    let table = local::new_table(&client, prefix, SHOP_TABLE).await;
-    (client, table)
-}
 
 /// The transaction that creates a whole order, as the seed's
 /// `DynamoDbTransactions.Write...CommitAsync()`: nothing may exist yet.
@@ -70,20 +59,11 @@ fn ship_order(
     Ok(tx)
 }
 
-fn problems(err: Error) -> Vec<String> {
-    assert_eq!(
-        err.kind(),
-        ErrorKind::InvalidRegistry,
-        "not an invalid registry: {err}"
-    );
-    err.problems().to_vec()
-}
-
 #[test]
 fn the_order_hierarchy_overlaps_on_purpose() {
     // Without the acknowledgements, building reports every pair of order
     // types, both ways: 12 overlaps under `ORDER#`, and nothing else.
-    let found = problems(builder().build().unwrap_err());
+    let found = problems(&builder().build().unwrap_err());
     let sort_key = |t: &str| match t {
         "Order" => ORDER_SK.template(),
         "OrderLine" => LINE_SK.template(),
@@ -153,7 +133,7 @@ fn a_transaction_is_checked_before_it_is_sent() {
 
 #[tokio::test]
 async fn an_order_written_in_one_transaction_read_back_from_one_query() {
-    let (c, t) = table("seed004-order").await;
+    let (c, t) = local::client_and_table("seed004-order", SHOP_TABLE).await;
     let registry = registry().unwrap();
 
     // The customer and an earlier, delivered order, imported in bulk.
@@ -336,7 +316,7 @@ async fn an_order_written_in_one_transaction_read_back_from_one_query() {
 async fn order_ids_that_prefix_each_other() {
     // The seed's `StartsWith($"ORDER#{order.OrderId}")` is exact only when
     // no order id is a prefix of another: `ORDER#O1` also selects `O10`.
-    let (c, t) = table("seed004-prefix").await;
+    let (c, t) = local::client_and_table("seed004-prefix", SHOP_TABLE).await;
     let registry = registry().unwrap();
     let o1 = seed_order("C1", "O1");
     let mut o10 = seed_order("C1", "O10");
@@ -371,15 +351,8 @@ async fn order_ids_that_prefix_each_other() {
     )
     .await
     .unwrap();
-    let header = c
-        .get_item()
-        .table_name(&t)
-        .set_key(Some(OrderMapper::key(&o1.order).unwrap()))
-        .consistent_read(true)
-        .send()
+    let header = local::get_item(&c, &t, OrderMapper::key(&o1.order).unwrap())
         .await
-        .unwrap()
-        .item
         .expect("the O1 header");
     items.insert(0, header);
     assert_eq!(assemble(&registry, items).unwrap(), o1);

@@ -8,8 +8,9 @@ use std::fmt::Debug;
 
 use dynamodb_mapper::{Item, MAX_ITEM_SIZE, Mapper, item_size};
 use dynamodb_mapper_fuzz::FuzzItem;
-use dynamodb_mapper_fuzz::fixtures::*;
-use dynamodb_mapper_fuzz::seeds::*;
+use dynamodb_mapper_support::seed000::*;
+use dynamodb_mapper_support::seed001::*;
+use dynamodb_mapper_support::seed004::invoices::*;
 use libfuzzer_sys::fuzz_target;
 
 fn check<M: Mapper>(item: &Item)

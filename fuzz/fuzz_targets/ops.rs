@@ -41,14 +41,14 @@ use aws_sdk_dynamodb::types::error::{
     TransactionCanceledException,
 };
 use aws_sdk_dynamodb::types::{
-    AttributeValue, CancellationReason, DeleteRequest, KeysAndAttributes, PutRequest,
-    WriteRequest,
+    AttributeValue, CancellationReason, DeleteRequest, KeysAndAttributes, PutRequest, WriteRequest,
 };
 use aws_smithy_mocks::{MockResponse, RuleMode, mock, mock_client};
 use aws_smithy_types::body::SdkBody;
 use dynamodb_mapper::ops::{ActionKind, BatchGetter, BatchWriter, RetryPolicy, Transaction};
 use dynamodb_mapper::{Error, ErrorKind, Item, Mapper, ScalarType, TableSchema};
-use dynamodb_mapper_fuzz::fixtures::{APP_TABLE, Customer, CustomerMapper, customer};
+use dynamodb_mapper_support::requests::{delete_request, put_request};
+use dynamodb_mapper_support::seed001::{APP_TABLE, Customer, CustomerMapper, customer};
 use libfuzzer_sys::fuzz_target;
 
 const TABLE: &str = "AppTable";
@@ -192,11 +192,20 @@ enum Answer {
     },
     /// As `Unprocessed`, plus something that makes no sense (`odd` picks
     /// what, per operation).
-    Odd { subset: Subset, odd: u8 },
+    Odd {
+        subset: Subset,
+        odd: u8,
+    },
     Throttled,
-    Internal { applied: bool },
+    Internal {
+        applied: bool,
+    },
     NotFound,
-    Http { status: u16, body: u8, applied: bool },
+    Http {
+        status: u16,
+        body: u8,
+        applied: bool,
+    },
 }
 
 impl Answer {
@@ -245,7 +254,10 @@ enum TxAnswer {
     Throttled,
     Internal,
     NotFound,
-    Http { status: u16, body: u8 },
+    Http {
+        status: u16,
+        body: u8,
+    },
 }
 
 /// Cancellation codes; index 0 is no code at all.
@@ -445,18 +457,6 @@ fn index_of(layout: Layout, attrs: &Item) -> Option<usize> {
     }
 }
 
-fn put(item: Item) -> WriteRequest {
-    WriteRequest::builder()
-        .put_request(PutRequest::builder().set_item(Some(item)).build().unwrap())
-        .build()
-}
-
-fn delete(key: Item) -> WriteRequest {
-    WriteRequest::builder()
-        .delete_request(DeleteRequest::builder().set_key(Some(key)).build().unwrap())
-        .build()
-}
-
 fn keys_and_attributes(keys: Vec<Item>) -> KeysAndAttributes {
     KeysAndAttributes::builder()
         .set_keys(Some(keys))
@@ -547,7 +547,11 @@ impl Fake {
             }
             _ => panic!("a write request without one action: {request:?}"),
         };
-        assert_eq!(is_put, self.case.is_put(i), "key {i} sent as the wrong kind");
+        assert_eq!(
+            is_put,
+            self.case.is_put(i),
+            "key {i} sent as the wrong kind"
+        );
         i
     }
 
@@ -576,7 +580,10 @@ impl Fake {
         let distinct: BTreeSet<usize> = idx.iter().copied().collect();
         assert_eq!(distinct.len(), idx.len(), "a key twice in one batch");
         for &i in &idx {
-            assert!(!self.confirmed[i], "key {i} sent again after it was confirmed");
+            assert!(
+                !self.confirmed[i],
+                "key {i} sent again after it was confirmed"
+            );
         }
         let answer = self.next_answer();
         match answer {
@@ -598,9 +605,9 @@ impl Fake {
                     if listed[k] {
                         let how = respell.wrapping_add(k as u8);
                         unprocessed.push(if self.case.is_put(i) {
-                            put(respelled_item(layout, i, how))
+                            put_request(respelled_item(layout, i, how))
                         } else {
-                            delete(key(layout, i, how))
+                            delete_request(key(layout, i, how))
                         });
                     } else {
                         self.apply(i);
@@ -632,9 +639,9 @@ impl Fake {
                 match odd % 8 {
                     0 => out = out.unprocessed_items(OTHER_TABLE, vec![sent[0].clone()]),
                     1 => unprocessed.push(if first_put {
-                        put(item(layout, FOREIGN))
+                        put_request(item(layout, FOREIGN))
                     } else {
-                        delete(key(layout, FOREIGN, 0))
+                        delete_request(key(layout, FOREIGN, 0))
                     }),
                     2 => {
                         // Listed once more than once.
@@ -644,21 +651,21 @@ impl Fake {
                         unprocessed.push(sent[0].clone());
                     }
                     3 => unprocessed.push(if first_put {
-                        delete(key(layout, first, 0))
+                        delete_request(key(layout, first, 0))
                     } else {
-                        put(item(layout, first))
+                        put_request(item(layout, first))
                     }),
                     4 => {
                         let mut keyless = item(layout, first);
                         keyless.remove(if layout == Layout::App { "sk" } else { "id" });
-                        unprocessed.push(put(keyless));
+                        unprocessed.push(put_request(keyless));
                     }
                     5 => unprocessed.push(WriteRequest::builder().build()),
                     6 => {
                         let mut wrong = key(layout, first, 0);
                         let name = if layout == Layout::App { "pk" } else { "id" };
                         wrong.insert(name.into(), AttributeValue::Bool(true));
-                        unprocessed.push(delete(wrong));
+                        unprocessed.push(delete_request(wrong));
                     }
                     _ => {
                         let both = WriteRequest::builder()
@@ -680,13 +687,13 @@ impl Fake {
                 }
                 MockResponse::Output(out.unprocessed_items(TABLE, unprocessed).build())
             }
-            Answer::Throttled => MockResponse::Error(
-                BatchWriteItemError::ProvisionedThroughputExceededException(
+            Answer::Throttled => {
+                MockResponse::Error(BatchWriteItemError::ProvisionedThroughputExceededException(
                     ProvisionedThroughputExceededException::builder()
                         .message("slow down")
                         .build(),
-                ),
-            ),
+                ))
+            }
             Answer::Internal { applied } => {
                 for &i in &idx {
                     if applied {
@@ -698,11 +705,13 @@ impl Fake {
                     InternalServerError::builder().message("boom").build(),
                 ))
             }
-            Answer::NotFound => MockResponse::Error(BatchWriteItemError::ResourceNotFoundException(
-                ResourceNotFoundException::builder()
-                    .message("Requested resource not found")
-                    .build(),
-            )),
+            Answer::NotFound => {
+                MockResponse::Error(BatchWriteItemError::ResourceNotFoundException(
+                    ResourceNotFoundException::builder()
+                        .message("Requested resource not found")
+                        .build(),
+                ))
+            }
             Answer::Http {
                 status,
                 body,
@@ -750,7 +759,10 @@ impl Fake {
                 let i = index_of(layout, k).expect("a key never asked for");
                 assert!(i < self.case.items, "key {i}, never asked for");
                 assert_eq!(*k, key(layout, i, 0), "the key sent is the key given");
-                assert!(!self.settled[i], "key {i} asked for again after it was read (or found absent)");
+                assert!(
+                    !self.settled[i],
+                    "key {i} asked for again after it was read (or found absent)"
+                );
                 i
             })
             .collect();
@@ -776,7 +788,11 @@ impl Fake {
                 for &i in &idx {
                     self.settled[i] = true;
                 }
-                MockResponse::Output(BatchGetItemOutput::builder().responses(TABLE, items).build())
+                MockResponse::Output(
+                    BatchGetItemOutput::builder()
+                        .responses(TABLE, items)
+                        .build(),
+                )
             }
             Answer::Unprocessed {
                 subset,
@@ -870,13 +886,13 @@ impl Fake {
                         .build(),
                 )
             }
-            Answer::Throttled => MockResponse::Error(
-                BatchGetItemError::ProvisionedThroughputExceededException(
+            Answer::Throttled => {
+                MockResponse::Error(BatchGetItemError::ProvisionedThroughputExceededException(
                     ProvisionedThroughputExceededException::builder()
                         .message("slow down")
                         .build(),
-                ),
-            ),
+                ))
+            }
             Answer::Internal { .. } => MockResponse::Error(BatchGetItemError::InternalServerError(
                 InternalServerError::builder().message("boom").build(),
             )),
@@ -932,14 +948,16 @@ impl Fake {
                     ProvisionedThroughputExceededException::builder().build(),
                 ),
             ),
-            TxAnswer::Internal => MockResponse::Error(
-                TransactWriteItemsError::InternalServerError(InternalServerError::builder().build()),
-            ),
-            TxAnswer::NotFound => MockResponse::Error(
-                TransactWriteItemsError::ResourceNotFoundException(
+            TxAnswer::Internal => {
+                MockResponse::Error(TransactWriteItemsError::InternalServerError(
+                    InternalServerError::builder().build(),
+                ))
+            }
+            TxAnswer::NotFound => {
+                MockResponse::Error(TransactWriteItemsError::ResourceNotFoundException(
                     ResourceNotFoundException::builder().build(),
-                ),
-            ),
+                ))
+            }
             TxAnswer::Http { status, body } => {
                 MockResponse::Http(http(status, BODIES[usize::from(body)].0))
             }
@@ -1030,7 +1048,13 @@ fn run(case: &Case) -> Outcome {
                     .into_iter()
                     .zip(items)
                     .enumerate()
-                    .map(|(i, (k, it))| if case.is_put(i) { put(it) } else { delete(k) })
+                    .map(|(i, (k, it))| {
+                        if case.is_put(i) {
+                            put_request(it)
+                        } else {
+                            delete_request(k)
+                        }
+                    })
                     .collect();
                 Outcome::Write(
                     tokio::time::timeout(bound, writer.write(requests))
@@ -1093,7 +1117,11 @@ fn handed_back(case: &Case, request: &WriteRequest) -> usize {
     };
     let i = index_of(layout, attrs).expect("handed back a request never given");
     assert!(i < case.items, "handed back key {i}, never given");
-    assert_eq!(is_put, case.is_put(i), "handed back key {i} as the wrong kind");
+    assert_eq!(
+        is_put,
+        case.is_put(i),
+        "handed back key {i} as the wrong kind"
+    );
     if is_put {
         assert_eq!(*attrs, item(layout, i), "handed back a put changed");
     } else {
@@ -1103,15 +1131,26 @@ fn handed_back(case: &Case, request: &WriteRequest) -> usize {
 }
 
 fn check_refusal(case: &Case, fake: &Fake, err: &Error) {
-    assert_eq!(fake.calls, 0, "an error other than an incomplete batch after a call: {err:?}");
+    assert_eq!(
+        fake.calls, 0,
+        "an error other than an incomplete batch after a call: {err:?}"
+    );
     assert!(
         case.duplicate_input,
         "valid input refused before sending: {err:?}"
     );
-    assert_eq!(err.kind(), dynamodb_mapper::ErrorKind::DuplicateKey, "{err:?}");
+    assert_eq!(
+        err.kind(),
+        dynamodb_mapper::ErrorKind::DuplicateKey,
+        "{err:?}"
+    );
 }
 
-fn check_write(case: &Case, fake: &Fake, result: &dynamodb_mapper::Result<dynamodb_mapper::ops::BatchSummary>) {
+fn check_write(
+    case: &Case,
+    fake: &Fake,
+    result: &dynamodb_mapper::Result<dynamodb_mapper::ops::BatchSummary>,
+) {
     let n = case.items;
     for i in 0..n {
         assert!(
@@ -1122,7 +1161,10 @@ fn check_write(case: &Case, fake: &Fake, result: &dynamodb_mapper::Result<dynamo
     }
     match result {
         Ok(summary) => {
-            assert!(!(case.duplicate_input && n > 0), "a duplicate key was accepted");
+            assert!(
+                !(case.duplicate_input && n > 0),
+                "a duplicate key was accepted"
+            );
             assert_eq!(summary.items, n, "Ok, but {} of {n} items", summary.items);
             for i in 0..n {
                 assert!(fake.applied[i] > 0, "Ok, but key {i} was never applied");
@@ -1188,7 +1230,10 @@ fn check_get(
     };
     match result {
         Ok((items, summary)) => {
-            assert!(!(case.duplicate_input && n > 0), "a duplicate key was accepted");
+            assert!(
+                !(case.duplicate_input && n > 0),
+                "a duplicate key was accepted"
+            );
             assert_eq!(summary.items, items.len());
             let seen = read(items);
             for i in 0..n {
@@ -1207,7 +1252,10 @@ fn check_get(
                 let i = index_of(layout, k).expect("handed back a key never asked for");
                 assert!(i < n, "handed back key {i}, never asked for");
                 assert_eq!(*k, key(layout, i, 0), "handed back key {i} changed");
-                assert!(seen[i] == 0, "key {i} read and handed back, or handed back twice");
+                assert!(
+                    seen[i] == 0,
+                    "key {i} read and handed back, or handed back twice"
+                );
                 seen[i] = 1;
             }
             for i in 0..n {
@@ -1237,7 +1285,11 @@ fn check_transact(
         _ => false,
     };
     match result {
-        Ok(()) => assert!(!sent || success, "Ok after a failure answer: {:?}", case.tx_answer),
+        Ok(()) => assert!(
+            !sent || success,
+            "Ok after a failure answer: {:?}",
+            case.tx_answer
+        ),
         Err(err) if err.kind() == ErrorKind::TransactionCanceled => {
             let canceled = err.canceled();
             assert!(!success, "canceled after a success answer");
@@ -1254,7 +1306,10 @@ fn check_transact(
             };
             let mut last = None;
             for c in canceled {
-                assert!(last < Some(c.index), "canceled actions out of order or twice");
+                assert!(
+                    last < Some(c.index),
+                    "canceled actions out of order or twice"
+                );
                 last = Some(c.index);
                 let (kind, i) = *added
                     .get(c.index)
@@ -1264,8 +1319,16 @@ fn check_transact(
                     .copied()
                     .unwrap_or_else(|| panic!("canceled action {} without a reason", c.index));
                 assert_eq!(c.code, code.unwrap_or("None"), "code of action {}", c.index);
-                assert_ne!(c.code, "None", "an action that did not fail reported canceled");
-                assert_eq!(c.message.is_some(), message, "message of action {}", c.index);
+                assert_ne!(
+                    c.code, "None",
+                    "an action that did not fail reported canceled"
+                );
+                assert_eq!(
+                    c.message.is_some(),
+                    message,
+                    "message of action {}",
+                    c.index
+                );
                 assert_eq!(c.action.kind, kind);
                 assert_eq!(c.action.table, TABLE);
                 assert_eq!(c.action.entity_type, CustomerMapper::ENTITY_TYPE);

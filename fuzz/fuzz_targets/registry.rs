@@ -7,20 +7,10 @@ use std::sync::OnceLock;
 
 use dynamodb_mapper::{Decoded, Item, MissingPolicy, Registry, UnknownPolicy};
 use dynamodb_mapper_fuzz::FuzzItems;
-use dynamodb_mapper_fuzz::fixtures::seed001::CustomerPartition;
-use dynamodb_mapper_fuzz::fixtures::*;
-use dynamodb_mapper_fuzz::seeds::*;
+use dynamodb_mapper_support::seed000::{self, *};
+use dynamodb_mapper_support::seed001::*;
+use dynamodb_mapper_support::seed004::invoices::*;
 use libfuzzer_sys::fuzz_target;
-
-#[derive(Debug, Clone, PartialEq)]
-enum Tenant {
-    User(User),
-    UserMetadata(UserMetadata),
-    Order(TenantOrder),
-    Person(Person),
-    Employee(Employee),
-    Manager(Manager),
-}
 
 #[derive(Debug, Clone, PartialEq)]
 enum Invoices {
@@ -42,9 +32,7 @@ fn customer_registries() -> &'static [Registry<CustomerPartition>] {
         POLICIES
             .iter()
             .map(|&(unknown, missing)| {
-                Registry::builder()
-                    .register::<CustomerMapper>(CustomerPartition::Customer)
-                    .register::<OrderMapper>(CustomerPartition::Order)
+                partition_builder()
                     .group("Orders", &["Order"])
                     .on_unknown(unknown)
                     .on_missing(missing)
@@ -61,15 +49,7 @@ fn tenant_registries() -> &'static [Registry<Tenant>] {
         POLICIES
             .iter()
             .map(|&(unknown, missing)| {
-                Registry::builder()
-                    .register::<UserMapper>(Tenant::User)
-                    .register::<UserMetadataMapper>(Tenant::UserMetadata)
-                    .register::<TenantOrderMapper>(Tenant::Order)
-                    .register::<PersonMapper>(Tenant::Person)
-                    .register::<EmployeeMapper>(Tenant::Employee)
-                    .register::<ManagerMapper>(Tenant::Manager)
-                    .group("Person", &["Person", "Employee", "Manager"])
-                    .group("Employee", &["Employee", "Manager"])
+                seed000::builder()
                     .on_unknown(unknown)
                     .on_missing(missing)
                     .build()

@@ -14,8 +14,10 @@ use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::{Item, Mapper};
 
-use crate::fixtures::{self, *};
-use crate::seeds::{self, *};
+use dynamodb_mapper_support::seed000::*;
+use dynamodb_mapper_support::seed001::*;
+use dynamodb_mapper_support::seed004::invoices::{self, *};
+use dynamodb_mapper_support::values::unknown_value;
 
 /// How deep the recursive generator nests lists and maps (DynamoDB allows 32
 /// levels; the crate's code paths are the same from 2 on, and 40 also covers
@@ -334,7 +336,7 @@ pub fn value(u: &mut Unstructured<'_>, depth: usize) -> Result<AttributeValue> {
             if u.ratio(1u8, 4u8)? {
                 // The SDK's `Unknown` (a type newer than this SDK version),
                 // made as the tests make it: from a canned response.
-                fixtures::unknown_value()
+                unknown_value()
             } else {
                 let n = count(u, 3)?;
                 AttributeValue::Bs((0..n).map(|_| bytes(u)).collect::<Result<_>>()?)
@@ -393,7 +395,7 @@ fn valid_items() -> &'static [Item] {
             InvoiceMapper::to_item(&invoice("I1")).unwrap(),
             InvoiceItemMapper::to_item(&invoice_item("I1", 1, 2, 1250)).unwrap(),
             InvoiceStatusMapper::to_item(&invoice_status("I1", "PAID", "2024-03-02")).unwrap(),
-            InvoiceSummaryMapper::to_item(&seeds::invoice_summary("I1")).unwrap(),
+            InvoiceSummaryMapper::to_item(&invoices::invoice_summary("I1")).unwrap(),
         ]
     })
 }

@@ -1,11 +1,7 @@
-//! Shared by the fuzz targets: the test fixtures (the same mappers the test
-//! suite uses) and a generator of arbitrary items from fuzz bytes.
+//! Shared by the fuzz targets: a generator of arbitrary items from fuzz
+//! bytes. The mappers they run are the test suite's own, from the
+//! `dynamodb-mapper-support` crate (`support/`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[path = "../../tests/fixtures/mod.rs"]
-pub mod fixtures;
-#[path = "../../tests/fixtures/seeds.rs"]
-pub mod seeds;
 
 pub mod generate;
 

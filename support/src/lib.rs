@@ -1,0 +1,45 @@
+//! Shared support for the tests, benches, tour example and fuzz targets of
+//! `dynamodb-mapper`: the designs of the seeds as plain domain structs with
+//! their mappers, and helpers for DynamoDB Local and for requests. Not
+//! published; a dev-dependency of the root package and a dependency of the
+//! fuzz crate.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`seed000`] | seed 000 (EF Core provider): a tenant partition and a `Person`/`Employee`/`Manager` hierarchy, discriminator `$type` |
+//! | [`seed001`] | seed 001: customers, orders, sessions, products and reviews on one table with three GSIs (the model most tests use), its data set and access patterns |
+//! | [`seed002`] | seed 002 (key overloading): a multi-tenant billing table |
+//! | [`seed003`] | seed 003: a blog with comments, reactions and tags |
+//! | [`seed004`] | seed 004 (compound entities): a customer's orders as hierarchies of sort keys, and invoices ([`seed004::invoices`]) |
+//! | [`local`] | DynamoDB Local (through `dynamodb-mapper-testkit`): a client, new tables, plain `GetItem`/`PutItem`, query reads |
+//! | [`requests`] | offline and mock clients, batch request builders, what a batch request carried, a fast retry policy |
+//! | [`values`] | `s`/`n` attribute value shorthands, and the `Unknown` value the SDK does not let a test build |
+//!
+//! Tests never skip: without DynamoDB Local, [`local::client`] panics with
+//! the testkit's message saying what to install.
+
+use dynamodb_mapper::{Error, ErrorKind};
+
+pub mod local;
+pub mod requests;
+pub mod seed000;
+pub mod seed001;
+pub mod seed002;
+pub mod seed003;
+pub mod seed004;
+pub mod values;
+
+/// The error of the helpers that stop at the first failure, whatever it is
+/// (SDK, mapper, testkit).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The problems of an [`Error::InvalidRegistry`]; any other error fails the
+/// test.
+pub fn problems(err: &Error) -> Vec<String> {
+    assert_eq!(
+        err.kind(),
+        ErrorKind::InvalidRegistry,
+        "not an invalid registry: {err:#}"
+    );
+    err.problems().to_vec()
+}
