@@ -48,8 +48,9 @@ use dynamodb_mapper::{
     value_size,
 };
 use dynamodb_mapper_support::local;
+use dynamodb_mapper_support::raw::Raw;
+use dynamodb_mapper_support::raw_mapper;
 use dynamodb_mapper_support::values::{n, s};
-use serde::{Deserialize, Serialize};
 
 /// String keys and one index; no discriminator, so an item is exactly the
 /// attributes a test puts in it.
@@ -64,28 +65,8 @@ const BINARY_KEYS: TableSchema = TableSchema::new("pk")
     .typed_sort_key("sk", ScalarType::B)
     .without_discriminator();
 
-/// An entity with no fields: its mapper writes the raw attributes it carries,
-/// so `to_item` runs every check of the crate on exactly that item.
-#[derive(Debug, Default, Serialize, Deserialize)]
-struct Raw {
-    #[serde(skip)]
-    attributes: Item,
-}
-
-macro_rules! raw_mapper {
-    ($name:ident, $table:expr) => {
-        struct $name;
-        impl Mapper for $name {
-            type Entity = Raw;
-            const ENTITY_TYPE: &'static str = "Raw";
-            const TABLE: TableSchema = $table;
-            fn after_to_item(raw: &Raw, item: &mut Item) -> dynamodb_mapper::Result<()> {
-                item.extend(raw.attributes.clone());
-                Ok(())
-            }
-        }
-    };
-}
+// Mappers of an entity with no fields that write the raw attributes it
+// carries, so `to_item` runs every check of the crate on exactly that item.
 raw_mapper!(StringKeysMapper, STRING_KEYS);
 raw_mapper!(BinaryKeysMapper, BINARY_KEYS);
 

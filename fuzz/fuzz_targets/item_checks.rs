@@ -8,8 +8,9 @@ use dynamodb_mapper::{
     value_size,
 };
 use dynamodb_mapper_fuzz::FuzzItem;
+use dynamodb_mapper_support::raw::Raw;
+use dynamodb_mapper_support::raw_mapper;
 use libfuzzer_sys::fuzz_target;
-use serde::{Deserialize, Serialize};
 
 const STRING_KEYS: TableSchema = TableSchema::new("pk")
     .sort_key("sk")
@@ -25,26 +26,6 @@ const NUMBER_KEYS: TableSchema = TableSchema::new("pk")
     .typed_sort_key("sk", ScalarType::B)
     .without_discriminator();
 
-#[derive(Default, Serialize, Deserialize)]
-struct Raw {
-    #[serde(skip)]
-    attributes: Item,
-}
-
-macro_rules! raw_mapper {
-    ($name:ident, $table:expr) => {
-        struct $name;
-        impl Mapper for $name {
-            type Entity = Raw;
-            const ENTITY_TYPE: &'static str = "Raw";
-            const TABLE: TableSchema = $table;
-            fn after_to_item(raw: &Raw, item: &mut Item) -> dynamodb_mapper::Result<()> {
-                item.extend(raw.attributes.clone());
-                Ok(())
-            }
-        }
-    };
-}
 raw_mapper!(StringKeys, STRING_KEYS);
 raw_mapper!(NumberKeys, NUMBER_KEYS);
 

@@ -12,6 +12,7 @@
 //! | [`seed003`] | seed 003: a blog with comments, reactions and tags |
 //! | [`seed004`] | seed 004 (compound entities): a customer's orders as hierarchies of sort keys, and invoices ([`seed004::invoices`]) |
 //! | [`local`] | DynamoDB Local (through `dynamodb-mapper-testkit`): a client, new tables, plain `GetItem`/`PutItem`, query reads |
+//! | [`raw`] | an entity whose mapper writes exactly the attributes it carries ([`raw_mapper!`]) |
 //! | [`requests`] | offline and mock clients, batch request builders, what a batch request carried, a fast retry policy |
 //! | [`values`] | `s`/`n` attribute value shorthands, and the `Unknown` value the SDK does not let a test build |
 //!
@@ -21,6 +22,7 @@
 use dynamodb_mapper::{Error, ErrorKind};
 
 pub mod local;
+pub mod raw;
 pub mod requests;
 pub mod seed000;
 pub mod seed001;
