@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::{Criterion, criterion_group, criterion_main};
-use dynamodb_mapper::ops::{BatchWriter, query_stream};
-use dynamodb_mapper::{Item, Mapper, Registry};
+use dynamodb_mapper::ops::Table;
+use dynamodb_mapper::{Item, MapperExt, Registry};
 use dynamodb_mapper_support::local;
 use dynamodb_mapper_support::seed001::*;
 use futures_util::StreamExt;
@@ -85,7 +85,8 @@ fn partition_query(
 }
 
 async fn read_all(client: &Client, table: &str, page: i32, registry: &Registry<Order>) -> usize {
-    let stream = query_stream(partition_query(client, table, page), registry);
+    let stream = Table::new(client, table, APP_TABLE)
+        .query_stream(partition_query(client, table, page), registry);
     futures_util::pin_mut!(stream);
     let mut n = 0;
     while let Some(decoded) = stream.next().await {
@@ -132,7 +133,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("batch_writer", |b| {
         b.iter_custom(|iters| {
             rt.block_on(async {
-                let writer = BatchWriter::new(&client, &table, APP_TABLE);
+                let writer = Table::new(&client, &table, APP_TABLE).batch_writer();
                 let start = Instant::now();
                 for _ in 0..iters {
                     let summary = writer.put_items(items.clone()).await.expect("batch");
@@ -164,8 +165,12 @@ fn bench(c: &mut Criterion) {
     // time for one more 10,000-item batch write (the rest is the server).
     let cpu0 = process_cpu_seconds();
     let start = Instant::now();
-    rt.block_on(BatchWriter::new(&client, &table, APP_TABLE).put_items(items.clone()))
-        .expect("batch");
+    rt.block_on(
+        Table::new(&client, &table, APP_TABLE)
+            .batch_writer()
+            .put_items(items.clone()),
+    )
+    .expect("batch");
     let wall = start.elapsed().as_secs_f64();
     let cpu = process_cpu_seconds().map(|c| c - cpu0.unwrap_or(c));
     let profile = format!(

@@ -11,7 +11,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use dynamodb_mapper::expr::attr;
 use dynamodb_mapper::key::encode_timestamp;
 use dynamodb_mapper::{
-    IndexKeys, Item, KeyCondition, KeyPattern, Mapper, NamingConvention, TableSchema,
+    IndexKeys, Item, KeyCondition, KeyPattern, Mapper, MapperExt, NamingConvention, TableSchema,
 };
 use dynamodb_mapper_support::seed001::*;
 

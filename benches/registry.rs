@@ -6,7 +6,7 @@ use std::hint::black_box;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use dynamodb_mapper::{Item, Mapper, Registry};
+use dynamodb_mapper::{Item, MapperExt, Registry};
 use dynamodb_mapper_support::seed001::*;
 
 #[derive(Debug)]

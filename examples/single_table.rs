@@ -17,7 +17,7 @@
 use std::process::ExitCode;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynamodb_mapper::{Mapper, PartitionView};
+use dynamodb_mapper::{MapperExt, PartitionView};
 // The domain structs and mappers, the data set and the access patterns come
 // from the test support crate (support/src/seed001/), shared with the
 // integration tests, which assert exactly what this tour prints.

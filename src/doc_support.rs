@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::hooks::put_str;
 pub use crate::{
-    AttributeBag, Error, ErrorKind, Item, ItemExt, Mapper, Record, Registry, Result, TableSchema,
+    AttributeBag, Error, ErrorKind, Item, ItemExt, Mapper, MapperExt, Record, Registry, Result,
+    TableSchema,
 };
 pub use aws_sdk_dynamodb::types::AttributeValue;
 
@@ -147,4 +148,10 @@ pub fn client() -> aws_sdk_dynamodb::Client {
         .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
         .build();
     aws_sdk_dynamodb::Client::from_conf(config)
+}
+
+/// A [`Table`](crate::ops::Table) `AppTable` laid out as [`TABLE`], on
+/// [`client`].
+pub fn table() -> crate::ops::Table {
+    crate::ops::Table::new(&client(), "AppTable", TABLE)
 }

@@ -86,7 +86,7 @@ pub fn rename_attribute(item: &mut Item, from: &str, to: &str) {
 /// `createdAt`/`updatedAt` bookkeeping that survives read-modify-write.
 ///
 /// The two attributes are not entity fields and not owned by the mapper, so
-/// a lossless read ([`Mapper::record_from_item`](crate::Mapper::record_from_item))
+/// a lossless read ([`MapperExt::record_from_item`](crate::MapperExt::record_from_item))
 /// keeps them in the record's [`AttributeBag`](crate::AttributeBag).
 /// [`stamp`](Timestamps::stamp) keeps the stored creation time (or sets it
 /// for a new record) and sets the update time; the record's write merges both

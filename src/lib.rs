@@ -54,7 +54,7 @@ pub use item::{
     Item, ItemExt, MAX_ITEM_SIZE, MAX_NUMBER_DIGITS, item_size, ttl_value, type_name, value_size,
 };
 pub use key::{AllowedOverlap, IndexKeys, KeyBuilder, KeyFormat, KeyPattern};
-pub use mapper::Mapper;
+pub use mapper::{Mapper, MapperExt};
 pub use naming::NamingConvention;
 pub use record::{AttributeBag, Record};
 pub use registry::{

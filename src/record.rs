@@ -141,8 +141,8 @@ impl From<Item> for AttributeBag {
 /// its mapper does not own, and the version read (when the table has a
 /// version attribute).
 ///
-/// Produced by [`Mapper::record_from_item`](crate::Mapper::record_from_item)
-/// and written back by [`Mapper::record_to_item`](crate::Mapper::record_to_item).
+/// Produced by [`MapperExt::record_from_item`](crate::MapperExt::record_from_item)
+/// and written back by [`MapperExt::record_to_item`](crate::MapperExt::record_to_item).
 ///
 /// ```
 /// use dynamodb_mapper::Record;
@@ -187,7 +187,7 @@ impl<E> Record<E> {
     }
 
     /// A record as read from the table: the entity, its bag and the version
-    /// read (if any), marked as stored. [`Mapper::record_from_item`](crate::Mapper::record_from_item)
+    /// read (if any), marked as stored. [`MapperExt::record_from_item`](crate::MapperExt::record_from_item)
     /// builds records this way.
     ///
     /// ```

@@ -17,8 +17,8 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::hooks::put_str;
 use dynamodb_mapper::{
-    AttributeBag, Buckets, Decoded, Error, ErrorKind, Item, Mapper, MissingPolicy, Record,
-    Registry, TableSchema, UnknownPolicy, item_size, value_size,
+    AttributeBag, Buckets, Decoded, Error, ErrorKind, Item, Mapper, MapperExt, MissingPolicy,
+    Record, Registry, TableSchema, UnknownPolicy, item_size, value_size,
 };
 use serde::{Deserialize, Serialize};
 

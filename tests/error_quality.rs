@@ -10,8 +10,8 @@ use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::hooks::put_str;
 use dynamodb_mapper::{
-    AttributeBag, Error, ErrorKind, GlobalSecondaryIndex, Item, ItemExt, Mapper, NamingConvention,
-    Registry, TableSchema,
+    AttributeBag, Error, ErrorKind, GlobalSecondaryIndex, Item, ItemExt, Mapper, MapperExt,
+    NamingConvention, Registry, TableSchema,
 };
 use dynamodb_mapper_support::seed000;
 use dynamodb_mapper_support::seed001::*;

@@ -3,7 +3,7 @@
 //! panic. The comment on each names the target and what was wrong.
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynamodb_mapper::{ErrorKind, Item, ItemExt, Mapper};
+use dynamodb_mapper::{ErrorKind, Item, ItemExt, MapperExt};
 use dynamodb_mapper_support::seed001::*;
 use dynamodb_mapper_support::values::{n, s};
 

@@ -44,7 +44,7 @@ use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue as V;
 use dynamodb_mapper::{
-    GlobalSecondaryIndex, Item, MAX_ITEM_SIZE, Mapper, ScalarType, TableSchema, item_size,
+    GlobalSecondaryIndex, Item, MAX_ITEM_SIZE, MapperExt, ScalarType, TableSchema, item_size,
     value_size,
 };
 use dynamodb_mapper_support::local;

@@ -5,8 +5,8 @@ use std::error::Error as _;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::{
-    AttributeBag, Error, ErrorKind, Item, ItemExt, Mapper, NamingConvention, Record, TableSchema,
-    hooks::put_str,
+    AttributeBag, Error, ErrorKind, Item, ItemExt, Mapper, MapperExt, NamingConvention, Record,
+    TableSchema, hooks::put_str,
 };
 use dynamodb_mapper_support::seed001::*;
 use dynamodb_mapper_support::values::{n, s, unknown_value};

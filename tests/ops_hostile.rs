@@ -19,10 +19,13 @@ use aws_sdk_dynamodb::types::{
     AttributeValue, KeysAndAttributes, ScalarAttributeType, WriteRequest,
 };
 use aws_smithy_mocks::{RuleMode, mock};
-use dynamodb_mapper::ops::{self, BatchGetter, BatchWriter, Transaction};
-use dynamodb_mapper::{Error, ErrorKind, Item, ItemExt, Mapper, Record, ScalarType, TableSchema};
+use dynamodb_mapper::ops::{self, Table};
+use dynamodb_mapper::{
+    Error, ErrorKind, Item, ItemExt, Mapper, MapperExt, Record, ScalarType, TableSchema,
+};
 use dynamodb_mapper_support::requests::{
-    delete_request, fast_retry, mock_client, put_pk, put_request, sent_keys, sent_writes,
+    delete_request, fast_retry, mock_client, offline_client, put_pk, put_request, sent_keys,
+    sent_writes,
 };
 use dynamodb_mapper_support::seed001::*;
 
@@ -65,8 +68,9 @@ async fn write_with_odd_answer(
         }
     });
     let client = mock_client(&[&rule]);
-    let err = BatchWriter::new(&client, TABLE, APP_TABLE)
+    let err = Table::new(&client, TABLE, APP_TABLE)
         .retry(fast_retry(5))
+        .batch_writer()
         .concurrency(1)
         .put::<CustomerMapper>(&customers(30))
         .await
@@ -163,7 +167,8 @@ async fn an_empty_list_under_another_table_is_harmless() {
             .build()
     });
     let client = mock_client(&[&rule]);
-    let summary = BatchWriter::new(&client, TABLE, APP_TABLE)
+    let summary = Table::new(&client, TABLE, APP_TABLE)
+        .batch_writer()
         .put::<CustomerMapper>(&customers(3))
         .await
         .unwrap();
@@ -189,8 +194,9 @@ async fn a_non_retryable_error_stops_the_batch_and_reports_what_was_written() {
         )
     });
     let client = mock_client(&[&ok, &refused]);
-    let err = BatchWriter::new(&client, TABLE, APP_TABLE)
+    let err = Table::new(&client, TABLE, APP_TABLE)
         .retry(fast_retry(5))
+        .batch_writer()
         .concurrency(1)
         .put::<CustomerMapper>(&customers(80))
         .await
@@ -238,8 +244,9 @@ async fn unprocessed_entries_spelled_differently_still_match_what_was_sent() {
     let items: Vec<Item> = (1..=3)
         .map(|i| Item::from([("id".to_string(), AttributeValue::N(i.to_string()))]))
         .collect();
-    let summary = BatchWriter::new(&client, TABLE, NUMBERED)
+    let summary = Table::new(&client, TABLE, NUMBERED)
         .retry(fast_retry(3))
+        .batch_writer()
         .put_items(items)
         .await
         .unwrap();
@@ -263,22 +270,25 @@ async fn keys_that_are_one_item_to_dynamodb_are_duplicates_everywhere() {
         ("100", "1e2"),
         ("0", "-0.0"),
     ] {
-        let err = BatchWriter::new(&client, TABLE, NUMBERED)
+        let err = Table::new(&client, TABLE, NUMBERED)
+            .batch_writer()
             .put_items(vec![key(a), key(b)])
             .await
             .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::DuplicateKey, "{a} {b}: {err}");
-        let err = BatchWriter::new(&client, TABLE, NUMBERED)
+        let err = Table::new(&client, TABLE, NUMBERED)
+            .batch_writer()
             .delete_keys(vec![key(a), key(b)])
             .await
             .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::DuplicateKey, "{a} {b}: {err}");
-        let err = BatchGetter::new(&client, TABLE, NUMBERED)
+        let err = Table::new(&client, TABLE, NUMBERED)
+            .batch_getter()
             .get_items(vec![key(a), key(b)])
             .await
             .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::DuplicateKey, "{a} {b}: {err}");
-        let mut tx = Transaction::new(TABLE);
+        let mut tx = Table::new(&client, TABLE, APP_TABLE).transaction();
         let delete = |k: Item| {
             aws_sdk_dynamodb::types::TransactWriteItem::builder()
                 .delete(
@@ -302,7 +312,8 @@ async fn keys_that_are_one_item_to_dynamodb_are_duplicates_everywhere() {
     // Strings and binaries compare by bytes: these are different items.
     let s = |v: &str| Item::from([("pk".to_string(), AttributeValue::S(v.into()))]);
     const STRINGS: TableSchema = TableSchema::new("pk").without_discriminator();
-    BatchWriter::new(&client, TABLE, STRINGS)
+    Table::new(&client, TABLE, STRINGS)
+        .batch_writer()
         .put_items(vec![s("a"), s("A"), s("a "), s("1"), s("1.0")])
         .await
         .unwrap();
@@ -369,8 +380,9 @@ async fn batch_get_answers_that_make_no_sense_hand_every_key_back() {
             odd(&sent)
         });
         let client = mock_client(&[&rule]);
-        let err = BatchGetter::new(&client, TABLE, APP_TABLE)
+        let err = Table::new(&client, TABLE, APP_TABLE)
             .retry(fast_retry(3))
+            .batch_getter()
             .get_items(keys.clone())
             .await
             .unwrap_err();
@@ -414,7 +426,8 @@ async fn batch_get_decodes_what_it_can_and_names_each_item_that_does_not() {
         .iter()
         .map(|c| CustomerMapper::key(c).unwrap())
         .collect();
-    let read = BatchGetter::new(&client, TABLE, APP_TABLE)
+    let read = Table::new(&client, TABLE, APP_TABLE)
+        .batch_getter()
         .get::<CustomerMapper>(keys)
         .await
         .unwrap();
@@ -441,17 +454,18 @@ async fn versioned_entities_are_refused_by_batch_writes_unless_imported() {
     });
     let client = mock_client(&[&rule]);
     let counters = vec![counter("a", 1), counter("b", 2)];
-    let writer = BatchWriter::new(&client, TABLE, VERSIONED_TABLE);
+    let writer = Table::new(&client, TABLE, VERSIONED_TABLE).batch_writer();
     let err = writer.put::<CounterMapper>(&counters).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionCheckRequired);
     assert_eq!(
         err.to_string(),
-        r#"Counter: batch put of pk="COUNTER#a", sk="COUNTER" would skip the version check on `version`; use ops::put_versioned or Transaction::put_record (or BatchWriter::import to load data)"#
+        r#"Counter: batch put of pk="COUNTER#a", sk="COUNTER" would skip the version check on `version`; use Table::put_versioned or Transaction::put_record (or BatchWriter::import to load data)"#
     );
     let err = writer.delete::<CounterMapper>(&counters).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionCheckRequired);
     // Through a writer whose schema does not say so, the mapper still does.
-    let err = BatchWriter::new(&client, TABLE, APP_TABLE)
+    let err = Table::new(&client, TABLE, APP_TABLE)
+        .batch_writer()
         .put::<CounterMapper>(&counters)
         .await
         .unwrap_err();
@@ -472,7 +486,7 @@ async fn versioned_entities_are_refused_by_batch_writes_unless_imported() {
 
 #[tokio::test]
 async fn transactions_keep_the_version_check_of_versioned_entities() {
-    let mut tx = Transaction::new(TABLE);
+    let mut tx = Table::new(&offline_client(), TABLE, APP_TABLE).transaction();
     tx.put::<CounterMapper>(&counter("a", 1)).unwrap();
     let put = tx.actions()[0].put.as_ref().unwrap();
     assert_eq!(
@@ -539,37 +553,36 @@ async fn every_helper_returns_in_bounded_time_from_a_silent_server() {
     let mut errors = vec![
         (
             "get_record",
-            ops::get_record::<CounterMapper>(&client, TABLE, key.clone())
+            Table::new(&client, TABLE, CounterMapper::TABLE)
+                .get_record::<CounterMapper>(key.clone())
                 .await
                 .map(|_| ())
                 .unwrap_err(),
         ),
         (
             "put_versioned",
-            ops::put_versioned::<CounterMapper>(&client, TABLE, &mut record)
+            Table::new(&client, TABLE, CounterMapper::TABLE)
+                .put_versioned::<CounterMapper>(&mut record)
                 .await
                 .map(|_| ())
                 .unwrap_err(),
         ),
         (
             "update_with_retry",
-            ops::update_with_retry::<CounterMapper, _>(
-                &client,
-                TABLE,
-                key.clone(),
-                fast_retry(2),
-                |_| Ok(()),
-            )
-            .await
-            .map(|_| ())
-            .unwrap_err(),
+            Table::new(&client, TABLE, CounterMapper::TABLE)
+                .retry(fast_retry(2))
+                .update_with_retry::<CounterMapper, _>(key.clone(), |_| Ok(()))
+                .await
+                .map(|_| ())
+                .unwrap_err(),
         ),
     ];
-    let mut tx = Transaction::new(TABLE);
+    let mut tx = Table::new(&client, TABLE, APP_TABLE).transaction();
     tx.put::<CustomerMapper>(&customer("C1")).unwrap();
-    errors.push(("transaction", tx.send(&client).await.unwrap_err()));
-    let err = BatchWriter::new(&client, TABLE, APP_TABLE)
+    errors.push(("transaction", tx.send().await.unwrap_err()));
+    let err = Table::new(&client, TABLE, APP_TABLE)
         .retry(fast_retry(2))
+        .batch_writer()
         .put::<CustomerMapper>(&customers(30))
         .await
         .unwrap_err();
@@ -583,8 +596,9 @@ async fn every_helper_returns_in_bounded_time_from_a_silent_server() {
     let keys = vec![CustomerMapper::key(&customer("C1")).unwrap()];
     errors.push((
         "batch get",
-        BatchGetter::new(&client, TABLE, APP_TABLE)
+        Table::new(&client, TABLE, APP_TABLE)
             .retry(fast_retry(2))
+            .batch_getter()
             .get_items(keys)
             .await
             .unwrap_err(),
@@ -608,7 +622,8 @@ async fn every_helper_returns_in_bounded_time_from_a_silent_server() {
 async fn without_a_client_timeout_the_default_bound_applies() {
     let client = silent_client(None);
     let key = CounterMapper::key(&counter("a", 1)).unwrap();
-    let err = ops::get_record::<CounterMapper>(&client, TABLE, key)
+    let err = Table::new(&client, TABLE, CounterMapper::TABLE)
+        .get_record::<CounterMapper>(key)
         .await
         .map(|_| ())
         .unwrap_err();
@@ -650,7 +665,8 @@ async fn a_conditional_write_whose_answer_is_lost_is_not_resent_by_the_sdk() {
     let mut record = Record::new(counter("lost", 1));
     record.version = Some(10);
     record.stored = true;
-    let err = ops::put_versioned::<CounterMapper>(&client, TABLE, &mut record)
+    let err = Table::new(&client, TABLE, CounterMapper::TABLE)
+        .put_versioned::<CounterMapper>(&mut record)
         .await
         .unwrap_err();
     assert_eq!(rule.num_calls(), 1, "sent once");
@@ -669,7 +685,8 @@ async fn a_conditional_write_whose_answer_is_lost_is_not_resent_by_the_sdk() {
         .output(|| PutItemOutput::builder().build())
         .build();
     let client = retrying_client(&rule);
-    ops::put_versioned::<CounterMapper>(&client, TABLE, &mut record)
+    Table::new(&client, TABLE, CounterMapper::TABLE)
+        .put_versioned::<CounterMapper>(&mut record)
         .await
         .unwrap();
     assert_eq!((rule.num_calls(), record.version), (2, Some(11)));
@@ -700,13 +717,15 @@ async fn a_read_modify_write_whose_answer_is_lost_applies_its_change_once() {
     let changes = Arc::new(Mutex::new(0));
     let counted = changes.clone();
     let key = CounterMapper::key(&counter("rmw", 5)).unwrap();
-    let err = ops::update_with_retry::<CounterMapper, _>(&client, TABLE, key, fast_retry(5), |r| {
-        *counted.lock().unwrap() += 1;
-        r.entity.count += 1;
-        Ok(())
-    })
-    .await
-    .unwrap_err();
+    let err = Table::new(&client, TABLE, CounterMapper::TABLE)
+        .retry(fast_retry(5))
+        .update_with_retry::<CounterMapper, _>(key, |r| {
+            *counted.lock().unwrap() += 1;
+            r.entity.count += 1;
+            Ok(())
+        })
+        .await
+        .unwrap_err();
     assert_eq!(*changes.lock().unwrap(), 1, "the change ran once: {err}");
     assert_eq!(put.num_calls(), 1);
 }
@@ -723,12 +742,14 @@ async fn a_read_modify_write_that_moves_the_item_names_the_key_attribute() {
     });
     let client = mock_client(&[&get]);
     let key = CounterMapper::key(&counter("here", 5)).unwrap();
-    let err = ops::update_with_retry::<CounterMapper, _>(&client, TABLE, key, fast_retry(2), |r| {
-        r.entity.counter_id = "there".into();
-        Ok(())
-    })
-    .await
-    .unwrap_err();
+    let err = Table::new(&client, TABLE, CounterMapper::TABLE)
+        .retry(fast_retry(2))
+        .update_with_retry::<CounterMapper, _>(key, |r| {
+            r.entity.counter_id = "there".into();
+            Ok(())
+        })
+        .await
+        .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidKey);
     assert_eq!(err.attribute(), Some("pk"));
     assert!(
@@ -760,10 +781,10 @@ async fn cancellation_reasons_that_do_not_match_the_actions_are_an_unexpected_re
         )
     });
     let client = mock_client(&[&rule]);
-    let mut tx = Transaction::new(TABLE);
+    let mut tx = Table::new(&client, TABLE, APP_TABLE).transaction();
     tx.put::<CustomerMapper>(&customer("C1")).unwrap();
     tx.put::<CustomerMapper>(&customer("C2")).unwrap();
-    let err = tx.send(&client).await.unwrap_err();
+    let err = tx.send().await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::UnexpectedResponse, "{err}");
     assert!(
         err.to_string()
@@ -792,22 +813,31 @@ async fn a_transaction_sent_again_after_a_lost_answer_carries_the_same_token() {
         .output(|| TransactWriteItemsOutput::builder().build())
         .build();
     let client = mock_client(&[&rule]);
-    let mut tx = Transaction::new(TABLE);
+    let mut tx = Table::new(&client, TABLE, APP_TABLE).transaction();
     tx.put_new::<CustomerMapper>(&customer("C001")).unwrap();
-    let err = tx.send(&client).await.unwrap_err();
+    let err = tx.send().await.unwrap_err();
     assert_ne!(err.kind(), ErrorKind::TransactionCanceled, "{err}");
-    tx.send(&client).await.unwrap();
+    tx.send().await.unwrap();
     let tokens = tokens.lock().unwrap().clone();
     assert_eq!(tokens.len(), 2);
     assert_eq!(tokens[0].as_deref(), Some(tx.token()));
     assert_eq!(tokens[0], tokens[1], "one token for both sends");
 
     // Each new transaction has its own token; a chosen one is sent as is.
-    assert_ne!(Transaction::new(TABLE).token(), tx.token());
-    let chosen = Transaction::new(TABLE).with_token("checkout-O1").unwrap();
+    assert_ne!(
+        Table::new(&client, TABLE, APP_TABLE).transaction().token(),
+        tx.token()
+    );
+    let chosen = Table::new(&client, TABLE, APP_TABLE)
+        .transaction()
+        .with_token("checkout-O1")
+        .unwrap();
     assert_eq!(chosen.token(), "checkout-O1");
     for bad in [String::new(), "x".repeat(37)] {
-        let err = Transaction::new(TABLE).with_token(bad).unwrap_err();
+        let err = Table::new(&client, TABLE, APP_TABLE)
+            .transaction()
+            .with_token(bad)
+            .unwrap_err();
         assert!(err.to_string().contains("1 to 36 characters"), "{err}");
     }
 }
@@ -818,8 +848,8 @@ async fn helpers_can_run_on_spawned_tasks() {
         mock!(Client::batch_write_item).then_output(|| BatchWriteItemOutput::builder().build());
     let get = mock!(Client::batch_get_item).then_output(|| BatchGetItemOutput::builder().build());
     let client = mock_client(&[&rule, &get]);
-    let writer = BatchWriter::new(&client, TABLE, APP_TABLE);
-    let getter = BatchGetter::new(&client, TABLE, APP_TABLE);
+    let writer = Table::new(&client, TABLE, APP_TABLE).batch_writer();
+    let getter = Table::new(&client, TABLE, APP_TABLE).batch_getter();
     let written = tokio::spawn(async move { writer.put::<CustomerMapper>(&customers(30)).await });
     let keys = vec![CustomerMapper::key(&customer("C1")).unwrap()];
     let read = tokio::spawn(async move { getter.get::<CustomerMapper>(keys).await });
@@ -846,8 +876,9 @@ async fn server_faults_and_unreadable_answers_leave_writes_in_doubt_not_unwritte
             .repeatedly()
             .build();
         let client = mock_client(&[&rule]);
-        let err = BatchWriter::new(&client, TABLE, APP_TABLE)
+        let err = Table::new(&client, TABLE, APP_TABLE)
             .retry(fast_retry(2))
+            .batch_writer()
             .put::<CustomerMapper>(&customers(3))
             .await
             .expect_err(&format!("{status} {body:?}"));
@@ -868,8 +899,9 @@ async fn server_faults_and_unreadable_answers_leave_writes_in_doubt_not_unwritte
         )
     });
     let client = mock_client(&[&rule]);
-    let err = BatchWriter::new(&client, TABLE, APP_TABLE)
+    let err = Table::new(&client, TABLE, APP_TABLE)
         .retry(fast_retry(2))
+        .batch_writer()
         .put::<CustomerMapper>(&customers(3))
         .await
         .unwrap_err();
@@ -889,8 +921,9 @@ async fn server_faults_and_unreadable_answers_leave_writes_in_doubt_not_unwritte
         .repeatedly()
         .build();
     let client = mock_client(&[&rule]);
-    let err = BatchWriter::new(&client, TABLE, APP_TABLE)
+    let err = Table::new(&client, TABLE, APP_TABLE)
         .retry(fast_retry(2))
+        .batch_writer()
         .put::<CustomerMapper>(&customers(3))
         .await
         .unwrap_err();

@@ -7,10 +7,8 @@ use std::time::Duration;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::expr::attr;
-use dynamodb_mapper::ops::{
-    self, BatchGetter, BatchWriter, RetryPolicy, Transaction, query_stream,
-};
-use dynamodb_mapper::{ErrorKind, Item, ItemExt, Mapper, Record, Registry};
+use dynamodb_mapper::ops::{RetryPolicy, Table};
+use dynamodb_mapper::{ErrorKind, Item, ItemExt, Mapper, MapperExt, Record, Registry};
 use dynamodb_mapper_support::local;
 use dynamodb_mapper_support::seed001::*;
 use futures_util::TryStreamExt;
@@ -23,7 +21,8 @@ async fn exists(client: &Client, table: &str, key: Item) -> bool {
 async fn batch_put_and_get_101_items() {
     let (client, t) = local::client_and_table("batch", APP_TABLE).await;
     let list = customers(101);
-    let written = BatchWriter::new(&client, &t, APP_TABLE)
+    let written = Table::new(&client, &t, APP_TABLE)
+        .batch_writer()
         .put::<CustomerMapper>(&list)
         .await
         .unwrap();
@@ -37,7 +36,9 @@ async fn batch_put_and_get_101_items() {
         .iter()
         .map(|c| CustomerMapper::key(c).unwrap())
         .collect();
-    let getter = BatchGetter::new(&client, &t, APP_TABLE).consistent_read(true);
+    let getter = Table::new(&client, &t, APP_TABLE)
+        .batch_getter()
+        .consistent_read(true);
     let (items, summary) = getter.get_items(keys.clone()).await.unwrap();
     assert_eq!((items.len(), summary.requests), (101, 2));
     let mut read = getter
@@ -51,7 +52,8 @@ async fn batch_put_and_get_101_items() {
 
     // Mixed entity types in one batch get, decoded through a registry.
     let order = order("C000", "O1", "2024-01-15T10:30:00Z", OrderStatus::Pending);
-    BatchWriter::new(&client, &t, APP_TABLE)
+    Table::new(&client, &t, APP_TABLE)
+        .batch_writer()
         .put::<OrderMapper>(std::slice::from_ref(&order))
         .await
         .unwrap();
@@ -111,7 +113,8 @@ async fn batch_put_and_get_101_items() {
     assert_eq!(partial.raw.len(), 1);
     assert_eq!(partial.summary.items, 3);
 
-    let deleted = BatchWriter::new(&client, &t, APP_TABLE)
+    let deleted = Table::new(&client, &t, APP_TABLE)
+        .batch_writer()
         .delete_keys(keys[..60].to_vec())
         .await
         .unwrap();
@@ -124,7 +127,8 @@ async fn batch_put_and_get_101_items() {
 async fn sixteen_tasks_increment_one_counter_a_thousand_times_without_losing_one() {
     let (client, t) = local::client_and_table("counter", APP_TABLE).await;
     let mut record = Record::new(counter("hits", 0));
-    ops::put_versioned::<CounterMapper>(&client, &t, &mut record)
+    Table::new(&client, &t, CounterMapper::TABLE)
+        .put_versioned::<CounterMapper>(&mut record)
         .await
         .unwrap();
     let first = record.version.expect("a version after the first write");
@@ -141,13 +145,15 @@ async fn sixteen_tasks_increment_one_counter_a_thousand_times_without_losing_one
         let increments = if task < 8 { 63 } else { 62 };
         tasks.push(tokio::spawn(async move {
             for _ in 0..increments {
-                ops::update_with_retry::<CounterMapper, _>(&client, &t, key.clone(), policy, |r| {
-                    attempts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    r.entity.count += 1;
-                    Ok(())
-                })
-                .await
-                .unwrap();
+                Table::new(&client, &t, CounterMapper::TABLE)
+                    .retry(policy)
+                    .update_with_retry::<CounterMapper, _>(key.clone(), |r| {
+                        attempts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        r.entity.count += 1;
+                        Ok(())
+                    })
+                    .await
+                    .unwrap();
             }
             increments
         }));
@@ -157,7 +163,8 @@ async fn sixteen_tasks_increment_one_counter_a_thousand_times_without_losing_one
         total += task.await.unwrap();
     }
     assert_eq!(total, 1000);
-    let stored = ops::get_record::<CounterMapper>(&client, &t, key)
+    let stored = Table::new(&client, &t, CounterMapper::TABLE)
+        .get_record::<CounterMapper>(key)
         .await
         .unwrap()
         .unwrap();
@@ -175,36 +182,42 @@ async fn sixteen_tasks_increment_one_counter_a_thousand_times_without_losing_one
 async fn stale_writes_and_deletes_are_rejected() {
     let (client, t) = local::client_and_table("stale", APP_TABLE).await;
     let mut mine = Record::new(counter("c", 0));
-    let v1 = ops::put_versioned::<CounterMapper>(&client, &t, &mut mine)
+    let v1 = Table::new(&client, &t, CounterMapper::TABLE)
+        .put_versioned::<CounterMapper>(&mut mine)
         .await
         .unwrap();
     let key = CounterMapper::key(&mine.entity).unwrap();
 
     // Creating it again is a conflict, not an overwrite.
     let mut again = Record::new(counter("c", 99));
-    let err = ops::put_versioned::<CounterMapper>(&client, &t, &mut again)
+    let err = Table::new(&client, &t, CounterMapper::TABLE)
+        .put_versioned::<CounterMapper>(&mut again)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
 
     // Someone else updates it.
-    let mut theirs = ops::get_record::<CounterMapper>(&client, &t, key.clone())
+    let mut theirs = Table::new(&client, &t, CounterMapper::TABLE)
+        .get_record::<CounterMapper>(key.clone())
         .await
         .unwrap()
         .unwrap();
     theirs.entity.count = 5;
-    ops::put_versioned::<CounterMapper>(&client, &t, &mut theirs)
+    Table::new(&client, &t, CounterMapper::TABLE)
+        .put_versioned::<CounterMapper>(&mut theirs)
         .await
         .unwrap();
     assert_eq!(theirs.version, Some(v1 + 1));
 
     // My copy is stale: neither a write nor a delete goes through.
     mine.entity.count = 1;
-    let err = ops::put_versioned::<CounterMapper>(&client, &t, &mut mine)
+    let err = Table::new(&client, &t, CounterMapper::TABLE)
+        .put_versioned::<CounterMapper>(&mut mine)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
-    let err = ops::delete_versioned::<CounterMapper>(&client, &t, &mine)
+    let err = Table::new(&client, &t, CounterMapper::TABLE)
+        .delete_versioned::<CounterMapper>(&mine)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
@@ -214,14 +227,16 @@ async fn stale_writes_and_deletes_are_rejected() {
             r#"Counter: version conflict on pk="COUNTER#c", sk="COUNTER": expected version {v1}, another writer changed or deleted the item"#
         )
     );
-    let stored = ops::get_record::<CounterMapper>(&client, &t, key.clone())
+    let stored = Table::new(&client, &t, CounterMapper::TABLE)
+        .get_record::<CounterMapper>(key.clone())
         .await
         .unwrap()
         .unwrap();
     assert_eq!((stored.entity.count, stored.version), (5, Some(v1 + 1)));
 
     // The fresh copy deletes.
-    ops::delete_versioned::<CounterMapper>(&client, &t, &stored)
+    Table::new(&client, &t, CounterMapper::TABLE)
+        .delete_versioned::<CounterMapper>(&stored)
         .await
         .unwrap();
     assert!(!exists(&client, &t, key).await);
@@ -232,7 +247,7 @@ async fn a_transaction_whose_condition_fails_writes_nothing() {
     let (client, t) = local::client_and_table("tx", APP_TABLE).await;
     let o1 = order("C1", "O1", "2024-01-15T10:30:00Z", OrderStatus::Pending);
 
-    let mut tx = Transaction::new(&t);
+    let mut tx = Table::new(&client, &t, APP_TABLE).transaction();
     tx.put_new::<OrderMapper>(&o1).unwrap();
     tx.put::<ProductMapper>(&product("BOOKS", "P1", "Rust in Action", 3999))
         .unwrap();
@@ -241,7 +256,7 @@ async fn a_transaction_whose_condition_fails_writes_nothing() {
         attr("pk").exists(),
     )
     .unwrap();
-    let err = tx.send(&client).await.unwrap_err();
+    let err = tx.send().await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TransactionCanceled);
     let canceled = err.canceled();
     assert_eq!(canceled.len(), 1);
@@ -270,41 +285,43 @@ async fn a_transaction_whose_condition_fails_writes_nothing() {
         CustomerMapper::to_item(&customer("C1")).unwrap(),
     )
     .await;
-    let mut tx = Transaction::new(&t);
+    let mut tx = Table::new(&client, &t, APP_TABLE).transaction();
     tx.put_new::<OrderMapper>(&o1).unwrap();
     tx.condition_check::<CustomerMapper>(
         CustomerMapper::string_key("CUSTOMER#C1", "METADATA").unwrap(),
         attr("pk").exists(),
     )
     .unwrap();
-    tx.send(&client).await.unwrap();
+    tx.send().await.unwrap();
     assert!(exists(&client, &t, OrderMapper::key(&o1).unwrap()).await);
     // Sent again with its token (as after a lost answer) it is not applied a
     // second time: DynamoDB answers as before instead of failing `put_new`'s
     // condition on the order it wrote.
-    tx.send(&client).await.unwrap();
-    let mut fresh = Transaction::new(&t);
+    tx.send().await.unwrap();
+    let mut fresh = Table::new(&client, &t, APP_TABLE).transaction();
     fresh.put_new::<OrderMapper>(&o1).unwrap();
-    let err = fresh.send(&client).await.unwrap_err();
+    let err = fresh.send().await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TransactionCanceled, "{err}");
 
     // A versioned put inside a transaction holds the version check too.
     let mut record = Record::new(counter("tx", 0));
-    ops::put_versioned::<CounterMapper>(&client, &t, &mut record)
+    Table::new(&client, &t, CounterMapper::TABLE)
+        .put_versioned::<CounterMapper>(&mut record)
         .await
         .unwrap();
     let stale = record.clone();
     record.entity.count = 1;
-    ops::put_versioned::<CounterMapper>(&client, &t, &mut record)
+    Table::new(&client, &t, CounterMapper::TABLE)
+        .put_versioned::<CounterMapper>(&mut record)
         .await
         .unwrap();
-    let mut tx = Transaction::new(&t);
+    let mut tx = Table::new(&client, &t, APP_TABLE).transaction();
     tx.put_record::<CounterMapper>(&stale).unwrap();
-    let err = tx.send(&client).await.unwrap_err();
+    let err = tx.send().await.unwrap_err();
     assert!(err.to_string().contains("ConditionalCheckFailed"), "{err}");
-    let mut tx = Transaction::new(&t);
+    let mut tx = Table::new(&client, &t, APP_TABLE).transaction();
     let next = tx.put_record::<CounterMapper>(&record).unwrap();
-    tx.send(&client).await.unwrap();
+    tx.send().await.unwrap();
     assert_eq!(Some(next), record.version.map(|v| v + 1));
 }
 
@@ -326,11 +343,13 @@ async fn paginated_query_decodes_every_item_once_through_the_registry() {
             OrderStatus::Pending,
         ));
     }
-    BatchWriter::new(&client, &t, APP_TABLE)
+    Table::new(&client, &t, APP_TABLE)
+        .batch_writer()
         .put::<OrderMapper>(&orders)
         .await
         .unwrap();
-    BatchWriter::new(&client, &t, APP_TABLE)
+    Table::new(&client, &t, APP_TABLE)
+        .batch_writer()
         .put::<CustomerMapper>(&[customer("C1")])
         .await
         .unwrap();
@@ -346,7 +365,11 @@ async fn paginated_query_decodes_every_item_once_through_the_registry() {
         .key_condition_expression("pk = :pk")
         .expression_attribute_values(":pk", AttributeValue::S("CUSTOMER#C1".into()))
         .limit(20); // 71 items: 4 pages
-    let decoded: Vec<_> = query_stream(query, &registry).try_collect().await.unwrap();
+    let decoded: Vec<_> = Table::new(&client, &t, APP_TABLE)
+        .query_stream(query, &registry)
+        .try_collect()
+        .await
+        .unwrap();
     assert_eq!(decoded.len(), 71);
     let mut seen = BTreeSet::new();
     let mut customers = 0;
@@ -384,7 +407,8 @@ async fn timestamps_keep_created_at_and_move_updated_at() {
     let t0 = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
     let mut record = Record::new(counter("s", 0));
     Timestamps::DEFAULT.stamp(&mut record.bag, t0).unwrap();
-    ops::put_versioned::<CounterMapper>(&client, &t, &mut record)
+    Table::new(&client, &t, CounterMapper::TABLE)
+        .put_versioned::<CounterMapper>(&mut record)
         .await
         .unwrap();
     let key = CounterMapper::key(&record.entity).unwrap();
@@ -393,18 +417,14 @@ async fn timestamps_keep_created_at_and_move_updated_at() {
     for _ in 0..2 {
         later += Duration::from_secs(90);
         let now = later;
-        ops::update_with_retry::<CounterMapper, _>(
-            &client,
-            &t,
-            key.clone(),
-            RetryPolicy::new(3),
-            |r| {
+        Table::new(&client, &t, CounterMapper::TABLE)
+            .retry(RetryPolicy::new(3))
+            .update_with_retry::<CounterMapper, _>(key.clone(), |r| {
                 r.entity.count += 1;
                 Timestamps::DEFAULT.stamp(&mut r.bag, now)
-            },
-        )
-        .await
-        .unwrap();
+            })
+            .await
+            .unwrap();
     }
     let raw = local::get_item(&client, &t, key).await.unwrap();
     assert_eq!(
@@ -424,31 +444,37 @@ async fn timestamps_keep_created_at_and_move_updated_at() {
 async fn a_stale_writer_loses_against_a_recreated_item() {
     let (client, t) = local::client_and_table("aba", APP_TABLE).await;
     let mut created = Record::new(counter("aba", 1));
-    ops::put_versioned::<CounterMapper>(&client, &t, &mut created)
+    Table::new(&client, &t, CounterMapper::TABLE)
+        .put_versioned::<CounterMapper>(&mut created)
         .await
         .unwrap();
     let key = CounterMapper::key(&created.entity).unwrap();
     // A writer reads the item and is slow.
-    let mut stale = ops::get_record::<CounterMapper>(&client, &t, key.clone())
+    let mut stale = Table::new(&client, &t, CounterMapper::TABLE)
+        .get_record::<CounterMapper>(key.clone())
         .await
         .unwrap()
         .unwrap();
     // Meanwhile the item is deleted and created again.
-    let current = ops::get_record::<CounterMapper>(&client, &t, key.clone())
+    let current = Table::new(&client, &t, CounterMapper::TABLE)
+        .get_record::<CounterMapper>(key.clone())
         .await
         .unwrap()
         .unwrap();
-    ops::delete_versioned::<CounterMapper>(&client, &t, &current)
+    Table::new(&client, &t, CounterMapper::TABLE)
+        .delete_versioned::<CounterMapper>(&current)
         .await
         .unwrap();
     let mut recreated = Record::new(counter("aba", 100));
-    ops::put_versioned::<CounterMapper>(&client, &t, &mut recreated)
+    Table::new(&client, &t, CounterMapper::TABLE)
+        .put_versioned::<CounterMapper>(&mut recreated)
         .await
         .unwrap();
     assert_ne!(recreated.version, stale.version, "versions do not restart");
     // The stale writer must not overwrite the new item, nor delete it.
     stale.entity.count = 2;
-    let err = ops::put_versioned::<CounterMapper>(&client, &t, &mut stale)
+    let err = Table::new(&client, &t, CounterMapper::TABLE)
+        .put_versioned::<CounterMapper>(&mut stale)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
@@ -457,11 +483,13 @@ async fn a_stale_writer_loses_against_a_recreated_item() {
             .contains(r#"pk="COUNTER#aba", sk="COUNTER""#),
         "{err}"
     );
-    let err = ops::delete_versioned::<CounterMapper>(&client, &t, &stale)
+    let err = Table::new(&client, &t, CounterMapper::TABLE)
+        .delete_versioned::<CounterMapper>(&stale)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
-    let stored = ops::get_record::<CounterMapper>(&client, &t, key)
+    let stored = Table::new(&client, &t, CounterMapper::TABLE)
+        .get_record::<CounterMapper>(key)
         .await
         .unwrap()
         .unwrap();
@@ -481,25 +509,23 @@ async fn items_written_before_versioning_are_adopted_not_stuck() {
     let key = CounterMapper::key(&counter("old", 7)).unwrap();
     // A brand-new record at that key must not overwrite it...
     let mut blind = Record::new(counter("old", 0));
-    let err = ops::put_versioned::<CounterMapper>(&client, &t, &mut blind)
+    let err = Table::new(&client, &t, CounterMapper::TABLE)
+        .put_versioned::<CounterMapper>(&mut blind)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
     // ...but a read-modify-write adopts it and gives it a version.
-    let record = ops::update_with_retry::<CounterMapper, _>(
-        &client,
-        &t,
-        key.clone(),
-        RetryPolicy::new(3),
-        |r| {
+    let record = Table::new(&client, &t, CounterMapper::TABLE)
+        .retry(RetryPolicy::new(3))
+        .update_with_retry::<CounterMapper, _>(key.clone(), |r| {
             r.entity.count += 1;
             Ok(())
-        },
-    )
-    .await
-    .unwrap();
+        })
+        .await
+        .unwrap();
     assert_eq!(record.entity.count, 8);
-    let stored = ops::get_record::<CounterMapper>(&client, &t, key.clone())
+    let stored = Table::new(&client, &t, CounterMapper::TABLE)
+        .get_record::<CounterMapper>(key.clone())
         .await
         .unwrap()
         .unwrap();
@@ -508,12 +534,14 @@ async fn items_written_before_versioning_are_adopted_not_stuck() {
     // A second unversioned read of the old item is stale now.
     let mut stale = stored.clone();
     stale.version = None;
-    let err = ops::put_versioned::<CounterMapper>(&client, &t, &mut stale)
+    let err = Table::new(&client, &t, CounterMapper::TABLE)
+        .put_versioned::<CounterMapper>(&mut stale)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
     // And so is a versioned delete of the unversioned read.
-    let err = ops::delete_versioned::<CounterMapper>(&client, &t, &stale)
+    let err = Table::new(&client, &t, CounterMapper::TABLE)
+        .delete_versioned::<CounterMapper>(&stale)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
@@ -523,53 +551,58 @@ async fn items_written_before_versioning_are_adopted_not_stuck() {
 async fn versioned_entities_keep_their_check_in_transactions_and_imports() {
     let (client, t) = local::client_and_table("txver", APP_TABLE).await;
     let mut record = Record::new(counter("t", 1));
-    ops::put_versioned::<CounterMapper>(&client, &t, &mut record)
+    Table::new(&client, &t, CounterMapper::TABLE)
+        .put_versioned::<CounterMapper>(&mut record)
         .await
         .unwrap();
     record.entity.count = 2;
-    ops::put_versioned::<CounterMapper>(&client, &t, &mut record)
+    Table::new(&client, &t, CounterMapper::TABLE)
+        .put_versioned::<CounterMapper>(&mut record)
         .await
         .unwrap();
     // A transaction put of the bare entity must not overwrite version 2.
-    let mut tx = Transaction::new(&t);
+    let mut tx = Table::new(&client, &t, APP_TABLE).transaction();
     tx.put::<CounterMapper>(&counter("t", 99)).unwrap();
-    let err = tx.send(&client).await.unwrap_err();
+    let err = tx.send().await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TransactionCanceled);
     let key = CounterMapper::key(&record.entity).unwrap();
-    let stored = ops::get_record::<CounterMapper>(&client, &t, key.clone())
+    let stored = Table::new(&client, &t, CounterMapper::TABLE)
+        .get_record::<CounterMapper>(key.clone())
         .await
         .unwrap()
         .unwrap();
     assert_eq!((stored.entity.count, stored.version), (2, record.version));
     // A transaction put of a new entity writes a version the locking helpers use.
-    let mut tx = Transaction::new(&t);
+    let mut tx = Table::new(&client, &t, APP_TABLE).transaction();
     tx.put::<CounterMapper>(&counter("fresh", 1)).unwrap();
-    tx.send(&client).await.unwrap();
-    ops::update_with_retry::<CounterMapper, _>(
-        &client,
-        &t,
-        CounterMapper::key(&counter("fresh", 1)).unwrap(),
-        RetryPolicy::new(2),
-        |r| {
-            r.entity.count += 1;
-            Ok(())
-        },
-    )
-    .await
-    .unwrap();
+    tx.send().await.unwrap();
+    Table::new(&client, &t, CounterMapper::TABLE)
+        .retry(RetryPolicy::new(2))
+        .update_with_retry::<CounterMapper, _>(
+            CounterMapper::key(&counter("fresh", 1)).unwrap(),
+            |r| {
+                r.entity.count += 1;
+                Ok(())
+            },
+        )
+        .await
+        .unwrap();
     // An import loads data with versions the locking helpers accept, and a
     // writer holding a version from before the import conflicts.
-    BatchWriter::new(&client, &t, VERSIONED_TABLE)
+    Table::new(&client, &t, VERSIONED_TABLE)
+        .batch_writer()
         .import()
         .put::<CounterMapper>(&[counter("t", 50), counter("u", 1)])
         .await
         .unwrap();
-    let err = ops::put_versioned::<CounterMapper>(&client, &t, &mut record)
+    let err = Table::new(&client, &t, CounterMapper::TABLE)
+        .put_versioned::<CounterMapper>(&mut record)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
-    let updated =
-        ops::update_with_retry::<CounterMapper, _>(&client, &t, key, RetryPolicy::new(2), |r| {
+    let updated = Table::new(&client, &t, CounterMapper::TABLE)
+        .retry(RetryPolicy::new(2))
+        .update_with_retry::<CounterMapper, _>(key, |r| {
             r.entity.count += 1;
             Ok(())
         })

@@ -14,9 +14,11 @@ use aws_sdk_dynamodb::types::error::{
 };
 use aws_sdk_dynamodb::types::{CancellationReason, KeysAndAttributes};
 use aws_smithy_mocks::{RuleMode, mock};
-use dynamodb_mapper::ops::{BatchGetter, BatchWriter, Transaction};
-use dynamodb_mapper::{ErrorKind, Item, Mapper, Record};
-use dynamodb_mapper_support::requests::{fast_retry, mock_client, put_pk, sent_keys, sent_writes};
+use dynamodb_mapper::ops::Table;
+use dynamodb_mapper::{ErrorKind, Item, Mapper, MapperExt, Record};
+use dynamodb_mapper_support::requests::{
+    fast_retry, mock_client, offline_client, put_pk, sent_keys, sent_writes,
+};
 use dynamodb_mapper_support::seed001::*;
 
 const TABLE: &str = "AppTable";
@@ -43,8 +45,9 @@ async fn unprocessed_items_are_retried_exactly() {
         }
     });
     let client = mock_client(&[&rule]);
-    let summary = BatchWriter::new(&client, TABLE, APP_TABLE)
+    let summary = Table::new(&client, TABLE, APP_TABLE)
         .retry(fast_retry(5))
+        .batch_writer()
         .put::<CustomerMapper>(&customers(5))
         .await
         .unwrap();
@@ -67,7 +70,8 @@ async fn batches_are_split_by_25() {
         BatchWriteItemOutput::builder().build()
     });
     let client = mock_client(&[&rule]);
-    let summary = BatchWriter::new(&client, TABLE, APP_TABLE)
+    let summary = Table::new(&client, TABLE, APP_TABLE)
+        .batch_writer()
         .concurrency(1)
         .put::<CustomerMapper>(&customers(101))
         .await
@@ -86,8 +90,9 @@ async fn endless_throttling_gives_bounded_attempts_and_every_unwritten_item() {
         )
     });
     let client = mock_client(&[&rule]);
-    let err = BatchWriter::new(&client, TABLE, APP_TABLE)
+    let err = Table::new(&client, TABLE, APP_TABLE)
         .retry(fast_retry(4))
+        .batch_writer()
         .concurrency(1)
         .put::<CustomerMapper>(&customers(30))
         .await
@@ -118,7 +123,8 @@ async fn duplicate_keys_are_caught_before_sending() {
     let client = aws_smithy_mocks::mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     let mut list = customers(3);
     list.push(customer("C001"));
-    let err = BatchWriter::new(&client, TABLE, APP_TABLE)
+    let err = Table::new(&client, TABLE, APP_TABLE)
+        .batch_writer()
         .put::<CustomerMapper>(&list)
         .await
         .unwrap_err();
@@ -163,8 +169,9 @@ async fn unprocessed_keys_are_retried_on_batch_get() {
         .iter()
         .map(|c| CustomerMapper::key(c).unwrap())
         .collect();
-    let mut got = BatchGetter::new(&client, TABLE, APP_TABLE)
+    let mut got = Table::new(&client, TABLE, APP_TABLE)
         .retry(fast_retry(3))
+        .batch_getter()
         .get::<CustomerMapper>(keys)
         .await
         .unwrap()
@@ -198,7 +205,7 @@ async fn transaction_cancellation_reasons_map_to_actions() {
         )
     });
     let client = aws_smithy_mocks::mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
-    let mut tx = Transaction::new(TABLE);
+    let mut tx = Table::new(&client, TABLE, APP_TABLE).transaction();
     tx.put::<CustomerMapper>(&customer("C1")).unwrap();
     tx.put_new::<OrderMapper>(&order(
         "C1",
@@ -209,7 +216,7 @@ async fn transaction_cancellation_reasons_map_to_actions() {
     .unwrap();
     tx.delete::<ProductMapper>(ProductMapper::string_key("CATEGORY#BOOKS", "PRODUCT#P1").unwrap())
         .unwrap();
-    let err = tx.send(&client).await.unwrap_err();
+    let err = tx.send().await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TransactionCanceled);
     let canceled = err.canceled();
     assert_eq!(canceled.len(), 2);
@@ -233,7 +240,7 @@ async fn transaction_cancellation_reasons_map_to_actions() {
 
 #[tokio::test]
 async fn transactions_check_limits_and_one_action_per_item_before_sending() {
-    let mut tx = Transaction::new(TABLE);
+    let mut tx = Table::new(&offline_client(), TABLE, APP_TABLE).transaction();
     for c in customers(100) {
         tx.put::<CustomerMapper>(&c).unwrap();
     }
@@ -245,7 +252,7 @@ async fn transactions_check_limits_and_one_action_per_item_before_sending() {
         err.to_string(),
         "transaction has 101 entries, more than dynamodb's limit of 100"
     );
-    let mut tx = Transaction::new(TABLE);
+    let mut tx = Table::new(&offline_client(), TABLE, APP_TABLE).transaction();
     tx.put::<CustomerMapper>(&customer("C1")).unwrap();
     let err = tx
         .delete::<CustomerMapper>(CustomerMapper::key(&customer("C1")).unwrap())
@@ -266,7 +273,8 @@ async fn a_conditional_put_conflict_is_a_version_conflict() {
     let client = aws_smithy_mocks::mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     let mut record = Record::new(counter("A", 1));
     record.version = Some(4);
-    let err = dynamodb_mapper::ops::put_versioned::<CounterMapper>(&client, TABLE, &mut record)
+    let err = Table::new(&client, TABLE, CounterMapper::TABLE)
+        .put_versioned::<CounterMapper>(&mut record)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);

@@ -8,8 +8,8 @@ use dynamodb_mapper::expr::FilterExt;
 use dynamodb_mapper::hooks::put_str;
 use dynamodb_mapper::{
     Buckets, Decoded, DecodedItems, ErrorKind, GlobalSecondaryIndex, Item, KeyAttribute, Mapper,
-    MissingPolicy, NamingConvention, RawItem, Record, Registry, Result, ScalarType, Skipped,
-    TableSchema, UnknownPolicy, Unmatched,
+    MapperExt, MissingPolicy, NamingConvention, RawItem, Record, Registry, Result, ScalarType,
+    Skipped, TableSchema, UnknownPolicy, Unmatched,
 };
 use dynamodb_mapper_support::problems;
 use dynamodb_mapper_support::requests::{names, offline_client};

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::{
-    AttributeBag, Decoded, Item, Mapper, MissingPolicy, Registry, UnknownPolicy,
+    AttributeBag, Decoded, Item, Mapper, MapperExt, MissingPolicy, Registry, UnknownPolicy,
 };
 use dynamodb_mapper_support::seed000::*;
 use dynamodb_mapper_support::seed001::*;

@@ -2,7 +2,7 @@
 //! the testkit, or `DYNAMODB_ENDPOINT`), with exact expected results.
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynamodb_mapper::{ItemExt, Mapper};
+use dynamodb_mapper::{ItemExt, MapperExt};
 use dynamodb_mapper_support::local;
 use dynamodb_mapper_support::seed001::{self, *};
 

@@ -4,12 +4,13 @@
 //! listing open invoices across tenants, with exact expected results.
 
 use aws_sdk_dynamodb::Client;
+use dynamodb_mapper::expr::KeyConditionExt;
 use dynamodb_mapper::expr::{ConditionExt, FilterExt, KeyCondition, attr};
 use dynamodb_mapper::key::{KeyBuilder, decode_timestamp};
-use dynamodb_mapper::ops::query_stream;
+use dynamodb_mapper::ops::Table;
 use dynamodb_mapper::{
-    Decoded, ErrorKind, IndexKeys, Item, KeyPattern, Mapper, NamingConvention, PartitionView,
-    Registry, TableSchema, hooks::put_str,
+    Decoded, ErrorKind, IndexKeys, Item, KeyPattern, Mapper, MapperExt, NamingConvention,
+    PartitionView, Registry, TableSchema, hooks::put_str,
 };
 use dynamodb_mapper_support::local::{self, query, raw_items, read_all};
 use dynamodb_mapper_support::seed002::*;
@@ -29,10 +30,14 @@ async fn setup(prefix: &str) -> (Client, String, DataSet) {
 
 /// Every decoded value of a stream; anything skipped or raw fails the test.
 async fn entities(
-    q: aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder,
+    (c, t): (&Client, &str),
+    key: KeyCondition,
     registry: &Registry<TenantItem>,
 ) -> Vec<TenantItem> {
-    let decoded: Vec<Decoded<TenantItem>> = query_stream(q, registry).try_collect().await.unwrap();
+    let table = Table::new(c, t, TENANT_TABLE);
+    let q = table.query().with_key_condition(key).unwrap();
+    let decoded: Vec<Decoded<TenantItem>> =
+        table.query_stream(q, registry).try_collect().await.unwrap();
     decoded
         .into_iter()
         .map(|d| match d {
@@ -87,7 +92,7 @@ async fn a_tenant_partition_sliced_by_begins_with() {
     let acme = || tenant_partition("acme").unwrap();
 
     // Query pk = "TENANT#acme": the entire tenant, every type, in sort key order.
-    let all = entities(query(&c, &t, acme()).unwrap(), &registry).await;
+    let all = entities((&c, &t), acme(), &registry).await;
     assert_eq!(
         all,
         vec![
@@ -186,11 +191,7 @@ async fn a_tenant_partition_sliced_by_begins_with() {
     assert_eq!(open, [data.invoices[1].clone()]);
 
     // The other tenant's partition is its own.
-    let beta = entities(
-        query(&c, &t, tenant_partition("beta").unwrap()).unwrap(),
-        &registry,
-    )
-    .await;
+    let beta = entities((&c, &t), tenant_partition("beta").unwrap(), &registry).await;
     assert_eq!(
         beta,
         vec![
@@ -282,11 +283,7 @@ async fn open_invoices_across_tenants_through_the_overloaded_gsi() {
     assert_eq!(members, [data.users[1].clone()]);
 
     // Through the registry, the index's open partition holds invoices only.
-    let decoded = entities(
-        query(&c, &t, status(InvoiceStatus::Open)).unwrap(),
-        &registry,
-    )
-    .await;
+    let decoded = entities((&c, &t), status(InvoiceStatus::Open), &registry).await;
     assert_eq!(
         decoded,
         open.iter()
@@ -405,7 +402,8 @@ async fn user_and_usergroup_prefixes_collide_only_without_the_delimiter() {
         "User (pk=\"TENANT#acme\", sk=\"USERGROUP#admins\"): discriminator `entityType` is \
          \"UserGroup\", expected \"User\""
     );
-    let decoded: Vec<WithGroups> = query_stream(sloppy(), &registry)
+    let decoded: Vec<WithGroups> = Table::new(&c, &t, TENANT_TABLE)
+        .query_stream(sloppy(), &registry)
         .map_ok(|d| d.into_entity().expect("an entity"))
         .try_collect()
         .await

@@ -5,8 +5,8 @@
 
 use aws_sdk_dynamodb::Client;
 use dynamodb_mapper::expr::{ConditionExt, FilterExt, KeyCondition, attr};
-use dynamodb_mapper::ops::query_stream;
-use dynamodb_mapper::{AllowedOverlap, Mapper, PartitionView};
+use dynamodb_mapper::ops::Table;
+use dynamodb_mapper::{AllowedOverlap, MapperExt, PartitionView};
 use dynamodb_mapper_support::local::{self, query, raw_items, read_all};
 use dynamodb_mapper_support::problems;
 use dynamodb_mapper_support::seed003::*;
@@ -309,14 +309,15 @@ async fn user_and_post_pages_each_from_one_query() {
     );
 
     // Every item of bob's post partition through the registry as a stream.
-    let decoded: Vec<BlogItem> = query_stream(
-        query(&c, &t, partition(POST_PK, "post_id", SINGLE_TABLE).unwrap()).unwrap(),
-        &registry,
-    )
-    .map_ok(|d| d.into_entity().expect("an entity"))
-    .try_collect()
-    .await
-    .unwrap();
+    let decoded: Vec<BlogItem> = Table::new(&c, &t, BLOG_TABLE)
+        .query_stream(
+            query(&c, &t, partition(POST_PK, "post_id", SINGLE_TABLE).unwrap()).unwrap(),
+            &registry,
+        )
+        .map_ok(|d| d.into_entity().expect("an entity"))
+        .try_collect()
+        .await
+        .unwrap();
     assert_eq!(
         decoded,
         [

@@ -7,18 +7,17 @@
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem, Update};
 use dynamodb_mapper::expr::{ConditionExt, KeyCondition, KeyConditionExt, attr};
 use dynamodb_mapper::key::KeyBuilder;
-use dynamodb_mapper::ops::{
-    ActionInfo, ActionKind, BatchWriter, Transaction, describe_key, query_stream,
-};
-use dynamodb_mapper::{ErrorKind, Mapper, PartitionView};
+use dynamodb_mapper::ops::{ActionInfo, ActionKind, Table, Transaction, describe_key};
+use dynamodb_mapper::{ErrorKind, Mapper, MapperExt, PartitionView};
+use dynamodb_mapper_support::requests::offline_client;
 use dynamodb_mapper_support::seed004::*;
 use dynamodb_mapper_support::{local, problems};
 use futures_util::TryStreamExt;
 
 /// The transaction that creates a whole order, as the seed's
 /// `DynamoDbTransactions.Write...CommitAsync()`: nothing may exist yet.
-fn create_order(table: &str, full: &FullOrder) -> dynamodb_mapper::Result<Transaction> {
-    let mut tx = Transaction::new(table);
+fn create_order(table: &Table, full: &FullOrder) -> dynamodb_mapper::Result<Transaction> {
+    let mut tx = table.transaction();
     tx.put_new::<OrderMapper>(&full.order)?;
     for line in &full.lines {
         tx.put_new::<OrderLineMapper>(line)?;
@@ -36,13 +35,13 @@ fn create_order(table: &str, full: &FullOrder) -> dynamodb_mapper::Result<Transa
 /// order goes from pending to shipped (a raw SDK update, conditioned with
 /// the crate's condition builder) and its shipment is created.
 fn ship_order(
-    table: &str,
+    table: &Table,
     order: &Order,
     shipment: &Shipment,
 ) -> dynamodb_mapper::Result<Transaction> {
     let key = OrderMapper::key(order)?;
     let update = Update::builder()
-        .table_name(table)
+        .table_name(table.name())
         .set_key(Some(key.clone()))
         .update_expression("SET #st = :shipped")
         .expression_attribute_names("#st", "status")
@@ -50,10 +49,15 @@ fn ship_order(
         .with_condition(attr("status").eq("pending"))?
         .build()
         .expect("update: table, key and expression are set");
-    let mut tx = Transaction::new(table);
+    let mut tx = table.transaction();
     tx.push(
         TransactWriteItem::builder().update(update).build(),
-        ActionInfo::new(ActionKind::Update, table, OrderMapper::ENTITY_TYPE, key),
+        ActionInfo::new(
+            ActionKind::Update,
+            table.name(),
+            OrderMapper::ENTITY_TYPE,
+            key,
+        ),
     )?;
     tx.put_new::<ShipmentMapper>(shipment)?;
     Ok(tx)
@@ -107,7 +111,7 @@ fn the_order_hierarchy_overlaps_on_purpose() {
 #[test]
 fn a_transaction_is_checked_before_it_is_sent() {
     let full = seed_order("customer123", "order456");
-    let mut tx = create_order("Shop", &full).unwrap();
+    let mut tx = create_order(&Table::new(&offline_client(), "Shop", SHOP_TABLE), &full).unwrap();
     assert_eq!(tx.len(), 4);
 
     // One action per item.
@@ -150,7 +154,8 @@ async fn an_order_written_in_one_transaction_read_back_from_one_query() {
     items.push(OrderLineMapper::to_item(&earlier.lines[0]).unwrap());
     items.push(PaymentMapper::to_item(earlier.payment.as_ref().unwrap()).unwrap());
     items.push(ShipmentMapper::to_item(earlier.shipment.as_ref().unwrap()).unwrap());
-    let written = BatchWriter::new(&c, &t, SHOP_TABLE)
+    let written = Table::new(&c, &t, SHOP_TABLE)
+        .batch_writer()
         .put_items(items)
         .await
         .unwrap();
@@ -158,7 +163,11 @@ async fn an_order_written_in_one_transaction_read_back_from_one_query() {
 
     // 1. The seed's order, its two lines and its payment, in one transaction.
     let mut expected = seed_order("customer123", "order456");
-    create_order(&t, &expected).unwrap().send(&c).await.unwrap();
+    create_order(&Table::new(&c, &t, SHOP_TABLE), &expected)
+        .unwrap()
+        .send()
+        .await
+        .unwrap();
     let full = full_order(&c, &t, &registry, "customer123", "order456")
         .await
         .unwrap();
@@ -190,9 +199,9 @@ async fn an_order_written_in_one_transaction_read_back_from_one_query() {
 
     // 2. Shipping: status and shipment change together.
     let parcel = shipment(&expected.order, "TRACK123");
-    ship_order(&t, &expected.order, &parcel)
+    ship_order(&Table::new(&c, &t, SHOP_TABLE), &expected.order, &parcel)
         .unwrap()
-        .send(&c)
+        .send()
         .await
         .unwrap();
     expected.order.status = "shipped".into();
@@ -206,9 +215,9 @@ async fn an_order_written_in_one_transaction_read_back_from_one_query() {
     //    pending and the shipment exists. Each failed action is named.
     let mut again = parcel.clone();
     again.tracking_number = "TRACK999".into();
-    let err = ship_order(&t, &expected.order, &again)
+    let err = ship_order(&Table::new(&c, &t, SHOP_TABLE), &expected.order, &again)
         .unwrap()
-        .send(&c)
+        .send()
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TransactionCanceled);
@@ -258,7 +267,8 @@ async fn an_order_written_in_one_transaction_read_back_from_one_query() {
         .table_name(&t)
         .with_key_condition(key.clone())
         .unwrap();
-    let partition: Vec<ShopItem> = query_stream(q, &registry)
+    let partition: Vec<ShopItem> = Table::new(&c, &t, SHOP_TABLE)
+        .query_stream(q, &registry)
         .map_ok(|d| d.into_entity().expect("an entity"))
         .try_collect()
         .await
@@ -323,7 +333,11 @@ async fn order_ids_that_prefix_each_other() {
     o10.lines.truncate(1);
     o10.payment = None;
     for full in [&o1, &o10] {
-        create_order(&t, full).unwrap().send(&c).await.unwrap();
+        create_order(&Table::new(&c, &t, SHOP_TABLE), full)
+            .unwrap()
+            .send()
+            .await
+            .unwrap();
     }
 
     // Sorted into one compound entity, the mix is an error, not a merge.

@@ -9,8 +9,8 @@ use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemOutput;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
 use aws_smithy_mocks::{RuleMode, mock, mock_client};
 use dynamodb_mapper::hooks::put_str;
-use dynamodb_mapper::ops::{ActionInfo, ActionKind, BatchWriter, Transaction};
-use dynamodb_mapper::{ErrorKind, Item, Mapper, TableSchema};
+use dynamodb_mapper::ops::{ActionInfo, ActionKind, Table};
+use dynamodb_mapper::{ErrorKind, Item, Mapper, MapperExt, TableSchema};
 use serde::{Deserialize, Serialize};
 
 const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
@@ -46,6 +46,13 @@ impl Mapper for Impostor {
     }
 }
 
+fn offline() -> Client {
+    let conf = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+        .build();
+    Client::from_conf(conf)
+}
+
 fn note(id: &str) -> Item {
     NoteMapper::to_item(&Note {
         id: id.into(),
@@ -60,7 +67,7 @@ async fn raw_batch_puts_are_checked_before_anything_is_sent() {
         mock!(Client::batch_write_item).then_output(|| BatchWriteItemOutput::builder().build());
     let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule], |c| c
         .retry_config(RetryConfig::disabled()));
-    let writer = BatchWriter::new(&client, "AppTable", TABLE);
+    let writer = Table::new(&client, "AppTable", TABLE).batch_writer();
 
     // The bad item is the 30th: without the check, the first batch of 25
     // would be written before DynamoDB refused the second.
@@ -125,7 +132,7 @@ fn raw_transaction_puts_are_checked_when_added() {
         .set_item(Some(item))
         .build()
         .unwrap();
-    let mut tx = Transaction::new("AppTable");
+    let mut tx = Table::new(&offline(), "AppTable", TABLE).transaction();
     let err = tx
         .push(
             TransactWriteItem::builder().put(put).build(),

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use arbitrary::{Arbitrary, Unstructured};
-use dynamodb_mapper::{Item, Mapper, TableSchema};
+use dynamodb_mapper::{Item, Mapper, MapperExt, TableSchema};
 use dynamodb_mapper_fuzz::generate;
 use libfuzzer_sys::fuzz_target;
 use serde::{Deserialize, Serialize};

@@ -4,8 +4,8 @@
 #![no_main]
 
 use dynamodb_mapper::{
-    GlobalSecondaryIndex, Item, ItemExt, MAX_ITEM_SIZE, Mapper, ScalarType, TableSchema, item_size,
-    value_size,
+    GlobalSecondaryIndex, Item, ItemExt, MAX_ITEM_SIZE, Mapper, MapperExt, ScalarType, TableSchema,
+    item_size, value_size,
 };
 use dynamodb_mapper_fuzz::FuzzItem;
 use dynamodb_mapper_support::raw::Raw;

@@ -45,8 +45,8 @@ use aws_sdk_dynamodb::types::{
 };
 use aws_smithy_mocks::{MockResponse, RuleMode, mock, mock_client};
 use aws_smithy_types::body::SdkBody;
-use dynamodb_mapper::ops::{ActionKind, BatchGetter, BatchWriter, RetryPolicy, Transaction};
-use dynamodb_mapper::{Error, ErrorKind, Item, Mapper, ScalarType, TableSchema};
+use dynamodb_mapper::ops::{ActionKind, RetryPolicy, Table};
+use dynamodb_mapper::{Error, ErrorKind, Item, Mapper, MapperExt, ScalarType, TableSchema};
 use dynamodb_mapper_support::requests::{delete_request, put_request};
 use dynamodb_mapper_support::seed001::{APP_TABLE, Customer, CustomerMapper, customer};
 use libfuzzer_sys::fuzz_target;
@@ -1020,11 +1020,13 @@ fn run(case: &Case) -> Outcome {
         items.push(respelled_item(layout, 0, 1));
         customers.push(customers[0].clone());
     }
-    let writer = BatchWriter::new(client, TABLE, schema)
+    let writer = Table::new(client, TABLE, schema)
         .retry(policy)
+        .batch_writer()
         .concurrency(case.concurrency);
-    let getter = BatchGetter::new(client, TABLE, schema)
+    let getter = Table::new(client, TABLE, schema)
         .retry(policy)
+        .batch_getter()
         .concurrency(case.concurrency);
     let bound = Duration::from_secs(5);
     runtime().block_on(async {
@@ -1068,7 +1070,7 @@ fn run(case: &Case) -> Outcome {
                     .unwrap_or_else(|_| hang("BatchGetter::get_items")),
             ),
             Op::Transact => {
-                let mut tx = Transaction::new(TABLE);
+                let mut tx = Table::new(&client, TABLE, APP_TABLE).transaction();
                 let mut added = Vec::new();
                 for (i, action) in case.tx_actions.iter().enumerate() {
                     let c = &customers[i];
@@ -1092,7 +1094,7 @@ fn run(case: &Case) -> Outcome {
                         }
                     }
                 }
-                let result = tokio::time::timeout(bound, tx.send(client))
+                let result = tokio::time::timeout(bound, tx.send())
                     .await
                     .unwrap_or_else(|_| hang("Transaction::send"));
                 Outcome::Transact(result, added)
@@ -1171,7 +1173,9 @@ fn check_write(
             }
         }
         Err(err) if err.kind() == ErrorKind::BatchIncomplete => {
-            let written = err.written().expect("a batch write's error counts what it wrote");
+            let written = err
+                .written()
+                .expect("a batch write's error counts what it wrote");
             let (unprocessed, in_doubt) = (err.unprocessed_writes(), err.in_doubt_writes());
             assert!(!case.duplicate_input, "a duplicate key was accepted");
             assert!(fake.calls > 0, "incomplete without a call");

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use arbitrary::{Arbitrary, Result, Unstructured};
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynamodb_mapper::{Item, Mapper};
+use dynamodb_mapper::{Item, MapperExt};
 
 use dynamodb_mapper_support::seed000::*;
 use dynamodb_mapper_support::seed001::*;

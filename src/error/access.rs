@@ -65,7 +65,7 @@ impl Error {
     /// use dynamodb_mapper::{ErrorKind, Item, ops::{ActionInfo, ActionKind, Transaction}};
     ///
     /// let key = Item::from([("pk".to_string(), AttributeValue::S("AUDIT#1".into()))]);
-    /// let mut tx = Transaction::new("AppTable");
+    /// let mut tx = dynamodb_mapper::doc_support::table().transaction();
     /// for _ in 0..2 {
     ///     let delete = Delete::builder().table_name("AppTable").set_key(Some(key.clone())).build()?;
     ///     let info = ActionInfo::new(ActionKind::Delete, "AppTable", "Audit", key.clone());
@@ -269,7 +269,7 @@ impl Error {
     /// ]);
     /// let put = Put::builder().table_name("AppTable").set_item(Some(item.clone())).build()?;
     /// let info = ActionInfo::new(ActionKind::Put, "AppTable", "Blob", item);
-    /// let err = Transaction::new("AppTable")
+    /// let err = dynamodb_mapper::doc_support::table().transaction()
     ///     .push(TransactWriteItem::builder().put(put).build(), info)
     ///     .unwrap_err();
     /// assert_eq!(err.item_size(), Some(409_612));
@@ -297,7 +297,7 @@ impl Error {
     /// ]);
     /// let put = Put::builder().table_name("AppTable").set_item(Some(item.clone())).build()?;
     /// let info = ActionInfo::new(ActionKind::Put, "AppTable", "Blob", item);
-    /// let err = Transaction::new("AppTable")
+    /// let err = dynamodb_mapper::doc_support::table().transaction()
     ///     .push(TransactWriteItem::builder().put(put).build(), info)
     ///     .unwrap_err();
     /// assert_eq!(err.largest_attributes()[0], ("data".to_string(), 409_604));
@@ -344,7 +344,7 @@ impl Error {
     /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     /// let mut record = Record::new(Counter { id: "A".into() });
     /// record.version = Some(4);
-    /// let err = ops::put_versioned::<CounterMapper>(&client, "AppTable", &mut record)
+    /// let err = dynamodb_mapper::ops::Table::new(&client, "AppTable", CounterMapper::TABLE).put_versioned::<CounterMapper>(&mut record)
     ///     .await
     ///     .unwrap_err();
     /// assert_eq!(err.expected_version(), Some(4));
@@ -383,7 +383,7 @@ impl Error {
     /// #     .build();
     /// # let client = Client::from_conf(config);
     /// # let item = Item::from([("pk".to_string(), aws_sdk_dynamodb::types::AttributeValue::S("A".into()))]);
-    /// let err = ops::BatchGetter::new(&client, "AppTable", dynamodb_mapper::TableSchema::new("pk"))
+    /// let err = ops::Table::new(&client, "AppTable", dynamodb_mapper::TableSchema::new("pk")).batch_getter()
     ///     .get_items(vec![item])
     ///     .await
     ///     .unwrap_err();
@@ -429,12 +429,13 @@ impl Error {
     ///     .set_item(Some(item.clone()))
     ///     .condition_expression("attribute_not_exists(pk)")
     ///     .build()?;
-    /// let mut tx = Transaction::new("AppTable");
+    /// let table = dynamodb_mapper::ops::Table::new(&client, "AppTable", dynamodb_mapper::TableSchema::new("pk"));
+    /// let mut tx = table.transaction();
     /// tx.push(
     ///     TransactWriteItem::builder().put(put).build(),
     ///     ActionInfo::new(ActionKind::Put, "AppTable", "Order", item),
     /// )?;
-    /// let err = tx.send(&client).await.unwrap_err();
+    /// let err = tx.send().await.unwrap_err();
     /// let canceled = err.canceled();
     /// assert_eq!(canceled.len(), 1);
     /// assert_eq!(canceled[0].action.entity_type, "Order");
@@ -467,8 +468,7 @@ impl Error {
     /// # });
     /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     /// # let note = |i: u32| Item::from([("pk".to_string(), AttributeValue::S(format!("NOTE#{i}")))]);
-    /// let err = BatchWriter::new(&client, "Notes", TableSchema::new("pk"))
-    ///     .retry(RetryPolicy::new(1))
+    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry(RetryPolicy::new(1)).batch_writer()
     ///     .put_items(vec![note(1), note(2), note(3)])
     ///     .await
     ///     .unwrap_err();
@@ -505,8 +505,7 @@ impl Error {
     /// # });
     /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     /// # let note = |i: u32| Item::from([("pk".to_string(), AttributeValue::S(format!("NOTE#{i}")))]);
-    /// let err = BatchWriter::new(&client, "Notes", TableSchema::new("pk"))
-    ///     .retry(RetryPolicy::new(1))
+    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry(RetryPolicy::new(1)).batch_writer()
     ///     .put_items(vec![note(1), note(2), note(3)])
     ///     .await
     ///     .unwrap_err();
@@ -541,8 +540,7 @@ impl Error {
     /// # });
     /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     /// # let note = |i: u32| Item::from([("pk".to_string(), AttributeValue::S(format!("NOTE#{i}")))]);
-    /// let err = BatchWriter::new(&client, "Notes", TableSchema::new("pk"))
-    ///     .retry(RetryPolicy::new(1))
+    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry(RetryPolicy::new(1)).batch_writer()
     ///     .put_items(vec![note(1), note(2), note(3)])
     ///     .await
     ///     .unwrap_err();
@@ -580,7 +578,7 @@ impl Error {
     /// # });
     /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     /// # let note = |i: u32| Item::from([("pk".to_string(), AttributeValue::S(format!("NOTE#{i}")))]);
-    /// let err = BatchWriter::new(&client, "Notes", TableSchema::new("pk"))
+    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).batch_writer()
     ///     .put_items(vec![note(1), note(2), note(3)])
     ///     .await
     ///     .unwrap_err();
@@ -616,7 +614,7 @@ impl Error {
     /// # });
     /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     /// # let note = |i: u32| Item::from([("pk".to_string(), AttributeValue::S(format!("NOTE#{i}")))]);
-    /// let writer = BatchWriter::new(&client, "Notes", TableSchema::new("pk")).retry(RetryPolicy::new(1));
+    /// let writer = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry(RetryPolicy::new(1)).batch_writer();
     /// let err = writer.put_items(vec![note(1), note(2), note(3)]).await.unwrap_err();
     /// let unwritten = err.into_unwritten()?;
     /// assert_eq!((unwritten.unprocessed.len(), unwritten.in_doubt.len()), (1, 0));
@@ -657,8 +655,7 @@ impl Error {
     /// # });
     /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     /// # let key = |i: u32| Item::from([("pk".to_string(), AttributeValue::S(format!("NOTE#{i}")))]);
-    /// let err = BatchGetter::new(&client, "Notes", TableSchema::new("pk"))
-    ///     .retry(RetryPolicy::new(1))
+    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry(RetryPolicy::new(1)).batch_getter()
     ///     .get_items(vec![key(1), key(2), key(3)])
     ///     .await
     ///     .unwrap_err();
@@ -695,8 +692,7 @@ impl Error {
     /// # });
     /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     /// # let key = |i: u32| Item::from([("pk".to_string(), AttributeValue::S(format!("NOTE#{i}")))]);
-    /// let err = BatchGetter::new(&client, "Notes", TableSchema::new("pk"))
-    ///     .retry(RetryPolicy::new(1))
+    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry(RetryPolicy::new(1)).batch_getter()
     ///     .get_items(vec![key(1), key(2), key(3)])
     ///     .await
     ///     .unwrap_err();
@@ -733,7 +729,7 @@ impl Error {
     /// # });
     /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     /// # let key = |i: u32| Item::from([("pk".to_string(), AttributeValue::S(format!("NOTE#{i}")))]);
-    /// let getter = BatchGetter::new(&client, "Notes", TableSchema::new("pk")).retry(RetryPolicy::new(1));
+    /// let getter = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry(RetryPolicy::new(1)).batch_getter();
     /// let err = getter.get_items(vec![key(1), key(2), key(3)]).await.unwrap_err();
     /// let mut unread = err.into_unread()?;
     /// // Ask for the rest again (here DynamoDB reads one more).
@@ -771,8 +767,7 @@ impl Error {
     /// # });
     /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     /// # let note = |i: u32| Item::from([("pk".to_string(), AttributeValue::S(format!("NOTE#{i}")))]);
-    /// let err = BatchWriter::new(&client, "Notes", TableSchema::new("pk"))
-    ///     .retry(RetryPolicy::new(1))
+    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry(RetryPolicy::new(1)).batch_writer()
     ///     .put_items(vec![note(1), note(2), note(3)])
     ///     .await
     ///     .unwrap_err();
@@ -811,7 +806,7 @@ impl Error {
     /// # });
     /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     /// # let note = |i: u32| Item::from([("pk".to_string(), AttributeValue::S(format!("NOTE#{i}")))]);
-    /// let err = BatchWriter::new(&client, "Notes", TableSchema::new("pk"))
+    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).batch_writer()
     ///     .put_items(vec![note(1), note(2), note(3)])
     ///     .await
     ///     .unwrap_err();

@@ -179,6 +179,7 @@ impl Error {
     /// skipped).
     ///
     /// ```
+    /// # use dynamodb_mapper::MapperExt;
     /// use aws_sdk_dynamodb::types::AttributeValue;
     /// use dynamodb_mapper::{Item, Mapper, TableSchema};
     ///

@@ -34,6 +34,7 @@ use write::{build_item, finish, merge_bag};
 /// and checked for you.
 ///
 /// ```
+/// # use dynamodb_mapper::MapperExt;
 /// use dynamodb_mapper::{hooks::put_str, Item, Mapper, NamingConvention, TableSchema};
 /// use serde::{Deserialize, Serialize};
 ///
@@ -95,13 +96,14 @@ pub trait Mapper: Sized + 'static {
     /// between entity types (see [`find_overlaps`](crate::key::find_overlaps)).
     /// Default: none, so the mapper takes no part in the check.
     ///
-    /// When patterns are declared, [`to_item`](Mapper::to_item) also checks
+    /// When patterns are declared, [`to_item`](MapperExt::to_item) also checks
     /// that every string key the hooks write for a declared index matches one
     /// of them ([`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey)
     /// otherwise), so the design the registry checked is the design in the
     /// table.
     ///
     /// ```
+    /// # use dynamodb_mapper::MapperExt;
     /// use dynamodb_mapper::{hooks::put_str, IndexKeys, Item, KeyPattern, Mapper, TableSchema};
     /// # #[derive(serde::Serialize, serde::Deserialize)] struct Order { customer_id: String, order_id: String }
     /// const CUSTOMER_PK: KeyPattern = KeyPattern::partition("CUSTOMER#{customer_id}");
@@ -131,6 +133,7 @@ pub trait Mapper: Sized + 'static {
     /// Return an error to veto the write.
     ///
     /// ```
+    /// # use dynamodb_mapper::MapperExt;
     /// # use dynamodb_mapper::{Error, Item, Mapper, TableSchema};
     /// # #[derive(serde::Serialize, serde::Deserialize)] struct Order { total: i64 }
     /// struct OrderMapper;
@@ -165,6 +168,7 @@ pub trait Mapper: Sized + 'static {
     /// Return an error to veto the write.
     ///
     /// ```
+    /// # use dynamodb_mapper::MapperExt;
     /// # use dynamodb_mapper::{hooks::put_str, ttl_value, Item, Mapper, TableSchema};
     /// # use std::time::{Duration, UNIX_EPOCH};
     /// # #[derive(serde::Serialize, serde::Deserialize)]
@@ -199,6 +203,7 @@ pub trait Mapper: Sized + 'static {
     /// [`ErrorKind::DiscriminatorMismatch`](crate::ErrorKind::DiscriminatorMismatch).
     ///
     /// ```
+    /// # use dynamodb_mapper::MapperExt;
     /// # use dynamodb_mapper::{hooks, Item, Mapper, TableSchema};
     /// # #[derive(Debug, serde::Serialize, serde::Deserialize)] struct Customer { email: String }
     /// struct CustomerMapper;
@@ -248,6 +253,7 @@ pub trait Mapper: Sized + 'static {
     /// Return an error to reject the item.
     ///
     /// ```
+    /// # use dynamodb_mapper::MapperExt;
     /// # use dynamodb_mapper::{hooks::put_str, Item, ItemExt, Mapper, TableSchema};
     /// #[derive(serde::Serialize, serde::Deserialize)]
     /// struct Order {
@@ -278,12 +284,26 @@ pub trait Mapper: Sized + 'static {
         let _ = (entity, rest);
         Ok(())
     }
+}
 
+/// The conversions every [`Mapper`] gets: implemented once for all mappers,
+/// so none can override them and skip a check. Bring it into scope with the
+/// trait (`use dynamodb_mapper::{Mapper, MapperExt};`).
+///
+/// ```
+/// # use dynamodb_mapper::doc_support::*;
+/// use dynamodb_mapper::MapperExt;
+/// let item = NoteMapper::to_item(&Note { id: 1, text: "hi".into() })?;
+/// assert_eq!(NoteMapper::from_item(item)?.text, "hi");
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub trait MapperExt: Mapper {
     /// Whether the mapper owns the attribute `name`: one of the table layout's
     /// attributes or of [`OWNED_ATTRIBUTES`](Mapper::OWNED_ATTRIBUTES).
     /// (Entity fields are owned too; they are checked separately.)
     ///
     /// ```
+    /// # use dynamodb_mapper::MapperExt;
     /// # use dynamodb_mapper::{Item, Mapper, TableSchema};
     /// # #[derive(serde::Serialize, serde::Deserialize)] struct E {}
     /// struct M;
@@ -324,6 +344,7 @@ pub trait Mapper: Sized + 'static {
     /// error names the entity type.
     ///
     /// ```
+    /// # use dynamodb_mapper::MapperExt;
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
     /// # #[derive(serde::Serialize, serde::Deserialize)] struct Reading { value: f64 }
     /// # struct ReadingMapper;
@@ -350,7 +371,7 @@ pub trait Mapper: Sized + 'static {
     /// from the bag (a sparse index key the hook stopped writing stays gone).
     ///
     /// # Errors
-    /// As [`to_item`](Mapper::to_item); the size check includes the bag.
+    /// As [`to_item`](MapperExt::to_item); the size check includes the bag.
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, AttributeBag, Item, Mapper, TableSchema};
@@ -371,11 +392,11 @@ pub trait Mapper: Sized + 'static {
     }
 
     /// The item for a record: its entity, its bag merged back (as
-    /// [`to_item_with_bag`](Mapper::to_item_with_bag)), and its version
+    /// [`to_item_with_bag`](MapperExt::to_item_with_bag)), and its version
     /// carried through unchanged unless a hook wrote one.
     ///
     /// # Errors
-    /// As [`to_item`](Mapper::to_item).
+    /// As [`to_item`](MapperExt::to_item).
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
@@ -404,7 +425,7 @@ pub trait Mapper: Sized + 'static {
     /// The entity for an item: runs the read hooks and deserializes the
     /// entity's fields. Attributes that are not fields are handed to
     /// [`after_from_item`](Mapper::after_from_item) and then dropped; use
-    /// [`record_from_item`](Mapper::record_from_item) to keep them.
+    /// [`record_from_item`](MapperExt::record_from_item) to keep them.
     ///
     /// Before anything else (hooks included) looks at it, the item is checked
     /// as DynamoDB would have stored it: lists and maps nested at most 32
@@ -420,7 +441,7 @@ pub trait Mapper: Sized + 'static {
     /// `d` significant digits, must be the number itself. So `0.1`, every
     /// number of at most 15 significant digits (`f32`: 6) in the type's
     /// normal range, every float's shortest representation (what
-    /// [`to_item`](Mapper::to_item) writes) and every integer the type holds
+    /// [`to_item`](MapperExt::to_item) writes) and every integer the type holds
     /// exactly (`1152921504606846976`, 2^60) read; `9007199254740993`
     /// (2^53 + 1, which `f64` holds as ...992), a 38-digit integer, or a
     /// number beyond the type's range or lost in its underflow do not.
@@ -495,7 +516,7 @@ pub trait Mapper: Sized + 'static {
     /// field if it must keep what it does not know.
     ///
     /// # Errors
-    /// As [`from_item`](Mapper::from_item);
+    /// As [`from_item`](MapperExt::from_item);
     /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) when the
     /// version attribute is not a whole non-negative number.
     ///
@@ -538,10 +559,10 @@ pub trait Mapper: Sized + 'static {
     }
 
     /// The primary key item of an entity, for `GetItem`/`DeleteItem`: the
-    /// table key attributes exactly as [`to_item`](Mapper::to_item) writes them.
+    /// table key attributes exactly as [`to_item`](MapperExt::to_item) writes them.
     ///
     /// # Errors
-    /// As [`to_item`](Mapper::to_item)'s hooks and serialization, and
+    /// As [`to_item`](MapperExt::to_item)'s hooks and serialization, and
     /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey).
     ///
     /// ```
@@ -579,6 +600,8 @@ pub trait Mapper: Sized + 'static {
             .map_err(|e| e.with_entity_type(Self::ENTITY_TYPE))
     }
 }
+
+impl<M: Mapper> MapperExt for M {}
 
 pub(super) fn fields<M: Mapper>() -> Result<Option<&'static FieldTable>> {
     field_table::<M::Entity>(M::NAMING).map_err(|e| e.with_entity_type(M::ENTITY_TYPE))

@@ -2,7 +2,7 @@
 //! sees it, the read hooks, then deserialization of the entity's fields;
 //! every error names the entity type and, when the item holds it, its key.
 
-use super::{Mapper, fields, naming_needs_struct};
+use super::{Mapper, MapperExt, fields, naming_needs_struct};
 use crate::de::FieldsError;
 use crate::error::{Error, Result};
 use crate::fields::FieldTable;

@@ -4,7 +4,7 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::{Mapper, fields, naming_needs_struct};
+use super::{Mapper, MapperExt, fields, naming_needs_struct};
 use crate::check::{self, WriteRules};
 use crate::error::{Error, Result};
 use crate::item::{Item, check_depth};

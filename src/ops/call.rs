@@ -12,9 +12,11 @@ use aws_sdk_dynamodb::error::SdkError;
 use crate::error::Error;
 
 /// How long a helper waits for one SDK call (the SDK's own retries
-/// included) when the client has no operation timeout of its own: 30 s.
+/// included) when neither the [`Table`](super::Table) nor the client sets a
+/// bound: 30 s.
 ///
-/// Every SDK call made by a helper of [`ops`](crate::ops) is bounded: by the
+/// Every SDK call made by a helper of [`ops`](crate::ops) is bounded: by
+/// [`Table::call_timeout`](super::Table::call_timeout) when set, else by the
 /// client's operation timeout when it has one (set it with
 /// `aws_sdk_dynamodb::config::Builder::timeout_config` or `aws_config`'s
 /// `timeout_config`), else by this. A call that runs out returns
@@ -26,7 +28,7 @@ use crate::error::Error;
 /// ```
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The bound for one call through `client`.
+/// The default bound for one call through `client`.
 pub(crate) fn call_timeout(client: &Client) -> Duration {
     client
         .config()
@@ -95,9 +97,9 @@ where
     }
 }
 
-/// Runs one SDK call, bounded by [`call_timeout`].
+/// Runs one SDK call, bounded by `after`.
 pub(crate) async fn call<T, E, F>(
-    client: &Client,
+    after: Duration,
     operation: &'static str,
     request: F,
 ) -> Result<T, Failed<E>>
@@ -105,7 +107,6 @@ where
     F: Future<Output = Result<T, SdkError<E, HttpResponse>>>,
     aws_sdk_dynamodb::Error: From<SdkError<E, HttpResponse>>,
 {
-    let after = call_timeout(client);
     match tokio::time::timeout(after, request).await {
         Err(_elapsed) => Err(Failed::NoAnswer(Error::timed_out(operation, after))),
         Ok(Ok(output)) => Ok(output),
@@ -172,7 +173,7 @@ refused_for_now!(
 /// then apply its change a second time. Without SDK retries that case is
 /// reported as what it is: no answer, outcome unknown.
 pub(crate) async fn call_conditional<T, E, F>(
-    client: &Client,
+    after: Duration,
     operation: &'static str,
     policy: super::RetryPolicy,
     send: impl Fn(aws_sdk_dynamodb::config::Builder) -> F,
@@ -187,7 +188,7 @@ where
         attempt += 1;
         let no_retries = aws_sdk_dynamodb::config::Builder::default()
             .retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled());
-        match call(client, operation, send(no_retries)).await {
+        match call(after, operation, send(no_retries)).await {
             Err(Failed::Service(e)) if e.refused_for_now() && attempt < policy.max_attempts() => {
                 tracing::debug!(attempt, operation, "throttled, retrying");
                 tokio::time::sleep(policy.delay(attempt)).await;

@@ -2,8 +2,11 @@
 //! gets that retry what DynamoDB leaves unprocessed, optimistic locking,
 //! transactions with their cancellation reasons mapped back to entities.
 //!
-//! Everything here takes the SDK's own [`Client`](aws_sdk_dynamodb::Client)
-//! and returns or accepts SDK types, so you can always drop down a level.
+//! Everything starts from a [`Table`]: the SDK's own
+//! [`Client`](aws_sdk_dynamodb::Client), the table's name and layout, and
+//! the options every helper shares (retry policy, call bound). Each helper
+//! is a method of it with one shape, `table.helper::<Mapper>(what)`, and
+//! returns or accepts SDK types, so you can always drop down a level.
 //!
 //! # What every helper guarantees
 //!
@@ -15,10 +18,11 @@
 //!   locking helpers and [`Transaction`] carry it, [`BatchWriter`] (which
 //!   cannot) refuses them unless told by name that it is an
 //!   [`import`](BatchWriter::import). Versions never repeat across a delete
-//!   and re-create (see [`put_versioned`]).
-//! - **Bounded in time.** Every SDK call is bounded by the client's
-//!   operation timeout, or [`DEFAULT_CALL_TIMEOUT`] when it has none, and
-//!   retries are bounded by a [`RetryPolicy`]; running out is an
+//!   and re-create (see [`Table::put_versioned`]).
+//! - **Bounded in time.** Every SDK call is bounded by
+//!   [`Table::call_timeout`], else the client's operation timeout, else
+//!   [`DEFAULT_CALL_TIMEOUT`], and retries are bounded by the table's
+//!   [`RetryPolicy`]; running out is an
 //!   [`ErrorKind::Timeout`](crate::ErrorKind::Timeout).
 //! - **Never a panic** on any response: one that makes no sense is an
 //!   [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse).
@@ -28,6 +32,7 @@ mod call;
 mod identity;
 mod lock;
 mod pages;
+mod table;
 mod tx;
 mod version;
 
@@ -39,8 +44,7 @@ pub use batch::{
     FailedItem,
 };
 pub use call::DEFAULT_CALL_TIMEOUT;
-pub use lock::{delete_versioned, get_record, put_versioned, update_with_retry};
-pub use pages::{query_stream, scan_stream};
+pub use table::Table;
 pub use tx::{TRANSACTION_LIMIT, Transaction};
 
 /// Bounded exponential backoff with full jitter.

@@ -4,11 +4,11 @@
 
 use std::collections::HashSet;
 
-use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{ConditionCheck, Delete, Put, TransactWriteItem};
 use tracing::Instrument;
 
+use super::Table;
 use super::call::{Failed, call};
 use super::describe_key;
 use super::identity::KeyId;
@@ -18,7 +18,7 @@ use crate::error::{ActionInfo, ActionKind, CanceledAction};
 use crate::error::{Error, Result};
 use crate::expr::{Attr, ConditionExt, Expression, IntoExpression};
 use crate::item::Item;
-use crate::mapper::Mapper;
+use crate::mapper::{Mapper, MapperExt};
 use crate::record::Record;
 
 /// DynamoDB's limit of actions in one transaction.
@@ -34,7 +34,7 @@ pub const TRANSACTION_LIMIT: usize = 100;
 /// - An entity whose table has a version attribute is never written without
 ///   its version check: [`put_record`](Self::put_record) and
 ///   [`delete_record`](Self::delete_record) carry the same condition as
-///   [`put_versioned`](super::put_versioned), [`put`](Self::put) of such an
+///   [`Table::put_versioned`](super::Table::put_versioned), [`put`](Self::put) of such an
 ///   entity only creates it, and [`delete`](Self::delete) of one is refused.
 /// - When DynamoDB cancels the transaction,
 ///   [`ErrorKind::TransactionCanceled`](crate::ErrorKind::TransactionCanceled)
@@ -47,19 +47,19 @@ pub const TRANSACTION_LIMIT: usize = 100;
 ///
 /// ```no_run
 /// # use dynamodb_mapper::{Mapper, ops::Transaction};
-/// # async fn demo<O: Mapper, L: Mapper>(client: aws_sdk_dynamodb::Client, order: O::Entity, lines: Vec<L::Entity>) -> dynamodb_mapper::Result<()> {
-/// let mut tx = Transaction::new("AppTable");
+/// # async fn demo<O: Mapper, L: Mapper>(table: dynamodb_mapper::ops::Table, order: O::Entity, lines: Vec<L::Entity>) -> dynamodb_mapper::Result<()> {
+/// let mut tx = table.transaction();
 /// tx.put_new::<O>(&order)?;
 /// for line in &lines {
 ///     tx.put::<L>(line)?;
 /// }
-/// tx.send(&client).await?;
+/// tx.send().await?;
 /// # Ok(())
 /// # }
 /// ```
 #[derive(Debug, Clone)]
 pub struct Transaction {
-    table: String,
+    table: Table,
     actions: Vec<TransactWriteItem>,
     infos: Vec<ActionInfo>,
     seen: HashSet<(String, KeyId)>,
@@ -70,16 +70,10 @@ pub struct Transaction {
 const MAX_TOKEN_LEN: usize = 36;
 
 impl Transaction {
-    /// An empty transaction on `table`.
-    ///
-    /// ```
-    /// let tx = dynamodb_mapper::ops::Transaction::new("AppTable");
-    /// assert!(tx.is_empty());
-    /// ```
-    #[must_use]
-    pub fn new(table: impl Into<String>) -> Self {
+    /// An empty transaction on `table` (see [`Table::transaction`]).
+    pub(super) fn new(table: Table) -> Self {
         Transaction {
-            table: table.into(),
+            table,
             actions: Vec::new(),
             infos: Vec::new(),
             seen: HashSet::new(),
@@ -95,9 +89,9 @@ impl Transaction {
     /// sent again safely in that time.
     ///
     /// ```
-    /// let tx = dynamodb_mapper::ops::Transaction::new("AppTable");
+    /// let tx = dynamodb_mapper::doc_support::table().transaction();
     /// assert_eq!(tx.token().len(), 32);
-    /// assert_ne!(tx.token(), dynamodb_mapper::ops::Transaction::new("AppTable").token());
+    /// assert_ne!(tx.token(), dynamodb_mapper::doc_support::table().transaction().token());
     /// ```
     #[must_use]
     pub fn token(&self) -> &str {
@@ -115,9 +109,9 @@ impl Transaction {
     /// is empty or longer than 36 characters (DynamoDB's limits).
     ///
     /// ```
-    /// let tx = dynamodb_mapper::ops::Transaction::new("AppTable").with_token("order-O1-checkout")?;
+    /// let tx = dynamodb_mapper::doc_support::table().transaction().with_token("order-O1-checkout")?;
     /// assert_eq!(tx.token(), "order-O1-checkout");
-    /// assert!(dynamodb_mapper::ops::Transaction::new("T").with_token("").is_err());
+    /// assert!(dynamodb_mapper::doc_support::table().transaction().with_token("").is_err());
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn with_token(mut self, token: impl Into<String>) -> Result<Self> {
@@ -139,7 +133,7 @@ impl Transaction {
     /// Number of actions.
     ///
     /// ```
-    /// assert_eq!(dynamodb_mapper::ops::Transaction::new("T").len(), 0);
+    /// assert_eq!(dynamodb_mapper::doc_support::table().transaction().len(), 0);
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
@@ -149,7 +143,7 @@ impl Transaction {
     /// Whether there are no actions.
     ///
     /// ```
-    /// assert!(dynamodb_mapper::ops::Transaction::new("T").is_empty());
+    /// assert!(dynamodb_mapper::doc_support::table().transaction().is_empty());
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -159,7 +153,7 @@ impl Transaction {
     /// The actions, as the SDK's types.
     ///
     /// ```
-    /// assert!(dynamodb_mapper::ops::Transaction::new("T").actions().is_empty());
+    /// assert!(dynamodb_mapper::doc_support::table().transaction().actions().is_empty());
     /// ```
     #[must_use]
     pub fn actions(&self) -> &[TransactWriteItem] {
@@ -182,11 +176,11 @@ impl Transaction {
     ///
     /// ```
     /// use aws_sdk_dynamodb::types::{AttributeValue, Delete, TransactWriteItem};
-    /// use dynamodb_mapper::{Item, ops::{ActionInfo, ActionKind, Transaction}};
+    /// use dynamodb_mapper::{Item, ops::{ActionInfo, ActionKind}};
     ///
     /// let key = Item::from([("pk".to_string(), AttributeValue::S("AUDIT#1".into()))]);
     /// let delete = Delete::builder().table_name("Audit").set_key(Some(key.clone())).build()?;
-    /// let mut tx = Transaction::new("AppTable");
+    /// let mut tx = dynamodb_mapper::doc_support::table().transaction();
     /// tx.push(
     ///     TransactWriteItem::builder().delete(delete).build(),
     ///     ActionInfo::new(ActionKind::Delete, "Audit", "Audit", key.clone()),
@@ -228,7 +222,7 @@ impl Transaction {
     }
 
     fn info<M: Mapper>(&self, kind: ActionKind, key: Item) -> ActionInfo {
-        ActionInfo::new(kind, self.table.clone(), M::ENTITY_TYPE, key)
+        ActionInfo::new(kind, self.table.name(), M::ENTITY_TYPE, key)
     }
 
     fn add_put<M: Mapper>(
@@ -239,7 +233,9 @@ impl Transaction {
         let key = M::TABLE
             .key_of(&item)
             .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
-        let mut put = Put::builder().table_name(&self.table).set_item(Some(item));
+        let mut put = Put::builder()
+            .table_name(self.table.name())
+            .set_item(Some(item));
         if let Some(condition) = condition {
             put = put.with_condition(condition)?;
         }
@@ -256,7 +252,7 @@ impl Transaction {
         condition: Option<Expression>,
     ) -> Result<&mut Self> {
         let mut delete = Delete::builder()
-            .table_name(&self.table)
+            .table_name(self.table.name())
             .set_key(Some(key.clone()));
         if let Some(condition) = condition {
             delete = delete.with_condition(condition)?;
@@ -317,7 +313,7 @@ impl Transaction {
     }
 
     /// Puts a record version-checked, exactly as
-    /// [`put_versioned`](super::put_versioned) would; returns the version the
+    /// [`Table::put_versioned`](super::Table::put_versioned) would; returns the version the
     /// item will have once the transaction succeeds (set it on the record
     /// then).
     ///
@@ -327,10 +323,10 @@ impl Transaction {
     ///
     /// ```no_run
     /// # use dynamodb_mapper::{Mapper, Record, ops::Transaction};
-    /// # async fn demo<M: Mapper>(client: aws_sdk_dynamodb::Client, mut record: Record<M::Entity>) -> dynamodb_mapper::Result<()> {
-    /// let mut tx = Transaction::new("AppTable");
+    /// # async fn demo<M: Mapper>(table: dynamodb_mapper::ops::Table, mut record: Record<M::Entity>) -> dynamodb_mapper::Result<()> {
+    /// let mut tx = table.transaction();
     /// let next = tx.put_record::<M>(&record)?;
-    /// tx.send(&client).await?;
+    /// tx.send().await?;
     /// record.version = Some(next);
     /// # Ok(())
     /// # }
@@ -352,6 +348,7 @@ impl Transaction {
     /// [`delete_record`](Self::delete_record)); as [`Transaction::push`].
     ///
     /// ```no_run
+    /// # use dynamodb_mapper::MapperExt;
     /// # use dynamodb_mapper::{Mapper, ops::Transaction};
     /// # fn demo<M: Mapper>(tx: &mut Transaction) -> dynamodb_mapper::Result<()> {
     /// tx.delete::<M>(M::string_key("CUSTOMER#C1", "ORDER#O1")?)?;
@@ -401,6 +398,7 @@ impl Transaction {
     /// [`Transaction::push`].
     ///
     /// ```no_run
+    /// # use dynamodb_mapper::MapperExt;
     /// # use dynamodb_mapper::{Mapper, ops::Transaction};
     /// use dynamodb_mapper::expr::attr;
     /// # fn demo<M: Mapper>(tx: &mut Transaction) -> dynamodb_mapper::Result<()> {
@@ -418,7 +416,7 @@ impl Transaction {
     ) -> Result<&mut Self> {
         let key = M::TABLE.key_of(&key)?;
         let check = ConditionCheck::builder()
-            .table_name(&self.table)
+            .table_name(self.table.name())
             .set_key(Some(key.clone()))
             .with_condition(condition)?
             .build()
@@ -445,29 +443,31 @@ impl Transaction {
     /// [`ErrorKind::Sdk`](crate::ErrorKind::Sdk) otherwise.
     ///
     /// ```no_run
-    /// # async fn demo(client: aws_sdk_dynamodb::Client, tx: dynamodb_mapper::ops::Transaction) -> dynamodb_mapper::Result<()> {
-    /// tx.send(&client).await?;
+    /// # async fn demo(tx: dynamodb_mapper::ops::Transaction) -> dynamodb_mapper::Result<()> {
+    /// tx.send().await?;
     /// # Ok(())
     /// # }
     /// ```
-    pub async fn send(&self, client: &Client) -> Result<()> {
+    pub async fn send(&self) -> Result<()> {
         if self.actions.is_empty() {
             return Ok(());
         }
         let span = tracing::info_span!(
             "dynamodb_mapper.transact_write",
-            table = %self.table,
+            table = self.table.name(),
             actions = self.actions.len(),
             entity_types = %self.entity_types(),
         );
         let infos = &self.infos;
-        let request = client
+        let request = self
+            .table
+            .client()
             .transact_write_items()
             .set_transact_items(Some(self.actions.clone()))
             .client_request_token(&self.token)
             .send()
             .instrument(span);
-        match call(client, "TransactWriteItems", request).await {
+        match call(self.table.call_bound(), "TransactWriteItems", request).await {
             Ok(_) => Ok(()),
             Err(Failed::Service(TransactWriteItemsError::TransactionCanceledException(e))) => {
                 let reasons = e.cancellation_reasons().len();

@@ -21,7 +21,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::error::{Error, Result};
 use crate::expr::{Attr, Condition, Expression, value};
 use crate::item::Item;
-use crate::mapper::Mapper;
+use crate::mapper::{Mapper, MapperExt};
 use crate::record::Record;
 
 /// The placeholder prefix of the version condition, distinct from the

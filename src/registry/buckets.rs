@@ -6,7 +6,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::error::{Error, Result};
 use crate::item::{Item, drop_item};
-use crate::mapper::Mapper;
+use crate::mapper::{Mapper, MapperExt};
 
 /// Items sorted by discriminator value, for a compound read: from one query
 /// of a partition, take the one `Invoice`, all its `InvoiceItem`s, its
@@ -190,6 +190,7 @@ impl Buckets {
     /// more than one; the mapper's errors.
     ///
     /// ```
+    /// # use dynamodb_mapper::MapperExt;
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
     /// # #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)] struct Summary { total: u32 }
     /// # struct SummaryMapper;
@@ -233,6 +234,7 @@ impl Buckets {
     /// The mapper's errors.
     ///
     /// ```
+    /// # use dynamodb_mapper::MapperExt;
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
     /// # #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)] struct Line { n: u32 }
     /// # struct LineMapper;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::key::AllowedOverlap;
-use crate::mapper::Mapper;
+use crate::mapper::{Mapper, MapperExt};
 use crate::record::Record;
 
 use super::checks::{
@@ -81,7 +81,7 @@ impl<T> Registry<T> {
 
 impl<T: 'static> RegistryBuilder<T> {
     /// Registers a mapper: items of its entity type (or one of its aliases)
-    /// are read with [`M::from_item`](Mapper::from_item) and wrapped by
+    /// are read with [`M::from_item`](crate::MapperExt::from_item) and wrapped by
     /// `into`, typically an enum variant such as `Entity::Customer`.
     ///
     /// ```
@@ -106,7 +106,7 @@ impl<T: 'static> RegistryBuilder<T> {
     }
 
     /// Registers a mapper for lossless reads: items are read with
-    /// [`M::record_from_item`](Mapper::record_from_item), so the attributes
+    /// [`M::record_from_item`](crate::MapperExt::record_from_item), so the attributes
     /// the mapper does not own and the version come along in the
     /// [`Record`].
     ///

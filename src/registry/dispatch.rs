@@ -37,7 +37,7 @@ pub(super) struct Inner<T> {
 /// [`decode`](Self::decode) reads an item's discriminator, finds the mapper (by
 /// entity type or by one of its [`ALIASES`](crate::Mapper::ALIASES), so items
 /// written before a rename are still read) and runs its
-/// [`from_item`](crate::Mapper::from_item). Items of an entity type no mapper
+/// [`from_item`](crate::MapperExt::from_item). Items of an entity type no mapper
 /// reads, or without a discriminator, are handled by policy ([`UnknownPolicy`],
 /// [`MissingPolicy`]): an error by default, or skipped, or kept raw, and always
 /// reported, never dropped silently.

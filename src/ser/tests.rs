@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ErrorKind, Item, Mapper, TableSchema};
+use crate::{ErrorKind, Item, Mapper, MapperExt, TableSchema};
 
 type MapKeyed = BTreeMap<BTreeMap<u8, u8>, u8>;
 

@@ -35,7 +35,7 @@ pub mod values;
 /// (SDK, mapper, testkit).
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// The problems of an [`Error::InvalidRegistry`]; any other error fails the
+/// The problems of an [`ErrorKind::InvalidRegistry`] error; any other error fails the
 /// test.
 pub fn problems(err: &Error) -> Vec<String> {
     assert_eq!(

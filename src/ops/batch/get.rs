@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
+use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::batch_get_item::{BatchGetItemError, BatchGetItemOutput};
@@ -13,11 +14,11 @@ use super::run::{Job, Sorted, run};
 use super::{BATCH_GET_LIMIT, BatchSummary, Entry};
 use crate::error::{Error, Result, Unread};
 use crate::item::Item;
-use crate::mapper::Mapper;
-use crate::ops::RetryPolicy;
+use crate::mapper::{Mapper, MapperExt};
 use crate::ops::call::{Failed, call};
 use crate::ops::describe_key;
 use crate::ops::identity::KeyId;
+use crate::ops::{RetryPolicy, Table};
 use crate::registry::{Decoded, RawItem, Registry, Skipped};
 use crate::schema::TableSchema;
 
@@ -121,7 +122,7 @@ pub struct FailedItem {
 /// ```no_run
 /// # use dynamodb_mapper::{Mapper, TableSchema, ops::BatchGetter};
 /// # async fn demo<M: Mapper>(client: aws_sdk_dynamodb::Client, keys: Vec<dynamodb_mapper::Item>) -> dynamodb_mapper::Result<()> {
-/// let read = BatchGetter::new(&client, "AppTable", M::TABLE)
+/// let read = dynamodb_mapper::ops::Table::new(&client, "AppTable", M::TABLE).batch_getter()
 ///     .consistent_read(true)
 ///     .get::<M>(keys)
 ///     .await?;
@@ -137,41 +138,23 @@ pub struct BatchGetter {
     table: String,
     schema: TableSchema,
     retry: RetryPolicy,
+    bound: Duration,
     concurrency: usize,
     consistent_read: bool,
 }
 
 impl BatchGetter {
-    /// A reader of `table`, laid out as `schema`.
-    ///
-    /// ```
-    /// # let client = dynamodb_mapper::doc_support::client();
-    /// use dynamodb_mapper::{TableSchema, ops::BatchGetter};
-    /// let getter = BatchGetter::new(&client, "AppTable", TableSchema::new("pk"));
-    /// ```
-    #[must_use]
-    pub fn new(client: &Client, table: impl Into<String>, schema: TableSchema) -> Self {
+    /// A reader for `table` (see [`Table`]).
+    pub(in crate::ops) fn new(table: Table) -> Self {
         BatchGetter {
-            client: client.clone(),
-            table: table.into(),
-            schema,
-            retry: RetryPolicy::default(),
+            client: table.client().clone(),
+            table: table.name().to_owned(),
+            schema: table.schema(),
+            retry: table.retry_policy(),
+            bound: table.call_bound(),
             concurrency: 4,
             consistent_read: false,
         }
-    }
-
-    /// Sets the retry policy.
-    ///
-    /// ```
-    /// # let client = dynamodb_mapper::doc_support::client();
-    /// use dynamodb_mapper::{TableSchema, ops::{BatchGetter, RetryPolicy}};
-    /// let g = BatchGetter::new(&client, "T", TableSchema::new("pk")).retry(RetryPolicy::new(2));
-    /// ```
-    #[must_use]
-    pub fn retry(mut self, policy: RetryPolicy) -> Self {
-        self.retry = policy;
-        self
     }
 
     /// Sets how many batches are in flight at once (at least 1).
@@ -179,7 +162,7 @@ impl BatchGetter {
     /// ```
     /// # let client = dynamodb_mapper::doc_support::client();
     /// use dynamodb_mapper::{TableSchema, ops::BatchGetter};
-    /// let g = BatchGetter::new(&client, "T", TableSchema::new("pk")).concurrency(2);
+    /// let g = dynamodb_mapper::ops::Table::new(&client, "T", TableSchema::new("pk")).batch_getter().concurrency(2);
     /// ```
     #[must_use]
     pub fn concurrency(mut self, batches: usize) -> Self {
@@ -192,7 +175,7 @@ impl BatchGetter {
     /// ```
     /// # let client = dynamodb_mapper::doc_support::client();
     /// use dynamodb_mapper::{TableSchema, ops::BatchGetter};
-    /// let g = BatchGetter::new(&client, "T", TableSchema::new("pk")).consistent_read(true);
+    /// let g = dynamodb_mapper::ops::Table::new(&client, "T", TableSchema::new("pk")).batch_getter().consistent_read(true);
     /// ```
     #[must_use]
     pub fn consistent_read(mut self, yes: bool) -> Self {
@@ -370,7 +353,7 @@ impl Job for BatchGetter {
             });
         async move {
             match request {
-                Ok(request) => call(&self.client, OPERATION, request).await,
+                Ok(request) => call(self.bound, OPERATION, request).await,
                 // Unreachable (the only required field is set), but not a panic.
                 Err(e) => Err(Failed::NotSent(Error::sdk(OPERATION, e))),
             }

@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
+use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::batch_write_item::{BatchWriteItemError, BatchWriteItemOutput};
@@ -16,12 +17,12 @@ use super::{BATCH_WRITE_LIMIT, BatchSummary, Entry};
 use crate::check::{self, WriteRules};
 use crate::error::{Error, Result, Unwritten};
 use crate::item::Item;
-use crate::mapper::Mapper;
-use crate::ops::RetryPolicy;
+use crate::mapper::{Mapper, MapperExt};
 use crate::ops::call::{Failed, call};
 use crate::ops::describe_key;
 use crate::ops::identity::KeyId;
 use crate::ops::version::first_version;
+use crate::ops::{RetryPolicy, Table};
 use crate::schema::TableSchema;
 
 const OPERATION: &str = "BatchWriteItem";
@@ -49,7 +50,7 @@ const OPERATION: &str = "BatchWriteItem";
 ///
 /// What it refuses: entities of a table with a version attribute. A batch
 /// write cannot carry a condition, so it would overwrite newer versions
-/// unchecked; use [`put_versioned`](crate::ops::put_versioned) or a
+/// unchecked; use [`Table::put_versioned`](crate::ops::Table::put_versioned) or a
 /// [`Transaction`](crate::ops::Transaction), or opt out by name with
 /// [`import`](Self::import) to load data.
 ///
@@ -57,7 +58,7 @@ const OPERATION: &str = "BatchWriteItem";
 /// # use dynamodb_mapper::{doc_support::*, ops::BatchWriter};
 /// # async fn demo(client: aws_sdk_dynamodb::Client) -> dynamodb_mapper::Result<()> {
 /// let notes: Vec<Note> = (0..101).map(|id| Note { id, text: "hi".into() }).collect();
-/// let summary = BatchWriter::new(&client, "AppTable", NoteMapper::TABLE)
+/// let summary = dynamodb_mapper::ops::Table::new(&client, "AppTable", NoteMapper::TABLE).batch_writer()
 ///     .put::<NoteMapper>(&notes)
 ///     .await?;
 /// assert_eq!(summary.items, 101);
@@ -70,42 +71,23 @@ pub struct BatchWriter {
     table: String,
     schema: TableSchema,
     retry: RetryPolicy,
+    bound: Duration,
     concurrency: usize,
     import: bool,
 }
 
 impl BatchWriter {
-    /// A writer into `table`, laid out as `schema`; 4 concurrent batches and
-    /// the default [`RetryPolicy`].
-    ///
-    /// ```
-    /// # let client = dynamodb_mapper::doc_support::client();
-    /// use dynamodb_mapper::{TableSchema, ops::BatchWriter};
-    /// let writer = BatchWriter::new(&client, "AppTable", TableSchema::new("pk")).concurrency(8);
-    /// ```
-    #[must_use]
-    pub fn new(client: &Client, table: impl Into<String>, schema: TableSchema) -> Self {
+    /// A writer for `table` (see [`Table`]).
+    pub(in crate::ops) fn new(table: Table) -> Self {
         BatchWriter {
-            client: client.clone(),
-            table: table.into(),
-            schema,
-            retry: RetryPolicy::default(),
+            client: table.client().clone(),
+            table: table.name().to_owned(),
+            schema: table.schema(),
+            retry: table.retry_policy(),
+            bound: table.call_bound(),
             concurrency: 4,
             import: false,
         }
-    }
-
-    /// Sets the retry policy.
-    ///
-    /// ```
-    /// # let client = dynamodb_mapper::doc_support::client();
-    /// use dynamodb_mapper::{TableSchema, ops::{BatchWriter, RetryPolicy}};
-    /// let writer = BatchWriter::new(&client, "T", TableSchema::new("pk")).retry(RetryPolicy::new(3));
-    /// ```
-    #[must_use]
-    pub fn retry(mut self, policy: RetryPolicy) -> Self {
-        self.retry = policy;
-        self
     }
 
     /// Sets how many batches are in flight at once (at least 1).
@@ -113,7 +95,7 @@ impl BatchWriter {
     /// ```
     /// # let client = dynamodb_mapper::doc_support::client();
     /// use dynamodb_mapper::{TableSchema, ops::BatchWriter};
-    /// let writer = BatchWriter::new(&client, "T", TableSchema::new("pk")).concurrency(1);
+    /// let writer = dynamodb_mapper::ops::Table::new(&client, "T", TableSchema::new("pk")).batch_writer().concurrency(1);
     /// ```
     #[must_use]
     pub fn concurrency(mut self, batches: usize) -> Self {
@@ -131,7 +113,7 @@ impl BatchWriter {
     /// # let client = dynamodb_mapper::doc_support::client();
     /// use dynamodb_mapper::{TableSchema, ops::BatchWriter};
     /// let schema = TableSchema::new("pk").version("version");
-    /// let loader = BatchWriter::new(&client, "AppTable", schema).import();
+    /// let loader = dynamodb_mapper::ops::Table::new(&client, "AppTable", schema).batch_writer().import();
     /// ```
     #[must_use]
     pub fn import(mut self) -> Self {
@@ -375,9 +357,9 @@ impl BatchWriter {
 
     fn refusal(&self, key: &Item, operation: &'static str, schema: TableSchema) -> Error {
         let instead = if operation == "batch put" {
-            "ops::put_versioned or Transaction::put_record (or BatchWriter::import to load data)"
+            "Table::put_versioned or Transaction::put_record (or BatchWriter::import to load data)"
         } else {
-            "ops::delete_versioned or Transaction::delete_record (or BatchWriter::import)"
+            "Table::delete_versioned or Transaction::delete_record (or BatchWriter::import)"
         };
         let attribute = schema.version_attribute().unwrap_or_default();
         Error::version_check_required(describe_key(key), operation, attribute, instead)
@@ -402,7 +384,7 @@ impl Job for BatchWriter {
             .request_items(self.table.clone(), requests)
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send();
-        call(&self.client, OPERATION, request)
+        call(self.bound, OPERATION, request)
     }
 
     fn sort(

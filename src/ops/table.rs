@@ -1,0 +1,411 @@
+//! [`Table`]: where every helper starts. It holds the client, the table's
+//! name and layout, and the options every helper shares (retry policy, call
+//! bound), so each helper is a method with the same shape:
+//! `table.helper::<Mapper>(what)`.
+
+use std::time::Duration;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
+use futures_util::Stream;
+
+use super::RetryPolicy;
+use super::batch::{BatchGetter, BatchWriter};
+use super::call::call_timeout;
+use super::tx::Transaction;
+use super::{lock, pages};
+use crate::error::Result;
+use crate::item::Item;
+use crate::mapper::Mapper;
+use crate::record::Record;
+use crate::registry::{Decoded, Registry};
+use crate::schema::TableSchema;
+
+/// A table and the client to reach it: the one starting point of every
+/// helper of [`ops`](super).
+///
+/// Options are set once here and hold for every helper started from it:
+/// the [`RetryPolicy`] for throttling, unprocessed batch entries and version
+/// conflicts, and the bound on each SDK call. Helpers take the mapper as a
+/// type parameter and then what they work on: `table.put_versioned::<M>(&mut
+/// record)`, `table.batch_writer().put::<M>(&entities)`,
+/// `table.transaction()`.
+///
+/// ```
+/// # use dynamodb_mapper::doc_support::*;
+/// use std::time::Duration;
+/// use dynamodb_mapper::ops::{RetryPolicy, Table};
+///
+/// let client = client();
+/// let table = Table::new(&client, "AppTable", TABLE)
+///     .retry(RetryPolicy::new(5))
+///     .call_timeout(Duration::from_secs(5));
+/// assert_eq!(table.name(), "AppTable");
+/// assert_eq!(table.call_bound(), Duration::from_secs(5));
+/// let writer = table.batch_writer().concurrency(8);
+/// let tx = table.transaction();
+/// # let _ = (writer, tx);
+/// ```
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct Table {
+    client: Client,
+    name: String,
+    schema: TableSchema,
+    retry: RetryPolicy,
+    call_bound: Duration,
+}
+
+impl Table {
+    /// The table `name`, laid out as `schema`, reached through `client`;
+    /// the default [`RetryPolicy`], and each call bounded by the client's
+    /// operation timeout or [`DEFAULT_CALL_TIMEOUT`](super::DEFAULT_CALL_TIMEOUT).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let table = dynamodb_mapper::ops::Table::new(&client(), "AppTable", TABLE);
+    /// assert_eq!(table.schema(), TABLE);
+    /// ```
+    pub fn new(client: &Client, name: impl Into<String>, schema: TableSchema) -> Self {
+        Table {
+            client: client.clone(),
+            name: name.into(),
+            schema,
+            retry: RetryPolicy::default(),
+            call_bound: call_timeout(client),
+        }
+    }
+
+    /// Sets the retry policy every helper uses.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// use dynamodb_mapper::ops::{RetryPolicy, Table};
+    /// let table = Table::new(&client(), "AppTable", TABLE).retry(RetryPolicy::new(3));
+    /// assert_eq!(table.retry_policy().max_attempts(), 3);
+    /// ```
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Bounds each SDK call a helper makes (the SDK's own retries
+    /// included), and each page of a stream: a call that runs out is an
+    /// [`ErrorKind::Timeout`](crate::ErrorKind::Timeout) error. Overrides the
+    /// client's operation timeout.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// use std::time::Duration;
+    /// let table = dynamodb_mapper::ops::Table::new(&client(), "AppTable", TABLE)
+    ///     .call_timeout(Duration::from_millis(500));
+    /// assert_eq!(table.call_bound(), Duration::from_millis(500));
+    /// ```
+    pub fn call_timeout(mut self, after: Duration) -> Self {
+        self.call_bound = after;
+        self
+    }
+
+    /// The client.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let table = dynamodb_mapper::ops::Table::new(&client(), "AppTable", TABLE);
+    /// let request = table.client().get_item().table_name(table.name());
+    /// # let _ = request;
+    /// ```
+    #[must_use]
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The table's name.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// assert_eq!(dynamodb_mapper::ops::Table::new(&client(), "T", TABLE).name(), "T");
+    /// ```
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The table's layout.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let table = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE);
+    /// assert_eq!(table.schema().partition_key_attribute().name, "pk");
+    /// ```
+    #[must_use]
+    pub fn schema(&self) -> TableSchema {
+        self.schema
+    }
+
+    /// The retry policy every helper uses.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// use dynamodb_mapper::ops::{RetryPolicy, Table};
+    /// let table = Table::new(&client(), "T", TABLE);
+    /// assert_eq!(table.retry_policy(), RetryPolicy::default());
+    /// ```
+    #[must_use]
+    pub fn retry_policy(&self) -> RetryPolicy {
+        self.retry
+    }
+
+    /// How long each SDK call may take.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let table = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE);
+    /// assert_eq!(table.call_bound(), dynamodb_mapper::ops::DEFAULT_CALL_TIMEOUT);
+    /// ```
+    #[must_use]
+    pub fn call_bound(&self) -> Duration {
+        self.call_bound
+    }
+
+    /// A batch writer into this table (4 batches in flight).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let writer = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE).batch_writer();
+    /// # let _ = writer;
+    /// ```
+    pub fn batch_writer(&self) -> BatchWriter {
+        BatchWriter::new(self.clone())
+    }
+
+    /// A batch reader of this table (4 batches in flight, eventually
+    /// consistent reads).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let getter = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE)
+    ///     .batch_getter()
+    ///     .consistent_read(true);
+    /// # let _ = getter;
+    /// ```
+    pub fn batch_getter(&self) -> BatchGetter {
+        BatchGetter::new(self.clone())
+    }
+
+    /// An empty write transaction on this table.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let tx = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE).transaction();
+    /// assert!(tx.is_empty());
+    /// ```
+    pub fn transaction(&self) -> Transaction {
+        Transaction::new(self.clone())
+    }
+
+    /// Reads a record with a strongly consistent `GetItem`: the entity, its
+    /// attribute bag and the version to write against.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Sdk`](crate::ErrorKind::Sdk) when the request fails;
+    /// [`ErrorKind::Timeout`](crate::ErrorKind::Timeout) when no answer came
+    /// in time; decoding errors.
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Mapper, ops::Table};
+    /// # async fn demo<M: Mapper>(table: Table, key: dynamodb_mapper::Item) -> dynamodb_mapper::Result<()> {
+    /// if let Some(record) = table.get_record::<M>(key).await? {
+    ///     println!("version {:?}", record.version);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn get_record<M: Mapper>(&self, key: Item) -> Result<Option<Record<M::Entity>>> {
+        lock::get_record::<M>(self, key).await
+    }
+
+    /// Writes a record only if the stored item is still as it was read, with
+    /// the version advanced. On success the record holds the new version.
+    ///
+    /// What "as it was read" means:
+    /// - a record read with version `v`: the stored version is still `v`; the
+    ///   item is written with `v + 1`;
+    /// - a record read from an item without a version (written before the
+    ///   table was versioned): the item still exists and still has no
+    ///   version; it is adopted with a first version;
+    /// - a record never stored ([`Record::new`]): no item exists; it is
+    ///   created with a first version.
+    ///
+    /// First versions never repeat across a delete and re-create: they come
+    /// from the clock (microseconds since the epoch × 1024 plus a random part
+    /// below 1024), so a writer still holding a version of a deleted item
+    /// gets a conflict from the re-created one instead of overwriting it.
+    ///
+    /// # Errors
+    /// [`ErrorKind::VersionConflict`](crate::ErrorKind::VersionConflict)
+    /// naming the item's key when another writer got there first (nothing is
+    /// written); mapping errors; [`ErrorKind::Timeout`](crate::ErrorKind::Timeout)
+    /// when no answer came in time, and [`ErrorKind::Sdk`](crate::ErrorKind::Sdk)
+    /// for a dropped connection or an internal server error: then the outcome
+    /// is unknown (read the record again). Throttling is retried (the table's
+    /// [`RetryPolicy`]); the SDK's own retries are off for this write,
+    /// because a retry of a write whose answer was lost fails its own
+    /// condition and would look like a conflict.
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Mapper, Record, ops::Table};
+    /// # async fn demo<M: Mapper>(table: Table, entity: M::Entity) -> dynamodb_mapper::Result<()> {
+    /// let mut record = Record::new(entity);
+    /// let first = table.put_versioned::<M>(&mut record).await?; // creates it
+    /// let second = table.put_versioned::<M>(&mut record).await?;
+    /// assert_eq!(second, first + 1);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn put_versioned<M: Mapper>(&self, record: &mut Record<M::Entity>) -> Result<u64> {
+        lock::put_versioned::<M>(self, record).await
+    }
+
+    /// Deletes a record's item only if the stored version is still the one
+    /// it was read with.
+    ///
+    /// # Errors
+    /// [`ErrorKind::VersionConflict`](crate::ErrorKind::VersionConflict) when
+    /// the item changed (or is gone) since it was read;
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) for a
+    /// record never read from the table; timeouts and SDK errors as for
+    /// [`put_versioned`](Self::put_versioned) (outcome unknown when no answer
+    /// came).
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Mapper, ops::Table};
+    /// # async fn demo<M: Mapper>(table: Table, key: dynamodb_mapper::Item) -> dynamodb_mapper::Result<()> {
+    /// if let Some(record) = table.get_record::<M>(key).await? {
+    ///     table.delete_versioned::<M>(&record).await?;
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn delete_versioned<M: Mapper>(&self, record: &Record<M::Entity>) -> Result<()> {
+        lock::delete_versioned::<M>(self, record).await
+    }
+
+    /// Read-modify-write with optimistic locking: reads the record at `key`,
+    /// applies `change` to it (the entity, and the bag of attributes the
+    /// mapper does not own, e.g. for
+    /// [`Timestamps`](crate::hooks::Timestamps)), writes it back
+    /// version-checked, and on a conflict starts over, up to the table's
+    /// [`RetryPolicy`] (with its jittered backoff between attempts). Unknown
+    /// attributes survive through the record's bag.
+    ///
+    /// # Errors
+    /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when no item
+    /// exists at `key`; [`ErrorKind::VersionConflict`](crate::ErrorKind::VersionConflict)
+    /// when every attempt conflicted; [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey)
+    /// naming the key attribute when `change` altered the entity's key;
+    /// errors from `change`; a timeout or SDK error when a write got no
+    /// answer: then it is not retried (its change may have been applied, and
+    /// applying it again would apply it twice), and the caller should read
+    /// the record again.
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Mapper, ops::Table};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Counter { id: String, count: u64 }
+    /// # async fn demo<M: Mapper<Entity = Counter>>(table: Table, key: dynamodb_mapper::Item) -> dynamodb_mapper::Result<()> {
+    /// use dynamodb_mapper::hooks::Timestamps;
+    /// let record = table
+    ///     .update_with_retry::<M, _>(key, |r| {
+    ///         r.entity.count += 1;
+    ///         Timestamps::DEFAULT.stamp(&mut r.bag, std::time::SystemTime::now())
+    ///     })
+    ///     .await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn update_with_retry<M, F>(&self, key: Item, change: F) -> Result<Record<M::Entity>>
+    where
+        M: Mapper,
+        F: FnMut(&mut Record<M::Entity>) -> Result<()>,
+    {
+        lock::update_with_retry::<M, F>(self, key, change).await
+    }
+
+    /// A `Query` of this table, to complete with a key condition (and pass
+    /// to [`query_stream`](Self::query_stream) or send yourself).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let table = dynamodb_mapper::ops::Table::new(&client(), "AppTable", TABLE);
+    /// assert_eq!(table.query().get_table_name().as_deref(), Some("AppTable"));
+    /// ```
+    pub fn query(&self) -> QueryFluentBuilder {
+        self.client.query().table_name(&self.name)
+    }
+
+    /// A `Scan` of this table.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let table = dynamodb_mapper::ops::Table::new(&client(), "AppTable", TABLE);
+    /// assert_eq!(table.scan().get_table_name().as_deref(), Some("AppTable"));
+    /// ```
+    pub fn scan(&self) -> ScanFluentBuilder {
+        self.client.scan().table_name(&self.name)
+    }
+
+    /// Runs a query page by page and decodes every item through `registry`,
+    /// as a stream holding one page at a time. Skipped and raw items come
+    /// out as [`Decoded::Skipped`] and [`Decoded::Raw`] (per the registry's
+    /// policies), never silently dropped; a failed page request ends the
+    /// stream with its error. Each page request is bounded by the table's
+    /// [`call_bound`](Self::call_bound): a page that does not come in time
+    /// ends the stream with an [`ErrorKind::Timeout`](crate::ErrorKind::Timeout)
+    /// error.
+    ///
+    /// ```no_run
+    /// use futures_util::{StreamExt, pin_mut};
+    /// use dynamodb_mapper::expr::{KeyCondition, KeyConditionExt};
+    /// # use dynamodb_mapper::{Registry, ops::Table};
+    /// # async fn demo(table: Table, registry: Registry<String>) -> dynamodb_mapper::Result<()> {
+    /// let query = table
+    ///     .query()
+    ///     .with_key_condition(KeyCondition::new(table.schema(), "CUSTOMER#C1"))?;
+    /// let stream = table.query_stream(query, &registry);
+    /// pin_mut!(stream);
+    /// while let Some(decoded) = stream.next().await {
+    ///     if let Some(entity) = decoded?.into_entity() {
+    ///         println!("{entity}");
+    ///     }
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn query_stream<T: 'static>(
+        &self,
+        query: QueryFluentBuilder,
+        registry: &Registry<T>,
+    ) -> impl Stream<Item = Result<Decoded<T>>> + use<T> {
+        pages::query_stream(query, registry, self.call_bound)
+    }
+
+    /// Runs a scan page by page and decodes every item through `registry`,
+    /// as a stream, exactly as [`query_stream`](Self::query_stream) does for
+    /// queries.
+    ///
+    /// ```no_run
+    /// use futures_util::TryStreamExt;
+    /// # use dynamodb_mapper::{Registry, ops::Table};
+    /// # async fn demo(table: Table, registry: Registry<String>) -> dynamodb_mapper::Result<()> {
+    /// let all: Vec<_> = table.scan_stream(table.scan(), &registry).try_collect().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn scan_stream<T: 'static>(
+        &self,
+        scan: ScanFluentBuilder,
+        registry: &Registry<T>,
+    ) -> impl Stream<Item = Result<Decoded<T>>> + use<T> {
+        pages::scan_stream(scan, registry, self.call_bound)
+    }
+}
