@@ -11,6 +11,7 @@ use aws_smithy_mocks::{RuleMode, mock, mock_client};
 use dynamodb_mapper::hooks::put_str;
 use dynamodb_mapper::ops::{ActionInfo, ActionKind, Table};
 use dynamodb_mapper::{ErrorKind, Item, Mapper, MapperExt, TableSchema};
+use dynamodb_mapper_support::requests::offline_client;
 use serde::{Deserialize, Serialize};
 
 const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
@@ -44,13 +45,6 @@ impl Mapper for Impostor {
         put_str(item, "entityType", "Task");
         Ok(())
     }
-}
-
-fn offline() -> Client {
-    let conf = aws_sdk_dynamodb::Config::builder()
-        .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-        .build();
-    Client::from_conf(conf)
 }
 
 fn note(id: &str) -> Item {
@@ -132,7 +126,7 @@ fn raw_transaction_puts_are_checked_when_added() {
         .set_item(Some(item))
         .build()
         .unwrap();
-    let mut tx = Table::new(&offline(), "AppTable", TABLE).transaction();
+    let mut tx = Table::new(&offline_client(), "AppTable", TABLE).transaction();
     let err = tx
         .push(
             TransactWriteItem::builder().put(put).build(),
