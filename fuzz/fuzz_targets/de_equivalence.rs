@@ -146,7 +146,8 @@ fn has_unknown(v: &aws_sdk_dynamodb::types::AttributeValue) -> bool {
 /// Whether the crate refuses a number `serde_dynamo` reads, on purpose: one
 /// a float does not hold exactly, or `NaN`/`inf` (no DynamoDB numbers).
 fn rounding(e: &dynamodb_mapper::Error) -> bool {
-    let m = e.to_string();
+    // The reason is in the cause, which `{:#}` prints after the message.
+    let m = format!("{e:#}");
     e.kind() == dynamodb_mapper::ErrorKind::Deserialize
         && (m.contains("without rounding")
             || m.contains("within the range of f")
