@@ -618,6 +618,48 @@ async fn every_helper_returns_in_bounded_time_from_a_silent_server() {
     );
 }
 
+#[tokio::test]
+async fn the_tables_call_bound_holds_for_every_call_and_every_page_of_a_stream() {
+    use futures_util::StreamExt;
+    // The client has no timeout of its own: only the table's bound stops
+    // the waiting, for single calls and for each page of a stream alike.
+    let client = silent_client(None);
+    let table = Table::new(&client, TABLE, APP_TABLE).call_timeout(Duration::from_millis(300));
+    let started = Instant::now();
+    let key = CustomerMapper::key(&customer("C1")).unwrap();
+    let err = table
+        .get_record::<CustomerMapper>(key)
+        .await
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(
+        format!("{err:#}"),
+        "dynamodb GetItem got no answer within 300ms"
+    );
+    let registry = dynamodb_mapper::Registry::<Customer>::builder()
+        .register::<CustomerMapper>(|c| c)
+        .build()
+        .unwrap();
+    for (what, stream) in [
+        (
+            "query",
+            table.query_stream(table.query(), &registry).boxed(),
+        ),
+        ("scan", table.scan_stream(table.scan(), &registry).boxed()),
+    ] {
+        let items: Vec<_> = stream.collect().await;
+        assert_eq!(items.len(), 1, "{what}: one error, then the stream ends");
+        let err = items.into_iter().next().unwrap().unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Timeout, "{what}: {err:#}");
+        assert_eq!(err.timeout(), Some(Duration::from_millis(300)), "{what}");
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
 #[tokio::test(start_paused = true)]
 async fn without_a_client_timeout_the_default_bound_applies() {
     let client = silent_client(None);
