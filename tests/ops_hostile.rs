@@ -899,6 +899,18 @@ async fn helpers_can_run_on_spawned_tasks() {
     assert!(read.await.unwrap().unwrap().entities.is_empty());
 }
 
+/// Three customers put through a client answered by `rule`, two attempts:
+/// the error the batch ends with.
+async fn put_three(rule: &aws_smithy_mocks::Rule) -> Error {
+    let client = mock_client(&[rule]);
+    Table::new(&client, TABLE, APP_TABLE)
+        .retry(fast_retry(2))
+        .batch_writer()
+        .put::<CustomerMapper>(&customers(3))
+        .await
+        .expect_err("the batch cannot complete")
+}
+
 #[tokio::test]
 async fn server_faults_and_unreadable_answers_leave_writes_in_doubt_not_unwritten() {
     // Found by the `ops` fuzz target: a 5xx without an error code was taken
@@ -917,13 +929,7 @@ async fn server_faults_and_unreadable_answers_leave_writes_in_doubt_not_unwritte
             .http_status(status, body.map(str::to_owned))
             .repeatedly()
             .build();
-        let client = mock_client(&[&rule]);
-        let err = Table::new(&client, TABLE, APP_TABLE)
-            .retry(fast_retry(2))
-            .batch_writer()
-            .put::<CustomerMapper>(&customers(3))
-            .await
-            .expect_err(&format!("{status} {body:?}"));
+        let err = put_three(&rule).await;
         let (written, unprocessed, in_doubt, _) = incomplete(&err, 3);
         assert_eq!(
             (written, unprocessed.len(), in_doubt.len()),
@@ -940,13 +946,7 @@ async fn server_faults_and_unreadable_answers_leave_writes_in_doubt_not_unwritte
                 .build(),
         )
     });
-    let client = mock_client(&[&rule]);
-    let err = Table::new(&client, TABLE, APP_TABLE)
-        .retry(fast_retry(2))
-        .batch_writer()
-        .put::<CustomerMapper>(&customers(3))
-        .await
-        .unwrap_err();
+    let err = put_three(&rule).await;
     let (written, unprocessed, in_doubt, _) = incomplete(&err, 3);
     assert_eq!(
         (written, unprocessed.len(), in_doubt.len()),
@@ -962,13 +962,7 @@ async fn server_faults_and_unreadable_answers_leave_writes_in_doubt_not_unwritte
         )
         .repeatedly()
         .build();
-    let client = mock_client(&[&rule]);
-    let err = Table::new(&client, TABLE, APP_TABLE)
-        .retry(fast_retry(2))
-        .batch_writer()
-        .put::<CustomerMapper>(&customers(3))
-        .await
-        .unwrap_err();
+    let err = put_three(&rule).await;
     let (written, unprocessed, in_doubt, _) = incomplete(&err, 3);
     assert_eq!(
         (written, unprocessed.len(), in_doubt.len()),
