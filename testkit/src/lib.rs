@@ -103,7 +103,7 @@ mod server;
 mod tables;
 
 pub use error::TestkitError;
-pub use pins::{DYNAMODB_LOCAL_VERSION, NPM_PACKAGE_VERSION};
+pub use pins::{DYNAMODB_LOCAL_VERSION, DYNOXIDE_VERSION, NPM_PACKAGE_VERSION};
 pub use provision::provision;
 pub use server::{ACCESS_KEY, DynamoDbLocal, REGION, client, shared};
 pub use tables::{unique_table_name, wait_for_table_active};

@@ -18,3 +18,28 @@ pub const NPM_PACKAGE_VERSION: &str = "10.3.0";
 /// assert_eq!(dynamodb_mapper_testkit::DYNAMODB_LOCAL_VERSION, "3.3.0");
 /// ```
 pub const DYNAMODB_LOCAL_VERSION: &str = "3.3.0";
+
+/// Version of the crate [`dynoxide-rs`] the embedded backend runs, pinned
+/// exactly (`=3.2.0`) in the testkit's `Cargo.toml`.
+///
+/// [`dynoxide-rs`]: https://crates.io/crates/dynoxide-rs
+///
+/// ```
+/// assert_eq!(dynamodb_mapper_testkit::DYNOXIDE_VERSION, "3.2.0");
+/// ```
+pub const DYNOXIDE_VERSION: &str = "3.2.0";
+
+#[cfg(test)]
+mod tests {
+    /// The constant says what `Cargo.toml` pins (an exact `=` requirement,
+    /// so the lock file cannot move it either).
+    #[test]
+    fn dynoxide_pin_matches_cargo_toml() {
+        let manifest = include_str!("../Cargo.toml");
+        let pin = format!(
+            "dynoxide-rs = {{ version = \"={}\"",
+            super::DYNOXIDE_VERSION
+        );
+        assert!(manifest.contains(&pin), "Cargo.toml does not pin {pin}");
+    }
+}
