@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Everything that can go wrong while provisioning, starting or talking to
-/// DynamoDB Local.
+/// Everything that can go wrong while choosing, provisioning, starting or
+/// talking to a server.
 ///
 /// The messages are lowercase, say what to do where that is possible (for
 /// example which program to install) and keep their cause reachable through
@@ -36,6 +36,17 @@ pub enum TestkitError {
         /// The directory that was given.
         path: PathBuf,
         /// What is wrong with it.
+        reason: String,
+    },
+    /// `DYNAMODB_MAPPER_BACKEND` ([`BACKEND_ENV`](crate::BACKEND_ENV)) is set
+    /// to something else than a [backend name](crate::Backend::name).
+    UnknownBackend {
+        /// The rejected value.
+        value: String,
+    },
+    /// The embedded server (dynoxide) could not be started.
+    EmbeddedStartup {
+        /// What went wrong.
         reason: String,
     },
     /// `DYNAMODB_ENDPOINT` (or an endpoint passed in code) is not an `http(s)://` URL.
@@ -115,8 +126,10 @@ impl fmt::Display for TestkitError {
             TestkitError::JavaNotFound => f.write_str(
                 "java not found on PATH: install a Java 17+ runtime \
                  (e.g. `apt-get install openjdk-17-jre-headless` or `brew install openjdk@17`) \
-                 and make sure `java` is on PATH; alternatively point `shared()` at an already running \
-                 DynamoDB Local with DYNAMODB_ENDPOINT",
+                 and make sure `java` is on PATH: DynamoDB Local, chosen by \
+                 DYNAMODB_MAPPER_BACKEND=dynamodb-local or asked for by `shared_reference()`, is a \
+                 Java program; alternatively point the testkit at an already running DynamoDB Local \
+                 with DYNAMODB_ENDPOINT",
             ),
             TestkitError::NpmNotFound => write!(
                 f,
@@ -131,6 +144,17 @@ impl fmt::Display for TestkitError {
                 "DYNAMODB_LOCAL_DIR={} is not a DynamoDB Local directory: {reason}",
                 path.display()
             ),
+            // Spelled out rather than taken from `crate::backend`, which
+            // depends on this module; `backend`'s tests check the two agree.
+            TestkitError::UnknownBackend { value } => write!(
+                f,
+                "DYNAMODB_MAPPER_BACKEND={value:?} is not a testkit backend: use \"embedded\" \
+                 (the default: dynoxide in the test process, needs nothing installed) or \
+                 \"dynamodb-local\" (AWS DynamoDB Local, needs Java 17+ and npm), or unset it"
+            ),
+            TestkitError::EmbeddedStartup { reason } => {
+                write!(f, "the embedded dynamodb server (dynoxide) did not start: {reason}")
+            }
             TestkitError::InvalidEndpoint { endpoint } => write!(
                 f,
                 "invalid dynamodb endpoint {endpoint:?}: expected an http:// or https:// url \

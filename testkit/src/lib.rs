@@ -95,15 +95,22 @@
 
 #![warn(missing_docs)]
 
+mod backend;
+mod embedded;
 mod error;
 mod pins;
 mod process;
 mod provision;
 mod server;
+mod shared;
 mod tables;
 
+pub use backend::{BACKEND_ENV, Backend};
 pub use error::TestkitError;
 pub use pins::{DYNAMODB_LOCAL_VERSION, DYNOXIDE_VERSION, NPM_PACKAGE_VERSION};
 pub use provision::provision;
-pub use server::{ACCESS_KEY, DynamoDbLocal, REGION, client, shared};
+#[allow(deprecated)]
+pub use server::DynamoDbLocal;
+pub use server::{ACCESS_KEY, REGION, TestServer};
+pub use shared::{client, reference_client, shared, shared_reference};
 pub use tables::{unique_table_name, wait_for_table_active};

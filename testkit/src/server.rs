@@ -1,4 +1,5 @@
-//! [`DynamoDbLocal`], the process-wide [`shared`] instance and clients.
+//! [`TestServer`]: starting either backend, connecting to an endpoint,
+//! building clients.
 
 use std::fmt;
 use std::io;
@@ -10,11 +11,12 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_dynamodb::error::DisplayErrorContext;
-use tokio::sync::OnceCell;
 
+use crate::backend::Backend;
+use crate::embedded::EmbeddedServer;
 use crate::error::TestkitError;
 use crate::process::JavaProcess;
-use crate::provision::{ProvisionEnv, env_nonempty, find_program, provision_with};
+use crate::provision::{ProvisionEnv, find_program, provision_with};
 
 /// How long a started DynamoDB Local may take to answer.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
@@ -23,8 +25,10 @@ const PORT_ATTEMPTS: usize = 5;
 
 /// Region of the clients the testkit builds.
 ///
-/// DynamoDB Local runs with `-sharedDb`, so clients with any region and
-/// credentials see the same tables; these values only matter for signing.
+/// Both backends keep one database for all clients (DynamoDB Local runs with
+/// `-sharedDb`, dynoxide checks that requests are signed but not by whom), so
+/// clients with any region and credentials see the same tables; these values
+/// only matter for signing.
 ///
 /// ```
 /// assert_eq!(dynamodb_mapper_testkit::REGION, "us-east-1");
@@ -39,46 +43,151 @@ pub const REGION: &str = "us-east-1";
 /// ```
 pub const ACCESS_KEY: &str = "testkit";
 
-/// A DynamoDB Local to run tests against: either a java process this value
-/// owns, or an external endpoint.
+/// A server to run tests against: an embedded dynoxide or a DynamoDB Local
+/// java process that this value owns, or an external endpoint.
 ///
-/// * [`DynamoDbLocal::start`] starts a new, owned DynamoDB Local. Dropping the
-///   value stops the java process (and waits until it is gone).
-/// * [`shared`] returns one instance per test process, started on first use
-///   and stopped when the process ends.
-/// * [`DynamoDbLocal::connect`] uses an already running endpoint.
+/// * [`TestServer::start`] starts a new, owned server of the backend
+///   [`DYNAMODB_MAPPER_BACKEND`](crate::BACKEND_ENV) chooses (embedded by
+///   default); [`TestServer::start_embedded`] and
+///   [`TestServer::start_dynamodb_local`] start one backend whatever the
+///   variable says. Dropping the value stops the server (and waits until it
+///   is gone).
+/// * [`shared`](crate::shared) returns one instance per test process, started
+///   on first use and stopped when the process ends;
+///   [`shared_reference`](crate::shared_reference) the same for DynamoDB
+///   Local.
+/// * [`TestServer::connect`] uses an already running endpoint.
 ///
-/// Get clients with [`DynamoDbLocal::client`]; it builds a fresh client on
+/// Get clients with [`TestServer::client`]; it builds a fresh client on
 /// every call, which is what you want when each `#[tokio::test]` runs its own
 /// runtime.
 ///
 /// ```no_run
-/// use dynamodb_mapper_testkit::DynamoDbLocal;
+/// use dynamodb_mapper_testkit::TestServer;
 ///
 /// # async fn demo() -> Result<(), dynamodb_mapper_testkit::TestkitError> {
-/// let db = DynamoDbLocal::start().await?;
+/// let db = TestServer::start().await?;
 /// let tables = db.client().list_tables().send().await.unwrap();
 /// assert!(tables.table_names().is_empty());
-/// drop(db); // java is gone after this line
+/// drop(db); // the server is gone after this line
 /// # Ok(())
 /// # }
 /// ```
-pub struct DynamoDbLocal {
+pub struct TestServer {
     endpoint: String,
-    process: Option<JavaProcess>,
+    running: Running,
 }
 
-impl fmt::Debug for DynamoDbLocal {
+/// What a [`TestServer`] owns.
+enum Running {
+    /// Only held, for its `Drop` (which stops the server).
+    Embedded(#[allow(dead_code)] EmbeddedServer),
+    Java(JavaProcess),
+    External,
+}
+
+/// The former name of [`TestServer`], from when DynamoDB Local was the only
+/// backend.
+///
+/// `DynamoDbLocal::start()` is [`TestServer::start`], so it now starts the
+/// backend `DYNAMODB_MAPPER_BACKEND` chooses (embedded by default); use
+/// [`TestServer::start_dynamodb_local`] for a java process whatever the
+/// variable says.
+#[deprecated(
+    since = "0.1.0",
+    note = "renamed to `TestServer`; `start()` follows DYNAMODB_MAPPER_BACKEND, \
+            `TestServer::start_dynamodb_local()` always starts java"
+)]
+pub type DynamoDbLocal = TestServer;
+
+impl fmt::Debug for TestServer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DynamoDbLocal")
+        f.debug_struct("TestServer")
             .field("endpoint", &self.endpoint)
+            .field("backend", &self.backend())
             .field("java_pid", &self.java_pid())
             .finish()
     }
 }
 
-impl DynamoDbLocal {
-    /// Starts a new DynamoDB Local owned by the returned value.
+impl TestServer {
+    /// Starts a new server of the backend `DYNAMODB_MAPPER_BACKEND`
+    /// ([`BACKEND_ENV`](crate::BACKEND_ENV)) chooses, owned by the returned
+    /// value: [`TestServer::start_embedded`] when the variable is unset or
+    /// `embedded`, [`TestServer::start_dynamodb_local`] when it is
+    /// `dynamodb-local`.
+    ///
+    /// This always starts a server; `DYNAMODB_ENDPOINT` is only honoured by
+    /// [`shared`](crate::shared) and its companions, because an owned
+    /// instance exists to be isolated and stopped.
+    ///
+    /// # Errors
+    ///
+    /// [`TestkitError::UnknownBackend`] for any other value of the variable,
+    /// else the errors of the backend's start function.
+    pub async fn start() -> Result<Self, TestkitError> {
+        Self::start_backend(Backend::from_env()?).await
+    }
+
+    /// Starts a new server of `backend`, whatever `DYNAMODB_MAPPER_BACKEND`
+    /// says.
+    ///
+    /// # Errors
+    ///
+    /// The errors of [`TestServer::start_embedded`] or
+    /// [`TestServer::start_dynamodb_local`].
+    pub async fn start_backend(backend: Backend) -> Result<Self, TestkitError> {
+        match backend {
+            Backend::Embedded => Self::start_embedded().await,
+            Backend::DynamoDbLocal => Self::start_dynamodb_local().await,
+        }
+    }
+
+    /// Starts a new embedded server ([`Backend::Embedded`]) owned by the
+    /// returned value: [dynoxide](https://crates.io/crates/dynoxide-rs)
+    /// [`DYNOXIDE_VERSION`](crate::DYNOXIDE_VERSION) with an in-memory
+    /// database, serving HTTP on a port of `127.0.0.1` that the testkit binds
+    /// itself (so no other process can take it meanwhile), from a thread and
+    /// tokio runtime of its own. Clients from any runtime can use it.
+    ///
+    /// Needs nothing installed and takes a few milliseconds. Every client
+    /// sees the same tables, whatever its credentials and region. Dropping
+    /// the value stops the server, waits for its thread and frees the
+    /// database.
+    ///
+    /// Needs a tokio runtime (any flavour) to await it.
+    ///
+    /// # Errors
+    ///
+    /// [`TestkitError::Io`] if no port can be bound or the thread or runtime
+    /// cannot be created; [`TestkitError::EmbeddedStartup`] if the database
+    /// cannot be opened.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use dynamodb_mapper_testkit::{Backend, TestServer};
+    ///
+    /// let db = TestServer::start_embedded().await?;
+    /// assert!(db.endpoint().starts_with("http://127.0.0.1:"));
+    /// assert_eq!(db.backend(), Some(Backend::Embedded));
+    /// assert_eq!(db.java_pid(), None);
+    /// db.client().list_tables().send().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn start_embedded() -> Result<Self, TestkitError> {
+        let server = EmbeddedServer::start().await?;
+        Ok(TestServer {
+            endpoint: format!("http://127.0.0.1:{}", server.port()),
+            running: Running::Embedded(server),
+        })
+    }
+
+    /// Starts a new DynamoDB Local ([`Backend::DynamoDbLocal`], the reference)
+    /// owned by the returned value, whatever `DYNAMODB_MAPPER_BACKEND` says.
     ///
     /// Provisions DynamoDB Local first if needed (see [`provision`](crate::provision)),
     /// then runs `java -XX:TieredStopAtLevel=1 -Djava.library.path=<dir>/DynamoDBLocal_lib
@@ -93,10 +202,6 @@ impl DynamoDbLocal {
     /// The java process is stopped when the value is dropped, and also when
     /// the test process ends in any way, including a panic or `SIGKILL` (on
     /// Unix a watchdog kills java when the test process is gone).
-    ///
-    /// This always starts a process; `DYNAMODB_ENDPOINT` is only honoured by
-    /// [`shared`] and [`client`](crate::client()), because an owned instance
-    /// exists to be isolated and stopped.
     ///
     /// Needs a tokio runtime (any flavour).
     ///
@@ -113,13 +218,13 @@ impl DynamoDbLocal {
     ///
     /// ```no_run
     /// # async fn demo() -> Result<(), dynamodb_mapper_testkit::TestkitError> {
-    /// let db = dynamodb_mapper_testkit::DynamoDbLocal::start().await?;
+    /// let db = dynamodb_mapper_testkit::TestServer::start_dynamodb_local().await?;
     /// assert!(db.endpoint().starts_with("http://127.0.0.1:"));
     /// assert!(db.java_pid().is_some());
     /// # Ok(())
     /// # }
     /// ```
-    pub async fn start() -> Result<Self, TestkitError> {
+    pub async fn start_dynamodb_local() -> Result<Self, TestkitError> {
         let env = ProvisionEnv::from_env();
         let java = find_program("java", env.path.as_deref()).ok_or(TestkitError::JavaNotFound)?;
         let dir = tokio::task::spawn_blocking(move || provision_with(&env))
@@ -143,9 +248,9 @@ impl DynamoDbLocal {
         loop {
             let port = pick_port()?;
             let process = JavaProcess::spawn(java, dir, port)?;
-            let db = DynamoDbLocal {
+            let db = TestServer {
                 endpoint: format!("http://127.0.0.1:{port}"),
-                process: Some(process),
+                running: Running::Java(process),
             };
             match db.wait_until_ready().await {
                 Ok(()) => return Ok(db),
@@ -157,7 +262,7 @@ impl DynamoDbLocal {
 
     /// Polls `ListTables` until it succeeds, java exits or time runs out.
     async fn wait_until_ready(&self) -> Result<(), Failure> {
-        let Some(process) = &self.process else {
+        let Running::Java(process) = &self.running else {
             return Ok(());
         };
         // No SDK retries: its backoff would only delay noticing readiness.
@@ -211,8 +316,8 @@ impl DynamoDbLocal {
         }
     }
 
-    /// Uses an already running DynamoDB Local (or DynamoDB-compatible
-    /// endpoint); nothing is started or stopped.
+    /// Uses an already running DynamoDB Local, dynoxide or other
+    /// DynamoDB-compatible endpoint; nothing is started or stopped.
     ///
     /// # Errors
     ///
@@ -222,12 +327,13 @@ impl DynamoDbLocal {
     /// # Examples
     ///
     /// ```
-    /// use dynamodb_mapper_testkit::DynamoDbLocal;
+    /// use dynamodb_mapper_testkit::TestServer;
     ///
-    /// let db = DynamoDbLocal::connect("http://localhost:8000")?;
+    /// let db = TestServer::connect("http://localhost:8000")?;
     /// assert_eq!(db.endpoint(), "http://localhost:8000");
+    /// assert_eq!(db.backend(), None);
     /// assert_eq!(db.java_pid(), None);
-    /// assert!(DynamoDbLocal::connect("localhost:8000").is_err());
+    /// assert!(TestServer::connect("localhost:8000").is_err());
     /// # Ok::<(), dynamodb_mapper_testkit::TestkitError>(())
     /// ```
     pub fn connect(endpoint: impl Into<String>) -> Result<Self, TestkitError> {
@@ -238,16 +344,16 @@ impl DynamoDbLocal {
         if !rest.is_some_and(|host| !host.is_empty() && !host.contains(char::is_whitespace)) {
             return Err(TestkitError::InvalidEndpoint { endpoint });
         }
-        Ok(DynamoDbLocal {
+        Ok(TestServer {
             endpoint: endpoint.trim_end_matches('/').to_string(),
-            process: None,
+            running: Running::External,
         })
     }
 
     /// The endpoint URL, e.g. `http://127.0.0.1:41234`.
     ///
     /// ```
-    /// let db = dynamodb_mapper_testkit::DynamoDbLocal::connect("http://127.0.0.1:8000/")?;
+    /// let db = dynamodb_mapper_testkit::TestServer::connect("http://127.0.0.1:8000/")?;
     /// assert_eq!(db.endpoint(), "http://127.0.0.1:8000");
     /// # Ok::<(), dynamodb_mapper_testkit::TestkitError>(())
     /// ```
@@ -255,15 +361,36 @@ impl DynamoDbLocal {
         &self.endpoint
     }
 
-    /// The pid of the java process, or `None` for an external endpoint.
+    /// The backend this value started, or `None` for an external endpoint
+    /// ([`TestServer::connect`], `DYNAMODB_ENDPOINT`), whose kind the testkit
+    /// does not know.
     ///
     /// ```
-    /// let db = dynamodb_mapper_testkit::DynamoDbLocal::connect("http://127.0.0.1:8000")?;
+    /// let db = dynamodb_mapper_testkit::TestServer::connect("http://127.0.0.1:8000")?;
+    /// assert_eq!(db.backend(), None);
+    /// # Ok::<(), dynamodb_mapper_testkit::TestkitError>(())
+    /// ```
+    pub fn backend(&self) -> Option<Backend> {
+        match self.running {
+            Running::Embedded(_) => Some(Backend::Embedded),
+            Running::Java(_) => Some(Backend::DynamoDbLocal),
+            Running::External => None,
+        }
+    }
+
+    /// The pid of the java process, or `None` for the embedded backend and
+    /// an external endpoint.
+    ///
+    /// ```
+    /// let db = dynamodb_mapper_testkit::TestServer::connect("http://127.0.0.1:8000")?;
     /// assert_eq!(db.java_pid(), None);
     /// # Ok::<(), dynamodb_mapper_testkit::TestkitError>(())
     /// ```
     pub fn java_pid(&self) -> Option<u32> {
-        self.process.as_ref().map(JavaProcess::java_pid)
+        match &self.running {
+            Running::Java(process) => Some(process.java_pid()),
+            Running::Embedded(_) | Running::External => None,
+        }
     }
 
     /// A client configuration for this endpoint: region [`REGION`], static
@@ -274,7 +401,7 @@ impl DynamoDbLocal {
     /// ```
     /// use aws_sdk_dynamodb::config::retry::RetryConfig;
     ///
-    /// let db = dynamodb_mapper_testkit::DynamoDbLocal::connect("http://127.0.0.1:8000")?;
+    /// let db = dynamodb_mapper_testkit::TestServer::connect("http://127.0.0.1:8000")?;
     /// let config = db.config().retry_config(RetryConfig::disabled()).build();
     /// let client = aws_sdk_dynamodb::Client::from_conf(config);
     /// # let _ = client;
@@ -294,7 +421,7 @@ impl DynamoDbLocal {
             .endpoint_url(&self.endpoint)
     }
 
-    /// A new client for this endpoint, configured as in [`DynamoDbLocal::config`].
+    /// A new client for this endpoint, configured as in [`TestServer::config`].
     ///
     /// Every call builds a new client with its own connection pool. Do not
     /// keep one client in a `static` and use it from several `#[tokio::test]`s:
@@ -328,80 +455,15 @@ fn free_port() -> Result<u16, TestkitError> {
         .map_err(|e| TestkitError::io("failed to find a free port on 127.0.0.1", e))
 }
 
-static SHARED: OnceCell<Result<DynamoDbLocal, TestkitError>> = OnceCell::const_new();
-
-/// The DynamoDB Local shared by the whole test process.
-///
-/// The first call starts it (like [`DynamoDbLocal::start`]); later calls,
-/// from any thread or tokio runtime, get the same instance. If
-/// `DYNAMODB_ENDPOINT` is set, nothing is started and the instance points at
-/// that endpoint (like [`DynamoDbLocal::connect`]).
-///
-/// The java process lives until the test process ends; a watchdog kills it
-/// then, also after a panic or `SIGKILL`. A failed start is remembered: every
-/// later call returns the same error instead of trying again.
-///
-/// Use unique table names ([`unique_table_name`](crate::unique_table_name))
-/// because tests run in parallel against the same server.
-///
-/// # Errors
-///
-/// The errors of [`DynamoDbLocal::start`], or
-/// [`TestkitError::InvalidEndpoint`] if `DYNAMODB_ENDPOINT` is not a URL.
-///
-/// # Examples
-///
-/// ```no_run
-/// #[tokio::test]
-/// async fn lists_tables() -> Result<(), Box<dyn std::error::Error>> {
-///     let db = dynamodb_mapper_testkit::shared().await?;
-///     db.client().list_tables().send().await?;
-///     Ok(())
-/// }
-/// ```
-pub async fn shared() -> Result<&'static DynamoDbLocal, TestkitError> {
-    SHARED
-        .get_or_init(|| async {
-            match env_nonempty("DYNAMODB_ENDPOINT") {
-                Some(endpoint) => DynamoDbLocal::connect(endpoint.to_string_lossy()),
-                None => DynamoDbLocal::start().await,
-            }
-        })
-        .await
-        .as_ref()
-        .map_err(Clone::clone)
-}
-
-/// A new client for the [`shared`] DynamoDB Local; short for
-/// `shared().await?.client()`.
-///
-/// # Errors
-///
-/// The errors of [`shared`].
-///
-/// # Examples
-///
-/// ```no_run
-/// #[tokio::test]
-/// async fn lists_tables() -> Result<(), Box<dyn std::error::Error>> {
-///     let client = dynamodb_mapper_testkit::client().await?;
-///     client.list_tables().send().await?;
-///     Ok(())
-/// }
-/// ```
-pub async fn client() -> Result<Client, TestkitError> {
-    Ok(shared().await?.client())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn connect_validates_endpoint() {
-        assert!(DynamoDbLocal::connect("https://dynamodb.example:443").is_ok());
+        assert!(TestServer::connect("https://dynamodb.example:443").is_ok());
         for bad in ["", "http://", "localhost:8000", "ftp://x", "http://a b"] {
-            let err = DynamoDbLocal::connect(bad).unwrap_err();
+            let err = TestServer::connect(bad).unwrap_err();
             assert!(
                 matches!(err, TestkitError::InvalidEndpoint { .. }),
                 "{bad}: {err}"
@@ -428,7 +490,7 @@ mod tests {
         let squatter = TcpListener::bind((Ipv4Addr::UNSPECIFIED, 0)).unwrap();
         let taken = squatter.local_addr().unwrap().port();
         let mut picks = 0;
-        let db = DynamoDbLocal::start_in(&java, &dir, || {
+        let db = TestServer::start_in(&java, &dir, || {
             picks += 1;
             if picks == 1 { Ok(taken) } else { free_port() }
         })
@@ -453,7 +515,7 @@ mod tests {
         .unwrap();
         std::fs::set_permissions(&java, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .unwrap();
-        let err = DynamoDbLocal::start_in(&java, &dir, free_port)
+        let err = TestServer::start_in(&java, &dir, free_port)
             .await
             .unwrap_err();
         let msg = err.to_string();

@@ -1,4 +1,5 @@
-//! No java process outlives its owner, and missing tools give helpful errors.
+//! The DynamoDB Local backend: no java process outlives its owner, and
+//! missing tools give helpful errors.
 
 #![cfg(unix)]
 
@@ -7,11 +8,11 @@ mod common;
 use std::time::Duration;
 
 use common::{CHILD_MODE, ChildTest, assert_gone_within, fresh_dir, is_running, java_on_path};
-use dynamodb_mapper_testkit::{DynamoDbLocal, TestkitError, shared};
+use dynamodb_mapper_testkit::{BACKEND_ENV, TestServer, TestkitError, shared};
 
 #[tokio::test]
 async fn drop_stops_owned_instance() {
-    let db = DynamoDbLocal::start().await.unwrap();
+    let db = TestServer::start_dynamodb_local().await.unwrap();
     let pid = db.java_pid().expect("an owned instance has a java process");
     assert!(is_running(pid));
     db.client().list_tables().send().await.unwrap();
@@ -20,14 +21,14 @@ async fn drop_stops_owned_instance() {
     // Drop waits until java is gone.
     assert!(!is_running(pid), "java pid {pid} still running after drop");
     // And the port no longer answers.
-    let client = DynamoDbLocal::connect(endpoint).unwrap().client();
+    let client = TestServer::connect(endpoint).unwrap().client();
     assert!(client.list_tables().send().await.is_err());
 }
 
 #[tokio::test]
 async fn owned_instances_are_independent() {
-    let a = DynamoDbLocal::start().await.unwrap();
-    let b = DynamoDbLocal::start().await.unwrap();
+    let a = TestServer::start_dynamodb_local().await.unwrap();
+    let b = TestServer::start_dynamodb_local().await.unwrap();
     assert_ne!(a.endpoint(), b.endpoint());
     assert_ne!(a.java_pid(), b.java_pid());
     let table = dynamodb_mapper_testkit::unique_table_name("independent");
@@ -38,7 +39,8 @@ async fn owned_instances_are_independent() {
 
 fn shared_server_child(mode: &str) -> (ChildTest, u32) {
     let mut child = ChildTest::spawn(mode, |c| {
-        c.env_remove("DYNAMODB_ENDPOINT");
+        c.env_remove("DYNAMODB_ENDPOINT")
+            .env(BACKEND_ENV, "dynamodb-local");
     });
     let pid: u32 = child.wait_for_line("JAVA_PID=").trim().parse().unwrap();
     assert!(is_running(pid), "java {pid} is not running");
@@ -149,7 +151,7 @@ fn child_process_entry() {
                 }
             }
             "start-error" => {
-                let err: TestkitError = DynamoDbLocal::start().await.unwrap_err();
+                let err: TestkitError = TestServer::start_dynamodb_local().await.unwrap_err();
                 println!("ERROR={err}");
             }
             other => panic!("unknown child mode {other}"),

@@ -1,4 +1,5 @@
-//! The process-wide shared DynamoDB Local, used from several tests, each
+//! The process-wide shared server (the backend DYNAMODB_MAPPER_BACKEND
+//! chooses, embedded by default), used from several tests, each
 //! with its own tokio runtime.
 
 mod common;
