@@ -12,6 +12,7 @@ mod common;
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue as V, BillingMode, ConditionCheck, KeySchemaElement,
     KeyType, Put, ScalarAttributeType, TransactWriteItem,
@@ -305,15 +306,23 @@ async fn owned_embedded_servers_are_independent() {
     let b = TestServer::start_embedded().await.unwrap();
     assert_ne!(a.endpoint(), b.endpoint());
     let table = unique_table_name("embedded_independent");
-    common::create_table(&a.client(), &table).await;
-    common::put_and_get(&a.client(), &table, "k", "v").await;
+    // Kept across the drop below: its pooled keep-alive connection must not
+    // hold the server up. No retries: the refused requests below fail at once.
+    let a_client = Client::from_conf(a.config().retry_config(RetryConfig::disabled()).build());
+    common::create_table(&a_client, &table).await;
+    common::put_and_get(&a_client, &table, "k", "v").await;
     let b_tables = b.client().list_tables().send().await.unwrap();
     assert!(!b_tables.table_names().contains(&table));
 
     let a_endpoint = a.endpoint().to_string();
+    let started = std::time::Instant::now();
     drop(a);
-    let stale = TestServer::connect(a_endpoint).unwrap().client();
-    assert!(stale.list_tables().send().await.is_err());
+    let stopping = started.elapsed();
+    assert!(stopping < std::time::Duration::from_secs(5), "{stopping:?}");
+    assert!(a_client.list_tables().send().await.is_err());
+    let fresh = TestServer::connect(a_endpoint).unwrap();
+    let fresh = Client::from_conf(fresh.config().retry_config(RetryConfig::disabled()).build());
+    assert!(fresh.list_tables().send().await.is_err());
     b.client().list_tables().send().await.unwrap();
 }
 
