@@ -34,8 +34,13 @@
 //! counted exactly as documented, and the key limits (2048/1024 bytes, on
 //! the table and on an index) are as documented.
 //!
-//! Needs DynamoDB Local (the testkit starts it; see the testkit's docs, or
-//! set `DYNAMODB_ENDPOINT`). Without it every test fails saying how to fix it.
+//! These tests compare with the reference server, DynamoDB Local, so they
+//! are ignored by a plain `cargo test` (which needs nothing but Rust) and
+//! listed as ignored with the command that runs them:
+//! `cargo test --test limits_local -- --ignored` (`.ci/run` does). They
+//! need Java 17 and, once, npm: the testkit starts DynamoDB Local whatever
+//! backend the other tests use (or set `DYNAMODB_ENDPOINT`). Without it
+//! every test fails saying what to install.
 
 use std::collections::HashMap;
 
@@ -108,9 +113,9 @@ struct Service {
 
 impl Service {
     async fn new(prefix: &str, binary: bool) -> Self {
-        let db = dynamodb_mapper_testkit::shared()
+        let db = dynamodb_mapper_testkit::shared_reference()
             .await
-            .unwrap_or_else(|e| panic!("DynamoDB Local is required for this test: {e}"));
+            .unwrap_or_else(|e| panic!("this test compares with DynamoDB Local: {e}"));
         let client = Client::from_conf(db.config().retry_config(RetryConfig::disabled()).build());
         let schema = if binary { BINARY_KEYS } else { STRING_KEYS };
         let table = local::new_table(&client, prefix, schema).await;
@@ -364,6 +369,7 @@ fn shapes() -> Vec<(&'static str, Shape)> {
 }
 
 #[tokio::test]
+#[ignore = "compares with the reference server, DynamoDB Local: cargo test --test limits_local -- --ignored"]
 async fn item_size_boundary_for_every_shape() {
     let mut service = Service::new("limits-size", false).await;
     for (shape, build) in shapes() {
@@ -417,6 +423,7 @@ fn random_numbers(count: usize) -> Vec<String> {
 }
 
 #[tokio::test]
+#[ignore = "compares with the reference server, DynamoDB Local: cargo test --test limits_local -- --ignored"]
 async fn number_sizes_match_local_for_random_numbers() {
     let mut service = Service::new("limits-numbers", false).await;
     for num in random_numbers(150) {
@@ -449,6 +456,7 @@ async fn number_sizes_match_local_for_random_numbers() {
 }
 
 #[tokio::test]
+#[ignore = "compares with the reference server, DynamoDB Local: cargo test --test limits_local -- --ignored"]
 async fn significant_digits_38_accepted_39_rejected() {
     let mut service = Service::new("limits-digits", false).await;
     let nines = |k: usize| "9".repeat(k);
@@ -522,6 +530,7 @@ async fn significant_digits_38_accepted_39_rejected() {
 }
 
 #[tokio::test]
+#[ignore = "compares with the reference server, DynamoDB Local: cargo test --test limits_local -- --ignored"]
 async fn number_syntax_and_range() {
     let mut service = Service::new("limits-syntax", false).await;
     const NAN: &str = "cannot be converted into a number";
@@ -646,6 +655,7 @@ async fn number_syntax_and_range() {
 }
 
 #[tokio::test]
+#[ignore = "compares with the reference server, DynamoDB Local: cargo test --test limits_local -- --ignored"]
 async fn number_sets_reject_duplicate_values_however_written() {
     let mut service = Service::new("limits-sets", false).await;
     let duplicates = [
@@ -720,6 +730,7 @@ async fn number_sets_reject_duplicate_values_however_written() {
 }
 
 #[tokio::test]
+#[ignore = "compares with the reference server, DynamoDB Local: cargo test --test limits_local -- --ignored"]
 async fn empty_sets_are_rejected_empty_values_in_sets_are_not() {
     let mut service = Service::new("limits-empty-sets", false).await;
     for (name, set, kind, local) in [
@@ -794,6 +805,7 @@ const KEY_TOO_LONG: &str = "primary key values must be under";
 const INDEX_KEY_TOO_LONG: &str = "Size limit exceeded";
 
 #[tokio::test]
+#[ignore = "compares with the reference server, DynamoDB Local: cargo test --test limits_local -- --ignored"]
 async fn string_key_sizes() {
     let mut service = Service::new("limits-keys", false).await;
     let table = [
@@ -834,6 +846,7 @@ async fn string_key_sizes() {
 }
 
 #[tokio::test]
+#[ignore = "compares with the reference server, DynamoDB Local: cargo test --test limits_local -- --ignored"]
 async fn binary_key_sizes() {
     let mut service = Service::new("limits-binary-keys", true).await;
     let b = |len: usize| V::B(Blob::new(vec![0xff; len]));
@@ -881,6 +894,7 @@ async fn binary_key_sizes() {
 }
 
 #[tokio::test]
+#[ignore = "compares with the reference server, DynamoDB Local: cargo test --test limits_local -- --ignored"]
 async fn empty_string_keys_are_rejected() {
     let mut service = Service::new("limits-empty-keys", false).await;
     for (attr, of, local) in [
@@ -906,6 +920,7 @@ async fn empty_string_keys_are_rejected() {
 }
 
 #[tokio::test]
+#[ignore = "compares with the reference server, DynamoDB Local: cargo test --test limits_local -- --ignored"]
 async fn index_keys_null_mistyped_or_half_written() {
     let mut service = Service::new("limits-index-keys", false).await;
     for (attr, value, found, local) in [
@@ -988,6 +1003,7 @@ async fn index_keys_null_mistyped_or_half_written() {
 }
 
 #[tokio::test]
+#[ignore = "compares with the reference server, DynamoDB Local: cargo test --test limits_local -- --ignored"]
 async fn attribute_names_and_nesting_depth() {
     let mut service = Service::new("limits-names", false).await;
     let nested = |containers: usize, innermost: V| {

