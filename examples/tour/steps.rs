@@ -1,0 +1,301 @@
+//! The tour's steps, in the order a new user meets the crate. Each step
+//! says what it shows; the requests it sends are printed by `show`.
+
+use std::time::Duration;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::error::BoxError;
+use aws_sdk_dynamodb::types::{AttributeValue, TableStatus};
+use dynamodb_mapper::expr::{KeyCondition, attr};
+use dynamodb_mapper::ops::Table;
+use dynamodb_mapper::{
+    ErrorKind, FilterExt, Item, KeyConditionExt, MapperExt, PartitionView, Record, Registry,
+};
+use futures_util::TryStreamExt;
+
+use crate::model::*;
+use crate::show::{self, Out};
+
+/// Runs every step on a table named `name` that does not exist yet, and
+/// deletes the table at the end, also when a step failed.
+pub async fn run(client: &Client, name: &str, out: &Out) -> Result<(), BoxError> {
+    let table = Table::new(client, name, SHOP);
+    create(&table, out).await?;
+    let result = steps(&table, out).await;
+    out.line("\n== Clean-up");
+    let deleted = client.delete_table().table_name(name).send().await;
+    result?;
+    deleted?;
+    out.line(format!("   table {name} deleted"));
+    Ok(())
+}
+
+async fn steps(table: &Table, out: &Out) -> Result<(), BoxError> {
+    first_write(table, out).await?;
+    batch_load(table, out).await?;
+    key_conditions(table, out).await?;
+    registry_query(table, out).await?;
+    transaction(table, out).await?;
+    optimistic_locking(table, out).await?;
+    lossless_update(table, out).await?;
+    partition_view(table, out).await?;
+    Ok(())
+}
+
+async fn create(table: &Table, out: &Out) -> Result<(), BoxError> {
+    out.line("\n== 0. The table, from its schema");
+    let client = table.client();
+    SHOP.create_table(client, table.name()).send().await?;
+    // A real table takes some seconds to become ACTIVE; emulators are quick.
+    for _ in 0..240 {
+        let described = client
+            .describe_table()
+            .table_name(table.name())
+            .send()
+            .await?;
+        let status = described.table().and_then(|t| t.table_status());
+        if status == Some(&TableStatus::Active) {
+            out.line(format!("   table {} is ACTIVE", table.name()));
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    Err(format!(
+        "table {} did not become ACTIVE within 2 minutes",
+        table.name()
+    )
+    .into())
+}
+
+async fn first_write(table: &Table, out: &Out) -> Result<(), BoxError> {
+    out.line("\n== 1. A mapper makes the item; a versioned put writes it");
+    let ada = customer("C1", "Ada");
+    out.line(format!("   {ada:?}"));
+    let item = CustomerMapper::to_item(&ada)?;
+    out.line(format!("   to_item → {}", show::item(&item)));
+    let mut record = Record::new(ada);
+    let version = table.put_versioned::<CustomerMapper>(&mut record).await?;
+    out.line(format!(
+        "   written as version {version}: the crate added the version and the condition \
+         that no item exists yet"
+    ));
+    Ok(())
+}
+
+async fn batch_load(table: &Table, out: &Out) -> Result<(), BoxError> {
+    out.line("\n== 2. The batch writer loads data, retrying what DynamoDB leaves unprocessed");
+    let orders = vec![
+        order("C1", "O1", "2025-01-15", Status::Shipped),
+        order("C1", "O2", "2025-02-10", Status::Pending),
+        order("C2", "O3", "2025-02-20", Status::Shipped),
+    ];
+    // A batch cannot carry a condition, so it cannot check versions: the
+    // writer refuses versioned entities unless told, by name, that this is
+    // a load of new data.
+    match table.batch_writer().put::<OrderMapper>(&orders).await {
+        Err(e) if e.kind() == ErrorKind::VersionCheckRequired => {
+            out.line(format!("   without import(): refused before sending: {e}"));
+        }
+        other => {
+            return Err(format!("a batch of versioned entities was not refused: {other:?}").into());
+        }
+    }
+    let writer = table.batch_writer().import();
+    let addresses = [("home", "Berlin"), ("work", "Paris")].map(|(label, city)| Address {
+        customer_id: "C1".into(),
+        label: label.into(),
+        city: city.into(),
+    });
+    let summaries = [
+        writer.put::<OrderMapper>(&orders).await?,
+        writer.put::<AddressMapper>(&addresses).await?,
+        writer
+            .put::<CustomerMapper>(&[customer("C2", "Grace")])
+            .await?,
+    ];
+    let items: usize = summaries.iter().map(|s| s.items).sum();
+    let requests: usize = summaries.iter().map(|s| s.requests).sum();
+    out.line(format!(
+        "   with import(): {items} items written in {requests} BatchWriteItem requests"
+    ));
+    Ok(())
+}
+
+async fn key_conditions(table: &Table, out: &Out) -> Result<(), BoxError> {
+    out.line("\n== 3. Key patterns render keys and prefixes; key conditions query them");
+    // The pattern's constant prefix, "ORDER#", selects the orders of the
+    // partition and nothing else (it ends at a segment boundary).
+    let prefix = ORDER_SK.bind().prefix()?;
+    let condition = KeyCondition::new(SHOP, customer_pk("C1")?).sort_begins_with(prefix);
+    let answer = table.query().with_key_condition(condition)?.send().await?;
+    let orders = decode_orders(answer.items.unwrap_or_default())?;
+    out.line(format!("   C1's orders: {}", list(&orders)));
+
+    out.line("   Shipped orders since February, on GSI1:");
+    let condition = KeyCondition::new(SHOP, status_pk(Status::Shipped)?)
+        .index("GSI1")
+        .sort_ge("2025-02-01");
+    let answer = table.query().with_key_condition(condition)?.send().await?;
+    let shipped = decode_orders(answer.items.unwrap_or_default())?;
+    out.line(format!("   shipped since 2025-02-01: {}", list(&shipped)));
+    Ok(())
+}
+
+fn decode_orders(items: Vec<Item>) -> dynamodb_mapper::Result<Vec<Order>> {
+    // `from_item` checks each item's entityType before decoding it.
+    items.into_iter().map(OrderMapper::from_item).collect()
+}
+
+fn list(orders: &[Order]) -> String {
+    let each: Vec<_> = orders
+        .iter()
+        .map(|o| format!("{} ({}, {})", o.order_id, o.created_on, o.status.name()))
+        .collect();
+    each.join(", ")
+}
+
+fn registry() -> dynamodb_mapper::Result<Registry<Entity>> {
+    // Building the registry checks the design as a whole: one layout, no
+    // two types with one discriminator, no key patterns that overlap.
+    Registry::builder()
+        .register::<CustomerMapper>(Entity::Customer)
+        .register::<AddressMapper>(Entity::Address)
+        .register::<OrderMapper>(Entity::Order)
+        .build()
+}
+
+async fn registry_query(table: &Table, out: &Out) -> Result<(), BoxError> {
+    out.line("\n== 4. One query, several entity types: the registry decodes each item by its type");
+    let registry = registry()?;
+    let query = table
+        .query()
+        .with_key_condition(KeyCondition::new(SHOP, customer_pk("C1")?))?;
+    let decoded: Vec<_> = table.query_stream(query, &registry).try_collect().await?;
+    for item in decoded {
+        match item.into_entity() {
+            Some(Entity::Customer(c)) => out.line(format!("   Customer {} <{}>", c.name, c.email)),
+            Some(Entity::Address(a)) => out.line(format!("   Address {}: {}", a.label, a.city)),
+            Some(Entity::Order(o)) => {
+                out.line(format!("   Order {} {} cents", o.order_id, o.total_cents))
+            }
+            None => out.line("   (an item of no registered type)"),
+        }
+    }
+    out.line("   Only some types, filtered by the server:");
+    let query = table
+        .query()
+        .with_key_condition(KeyCondition::new(SHOP, customer_pk("C1")?))?
+        .with_filter(registry.filter(&["Address"])?)?;
+    let addresses: Vec<_> = table.query_stream(query, &registry).try_collect().await?;
+    out.line(format!("   {} addresses", addresses.len()));
+    Ok(())
+}
+
+async fn transaction(table: &Table, out: &Out) -> Result<(), BoxError> {
+    out.line("\n== 5. A transaction: a new order, only if its customer exists");
+    let customer_key = CustomerMapper::string_key(&customer_pk("C1")?, "PROFILE")?;
+    let mut tx = table.transaction();
+    tx.put_new::<OrderMapper>(&order("C1", "O4", "2025-03-01", Status::Pending))?;
+    tx.condition_check::<CustomerMapper>(customer_key, attr("pk").exists())?;
+    tx.send().await?;
+    out.line("   committed: O4 placed");
+
+    out.line("   The same order again, for a customer that does not exist:");
+    let mut tx = table.transaction();
+    tx.put_new::<OrderMapper>(&order("C9", "O4", "2025-03-01", Status::Pending))?;
+    let missing = CustomerMapper::string_key(&customer_pk("C9")?, "PROFILE")?;
+    tx.condition_check::<CustomerMapper>(missing, attr("pk").exists())?;
+    match tx.send().await {
+        Err(e) if e.kind() == ErrorKind::TransactionCanceled => {
+            out.line(format!("   canceled: {e}"));
+        }
+        other => return Err(format!("the transaction was not canceled: {other:?}").into()),
+    }
+    Ok(())
+}
+
+async fn optimistic_locking(table: &Table, out: &Out) -> Result<(), BoxError> {
+    out.line("\n== 6. Optimistic locking: two writers read the same version, the second loses");
+    let key = CustomerMapper::string_key(&customer_pk("C1")?, "PROFILE")?;
+    let read = |key: Item| async move {
+        table
+            .get_record::<CustomerMapper>(key)
+            .await?
+            .ok_or_else(|| BoxError::from("customer C1 is missing"))
+    };
+    let mut first = read(key.clone()).await?;
+    let mut second = read(key.clone()).await?;
+    first.entity.name = "Ada Lovelace".into();
+    let version = table.put_versioned::<CustomerMapper>(&mut first).await?;
+    out.line(format!("   first writer: version {version}"));
+    second.entity.name = "Ada L.".into();
+    match table.put_versioned::<CustomerMapper>(&mut second).await {
+        Err(e) if e.kind() == ErrorKind::VersionConflict => {
+            out.line(format!("   second writer: {e}"));
+        }
+        other => return Err(format!("a stale write was not refused: {other:?}").into()),
+    }
+    Ok(())
+}
+
+async fn lossless_update(table: &Table, out: &Out) -> Result<(), BoxError> {
+    out.line("\n== 7. A lossless read-modify-write keeps attributes this code does not know");
+    let key = CustomerMapper::string_key(&customer_pk("C1")?, "PROFILE")?;
+    // A newer service adds an attribute our Customer struct does not have.
+    table
+        .client()
+        .update_item()
+        .table_name(table.name())
+        .set_key(Some(key.clone()))
+        .update_expression("SET loyaltyTier = :tier")
+        .expression_attribute_values(":tier", AttributeValue::S("gold".into()))
+        .send()
+        .await?;
+    let stored = get(table, &key).await?;
+    let naive = CustomerMapper::to_item(&CustomerMapper::from_item(stored.clone())?)?;
+    let mut dropped: Vec<_> = stored.keys().filter(|k| !naive.contains_key(*k)).collect();
+    dropped.retain(|k| *k != "version"); // the versioned write adds it again
+    out.line(format!(
+        "   a plain from_item → to_item round trip would drop: {dropped:?}"
+    ));
+    let record = table
+        .update_with_retry::<CustomerMapper, _>(key.clone(), |r| {
+            r.entity.email = "ada@lovelace.example".into();
+            Ok(())
+        })
+        .await?;
+    out.line(format!(
+        "   update_with_retry: version {:?}, bag {:?}",
+        record.version,
+        record.bag.iter().map(|(name, _)| name).collect::<Vec<_>>()
+    ));
+    let after = get(table, &key).await?;
+    out.line(format!("   stored: {}", show::item(&after)));
+    Ok(())
+}
+
+async fn get(table: &Table, key: &Item) -> Result<Item, BoxError> {
+    let answer = table
+        .client()
+        .get_item()
+        .table_name(table.name())
+        .set_key(Some(key.clone()))
+        .send()
+        .await?;
+    answer.item.ok_or_else(|| "the item is missing".into())
+}
+
+async fn partition_view(table: &Table, out: &Out) -> Result<(), BoxError> {
+    out.line("\n== 8. The partition, drawn like a single-table design diagram");
+    let query = table
+        .query()
+        .with_key_condition(KeyCondition::new(SHOP, customer_pk("C1")?))?;
+    let items = query.send().await?.items.unwrap_or_default();
+    let schema = SHOP;
+    out.line(
+        PartitionView::new(&schema, &items)
+            .max_width(100)
+            .to_string(),
+    );
+    Ok(())
+}
