@@ -13,12 +13,25 @@
 //!
 //! Unlike `PR_SET_PDEATHSIG` this does not depend on the spawning *thread*
 //! staying alive (test threads end after each test) and works on macOS too.
+//!
+//! Every java process gets a private temporary directory ([`PrivateTempDir`]):
+//! its `java.io.tmpdir` and working directory. Whoever sees java gone removes
+//! it: the wrapper once `wait` returns, the watchdog after killing java (for
+//! when the wrapper itself was killed, e.g. by a Ctrl-C sent to the process
+//! group, which the watchdog and java ignore as background jobs of a
+//! non-interactive shell), and [`JavaProcess::stop`] once the wrapper is
+//! gone. DynamoDB Local 3.x otherwise copies its sqlite4java native library
+//! (0.9 MB) into the system temp dir under a new name at every start and
+//! only deletes it on a normal JVM exit, which a killed java never reaches;
+//! [`JavaProcess::spawn`] also points it at the installed copy of that
+//! library so that nothing needs to be copied at all.
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
-use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
@@ -33,20 +46,141 @@ const TAIL_LINES: usize = 40;
 #[cfg(unix)]
 const PID_LINE: &str = "dynamodb-mapper-testkit java pid ";
 
-/// `$@` is the java command line. See the module docs.
+/// Start of the names of the private temporary directories:
+/// `<system temp dir>/dynamodb-mapper-testkit-java-<pid>-<n>-<nanos>`.
+pub(crate) const TEMP_DIR_PREFIX: &str = "dynamodb-mapper-testkit-java-";
+
+/// `$1` is java's private temporary directory, removed once java is gone;
+/// the rest is the java command line. See the module docs.
+///
+/// The watchdog ignores SIGHUP, SIGINT and SIGTERM (so does java, as a
+/// background job, for SIGINT) so that it outlives the wrapper when a signal
+/// hits the whole process group; the wrapper therefore ends it with SIGKILL.
+/// Before removing the directory it waits until java is no longer running (a
+/// killed process may still finish the file operation it was in): until
+/// `kill -0` fails, or on Linux until java is a zombie, since an orphan may
+/// never be reaped where pid 1 is not an init; at most 10 s, in case the pid
+/// was reused.
 #[cfg(unix)]
-const WRAPPER: &str = r#"exec 3<&0 </dev/null
+const WRAPPER: &str = r#"dir=$1
+shift
+exec 3<&0 </dev/null
 "$@" 3<&- &
 java_pid=$!
 echo "dynamodb-mapper-testkit java pid $java_pid"
-( read -r _ <&3; kill -9 "$java_pid" 2>/dev/null ) &
+(
+  trap '' HUP INT TERM
+  read -r _ <&3
+  kill -9 "$java_pid" 2>/dev/null
+  n=0
+  while [ "$n" -lt 100 ] && kill -0 "$java_pid" 2>/dev/null; do
+    stat=
+    { read -r stat <"/proc/$java_pid/stat"; } 2>/dev/null
+    case ${stat##*") "} in Z*|X*) break ;; esac
+    sleep 0.1
+    n=$((n + 1))
+  done
+  rm -rf "$dir"
+) &
 watchdog_pid=$!
 exec 3<&-
 wait "$java_pid"
 status=$?
-kill "$watchdog_pid" 2>/dev/null
+rm -rf "$dir"
+kill -9 "$watchdog_pid" 2>/dev/null
 exit "$status"
 "#;
+
+/// A directory of its own for one java process, created empty and private
+/// (mode 0700 on Unix) in the system temp dir, removed on drop.
+#[derive(Debug)]
+pub(crate) struct PrivateTempDir {
+    path: PathBuf,
+}
+
+impl PrivateTempDir {
+    /// Creates `<system temp dir>/dynamodb-mapper-testkit-java-<pid>-<n>-<nanos>`.
+    /// The name is new; should it exist anyway (a leftover of a process that
+    /// had the same pid), the next one is tried, never an existing directory
+    /// reused.
+    pub(crate) fn create() -> Result<Self, TestkitError> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let base = std::env::temp_dir();
+        // java resolves a relative java.io.tmpdir against its own working
+        // directory, which is this directory.
+        let base = std::path::absolute(&base).unwrap_or(base);
+        let mut last_error = None;
+        for _ in 0..16 {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos());
+            let path = base.join(format!(
+                "{TEMP_DIR_PREFIX}{}-{}-{nanos:09}",
+                std::process::id(),
+                COUNTER.fetch_add(1, Ordering::Relaxed)
+            ));
+            let mut builder = std::fs::DirBuilder::new();
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+            match builder.create(&path) {
+                Ok(()) => return Ok(PrivateTempDir { path }),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last_error = Some(e),
+                Err(e) => return Err(Self::create_error(&base, e)),
+            }
+        }
+        let e = last_error.unwrap_or_else(|| io::Error::from(io::ErrorKind::AlreadyExists));
+        Err(Self::create_error(&base, e))
+    }
+
+    fn create_error(base: &Path, e: io::Error) -> TestkitError {
+        TestkitError::io(
+            format!(
+                "failed to create a temporary directory for dynamodb local in {} \
+                 (set TMPDIR to a writable directory)",
+                base.display()
+            ),
+            e,
+        )
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Removes the directory and everything in it; already gone is fine.
+    /// Only call this once java is gone.
+    fn remove(&self) {
+        match std::fs::remove_dir_all(&self.path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            // Nothing to report to from `Drop`; the name says who left it.
+            Err(_) => {}
+        }
+    }
+}
+
+impl Drop for PrivateTempDir {
+    fn drop(&mut self) {
+        self.remove();
+    }
+}
+
+/// File name of the sqlite4java native library for this platform in
+/// `DynamoDBLocal_lib`, or `None` where DynamoDB Local ships none. It is
+/// the same file DynamoDB Local's jar contains for the platform.
+fn sqlite_native_library() -> Option<&'static str> {
+    use std::env::consts::{ARCH, OS};
+    Some(match (OS, ARCH) {
+        ("linux", "x86_64") => "libsqlite4java-linux-amd64.so",
+        ("linux", "aarch64") => "libsqlite4java-linux-aarch64.so",
+        ("linux", "x86") => "libsqlite4java-linux-i386.so",
+        ("macos", "x86_64") => "libsqlite4java-osx-x86_64.dylib",
+        ("macos", "aarch64") => "libsqlite4java-osx-aarch64.dylib",
+        ("windows", "x86_64") => "sqlite4java-win32-x64.dll",
+        ("windows", "x86") => "sqlite4java-win32-x86.dll",
+        _ => return None,
+    })
+}
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
@@ -132,27 +266,55 @@ pub(crate) struct JavaProcess {
     java_pid: u32,
     tail: Arc<OutputTail>,
     readers: Mutex<Vec<JoinHandle<()>>>,
+    /// java's `java.io.tmpdir` and working directory. Declared last: dropped
+    /// (removed) after `Drop` has stopped java.
+    temp_dir: PrivateTempDir,
+}
+
+/// `-D<name>=<value>`.
+fn system_property(name: &str, value: &Path) -> OsString {
+    let mut arg = OsString::from(format!("-D{name}="));
+    arg.push(value);
+    arg
 }
 
 impl JavaProcess {
-    /// Starts `java -XX:TieredStopAtLevel=1 -Djava.library.path=<dir>/DynamoDBLocal_lib
+    /// Creates a [`PrivateTempDir`] and starts, in it, `java -XX:TieredStopAtLevel=1
+    /// -Djava.io.tmpdir=<temp dir> -Djava.library.path=<dir>/DynamoDBLocal_lib
+    /// [-Dorg.sqlite.lib.path=<dir>/DynamoDBLocal_lib -Dorg.sqlite.lib.name=<library>]
     /// -jar <dir>/DynamoDBLocal.jar -inMemory -sharedDb -disableTelemetry -port <port>`.
     pub(crate) fn spawn(java: &Path, dir: &Path, port: u16) -> Result<Self, TestkitError> {
-        let mut library_path = OsString::from("-Djava.library.path=");
-        library_path.push(dir.join(LIB_DIR));
+        // java runs in the temp dir: relative paths would point elsewhere.
+        let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let lib_dir = dir.join(LIB_DIR);
+        let temp_dir = PrivateTempDir::create()?;
         let mut java_args: Vec<OsString> = vec![
             // C1 only: starts about 30 % faster (1.7 s instead of 2.5 s
             // here), and a test server never runs long enough for C2 to pay off.
             "-XX:TieredStopAtLevel=1".into(),
-            library_path,
+            // Where anything java writes to "the temp dir" lands; removed
+            // with the process.
+            system_property("java.io.tmpdir", temp_dir.path()),
+            system_property("java.library.path", &lib_dir),
+        ];
+        // DynamoDB Local 3.x loads sqlite4java's native library from
+        // `org.sqlite.lib.path`/`org.sqlite.lib.name` when they name an
+        // existing file; otherwise it copies the library out of its jar into
+        // `java.io.tmpdir` (never reading `java.library.path`, which is only
+        // its fallback). Loading the installed copy saves that copy.
+        if let Some(library) = sqlite_native_library().filter(|l| lib_dir.join(l).is_file()) {
+            java_args.push(system_property("org.sqlite.lib.path", &lib_dir));
+            java_args.push(format!("-Dorg.sqlite.lib.name={library}").into());
+        }
+        java_args.extend([
             "-jar".into(),
             dir.join(JAR_FILE).into(),
             "-inMemory".into(),
             "-sharedDb".into(),
             "-disableTelemetry".into(),
             "-port".into(),
-        ];
-        java_args.push(port.to_string().into());
+            port.to_string().into(),
+        ]);
 
         #[cfg(unix)]
         let mut command = {
@@ -161,6 +323,7 @@ impl JavaProcess {
                 .arg("-c")
                 .arg(WRAPPER)
                 .arg("dynamodb-local-wrapper")
+                .arg(temp_dir.path())
                 .arg(java)
                 .args(&java_args);
             command
@@ -172,7 +335,7 @@ impl JavaProcess {
             command
         };
         let mut child = command
-            .current_dir(std::env::temp_dir())
+            .current_dir(temp_dir.path())
             .stdin(if cfg!(unix) {
                 Stdio::piped()
             } else {
@@ -181,6 +344,7 @@ impl JavaProcess {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
+            // On failure `temp_dir` is dropped, which removes it.
             .map_err(|e| TestkitError::io(format!("failed to start {}", java.display()), e))?;
 
         let lifeline = child.stdin.take();
@@ -204,6 +368,7 @@ impl JavaProcess {
             lifeline: Mutex::new(lifeline),
             tail,
             readers: Mutex::new(readers),
+            temp_dir,
         };
         // On failure `process` is dropped here, which stops the wrapper.
         readers_result?;
@@ -224,6 +389,12 @@ impl JavaProcess {
 
     pub(crate) fn java_pid(&self) -> u32 {
         self.java_pid
+    }
+
+    /// java's private temporary directory; gone once [`JavaProcess::stop`]
+    /// returns.
+    pub(crate) fn temp_dir(&self) -> &Path {
+        self.temp_dir.path()
     }
 
     /// `Some` once the process (java; on Unix its wrapper, which exits with
@@ -248,8 +419,15 @@ impl JavaProcess {
         self.tail.text()
     }
 
-    /// Stops java and waits (bounded) until it is gone. Idempotent.
+    /// Stops java, waits (bounded) until it is gone and removes its
+    /// temporary directory. Idempotent.
     pub(crate) fn stop(&self) {
+        self.stop_process();
+        // On Unix the wrapper has normally removed it already.
+        self.temp_dir.remove();
+    }
+
+    fn stop_process(&self) {
         let mut child = lock(&self.child);
         if matches!(child.try_wait(), Ok(Some(_))) {
             return;
@@ -304,22 +482,130 @@ mod tests {
         assert!(text.ends_with("line 99"));
     }
 
-    /// The wrapper with a fake "java" (`sleep`): closing the lifeline kills it.
+    #[test]
+    fn private_temp_dirs_are_new_private_and_removed_on_drop() {
+        let a = PrivateTempDir::create().unwrap();
+        let b = PrivateTempDir::create().unwrap();
+        assert_ne!(a.path(), b.path());
+        for dir in [&a, &b] {
+            assert!(dir.path().is_dir(), "{}", dir.path().display());
+            assert!(dir.path().is_absolute());
+            let name = dir.path().file_name().unwrap().to_str().unwrap();
+            assert!(name.starts_with(TEMP_DIR_PREFIX), "{name}");
+            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(a.path()).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o700);
+        }
+        // What java leaves there goes with it.
+        std::fs::create_dir(a.path().join("sub")).unwrap();
+        std::fs::write(a.path().join("sub").join("lib.so"), b"x").unwrap();
+        let (a_path, b_path) = (a.path().to_path_buf(), b.path().to_path_buf());
+        drop(a);
+        assert!(!a_path.exists());
+        assert!(b_path.is_dir());
+        // Removing twice (stop, then drop) is fine.
+        b.remove();
+        assert!(!b_path.exists());
+        drop(b);
+    }
+
+    #[test]
+    fn sqlite_native_library_matches_this_platform() {
+        let name = sqlite_native_library();
+        if cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+            assert_eq!(name, Some("libsqlite4java-linux-amd64.so"));
+        }
+        if cfg!(all(target_os = "macos", target_arch = "aarch64")) {
+            assert_eq!(name, Some("libsqlite4java-osx-aarch64.dylib"));
+        }
+        if cfg!(any(
+            target_os = "linux",
+            target_os = "macos",
+            target_os = "windows"
+        )) {
+            assert!(name.is_some_and(|n| n.contains("sqlite4java")), "{name:?}");
+        }
+    }
+
+    /// Whether `pid` is running; a zombie is not (Linux).
+    #[cfg(target_os = "linux")]
+    fn is_running(pid: u32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit_once(')')
+                .is_some_and(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X']))
+        })
+    }
+
+    /// Polls `done` for up to 5 s.
+    #[cfg(target_os = "linux")]
+    fn within_5s(mut done: impl FnMut() -> bool) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !done() {
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        true
+    }
+
+    /// Runs the wrapper with a fake "java" in `dir`; returns the wrapper,
+    /// the fake java's pid and the wrapper's remaining stdout.
+    #[cfg(target_os = "linux")]
+    fn spawn_wrapper(
+        dir: &Path,
+        java: &[&str],
+        configure: impl FnOnce(&mut Command),
+    ) -> (Child, u32, BufReader<std::process::ChildStdout>) {
+        let mut command = Command::new("/bin/sh");
+        command
+            .args(["-c", WRAPPER, "wrapper"])
+            .arg(dir)
+            .args(java)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        configure(&mut command);
+        let mut child = command.spawn().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        let pid: u32 = line.trim().strip_prefix(PID_LINE).unwrap().parse().unwrap();
+        (child, pid, stdout)
+    }
+
+    /// Reads `stream` to its end in a thread; `true` if that happened within
+    /// 5 s, that is once every process holding its write end (the wrapper,
+    /// java, the watchdog) is gone.
+    #[cfg(target_os = "linux")]
+    fn reaches_eof_within_5s(mut stream: impl Read + Send + 'static) -> bool {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut rest = Vec::new();
+            let _ = stream.read_to_end(&mut rest);
+            let _ = tx.send(());
+        });
+        rx.recv_timeout(Duration::from_secs(5)).is_ok()
+    }
+
+    /// A file like the one java leaves in its temp dir.
+    #[cfg(target_os = "linux")]
+    fn fill(dir: &Path) {
+        std::fs::write(dir.join("sqlite-392-x-libsqlite4java.so"), b"x").unwrap();
+    }
+
+    /// The wrapper with a fake "java" (`sleep`): closing the lifeline kills
+    /// it, and the wrapper removes the temp dir before it exits.
     #[cfg(target_os = "linux")]
     #[test]
     fn wrapper_kills_java_when_lifeline_closes() {
-        let mut child = Command::new("/bin/sh")
-            .args(["-c", WRAPPER, "wrapper", "sleep", "60"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let pid: u32 = line.trim().strip_prefix(PID_LINE).unwrap().parse().unwrap();
+        let dir = PrivateTempDir::create().unwrap();
+        fill(dir.path());
+        let (mut child, pid, stdout) = spawn_wrapper(dir.path(), &["sleep", "60"], |_| {});
         assert!(Path::new(&format!("/proc/{pid}")).exists());
         drop(child.stdin.take());
         let status = child.wait().unwrap();
@@ -327,5 +613,100 @@ mod tests {
         assert_eq!(status.code(), Some(137));
         // The wrapper reaped java before exiting.
         assert!(!Path::new(&format!("/proc/{pid}")).exists());
+        // And removed the temp dir, also before exiting.
+        assert!(!dir.path().exists());
+        // The watchdog is gone too.
+        assert!(reaches_eof_within_5s(stdout));
+    }
+
+    /// java exits by itself (a failed start): the wrapper removes the temp
+    /// dir, ends the watchdog and exits with java's status.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn wrapper_cleans_up_when_java_exits_by_itself() {
+        let dir = PrivateTempDir::create().unwrap();
+        let fake_java = [
+            "sh",
+            "-c",
+            "echo x > sqlite-392-y-libsqlite4java.so; exit 3",
+        ];
+        let (mut child, _pid, stdout) = spawn_wrapper(dir.path(), &fake_java, |c| {
+            c.current_dir(dir.path());
+        });
+        // Kept open: `Child::wait` would close it.
+        let lifeline = child.stdin.take();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(3));
+        assert!(!dir.path().exists());
+        // The lifeline is still open, yet the watchdog has gone.
+        assert!(reaches_eof_within_5s(stdout));
+        drop(lifeline);
+    }
+
+    /// A Ctrl-C in a terminal sends SIGINT to the whole process group: the
+    /// test process and the wrapper die of it, java and the watchdog (as
+    /// background jobs of a non-interactive shell) ignore it. The watchdog
+    /// sees the lifeline close, kills java and removes the temp dir itself.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn watchdog_cleans_up_when_the_wrapper_dies_with_the_test_process() {
+        use std::os::unix::process::{CommandExt, ExitStatusExt};
+        let dir = PrivateTempDir::create().unwrap();
+        fill(dir.path());
+        let (mut child, pid, stdout) = spawn_wrapper(dir.path(), &["sleep", "60"], |c| {
+            c.process_group(0);
+        });
+        // Until both children of the wrapper ignore SIGINT, a SIGINT could
+        // still kill them between fork and the shell setting that up.
+        let ignores_sigint = |pid: &str| {
+            std::fs::read_to_string(format!("/proc/{pid}/status")).is_ok_and(|status| {
+                status
+                    .lines()
+                    .find_map(|l| l.strip_prefix("SigIgn:"))
+                    .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+                    .is_some_and(|mask| mask & (1 << (2 - 1)) != 0)
+            })
+        };
+        let wrapper = child.id().to_string();
+        let children_ready = || {
+            let children: Vec<String> = std::fs::read_dir("/proc")
+                .unwrap()
+                .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+                .filter(|pid| {
+                    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                        stat.rsplit_once(')')
+                            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                            == Some(wrapper.as_str())
+                    })
+                })
+                .collect();
+            children.len() == 2 && children.iter().all(|pid| ignores_sigint(pid))
+        };
+        assert!(
+            within_5s(children_ready),
+            "java and the watchdog never started"
+        );
+        let group = format!("-{wrapper}");
+        let sent = Command::new("kill")
+            .args(["-INT", "--", &group])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        // Kept open until the test process "dies": `Child::wait` would close it.
+        let lifeline = child.stdin.take();
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(2), "{status}");
+        // java survived the SIGINT; its directory is still there.
+        assert!(is_running(pid));
+        assert!(dir.path().is_dir());
+        // The test process is gone: its end of the lifeline closes.
+        drop(lifeline);
+        assert!(within_5s(|| !is_running(pid)), "java {pid} still running");
+        assert!(
+            within_5s(|| !dir.path().exists()),
+            "{} still there",
+            dir.path().display()
+        );
+        assert!(reaches_eof_within_5s(stdout));
     }
 }

@@ -106,6 +106,7 @@ impl fmt::Debug for TestServer {
             .field("endpoint", &self.endpoint)
             .field("backend", &self.backend())
             .field("java_pid", &self.java_pid())
+            .field("temp_dir", &self.temp_dir())
             .finish()
     }
 }
@@ -174,6 +175,7 @@ impl TestServer {
     /// assert!(db.endpoint().starts_with("http://127.0.0.1:"));
     /// assert_eq!(db.backend(), Some(Backend::Embedded));
     /// assert_eq!(db.java_pid(), None);
+    /// assert_eq!(db.temp_dir(), None);
     /// db.client().list_tables().send().await?;
     /// # Ok(())
     /// # }
@@ -190,18 +192,27 @@ impl TestServer {
     /// owned by the returned value, whatever `DYNAMODB_MAPPER_BACKEND` says.
     ///
     /// Provisions DynamoDB Local first if needed (see [`provision`](crate::provision)),
-    /// then runs `java -XX:TieredStopAtLevel=1 -Djava.library.path=<dir>/DynamoDBLocal_lib
+    /// then runs `java -XX:TieredStopAtLevel=1 -Djava.io.tmpdir=<temp dir>
+    /// -Djava.library.path=<dir>/DynamoDBLocal_lib -Dorg.sqlite.lib.path=<dir>/DynamoDBLocal_lib
+    /// -Dorg.sqlite.lib.name=<sqlite4java library of the platform>
     /// -jar <dir>/DynamoDBLocal.jar -inMemory -sharedDb -disableTelemetry -port <port>`
     /// on a free port and waits (at most 60 s) until `ListTables` succeeds on
     /// `http://127.0.0.1:<port>`.
+    ///
+    /// Each instance gets a new, private temporary directory
+    /// ([`TestServer::temp_dir`]), which is also java's working directory, and
+    /// loads sqlite4java's native library from `DynamoDBLocal_lib`, so that
+    /// DynamoDB Local does not copy it (0.9 MB) into the system temp dir at
+    /// every start.
     ///
     /// DynamoDB Local has no option to choose the listen address, so it
     /// listens on all interfaces; the testkit only ever talks to it over
     /// loopback.
     ///
-    /// The java process is stopped when the value is dropped, and also when
-    /// the test process ends in any way, including a panic or `SIGKILL` (on
-    /// Unix a watchdog kills java when the test process is gone).
+    /// The java process is stopped and its temporary directory removed when
+    /// the value is dropped, and also when the test process ends in any way,
+    /// including a panic or `SIGKILL` (on Unix a watchdog kills java and
+    /// removes the directory when the test process is gone).
     ///
     /// Needs a tokio runtime (any flavour).
     ///
@@ -212,7 +223,8 @@ impl TestServer {
     ///   [`TestkitError::NpmNotFound`]).
     /// * [`TestkitError::Startup`] if java exits during startup or does not
     ///   answer within 60 s; the message contains java's last output lines.
-    /// * [`TestkitError::Io`] if no free port can be found or java cannot be spawned.
+    /// * [`TestkitError::Io`] if no free port can be found, the temporary
+    ///   directory cannot be created or java cannot be spawned.
     ///
     /// # Examples
     ///
@@ -393,6 +405,43 @@ impl TestServer {
         }
     }
 
+    /// The temporary directory of the DynamoDB Local java process, or `None`
+    /// for the embedded backend and an external endpoint.
+    ///
+    /// Every started DynamoDB Local gets a new, empty directory
+    /// `<system temp dir>/dynamodb-mapper-testkit-java-<pid>-<n>-<nanos>`
+    /// (mode 0700 on Unix), passed to java as `java.io.tmpdir` and used as its
+    /// working directory, so whatever java writes there goes away with it.
+    /// It is removed when the value is dropped, and on Unix also when the
+    /// test process ends otherwise (normal exit with a [`shared`](crate::shared)
+    /// instance, panic, `SIGKILL`, Ctrl-C): the watchdog removes it after
+    /// killing java.
+    ///
+    /// ```
+    /// let db = dynamodb_mapper_testkit::TestServer::connect("http://127.0.0.1:8000")?;
+    /// assert_eq!(db.temp_dir(), None);
+    /// # Ok::<(), dynamodb_mapper_testkit::TestkitError>(())
+    /// ```
+    ///
+    /// With DynamoDB Local (needs Java):
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), dynamodb_mapper_testkit::TestkitError> {
+    /// let db = dynamodb_mapper_testkit::TestServer::start_dynamodb_local().await?;
+    /// let dir = db.temp_dir().expect("a java process has one").to_path_buf();
+    /// assert!(dir.is_dir());
+    /// drop(db);
+    /// assert!(!dir.exists());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn temp_dir(&self) -> Option<&Path> {
+        match &self.running {
+            Running::Java(process) => Some(process.temp_dir()),
+            Running::Embedded(_) | Running::External => None,
+        }
+    }
+
     /// A client configuration for this endpoint: region [`REGION`], static
     /// credentials [`ACCESS_KEY`]/[`ACCESS_KEY`], latest behavior version.
     /// Adjust it (interceptors, retries, timeouts…) and build a client with
@@ -502,7 +551,8 @@ mod tests {
         db.client().list_tables().send().await.unwrap();
     }
 
-    /// java that exits right away: the error carries its output.
+    /// java that exits right away: the error carries its output, and its
+    /// temporary directory (`java.io.tmpdir` and working directory) is gone.
     #[cfg(unix)]
     #[tokio::test]
     async fn startup_failure_reports_java_output() {
@@ -511,7 +561,15 @@ mod tests {
         let java = dir.join("java");
         std::fs::write(
             &java,
-            "#!/bin/sh\necho 'Error: UnsupportedClassVersionError: class file version 61.0' >&2\nexit 1\n",
+            r#"#!/bin/sh
+for arg in "$@"; do
+  case $arg in -Djava.io.tmpdir=*) echo "tmpdir ${arg#-Djava.io.tmpdir=}" >&2 ;; esac
+done
+echo "cwd $(pwd)" >&2
+echo x > sqlite-392-uuid-libsqlite4java.so
+echo 'Error: UnsupportedClassVersionError: class file version 61.0' >&2
+exit 1
+"#,
         )
         .unwrap();
         std::fs::set_permissions(&java, std::os::unix::fs::PermissionsExt::from_mode(0o755))
@@ -526,11 +584,18 @@ mod tests {
         );
         assert!(msg.contains("needs Java 17 or newer"), "{msg}");
         assert!(
-            msg.ends_with(
-                "last output of java:\nError: UnsupportedClassVersionError: class file version 61.0"
-            ),
+            msg.ends_with("\nError: UnsupportedClassVersionError: class file version 61.0"),
             "{msg}"
         );
+        let line = |prefix: &str| {
+            let line = msg.lines().find_map(|l| l.strip_prefix(prefix));
+            std::path::PathBuf::from(line.unwrap_or_else(|| panic!("no {prefix:?} in {msg}")))
+        };
+        let (tmpdir, cwd) = (line("tmpdir "), line("cwd "));
+        let name = tmpdir.file_name().unwrap().to_str().unwrap();
+        assert!(name.starts_with(crate::process::TEMP_DIR_PREFIX), "{msg}");
+        assert_eq!(cwd.file_name(), tmpdir.file_name(), "{msg}");
+        assert!(!tmpdir.exists(), "{msg}");
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
