@@ -193,6 +193,46 @@ pub fn assert_gone_within(pid: u32, timeout: Duration, what: &str) {
     }
 }
 
+/// Waits up to `timeout` for the directory `dir` to be gone; fails otherwise.
+pub fn assert_dir_gone_within(dir: &Path, timeout: Duration, what: &str) {
+    let deadline = Instant::now() + timeout;
+    while dir.exists() {
+        if Instant::now() >= deadline {
+            let entries: Vec<_> = std::fs::read_dir(dir)
+                .map(|entries| entries.filter_map(|e| Some(e.ok()?.file_name())).collect())
+                .unwrap_or_default();
+            panic!(
+                "{} still there {timeout:?} after {what}, containing {entries:?}",
+                dir.display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Checks a running DynamoDB Local's temporary directory: a directory of
+/// the testkit's in the system temp dir, without a copy of the sqlite4java
+/// native library (DynamoDB Local loads the installed one).
+pub fn assert_java_temp_dir(dir: &Path) {
+    assert!(dir.is_dir(), "{} is not a directory", dir.display());
+    assert_eq!(dir.parent(), Some(std::env::temp_dir().as_path()));
+    let name = dir.file_name().unwrap().to_string_lossy();
+    assert!(
+        name.starts_with("dynamodb-mapper-testkit-java-"),
+        "{}",
+        dir.display()
+    );
+    let entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !entries.iter().any(|e| e.contains("sqlite4java")),
+        "DynamoDB Local copied its native library into {}: {entries:?}",
+        dir.display()
+    );
+}
+
 /// A fresh, empty directory under cargo's per-test-target temp dir.
 pub fn fresh_dir(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
