@@ -112,6 +112,13 @@ impl TestkitError {
     }
 }
 
+/// How to install Java 17, for the messages that ask for it. Homebrew's
+/// `openjdk@17` is keg-only: `brew install openjdk@17` alone puts no `java`
+/// on PATH.
+pub(crate) const JAVA_INSTALL_EXAMPLES: &str = "e.g. `apt-get install openjdk-17-jre-headless`; \
+     on macOS `brew install --cask temurin@17`, or `brew install openjdk@17` and then \
+     `export PATH=\"$(brew --prefix openjdk@17)/bin:$PATH\"` because that formula is keg-only";
+
 fn write_output(f: &mut fmt::Formatter<'_>, who: &str, output: &str) -> fmt::Result {
     if output.trim().is_empty() {
         write!(f, " ({who} printed nothing)")
@@ -123,9 +130,9 @@ fn write_output(f: &mut fmt::Formatter<'_>, who: &str, output: &str) -> fmt::Res
 impl fmt::Display for TestkitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TestkitError::JavaNotFound => f.write_str(
-                "java not found on PATH: install a Java 17+ runtime \
-                 (e.g. `apt-get install openjdk-17-jre-headless` or `brew install openjdk@17`) \
+            TestkitError::JavaNotFound => write!(
+                f,
+                "java not found on PATH: install a Java 17+ runtime ({JAVA_INSTALL_EXAMPLES}) \
                  and make sure `java` is on PATH: DynamoDB Local, chosen by \
                  DYNAMODB_MAPPER_BACKEND=dynamodb-local or asked for by `shared_reference()`, is a \
                  Java program; alternatively point the testkit at an already running DynamoDB Local \
@@ -153,7 +160,10 @@ impl fmt::Display for TestkitError {
                  \"dynamodb-local\" (AWS DynamoDB Local, needs Java 17+ and npm), or unset it"
             ),
             TestkitError::EmbeddedStartup { reason } => {
-                write!(f, "the embedded dynamodb server (dynoxide) did not start: {reason}")
+                write!(
+                    f,
+                    "the embedded dynamodb server (dynoxide) did not start: {reason}"
+                )
             }
             TestkitError::InvalidEndpoint { endpoint } => write!(
                 f,
@@ -252,10 +262,16 @@ mod tests {
 
     #[test]
     fn messages_say_what_to_install() {
+        let java = TestkitError::JavaNotFound.to_string();
         assert!(
-            TestkitError::JavaNotFound
-                .to_string()
-                .contains("openjdk-17-jre-headless")
+            java.starts_with(
+                "java not found on PATH: install a Java 17+ runtime \
+                 (e.g. `apt-get install openjdk-17-jre-headless`; on macOS \
+                 `brew install --cask temurin@17`, or `brew install openjdk@17` and then \
+                 `export PATH=\"$(brew --prefix openjdk@17)/bin:$PATH\"` because that formula \
+                 is keg-only) and make sure `java` is on PATH: "
+            ),
+            "{java}"
         );
         assert!(
             TestkitError::NpmNotFound

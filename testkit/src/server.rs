@@ -14,7 +14,7 @@ use aws_sdk_dynamodb::error::DisplayErrorContext;
 
 use crate::backend::Backend;
 use crate::embedded::EmbeddedServer;
-use crate::error::TestkitError;
+use crate::error::{JAVA_INSTALL_EXAMPLES, TestkitError};
 use crate::process::JavaProcess;
 use crate::provision::{ProvisionEnv, find_program, provision_with};
 
@@ -291,10 +291,16 @@ impl TestServer {
                     self.endpoint
                 );
                 if output.contains("UnsupportedClassVersionError") {
-                    reason.push_str(
+                    reason.push_str(&format!(
                         "; DynamoDB Local 3.x needs Java 17 or newer: install a Java 17+ runtime \
-                         (e.g. `apt-get install openjdk-17-jre-headless`) and put it first on PATH",
-                    );
+                         ({JAVA_INSTALL_EXAMPLES}) and put it first on PATH"
+                    ));
+                } else if output.contains("Unable to locate a Java Runtime") {
+                    // macOS's /usr/bin/java stub, which is there without any Java.
+                    reason.push_str(&format!(
+                        "; the `java` on PATH found no Java runtime: install a Java 17+ runtime \
+                         ({JAVA_INSTALL_EXAMPLES})"
+                    ));
                 }
                 let error = TestkitError::Startup { reason, output };
                 return Err(if port_taken {
@@ -582,7 +588,16 @@ exit 1
             msg.starts_with("dynamodb local exited during startup (exit status: 1"),
             "{msg}"
         );
-        assert!(msg.contains("needs Java 17 or newer"), "{msg}");
+        assert!(
+            msg.contains(
+                "needs Java 17 or newer: install a Java 17+ runtime (e.g. `apt-get install \
+                 openjdk-17-jre-headless`; on macOS `brew install --cask temurin@17`, or \
+                 `brew install openjdk@17` and then \
+                 `export PATH=\"$(brew --prefix openjdk@17)/bin:$PATH\"` because that formula \
+                 is keg-only) and put it first on PATH"
+            ),
+            "{msg}"
+        );
         assert!(
             msg.ends_with("\nError: UnsupportedClassVersionError: class file version 61.0"),
             "{msg}"
@@ -596,6 +611,37 @@ exit 1
         assert!(name.starts_with(crate::process::TEMP_DIR_PREFIX), "{msg}");
         assert_eq!(cwd.file_name(), tmpdir.file_name(), "{msg}");
         assert!(!tmpdir.exists(), "{msg}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// macOS's `/usr/bin/java` without any Java installed: the error says
+    /// what to install.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn java_stub_without_runtime_says_what_to_install() {
+        let dir = std::env::temp_dir().join(format!("testkit-java-stub-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let java = dir.join("java");
+        std::fs::write(
+            &java,
+            "#!/bin/sh\necho 'The operation couldn\u{2019}t be completed. Unable to locate a Java Runtime.' >&2\nexit 1\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&java, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let msg = TestServer::start_in(&java, &dir, free_port)
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains(
+                "; the `java` on PATH found no Java runtime: install a Java 17+ runtime \
+                 (e.g. `apt-get install openjdk-17-jre-headless`; on macOS `brew install --cask \
+                 temurin@17`"
+            ),
+            "{msg}"
+        );
+        assert!(!msg.contains("needs Java 17 or newer"), "{msg}");
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

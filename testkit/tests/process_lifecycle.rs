@@ -148,7 +148,12 @@ fn missing_java_is_an_error_that_says_what_to_install() {
     let (status, output) = child.finish();
     assert!(status.success(), "{output}");
     assert!(
-        output.contains("ERROR=java not found on PATH: install a Java 17+ runtime (e.g. `apt-get install openjdk-17-jre-headless`"),
+        output.contains(
+            "ERROR=java not found on PATH: install a Java 17+ runtime (e.g. `apt-get install \
+             openjdk-17-jre-headless`; on macOS `brew install --cask temurin@17`, or `brew install \
+             openjdk@17` and then `export PATH=\"$(brew --prefix openjdk@17)/bin:$PATH\"` because \
+             that formula is keg-only) and make sure `java` is on PATH"
+        ),
         "{output}"
     );
     let _ = std::fs::remove_dir_all(empty);
