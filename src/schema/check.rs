@@ -1,0 +1,340 @@
+//! Items checked against the layout: keys present, typed, non-empty and
+//! within DynamoDB's size limits, index keys in pairs, TTL and version
+//! attributes whole numbers; primary keys taken from items or built from
+//! values.
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use super::{KeyAttribute, ScalarType, TableSchema};
+use crate::error::{Error, Result};
+use crate::item::{Item, parse_number, type_name};
+
+/// Maximum partition key size in bytes.
+///
+/// ```
+/// assert_eq!(dynamodb_mapper::MAX_PARTITION_KEY_BYTES, 2048);
+/// ```
+pub const MAX_PARTITION_KEY_BYTES: usize = 2048;
+
+/// Maximum sort key size in bytes.
+///
+/// ```
+/// assert_eq!(dynamodb_mapper::MAX_SORT_KEY_BYTES, 1024);
+/// ```
+pub const MAX_SORT_KEY_BYTES: usize = 1024;
+
+impl TableSchema {
+    /// Checks an item against the layout: table keys present with the right
+    /// type, non-empty and within size limits; each index's keys both present
+    /// or both absent, and valid when present; TTL and version numbers.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) for a key
+    /// problem, [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) for
+    /// a bad TTL or version attribute.
+    ///
+    /// ```
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::{Item, TableSchema};
+    ///
+    /// let t = TableSchema::new("pk").sort_key("sk");
+    /// let mut item = Item::from([("pk".to_string(), AttributeValue::S("A".into()))]);
+    /// assert_eq!(t.check_item(&item).unwrap_err().to_string(), "key attribute `sk` is missing");
+    /// item.insert("sk".into(), AttributeValue::S("B".into()));
+    /// assert!(t.check_item(&item).is_ok());
+    /// ```
+    pub fn check_item(&self, item: &Item) -> Result<()> {
+        check_key(item, self.partition_key, MAX_PARTITION_KEY_BYTES, "", true)?;
+        if let Some(sk) = self.sort_key {
+            check_key(item, sk, MAX_SORT_KEY_BYTES, "", true)?;
+        }
+        for index in self.indexes {
+            let pk_present = item.contains_key(index.partition_key.name);
+            if let Some(sk) = index.sort_key {
+                let sk_present = item.contains_key(sk.name);
+                if pk_present != sk_present {
+                    let (has, lacks) = if pk_present {
+                        (index.partition_key.name, sk.name)
+                    } else {
+                        (sk.name, index.partition_key.name)
+                    };
+                    return Err(Error::invalid_key(
+                        lacks,
+                        format!(
+                            "of index {} is missing while `{has}` is present; write both or neither",
+                            index.name
+                        ),
+                    ));
+                }
+                if sk_present {
+                    check_key(item, sk, MAX_SORT_KEY_BYTES, index.name, false)?;
+                }
+            }
+            if pk_present {
+                check_key(
+                    item,
+                    index.partition_key,
+                    MAX_PARTITION_KEY_BYTES,
+                    index.name,
+                    false,
+                )?;
+            }
+        }
+        for name in self.ttl.iter().chain(self.version.iter()) {
+            match item.get(*name) {
+                None | Some(AttributeValue::N(_)) => {}
+                Some(other) => {
+                    return Err(Error::invalid_value(
+                        *name,
+                        format!("is {}, expected a number (N)", type_name(other)),
+                    ));
+                }
+            }
+            if let Some(AttributeValue::N(n)) = item.get(*name)
+                && n.parse::<u64>().is_err()
+            {
+                return Err(Error::invalid_value(
+                    *name,
+                    format!("is {n}, expected a whole non-negative number"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The primary key of an item: its table key attributes, checked.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) when a key
+    /// attribute is missing or invalid.
+    ///
+    /// ```
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::{Item, TableSchema};
+    ///
+    /// let t = TableSchema::new("pk").sort_key("sk");
+    /// let item = Item::from([
+    ///     ("pk".to_string(), AttributeValue::S("A".into())),
+    ///     ("sk".to_string(), AttributeValue::S("B".into())),
+    ///     ("name".to_string(), AttributeValue::S("Ada".into())),
+    /// ]);
+    /// assert_eq!(t.key_of(&item)?.len(), 2);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn key_of(&self, item: &Item) -> Result<Item> {
+        let mut key = Item::with_capacity(2);
+        for (attr, limit) in std::iter::once((self.partition_key, MAX_PARTITION_KEY_BYTES))
+            .chain(self.sort_key.map(|k| (k, MAX_SORT_KEY_BYTES)))
+        {
+            check_key(item, attr, limit, "", true)?;
+            if let Some(v) = item.get(attr.name) {
+                key.insert(attr.name.to_owned(), v.clone());
+            }
+        }
+        Ok(key)
+    }
+
+    /// A primary key item from key values, checked against the layout.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) when a value has
+    /// the wrong type, is empty or too long, or when a sort key is given for a
+    /// table without one (or missing for a table with one).
+    ///
+    /// ```
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::TableSchema;
+    ///
+    /// let t = TableSchema::new("pk").sort_key("sk");
+    /// let key = t.key(
+    ///     AttributeValue::S("CUSTOMER#C1".into()),
+    ///     Some(AttributeValue::S("METADATA".into())),
+    /// )?;
+    /// assert_eq!(key["sk"], AttributeValue::S("METADATA".into()));
+    /// assert!(t.key(AttributeValue::S("CUSTOMER#C1".into()), None).is_err());
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn key(&self, partition: AttributeValue, sort: Option<AttributeValue>) -> Result<Item> {
+        let mut item = Item::with_capacity(2);
+        item.insert(self.partition_key.name.to_owned(), partition);
+        match (self.sort_key, sort) {
+            (Some(sk), Some(v)) => {
+                item.insert(sk.name.to_owned(), v);
+            }
+            (None, Some(_)) => {
+                return Err(Error::invalid_key(
+                    "(sort key)",
+                    "was given, but the table has no sort key",
+                ));
+            }
+            _ => {}
+        }
+        self.key_of(&item)
+    }
+
+    /// A primary key item from string values, the common single-table case.
+    ///
+    /// # Errors
+    /// As [`TableSchema::key`].
+    ///
+    /// ```
+    /// let t = dynamodb_mapper::TableSchema::new("pk").sort_key("sk");
+    /// let key = t.string_key("CUSTOMER#C1", "METADATA")?;
+    /// assert_eq!(key.len(), 2);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn string_key(&self, partition: &str, sort: &str) -> Result<Item> {
+        self.key(
+            AttributeValue::S(partition.to_owned()),
+            Some(AttributeValue::S(sort.to_owned())),
+        )
+    }
+}
+
+fn check_key(
+    item: &Item,
+    attr: KeyAttribute,
+    limit: usize,
+    index: &str,
+    required: bool,
+) -> Result<()> {
+    let of = if index.is_empty() {
+        String::new()
+    } else {
+        format!("of index {index} ")
+    };
+    let Some(value) = item.get(attr.name) else {
+        return if required {
+            Err(Error::invalid_key(attr.name, format!("{of}is missing")))
+        } else {
+            Ok(())
+        };
+    };
+    let len = match (attr.scalar_type, value) {
+        (ScalarType::S, AttributeValue::S(s)) => s.len(),
+        (ScalarType::B, AttributeValue::B(b)) => b.as_ref().len(),
+        (ScalarType::N, AttributeValue::N(n)) => {
+            parse_number(n)
+                .map_err(|reason| Error::invalid_key(attr.name, format!("{of}{reason}")))?;
+            n.len()
+        }
+        (expected, found) => {
+            return Err(Error::invalid_key(
+                attr.name,
+                format!(
+                    "{of}is {}, expected {}",
+                    type_name(found),
+                    expected.describe()
+                ),
+            ));
+        }
+    };
+    if len == 0 {
+        return Err(Error::invalid_key(
+            attr.name,
+            format!("{of}is empty; DynamoDB rejects empty key values"),
+        ));
+    }
+    if len > limit {
+        return Err(Error::invalid_key(
+            attr.name,
+            format!("{of}is {len} bytes, over the limit of {limit} bytes"),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::GlobalSecondaryIndex;
+
+    const T: TableSchema = TableSchema::new("pk")
+        .sort_key("sk")
+        .indexes(&[
+            GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk"),
+            GlobalSecondaryIndex::new("GSI3", "gsi3pk"),
+        ])
+        .ttl("ttl")
+        .version("version");
+
+    fn s(v: &str) -> AttributeValue {
+        AttributeValue::S(v.into())
+    }
+
+    fn base() -> Item {
+        Item::from([("pk".into(), s("P")), ("sk".into(), s("S"))])
+    }
+
+    #[test]
+    fn key_limits() {
+        let mut item = base();
+        item.insert("pk".into(), s(&"x".repeat(2048)));
+        assert!(T.check_item(&item).is_ok());
+        item.insert("pk".into(), s(&"x".repeat(2049)));
+        assert_eq!(
+            T.check_item(&item).unwrap_err().to_string(),
+            "key attribute `pk` is 2049 bytes, over the limit of 2048 bytes"
+        );
+        let mut item = base();
+        item.insert("sk".into(), s(&"é".repeat(512)));
+        assert!(T.check_item(&item).is_ok());
+        item.insert("sk".into(), s(&"é".repeat(513)));
+        assert!(T.check_item(&item).is_err());
+        let mut item = base();
+        item.insert("sk".into(), s(""));
+        assert_eq!(
+            T.check_item(&item).unwrap_err().to_string(),
+            "key attribute `sk` is empty; DynamoDB rejects empty key values"
+        );
+        item.insert("sk".into(), AttributeValue::N("1".into()));
+        assert_eq!(
+            T.check_item(&item).unwrap_err().to_string(),
+            "key attribute `sk` is a number (N), expected a string (S)"
+        );
+    }
+
+    #[test]
+    fn gsi_pairs_and_values() {
+        let mut item = base();
+        item.insert("gsi1pk".into(), s("A"));
+        assert_eq!(
+            T.check_item(&item).unwrap_err().to_string(),
+            "key attribute `gsi1sk` of index GSI1 is missing while `gsi1pk` is present; write both or neither"
+        );
+        item.insert("gsi1sk".into(), AttributeValue::Null(true));
+        assert_eq!(
+            T.check_item(&item).unwrap_err().to_string(),
+            "key attribute `gsi1sk` of index GSI1 is null (NULL), expected a string (S)"
+        );
+        item.insert("gsi1sk".into(), s("B"));
+        assert!(T.check_item(&item).is_ok());
+        item.insert("gsi3pk".into(), s(""));
+        assert!(T.check_item(&item).is_err());
+        item.insert("gsi3pk".into(), s("C"));
+        assert!(T.check_item(&item).is_ok());
+    }
+
+    #[test]
+    fn ttl_and_version_must_be_whole_numbers() {
+        let mut item = base();
+        item.insert("ttl".into(), s("tomorrow"));
+        assert_eq!(
+            T.check_item(&item).unwrap_err().to_string(),
+            "attribute `ttl` is a string (S), expected a number (N)"
+        );
+        item.insert("ttl".into(), AttributeValue::N("1.5".into()));
+        assert!(T.check_item(&item).is_err());
+        item.insert("ttl".into(), AttributeValue::N("1700000000".into()));
+        item.insert("version".into(), AttributeValue::N("-1".into()));
+        assert!(T.check_item(&item).is_err());
+    }
+
+    #[test]
+    fn keys_from_values() {
+        let t = TableSchema::new("id");
+        assert!(t.key(s("a"), Some(s("b"))).is_err());
+        assert_eq!(t.key(s("a"), None).unwrap().len(), 1);
+        assert!(T.string_key("", "x").is_err());
+    }
+}

@@ -1,0 +1,376 @@
+//! The table layout mappers write into: key attributes, GSIs, discriminator,
+//! TTL and version attribute names.
+//!
+//! - `mod.rs`: [`TableSchema`], built in `const` context, and what it says.
+//! - `parts.rs`: [`ScalarType`], [`KeyAttribute`], [`GlobalSecondaryIndex`].
+//! - `check.rs`: mapper output checked against the layout; primary keys.
+//! - `create.rs`: the layout as the SDK's `CreateTable` request.
+
+mod check;
+mod create;
+mod parts;
+
+pub use check::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
+pub use parts::{GlobalSecondaryIndex, KeyAttribute, ScalarType};
+
+use crate::error::write_key_part;
+use crate::item::Item;
+
+/// The layout of a table: what every mapper writing into it must agree on.
+///
+/// Built in a `const` so mappers can share it at no cost. By default the
+/// partition key is `pk` (string), there is no sort key, no index, the
+/// discriminator attribute is `entityType`, and there is no TTL or version
+/// attribute.
+///
+/// ```
+/// use dynamodb_mapper::{GlobalSecondaryIndex, TableSchema};
+///
+/// const APP_TABLE: TableSchema = TableSchema::new("pk")
+///     .sort_key("sk")
+///     .indexes(&[
+///         GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk"),
+///         GlobalSecondaryIndex::new("GSI2", "gsi2pk").sort_key("gsi2sk"),
+///     ])
+///     .ttl("ttl");
+///
+/// assert_eq!(APP_TABLE.discriminator_attribute(), Some("entityType"));
+/// assert!(APP_TABLE.owns("gsi2sk"));
+/// assert!(!APP_TABLE.owns("email"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TableSchema {
+    partition_key: KeyAttribute,
+    sort_key: Option<KeyAttribute>,
+    indexes: &'static [GlobalSecondaryIndex],
+    discriminator: Option<&'static str>,
+    ttl: Option<&'static str>,
+    version: Option<&'static str>,
+}
+
+/// The default discriminator attribute name.
+///
+/// ```
+/// assert_eq!(dynamodb_mapper::DEFAULT_DISCRIMINATOR, "entityType");
+/// ```
+pub const DEFAULT_DISCRIMINATOR: &str = "entityType";
+
+impl TableSchema {
+    /// A table whose partition key is the string attribute `partition_key`.
+    ///
+    /// ```
+    /// let t = dynamodb_mapper::TableSchema::new("pk");
+    /// assert_eq!(t.partition_key_attribute().name, "pk");
+    /// assert!(t.sort_key_attribute().is_none());
+    /// ```
+    #[must_use]
+    pub const fn new(partition_key: &'static str) -> Self {
+        TableSchema {
+            partition_key: KeyAttribute::new(partition_key),
+            sort_key: None,
+            indexes: &[],
+            discriminator: Some(DEFAULT_DISCRIMINATOR),
+            ttl: None,
+            version: None,
+        }
+    }
+
+    /// Sets the partition key's type.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{ScalarType, TableSchema};
+    /// let t = TableSchema::new("id").partition_key_type(ScalarType::N);
+    /// assert_eq!(t.partition_key_attribute().scalar_type, ScalarType::N);
+    /// ```
+    #[must_use]
+    pub const fn partition_key_type(mut self, scalar_type: ScalarType) -> Self {
+        self.partition_key.scalar_type = scalar_type;
+        self
+    }
+
+    /// Adds a string sort key.
+    ///
+    /// ```
+    /// let t = dynamodb_mapper::TableSchema::new("pk").sort_key("sk");
+    /// assert_eq!(t.sort_key_attribute().unwrap().name, "sk");
+    /// ```
+    #[must_use]
+    pub const fn sort_key(mut self, name: &'static str) -> Self {
+        self.sort_key = Some(KeyAttribute::new(name));
+        self
+    }
+
+    /// Adds a sort key of the given type.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{ScalarType, TableSchema};
+    /// let t = TableSchema::new("pk").typed_sort_key("at", ScalarType::N);
+    /// assert_eq!(t.sort_key_attribute().unwrap().scalar_type, ScalarType::N);
+    /// ```
+    #[must_use]
+    pub const fn typed_sort_key(mut self, name: &'static str, scalar_type: ScalarType) -> Self {
+        self.sort_key = Some(KeyAttribute::typed(name, scalar_type));
+        self
+    }
+
+    /// Sets the global secondary indexes.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{GlobalSecondaryIndex, TableSchema};
+    /// const T: TableSchema = TableSchema::new("pk").indexes(&[GlobalSecondaryIndex::new("GSI1", "gsi1pk")]);
+    /// assert!(T.index("GSI1").is_some());
+    /// ```
+    #[must_use]
+    pub const fn indexes(mut self, indexes: &'static [GlobalSecondaryIndex]) -> Self {
+        self.indexes = indexes;
+        self
+    }
+
+    /// Names the discriminator attribute (default `entityType`).
+    ///
+    /// ```
+    /// let t = dynamodb_mapper::TableSchema::new("pk").discriminator("_type");
+    /// assert_eq!(t.discriminator_attribute(), Some("_type"));
+    /// ```
+    #[must_use]
+    pub const fn discriminator(mut self, name: &'static str) -> Self {
+        self.discriminator = Some(name);
+        self
+    }
+
+    /// Writes and checks no discriminator: for a table whose keys already
+    /// separate entity types.
+    ///
+    /// ```
+    /// let t = dynamodb_mapper::TableSchema::new("pk").without_discriminator();
+    /// assert_eq!(t.discriminator_attribute(), None);
+    /// ```
+    #[must_use]
+    pub const fn without_discriminator(mut self) -> Self {
+        self.discriminator = None;
+        self
+    }
+
+    /// Names the TTL attribute (a top-level Number of epoch seconds).
+    ///
+    /// ```
+    /// let t = dynamodb_mapper::TableSchema::new("pk").ttl("expiresAt");
+    /// assert_eq!(t.ttl_attribute(), Some("expiresAt"));
+    /// ```
+    #[must_use]
+    pub const fn ttl(mut self, name: &'static str) -> Self {
+        self.ttl = Some(name);
+        self
+    }
+
+    /// Names the version attribute used for optimistic locking (a Number).
+    ///
+    /// ```
+    /// let t = dynamodb_mapper::TableSchema::new("pk").version("version");
+    /// assert_eq!(t.version_attribute(), Some("version"));
+    /// ```
+    #[must_use]
+    pub const fn version(mut self, name: &'static str) -> Self {
+        self.version = Some(name);
+        self
+    }
+
+    /// The partition key attribute.
+    ///
+    /// ```
+    /// assert_eq!(dynamodb_mapper::TableSchema::new("pk").partition_key_attribute().name, "pk");
+    /// ```
+    #[must_use]
+    pub const fn partition_key_attribute(&self) -> KeyAttribute {
+        self.partition_key
+    }
+
+    /// The sort key attribute, if any.
+    ///
+    /// ```
+    /// assert!(dynamodb_mapper::TableSchema::new("pk").sort_key_attribute().is_none());
+    /// ```
+    #[must_use]
+    pub const fn sort_key_attribute(&self) -> Option<KeyAttribute> {
+        self.sort_key
+    }
+
+    /// The global secondary indexes.
+    ///
+    /// ```
+    /// assert!(dynamodb_mapper::TableSchema::new("pk").global_indexes().is_empty());
+    /// ```
+    #[must_use]
+    pub const fn global_indexes(&self) -> &'static [GlobalSecondaryIndex] {
+        self.indexes
+    }
+
+    /// The index called `name`.
+    ///
+    /// ```
+    /// assert!(dynamodb_mapper::TableSchema::new("pk").index("GSI1").is_none());
+    /// ```
+    #[must_use]
+    pub fn index(&self, name: &str) -> Option<&'static GlobalSecondaryIndex> {
+        self.indexes.iter().find(|i| i.name == name)
+    }
+
+    /// The discriminator attribute name, or `None` when switched off.
+    ///
+    /// ```
+    /// assert_eq!(dynamodb_mapper::TableSchema::new("pk").discriminator_attribute(), Some("entityType"));
+    /// ```
+    #[must_use]
+    pub const fn discriminator_attribute(&self) -> Option<&'static str> {
+        self.discriminator
+    }
+
+    /// The TTL attribute name, if any.
+    ///
+    /// ```
+    /// assert_eq!(dynamodb_mapper::TableSchema::new("pk").ttl_attribute(), None);
+    /// ```
+    #[must_use]
+    pub const fn ttl_attribute(&self) -> Option<&'static str> {
+        self.ttl
+    }
+
+    /// The version attribute name, if any.
+    ///
+    /// ```
+    /// assert_eq!(dynamodb_mapper::TableSchema::new("pk").version_attribute(), None);
+    /// ```
+    #[must_use]
+    pub const fn version_attribute(&self) -> Option<&'static str> {
+        self.version
+    }
+
+    /// Whether `name` is an attribute the table layout owns: a table or index
+    /// key, the discriminator, the TTL or the version attribute.
+    ///
+    /// ```
+    /// let t = dynamodb_mapper::TableSchema::new("pk").sort_key("sk").ttl("ttl");
+    /// assert!(t.owns("sk") && t.owns("ttl") && t.owns("entityType"));
+    /// assert!(!t.owns("name"));
+    /// ```
+    #[must_use]
+    pub fn owns(&self, name: &str) -> bool {
+        self.partition_key.name == name
+            || self.sort_key.is_some_and(|k| k.name == name)
+            || self.discriminator == Some(name)
+            || self.ttl == Some(name)
+            || self.version == Some(name)
+            || self
+                .indexes
+                .iter()
+                .any(|i| i.partition_key.name == name || i.sort_key.is_some_and(|k| k.name == name))
+    }
+
+    /// Every key attribute of the table and its indexes, each name once.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{GlobalSecondaryIndex, TableSchema};
+    /// const T: TableSchema = TableSchema::new("pk").sort_key("sk")
+    ///     .indexes(&[GlobalSecondaryIndex::new("GSI1", "sk").sort_key("pk")]);
+    /// assert_eq!(T.key_attributes().len(), 2);
+    /// ```
+    #[must_use]
+    pub fn key_attributes(&self) -> Vec<KeyAttribute> {
+        let mut out: Vec<KeyAttribute> = Vec::new();
+        let all = std::iter::once(self.partition_key)
+            .chain(self.sort_key)
+            .chain(
+                self.indexes
+                    .iter()
+                    .flat_map(|i| std::iter::once(i.partition_key).chain(i.sort_key)),
+            );
+        for k in all {
+            if !out.iter().any(|o| o.name == k.name) {
+                out.push(k);
+            }
+        }
+        out
+    }
+
+    /// The primary key of `item` rendered for messages: the table's key
+    /// attributes present in the item, partition key first, as
+    /// `pk="CUSTOMER#C1", sk="METADATA"` (strings quoted, numbers as they are,
+    /// binaries as `<n bytes>`, a value of another type by its type). Empty
+    /// when the item holds neither key attribute. Long values are cut.
+    pub(crate) fn render_key(&self, item: &Item) -> String {
+        let pk = self.partition_key_attribute().name;
+        let sk = self.sort_key_attribute().map(|k| k.name);
+        let mut out = String::new();
+        for name in std::iter::once(pk).chain(sk) {
+            let Some(value) = item.get(name) else {
+                continue;
+            };
+            if !out.is_empty() {
+                out.push_str(", ");
+            }
+            write_key_part(&mut out, name, value);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use aws_sdk_dynamodb::types::AttributeValue;
+
+    use super::*;
+
+    const T: TableSchema = TableSchema::new("pk")
+        .sort_key("sk")
+        .indexes(&[
+            GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk"),
+            GlobalSecondaryIndex::new("GSI3", "gsi3pk"),
+        ])
+        .ttl("ttl")
+        .version("version");
+
+    #[test]
+    fn owned_attributes() {
+        for name in [
+            "pk",
+            "sk",
+            "gsi1pk",
+            "gsi1sk",
+            "gsi3pk",
+            "ttl",
+            "version",
+            "entityType",
+        ] {
+            assert!(T.owns(name), "{name}");
+        }
+        assert!(!T.owns("gsi2pk"));
+        assert!(!T.without_discriminator().owns("entityType"));
+    }
+
+    #[test]
+    fn keys_are_described_for_messages() {
+        const T: TableSchema = TableSchema::new("pk").sort_key("sk");
+        let item = Item::from([
+            ("sk".to_string(), AttributeValue::N("7".into())),
+            (
+                "pk".to_string(),
+                AttributeValue::S("CUSTOMER#\"C1\"".into()),
+            ),
+            ("other".to_string(), AttributeValue::S("x".into())),
+        ]);
+        assert_eq!(T.render_key(&item), r#"pk="CUSTOMER#\"C1\"", sk=7"#);
+        let binary = Item::from([(
+            "pk".to_string(),
+            AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(vec![0; 3])),
+        )]);
+        assert_eq!(T.render_key(&binary), "pk=<3 bytes>");
+        let odd = Item::from([("sk".to_string(), AttributeValue::Bool(true))]);
+        assert_eq!(T.render_key(&odd), "sk=<a boolean (BOOL)>");
+        assert_eq!(T.render_key(&Item::new()), "");
+        let long = Item::from([("pk".to_string(), AttributeValue::S("x".repeat(100)))]);
+        assert_eq!(T.render_key(&long), format!("pk={:?}…", "x".repeat(64)));
+        const N: TableSchema = TableSchema::new("id").partition_key_type(ScalarType::N);
+        let item = Item::from([("id".to_string(), AttributeValue::N("42".into()))]);
+        assert_eq!(N.render_key(&item), "id=42");
+    }
+}
