@@ -9,7 +9,8 @@
 //!   [`NamingConvention`].
 //! - `item`: [`Item`], [`ItemExt`], sizes and the value checks DynamoDB
 //!   applies.
-//! - `schema`: [`TableSchema`], [`GlobalSecondaryIndex`], `CreateTable`.
+//! - `schema`: [`TableSchema`], [`GlobalSecondaryIndex`], [`TableDefinition`]
+//!   (the `CreateTable` and `UpdateTimeToLive` requests).
 //! - [`key`]: key formats, encodings, [`KeyBuilder`], [`KeyPattern`] and
 //!   their overlap analysis.
 //! - `fields`, [`hooks`], `record` ([`Record`], [`AttributeBag`]), `view`
@@ -64,6 +65,6 @@ pub use registry::{
 };
 pub use schema::{
     DEFAULT_DISCRIMINATOR, GlobalSecondaryIndex, KeyAttribute, MAX_PARTITION_KEY_BYTES,
-    MAX_SORT_KEY_BYTES, ScalarType, TableSchema,
+    MAX_SORT_KEY_BYTES, ScalarType, TableDefinition, TableSchema,
 };
 pub use view::PartitionView;

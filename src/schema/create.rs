@@ -1,18 +1,62 @@
-//! The layout as the SDK's `CreateTable` request: keys and their attribute
-//! definitions, on-demand billing, every index projecting all attributes.
+//! The layout as the SDK's requests: `CreateTable` (keys, indexes, billing,
+//! an optional stream) and `UpdateTimeToLive`, which enables the TTL
+//! attribute (`CreateTable` cannot carry it).
+//!
+//! The SDK's builders return `Result` when a required field is missing;
+//! every required field is set unconditionally here, so the `expect`s below
+//! cannot fire whatever the layout holds.
 
 use aws_sdk_dynamodb::client::Client;
 use aws_sdk_dynamodb::operation::create_table::builders::CreateTableFluentBuilder;
+use aws_sdk_dynamodb::operation::update_time_to_live::builders::UpdateTimeToLiveFluentBuilder;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex as SdkGsi, KeySchemaElement, KeyType,
-    Projection, ProjectionType,
+    Projection, ProjectionType, StreamSpecification, StreamViewType, TimeToLiveSpecification,
 };
 
 use super::{KeyAttribute, TableSchema};
 
+/// A [`TableSchema`] as one named table of DynamoDB: the `CreateTable` and
+/// `UpdateTimeToLive` requests that make it, as the SDK's fluent builders
+/// (to send yourself).
+///
+/// The table is billed on demand, every global secondary index projects all
+/// attributes, and a stream is enabled only when asked
+/// ([`stream`](Self::stream)). `CreateTable` cannot enable TTL: when the
+/// layout declares a TTL attribute, that takes the second request,
+/// `UpdateTimeToLive`, sent once the table is `ACTIVE`.
+///
+/// ```
+/// use aws_sdk_dynamodb::types::StreamViewType;
+/// use dynamodb_mapper::TableSchema;
+/// # let client = dynamodb_mapper::doc_support::client();
+///
+/// const T: TableSchema = TableSchema::new("pk").sort_key("sk").ttl("expiresAt");
+/// let definition = T.definition("AppTable").stream(StreamViewType::NewAndOldImages);
+/// let create = definition.create_table_request(&client);
+/// let stream = create.get_stream_specification().as_ref().unwrap();
+/// assert_eq!(stream.stream_view_type(), Some(&StreamViewType::NewAndOldImages));
+/// let ttl = definition.update_time_to_live_request(&client).unwrap();
+/// let spec = ttl.get_time_to_live_specification().as_ref().unwrap();
+/// assert_eq!((spec.attribute_name(), spec.enabled()), ("expiresAt", true));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub struct TableDefinition {
+    schema: TableSchema,
+    table_name: String,
+    stream: Option<StreamViewType>,
+}
+
 impl TableSchema {
-    /// A `CreateTable` request for this layout, on-demand billing, every index
-    /// projecting all attributes. Add anything else with the SDK's builder.
+    /// A `CreateTable` request for this layout as the table `table_name`:
+    /// on-demand billing, every index projecting all attributes, no stream.
+    /// Add anything else with the SDK's builder, and send it yourself.
+    ///
+    /// This request does not enable TTL (`CreateTable` cannot): when the
+    /// layout declares a TTL attribute, send
+    /// [`TableDefinition::update_time_to_live_request`] once the table is
+    /// active.
     ///
     /// ```
     /// use dynamodb_mapper::{GlobalSecondaryIndex, TableSchema};
@@ -20,7 +64,7 @@ impl TableSchema {
     ///
     /// const T: TableSchema = TableSchema::new("pk").sort_key("sk")
     ///     .indexes(&[GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk")]);
-    /// let request = T.create_table(&client, "AppTable");
+    /// let request = T.create_table_request(&client, "AppTable").deletion_protection_enabled(true);
     /// let input = request.as_input();
     /// assert_eq!(input.get_table_name().as_deref(), Some("AppTable"));
     /// assert_eq!(input.get_attribute_definitions().as_ref().unwrap().len(), 4);
@@ -28,43 +72,205 @@ impl TableSchema {
     /// // request.send().await?;
     /// ```
     #[must_use]
-    // The SDK's builders return `Result` for required fields; every required
-    // field is set unconditionally here, so `build` cannot fail.
-    #[allow(clippy::expect_used)]
-    pub fn create_table(&self, client: &Client, table_name: &str) -> CreateTableFluentBuilder {
-        let mut request = client
+    pub fn create_table_request(
+        &self,
+        client: &Client,
+        table_name: &str,
+    ) -> CreateTableFluentBuilder {
+        self.definition(table_name).create_table_request(client)
+    }
+
+    /// This layout as the table `table_name`: its requests and JSON
+    /// documents. See [`TableDefinition`].
+    ///
+    /// ```
+    /// let definition = dynamodb_mapper::TableSchema::new("pk").definition("AppTable");
+    /// assert_eq!(definition.table_name(), "AppTable");
+    /// assert!(definition.stream_view_type().is_none());
+    /// ```
+    pub fn definition(&self, table_name: impl Into<String>) -> TableDefinition {
+        TableDefinition {
+            schema: *self,
+            table_name: table_name.into(),
+            stream: None,
+        }
+    }
+}
+
+impl TableDefinition {
+    /// Enables the table's stream with `view_type`: what each stream record
+    /// holds (`KeysOnly`, `NewImage`, `OldImage` or `NewAndOldImages`).
+    ///
+    /// ```
+    /// use aws_sdk_dynamodb::types::StreamViewType;
+    /// let definition = dynamodb_mapper::TableSchema::new("pk")
+    ///     .definition("AppTable")
+    ///     .stream(StreamViewType::KeysOnly);
+    /// assert_eq!(definition.stream_view_type(), Some(&StreamViewType::KeysOnly));
+    /// ```
+    pub fn stream(mut self, view_type: StreamViewType) -> Self {
+        self.stream = Some(view_type);
+        self
+    }
+
+    /// The table's layout.
+    ///
+    /// ```
+    /// use dynamodb_mapper::TableSchema;
+    /// const T: TableSchema = TableSchema::new("pk");
+    /// assert_eq!(T.definition("AppTable").schema(), T);
+    /// ```
+    #[must_use]
+    pub fn schema(&self) -> TableSchema {
+        self.schema
+    }
+
+    /// The table's name.
+    ///
+    /// ```
+    /// let definition = dynamodb_mapper::TableSchema::new("pk").definition("AppTable");
+    /// assert_eq!(definition.table_name(), "AppTable");
+    /// ```
+    #[must_use]
+    pub fn table_name(&self) -> &str {
+        &self.table_name
+    }
+
+    /// The stream's view type, when a stream is enabled.
+    ///
+    /// ```
+    /// let definition = dynamodb_mapper::TableSchema::new("pk").definition("AppTable");
+    /// assert_eq!(definition.stream_view_type(), None);
+    /// ```
+    #[must_use]
+    pub fn stream_view_type(&self) -> Option<&StreamViewType> {
+        self.stream.as_ref()
+    }
+
+    /// The `CreateTable` request: keys and their attribute definitions,
+    /// on-demand billing, the global secondary indexes projecting all
+    /// attributes, and the stream when one is enabled. Add anything else
+    /// with the SDK's builder.
+    ///
+    /// ```
+    /// use aws_sdk_dynamodb::types::{BillingMode, KeyType};
+    /// # let client = dynamodb_mapper::doc_support::client();
+    /// let request = dynamodb_mapper::TableSchema::new("pk")
+    ///     .sort_key("sk")
+    ///     .definition("AppTable")
+    ///     .create_table_request(&client);
+    /// assert_eq!(request.get_billing_mode(), &Some(BillingMode::PayPerRequest));
+    /// let keys = request.get_key_schema().as_ref().unwrap();
+    /// assert_eq!(keys[1].attribute_name(), "sk");
+    /// assert_eq!(keys[1].key_type(), &KeyType::Range);
+    /// assert!(request.get_stream_specification().is_none());
+    /// ```
+    #[must_use]
+    pub fn create_table_request(&self, client: &Client) -> CreateTableFluentBuilder {
+        client
             .create_table()
-            .table_name(table_name)
+            .table_name(&self.table_name)
+            .set_attribute_definitions(Some(self.attribute_definitions()))
+            .set_key_schema(Some(key_schema(
+                self.schema.partition_key,
+                self.schema.sort_key,
+            )))
             .billing_mode(BillingMode::PayPerRequest)
-            .set_key_schema(Some(key_schema(self.partition_key, self.sort_key)));
-        for attr in self.key_attributes() {
-            request = request.attribute_definitions(
+            .set_global_secondary_indexes(self.global_secondary_indexes())
+            .set_stream_specification(self.stream_specification())
+    }
+
+    /// The `UpdateTimeToLive` request that enables TTL on the layout's TTL
+    /// attribute, or `None` when the layout declares none. DynamoDB accepts
+    /// it only once the table is `ACTIVE`, and refuses it while TTL is
+    /// already enabled.
+    ///
+    /// ```
+    /// use dynamodb_mapper::TableSchema;
+    /// # let client = dynamodb_mapper::doc_support::client();
+    /// let with_ttl = TableSchema::new("pk").ttl("expiresAt").definition("Sessions");
+    /// let request = with_ttl.update_time_to_live_request(&client).unwrap();
+    /// assert_eq!(request.get_table_name().as_deref(), Some("Sessions"));
+    /// let without = TableSchema::new("pk").definition("Sessions");
+    /// assert!(without.update_time_to_live_request(&client).is_none());
+    /// ```
+    #[must_use]
+    pub fn update_time_to_live_request(
+        &self,
+        client: &Client,
+    ) -> Option<UpdateTimeToLiveFluentBuilder> {
+        let spec = self.time_to_live_specification()?;
+        Some(
+            client
+                .update_time_to_live()
+                .table_name(&self.table_name)
+                .time_to_live_specification(spec),
+        )
+    }
+
+    /// TTL enabled on the layout's TTL attribute, if it has one.
+    #[allow(clippy::expect_used)] // required fields always set
+    pub(crate) fn time_to_live_specification(&self) -> Option<TimeToLiveSpecification> {
+        let attribute = self.schema.ttl_attribute()?;
+        Some(
+            TimeToLiveSpecification::builder()
+                .attribute_name(attribute)
+                .enabled(true)
+                .build()
+                .expect("ttl specification: both required fields are set"),
+        )
+    }
+
+    #[allow(clippy::expect_used)] // required fields always set
+    fn attribute_definitions(&self) -> Vec<AttributeDefinition> {
+        self.schema
+            .key_attributes()
+            .into_iter()
+            .map(|attr| {
                 AttributeDefinition::builder()
                     .attribute_name(attr.name)
                     .attribute_type(attr.scalar_type.sdk())
                     .build()
-                    .expect("attribute definition: both required fields are set"), // ok: name and type always set
-            );
+                    .expect("attribute definition: both required fields are set")
+            })
+            .collect()
+    }
+
+    /// The indexes, or `None` for a table without any: DynamoDB rejects an
+    /// empty list.
+    #[allow(clippy::expect_used)] // required fields always set
+    fn global_secondary_indexes(&self) -> Option<Vec<SdkGsi>> {
+        if self.schema.indexes.is_empty() {
+            return None;
         }
-        for index in self.indexes {
-            request = request.global_secondary_indexes(
-                SdkGsi::builder()
-                    .index_name(index.name)
-                    .set_key_schema(Some(key_schema(index.partition_key, index.sort_key)))
-                    .projection(
-                        Projection::builder()
-                            .projection_type(ProjectionType::All)
-                            .build(),
-                    )
-                    .build()
-                    .expect("gsi: name and key schema are set"), // ok: required fields always set
-            );
-        }
-        request
+        let all = Projection::builder()
+            .projection_type(ProjectionType::All)
+            .build();
+        let indexes = self.schema.indexes.iter().map(|index| {
+            SdkGsi::builder()
+                .index_name(index.name)
+                .set_key_schema(Some(key_schema(index.partition_key, index.sort_key)))
+                .projection(all.clone())
+                .build()
+                .expect("gsi: name and key schema are set")
+        });
+        Some(indexes.collect())
+    }
+
+    #[allow(clippy::expect_used)] // required fields always set
+    fn stream_specification(&self) -> Option<StreamSpecification> {
+        let view_type = self.stream.clone()?;
+        Some(
+            StreamSpecification::builder()
+                .stream_enabled(true)
+                .stream_view_type(view_type)
+                .build()
+                .expect("stream specification: `stream_enabled` is set"),
+        )
     }
 }
 
-#[allow(clippy::expect_used)] // required fields always set, see `create_table`
+#[allow(clippy::expect_used)] // required fields always set
 fn key_schema(pk: KeyAttribute, sk: Option<KeyAttribute>) -> Vec<KeySchemaElement> {
     std::iter::once((pk, KeyType::Hash))
         .chain(sk.map(|k| (k, KeyType::Range)))
@@ -73,7 +279,91 @@ fn key_schema(pk: KeyAttribute, sk: Option<KeyAttribute>) -> Vec<KeySchemaElemen
                 .attribute_name(attr.name)
                 .key_type(key_type)
                 .build()
-                .expect("key schema element: both required fields are set") // ok: always set
+                .expect("key schema element: both required fields are set")
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use aws_sdk_dynamodb::types::ScalarAttributeType;
+
+    use super::*;
+    use crate::{GlobalSecondaryIndex, KeyAttribute, ScalarType};
+
+    fn client() -> Client {
+        let config = aws_sdk_dynamodb::Config::builder()
+            .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+            .build();
+        Client::from_conf(config)
+    }
+
+    const T: TableSchema = TableSchema::new("pk")
+        .sort_key("sk")
+        .indexes(&[
+            GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk"),
+            GlobalSecondaryIndex::new("ByRating", "sk").keys(
+                KeyAttribute::new("sk"),
+                Some(KeyAttribute::typed("rating", ScalarType::N)),
+            ),
+        ])
+        .ttl("ttl");
+
+    #[test]
+    fn request_holds_the_layout() {
+        let request = T.create_table_request(&client(), "AppTable");
+        let input = request.as_input();
+        let definitions: Vec<_> = input
+            .get_attribute_definitions()
+            .iter()
+            .flatten()
+            .map(|d| (d.attribute_name(), d.attribute_type().clone()))
+            .collect();
+        assert_eq!(
+            definitions,
+            [
+                ("pk", ScalarAttributeType::S),
+                ("sk", ScalarAttributeType::S),
+                ("gsi1pk", ScalarAttributeType::S),
+                ("gsi1sk", ScalarAttributeType::S),
+                ("rating", ScalarAttributeType::N),
+            ]
+        );
+        let indexes = input.get_global_secondary_indexes().as_ref().unwrap();
+        assert_eq!(indexes[1].index_name(), "ByRating");
+        let keys: Vec<_> = indexes[1]
+            .key_schema()
+            .iter()
+            .map(|k| (k.attribute_name(), k.key_type().clone()))
+            .collect();
+        assert_eq!(keys, [("sk", KeyType::Hash), ("rating", KeyType::Range)]);
+        assert_eq!(
+            indexes[0].projection().unwrap().projection_type(),
+            Some(&ProjectionType::All)
+        );
+        assert!(input.get_stream_specification().is_none());
+    }
+
+    #[test]
+    fn no_indexes_means_no_index_list() {
+        let request = TableSchema::new("pk").create_table_request(&client(), "AppTable");
+        assert!(request.get_global_secondary_indexes().is_none());
+    }
+
+    #[test]
+    fn ttl_request_only_with_a_ttl_attribute() {
+        let request = T
+            .definition("AppTable")
+            .update_time_to_live_request(&client())
+            .unwrap();
+        let spec = request.get_time_to_live_specification().as_ref().unwrap();
+        assert_eq!(spec.attribute_name(), "ttl");
+        assert!(spec.enabled());
+        assert!(
+            TableSchema::new("pk")
+                .definition("AppTable")
+                .update_time_to_live_request(&client())
+                .is_none()
+        );
+    }
 }

@@ -4,13 +4,15 @@
 //! - `mod.rs`: [`TableSchema`], built in `const` context, and what it says.
 //! - `parts.rs`: [`ScalarType`], [`KeyAttribute`], [`GlobalSecondaryIndex`].
 //! - `check.rs`: mapper output checked against the layout; primary keys.
-//! - `create.rs`: the layout as the SDK's `CreateTable` request.
+//! - `create.rs`: the layout as the SDK's `CreateTable` and
+//!   `UpdateTimeToLive` requests ([`TableDefinition`]).
 
 mod check;
 mod create;
 mod parts;
 
 pub use check::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
+pub use create::TableDefinition;
 pub use parts::{GlobalSecondaryIndex, KeyAttribute, ScalarType};
 
 use crate::error::write_key_part;
