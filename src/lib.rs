@@ -10,7 +10,7 @@
 //! - `item`: [`Item`], [`ItemExt`], sizes and the value checks DynamoDB
 //!   applies.
 //! - `schema`: [`TableSchema`], [`GlobalSecondaryIndex`], [`TableDefinition`]
-//!   (the `CreateTable` and `UpdateTimeToLive` requests).
+//!   (the `CreateTable` and `UpdateTimeToLive` requests and JSON documents).
 //! - [`key`]: key formats, encodings, [`KeyBuilder`], [`KeyPattern`] and
 //!   their overlap analysis.
 //! - `fields`, [`hooks`], `record` ([`Record`], [`AttributeBag`]), `view`

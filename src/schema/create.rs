@@ -2,12 +2,18 @@
 //! an optional stream) and `UpdateTimeToLive`, which enables the TTL
 //! attribute (`CreateTable` cannot carry it).
 //!
+//! One set of functions builds every part of the request, used by the
+//! fluent builders here and by the JSON documents of `export.rs`, so the
+//! request sent and the document exported cannot disagree.
+//!
 //! The SDK's builders return `Result` when a required field is missing;
 //! every required field is set unconditionally here, so the `expect`s below
 //! cannot fire whatever the layout holds.
 
 use aws_sdk_dynamodb::client::Client;
-use aws_sdk_dynamodb::operation::create_table::builders::CreateTableFluentBuilder;
+use aws_sdk_dynamodb::operation::create_table::builders::{
+    CreateTableFluentBuilder, CreateTableInputBuilder,
+};
 use aws_sdk_dynamodb::operation::update_time_to_live::builders::UpdateTimeToLiveFluentBuilder;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex as SdkGsi, KeySchemaElement, KeyType,
@@ -18,7 +24,9 @@ use super::{KeyAttribute, TableSchema};
 
 /// A [`TableSchema`] as one named table of DynamoDB: the `CreateTable` and
 /// `UpdateTimeToLive` requests that make it, as the SDK's fluent builders
-/// (to send yourself).
+/// (to send yourself) or as JSON documents for infrastructure tools
+/// ([`create_table_json`](Self::create_table_json),
+/// [`update_time_to_live_json`](Self::update_time_to_live_json)).
 ///
 /// The table is billed on demand, every global secondary index projects all
 /// attributes, and a stream is enabled only when asked
@@ -208,6 +216,21 @@ impl TableDefinition {
         )
     }
 
+    /// The `CreateTable` input, as [`create_table_request`](Self::create_table_request)
+    /// fills it, for the JSON document.
+    pub(super) fn create_table_input(&self) -> CreateTableInputBuilder {
+        aws_sdk_dynamodb::operation::create_table::CreateTableInput::builder()
+            .table_name(&self.table_name)
+            .set_attribute_definitions(Some(self.attribute_definitions()))
+            .set_key_schema(Some(key_schema(
+                self.schema.partition_key,
+                self.schema.sort_key,
+            )))
+            .billing_mode(BillingMode::PayPerRequest)
+            .set_global_secondary_indexes(self.global_secondary_indexes())
+            .set_stream_specification(self.stream_specification())
+    }
+
     /// TTL enabled on the layout's TTL attribute, if it has one.
     #[allow(clippy::expect_used)] // required fields always set
     pub(crate) fn time_to_live_specification(&self) -> Option<TimeToLiveSpecification> {
@@ -308,6 +331,26 @@ mod tests {
             ),
         ])
         .ttl("ttl");
+
+    #[test]
+    fn request_and_input_agree() {
+        let definition = T.definition("AppTable").stream(StreamViewType::OldImage);
+        let request = definition.create_table_request(&client());
+        let sent = request.as_input().clone().build().unwrap();
+        let exported = definition.create_table_input().build().unwrap();
+        assert_eq!(sent, exported);
+        assert_eq!(
+            T.create_table_request(&client(), "AppTable")
+                .as_input()
+                .clone()
+                .build()
+                .unwrap(),
+            T.definition("AppTable")
+                .create_table_input()
+                .build()
+                .unwrap()
+        );
+    }
 
     #[test]
     fn request_holds_the_layout() {

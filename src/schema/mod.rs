@@ -6,9 +6,12 @@
 //! - `check.rs`: mapper output checked against the layout; primary keys.
 //! - `create.rs`: the layout as the SDK's `CreateTable` and
 //!   `UpdateTimeToLive` requests ([`TableDefinition`]).
+//! - `export.rs`: the same requests as JSON documents for infrastructure
+//!   tools.
 
 mod check;
 mod create;
+mod export;
 mod parts;
 
 pub use check::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
