@@ -155,3 +155,10 @@ pub fn client() -> aws_sdk_dynamodb::Client {
 pub fn table() -> crate::ops::Table {
     crate::ops::Table::new(&client(), "AppTable", TABLE)
 }
+
+/// What [`Table::create_table`](crate::ops::Table::create_table) returns for
+/// a table `Sessions` created with a stream and TTL on `expiresAt`.
+#[must_use]
+pub fn created_table() -> crate::ops::CreatedTable {
+    crate::ops::CreatedTable::example()
+}

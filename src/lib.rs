@@ -22,7 +22,8 @@
 //!   builder extensions.
 //! - `registry`: [`Registry`], its design checks, [`DiscriminatorFilter`],
 //!   [`Buckets`].
-//! - [`ops`]: batches, optimistic locking, transactions, paged streams.
+//! - [`ops`]: batches, optimistic locking, transactions, paged streams,
+//!   table creation.
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
 #![warn(clippy::unwrap_used, clippy::expect_used)]

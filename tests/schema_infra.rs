@@ -1,22 +1,43 @@
-//! A table schema as infrastructure: the exported JSON documents, checked
-//! field by field against the SDK's requests and sent as they are to the
-//! testkit's server.
+//! A table schema as infrastructure: `Table::create_table` (CreateTable,
+//! wait until ACTIVE, UpdateTimeToLive) against the testkit's server, the
+//! paths no emulator produces (a table stuck CREATING, lost answers,
+//! contradicting answers) against `aws-smithy-mocks`, and the exported
+//! JSON documents, checked field by field against the SDK's requests and
+//! sent as they are to the server.
 //!
 //! Run against both backends:
 //! `cargo test --test schema_infra` (embedded dynoxide) and
 //! `DYNAMODB_MAPPER_BACKEND=dynamodb-local cargo test --test schema_infra`.
 
+use std::error::Error as _;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextMut;
+use aws_sdk_dynamodb::config::interceptors::{
+    BeforeTransmitInterceptorContextMut, BeforeTransmitInterceptorContextRef,
+};
+use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::operation::create_table::builders::CreateTableInputBuilder;
-use aws_sdk_dynamodb::types::{
-    BillingMode, KeyType, ProjectionType, ScalarAttributeType, StreamViewType, TableDescription,
-    TimeToLiveStatus,
+use aws_sdk_dynamodb::operation::create_table::{CreateTableError, CreateTableOutput};
+use aws_sdk_dynamodb::operation::describe_table::{DescribeTableError, DescribeTableOutput};
+use aws_sdk_dynamodb::operation::update_time_to_live::{
+    UpdateTimeToLiveError, UpdateTimeToLiveOutput,
 };
-use dynamodb_mapper::{GlobalSecondaryIndex, KeyAttribute, ScalarType, TableSchema};
+use aws_sdk_dynamodb::types::error::{
+    LimitExceededException, ResourceInUseException, ResourceNotFoundException,
+};
+use aws_sdk_dynamodb::types::{
+    BillingMode, GlobalSecondaryIndexDescription, IndexStatus, KeyType, ProjectionType,
+    ScalarAttributeType, StreamSpecification, StreamViewType, TableDescription, TableStatus,
+    TimeToLiveSpecification, TimeToLiveStatus,
+};
+use aws_smithy_mocks::{Rule, RuleMode, mock};
+use dynamodb_mapper::ops::{CreatedTable, Table};
+use dynamodb_mapper::{ErrorKind, GlobalSecondaryIndex, KeyAttribute, ScalarType, TableSchema};
 use dynamodb_mapper_support::local;
-use dynamodb_mapper_support::requests::offline_client;
+use dynamodb_mapper_support::requests::{fast_retry, mock_client, offline_client};
 use dynamodb_mapper_testkit::unique_table_name;
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -45,7 +66,40 @@ const VIEW_TYPES: [StreamViewType; 4] = [
 ];
 
 // ---------------------------------------------------------------------------
-// Changing what a client sends.
+// Seeing what a client sends.
+
+/// Records the operation of every attempt a client sends (`CreateTable`,
+/// `DescribeTable`, ...), retries included.
+#[derive(Debug, Clone, Default)]
+struct Sent(Arc<Mutex<Vec<String>>>);
+
+impl Sent {
+    fn operations(&self) -> Vec<String> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+impl Intercept for Sent {
+    fn name(&self) -> &'static str {
+        "Sent"
+    }
+
+    fn read_before_transmit(
+        &self,
+        context: &BeforeTransmitInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        let target = context
+            .request()
+            .headers()
+            .get("x-amz-target")
+            .unwrap_or_default();
+        let operation = target.rsplit('.').next().unwrap_or_default();
+        self.0.lock().unwrap().push(operation.to_owned());
+        Ok(())
+    }
+}
 
 /// Replaces the body of the request it sees with a document, before the
 /// request is signed: the server then receives that document as the
@@ -71,6 +125,18 @@ impl Intercept for Body {
         *request.body_mut() = self.0.clone().into();
         Ok(())
     }
+}
+
+/// The testkit's client, recording what it sends.
+async fn recording_client() -> (Client, Sent) {
+    let client = local::client().await;
+    let sent = Sent::default();
+    let config = client
+        .config()
+        .to_builder()
+        .interceptor(sent.clone())
+        .build();
+    (Client::from_conf(config), sent)
 }
 
 /// The testkit's client, sending `document` as the body of its next
@@ -184,7 +250,148 @@ fn expected_layout() -> Vec<String> {
 }
 
 // ---------------------------------------------------------------------------
-// Sent to the testkit's server (both backends).
+// Against the testkit's server (both backends).
+
+#[tokio::test]
+async fn a_table_is_created_active_with_its_stream_and_ttl() {
+    let (client, sent) = recording_client().await;
+    let name = unique_table_name("infra-ready");
+    let created = Table::new(&client, &name, APP)
+        .create_table()
+        .stream(StreamViewType::NewAndOldImages)
+        .send()
+        .await
+        .unwrap();
+    let backend = backend().await;
+
+    assert_eq!(
+        sent.operations(),
+        ["CreateTable", "DescribeTable", "UpdateTimeToLive"],
+        "{backend}: both emulators show the table ACTIVE on the first look"
+    );
+    let ttl = created.time_to_live().unwrap();
+    assert_eq!((ttl.attribute_name(), ttl.enabled()), ("expiresAt", true));
+    assert_eq!(
+        ttl_of(&client, &name).await,
+        (TimeToLiveStatus::Enabled, Some("expiresAt".to_owned())),
+        "{backend}"
+    );
+
+    let description = describe(&client, &name).await;
+    assert_eq!(description.table_status(), Some(&TableStatus::Active));
+    assert_eq!(layout_of(&description), expected_layout(), "{backend}");
+    assert_eq!(
+        stream_of(&description),
+        Some(StreamViewType::NewAndOldImages),
+        "{backend}"
+    );
+    let arn = created.stream_arn().expect("a stream ARN");
+    assert_eq!(description.latest_stream_arn(), Some(arn), "{backend}");
+    assert_eq!(created.description().table_name(), Some(name.as_str()));
+    assert_eq!(
+        created
+            .description()
+            .billing_mode_summary()
+            .and_then(|b| b.billing_mode()),
+        Some(&BillingMode::PayPerRequest),
+        "{backend}"
+    );
+}
+
+#[tokio::test]
+async fn every_stream_view_type_is_created_as_asked() {
+    let client = local::client().await;
+    let backend = backend().await;
+    for view_type in VIEW_TYPES {
+        let name = unique_table_name("infra-stream");
+        let created = Table::new(&client, &name, NO_TTL)
+            .create_table()
+            .stream(view_type.clone())
+            .send()
+            .await
+            .unwrap();
+        let description = describe(&client, &name).await;
+        assert_eq!(
+            stream_of(&description),
+            Some(view_type.clone()),
+            "{backend}"
+        );
+        assert_eq!(
+            stream_of(created.description()),
+            Some(view_type),
+            "{backend}"
+        );
+        assert!(created.stream_arn().is_some(), "{backend}");
+    }
+}
+
+#[tokio::test]
+async fn without_a_ttl_attribute_no_ttl_call_is_made() {
+    let (client, sent) = recording_client().await;
+    let name = unique_table_name("infra-nottl");
+    let created = Table::new(&client, &name, NO_TTL)
+        .create_table()
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sent.operations(), ["CreateTable", "DescribeTable"]);
+    assert!(created.time_to_live().is_none());
+    assert!(created.stream_arn().is_none());
+    assert_eq!(stream_of(&describe(&client, &name).await), None);
+    assert_eq!(
+        ttl_of(&client, &name).await,
+        (TimeToLiveStatus::Disabled, None)
+    );
+}
+
+#[tokio::test]
+async fn an_existing_table_is_a_table_exists_error_and_is_left_alone() {
+    let (client, sent) = recording_client().await;
+    let name = unique_table_name("infra-exists");
+    // Created by someone else, with the plain request: no TTL.
+    APP.create_table_request(&client, &name)
+        .send()
+        .await
+        .unwrap();
+    let before = sent.operations().len();
+
+    let err = Table::new(&client, &name, APP)
+        .create_table()
+        .stream(StreamViewType::KeysOnly)
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::TableExists, "{err:?}");
+    assert_eq!(err.table(), Some(name.as_str()));
+    assert_eq!(err.operation(), Some("CreateTable"));
+    assert_eq!(err.to_string(), format!("table {name} already exists"));
+    let source = err.source().unwrap();
+    assert!(
+        matches!(
+            source.downcast_ref::<aws_sdk_dynamodb::Error>(),
+            Some(aws_sdk_dynamodb::Error::ResourceInUseException(_))
+        ),
+        "{source:?}"
+    );
+    assert_eq!(sent.operations()[before..], ["CreateTable"], "sent once");
+
+    // Nothing of the table changed: no stream, no TTL.
+    let backend = backend().await;
+    assert_eq!(
+        stream_of(&describe(&client, &name).await),
+        None,
+        "{backend}"
+    );
+    assert_eq!(
+        ttl_of(&client, &name).await,
+        (TimeToLiveStatus::Disabled, None),
+        "{backend}"
+    );
+
+    // A table the helper made is just as much there.
+    let again = Table::new(&client, &name, APP).create_table().send().await;
+    assert_eq!(again.unwrap_err().kind(), ErrorKind::TableExists);
+}
 
 #[tokio::test]
 async fn the_exported_documents_are_accepted_as_they_are() {
@@ -246,6 +453,350 @@ async fn the_exported_documents_are_accepted_as_they_are() {
         (TimeToLiveStatus::Enabled, Some("expiresAt".to_owned())),
         "{backend}"
     );
+}
+
+// ---------------------------------------------------------------------------
+// Paths no emulator produces, against a scripted service.
+
+const TABLE: &str = "AppTable";
+
+fn created_output() -> CreateTableOutput {
+    CreateTableOutput::builder().build()
+}
+
+fn table_in(status: TableStatus) -> DescribeTableOutput {
+    DescribeTableOutput::builder()
+        .table(
+            TableDescription::builder()
+                .table_name(TABLE)
+                .table_status(status)
+                .build(),
+        )
+        .build()
+}
+
+fn active_with_index(index: IndexStatus) -> DescribeTableOutput {
+    DescribeTableOutput::builder()
+        .table(
+            TableDescription::builder()
+                .table_name(TABLE)
+                .table_status(TableStatus::Active)
+                .global_secondary_indexes(
+                    GlobalSecondaryIndexDescription::builder()
+                        .index_name("GSI1")
+                        .index_status(index)
+                        .build(),
+                )
+                .build(),
+        )
+        .build()
+}
+
+fn echo_ttl() -> Rule {
+    mock!(Client::update_time_to_live).then_compute_output(|req| {
+        UpdateTimeToLiveOutput::builder()
+            .set_time_to_live_specification(req.time_to_live_specification().cloned())
+            .build()
+    })
+}
+
+fn create_ok() -> Rule {
+    mock!(Client::create_table).then_output(created_output)
+}
+
+/// Creates `AppTable` on a mock: a retry policy without real delays, and a
+/// wait of 300 ms.
+async fn create_on(client: &Client, schema: TableSchema) -> dynamodb_mapper::Result<CreatedTable> {
+    let sent = Table::new(client, TABLE, schema)
+        .retry(fast_retry(3))
+        .create_table()
+        .max_wait(Duration::from_millis(300))
+        .send();
+    // The helper can run on any task of a multi-threaded runtime.
+    fn is_send<T: Send>(future: T) -> T {
+        future
+    }
+    is_send(sent).await
+}
+
+#[tokio::test]
+async fn a_table_stuck_creating_ends_in_a_timeout_at_the_bound() {
+    let create = create_ok();
+    let describe = mock!(Client::describe_table).then_output(|| table_in(TableStatus::Creating));
+    let ttl = echo_ttl();
+    let client = mock_client(&[&create, &describe, &ttl]);
+    let started = Instant::now();
+    let err = create_on(&client, APP).await.unwrap_err();
+    let took = started.elapsed();
+
+    assert_eq!(err.kind(), ErrorKind::Timeout, "{err:?}");
+    assert_eq!(err.timeout(), Some(Duration::from_millis(300)));
+    assert_eq!(err.table(), Some(TABLE));
+    assert_eq!(err.operation(), Some("CreateTable"));
+    assert_eq!(
+        err.to_string(),
+        "table AppTable is not active after 300ms: it is CREATING"
+    );
+    assert!(took >= Duration::from_millis(300), "{took:?}");
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    // At 0, 50, 150 and 300 ms: pauses double from 50 ms, the last one cut
+    // to the bound.
+    assert!(
+        (3..=6).contains(&describe.num_calls()),
+        "{}",
+        describe.num_calls()
+    );
+    assert_eq!(ttl.num_calls(), 0, "no TTL on a table not active");
+}
+
+#[tokio::test]
+async fn indexes_still_creating_are_waited_for() {
+    let create = create_ok();
+    let describe = mock!(Client::describe_table)
+        .sequence()
+        .output(|| table_in(TableStatus::Creating))
+        .output(|| active_with_index(IndexStatus::Creating))
+        .output(|| active_with_index(IndexStatus::Active))
+        .build();
+    let ttl = echo_ttl();
+    let client = mock_client(&[&create, &describe, &ttl]);
+    let created = create_on(&client, APP).await.unwrap();
+    assert_eq!(describe.num_calls(), 3);
+    assert_eq!(ttl.num_calls(), 1);
+    assert_eq!(
+        created.description().global_secondary_indexes()[0].index_status(),
+        Some(&IndexStatus::Active)
+    );
+
+    // An index that stays CREATING is named when the wait runs out.
+    let describe =
+        mock!(Client::describe_table).then_output(|| active_with_index(IndexStatus::Creating));
+    let client = mock_client(&[&create, &describe, &ttl]);
+    let err = create_on(&client, APP).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "table AppTable is not active after 300ms: it is ACTIVE, index GSI1 is CREATING"
+    );
+}
+
+#[tokio::test]
+async fn a_table_not_found_right_after_creation_is_waited_for() {
+    let create = create_ok();
+    let describe = mock!(Client::describe_table)
+        .sequence()
+        .error(|| {
+            DescribeTableError::ResourceNotFoundException(
+                ResourceNotFoundException::builder().build(),
+            )
+        })
+        .output(|| table_in(TableStatus::Active))
+        .build();
+    let client = mock_client(&[&create, &describe]);
+    create_on(&client, NO_TTL).await.unwrap();
+    assert_eq!(describe.num_calls(), 2);
+}
+
+#[tokio::test]
+async fn a_table_that_cannot_become_active_is_an_unexpected_response() {
+    let create = create_ok();
+    let describe = mock!(Client::describe_table).then_output(|| table_in(TableStatus::Deleting));
+    let ttl = echo_ttl();
+    let client = mock_client(&[&create, &describe, &ttl]);
+    let err = create_on(&client, APP).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnexpectedResponse, "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "dynamodb DescribeTable returned an unexpected response: table AppTable is DELETING \
+         while waiting for it to become ACTIVE"
+    );
+    assert_eq!((describe.num_calls(), ttl.num_calls()), (1, 0));
+}
+
+#[tokio::test]
+async fn create_table_is_sent_once_even_when_its_answer_is_lost() {
+    // A 500 after the table may have been created: an SDK retry would find
+    // the table and report it as already there.
+    let create = mock!(Client::create_table)
+        .sequence()
+        .http_status(500, None)
+        .error(|| {
+            CreateTableError::ResourceInUseException(ResourceInUseException::builder().build())
+        })
+        .build();
+    let describe = mock!(Client::describe_table).then_output(|| table_in(TableStatus::Active));
+    let client = aws_smithy_mocks::mock_client!(
+        aws_sdk_dynamodb,
+        RuleMode::MatchAny,
+        [&create, &describe],
+        |c| c.retry_config(
+            RetryConfig::standard()
+                .with_max_attempts(3)
+                .with_initial_backoff(Duration::from_millis(1))
+        )
+    );
+    let err = create_on(&client, APP).await.unwrap_err();
+    assert_eq!(create.num_calls(), 1, "sent once");
+    assert_eq!(describe.num_calls(), 0);
+    assert_eq!(err.kind(), ErrorKind::Sdk, "{err:?}");
+    assert_eq!(err.operation(), Some("CreateTable"));
+}
+
+#[tokio::test]
+async fn create_table_refused_for_now_is_retried() {
+    let create = mock!(Client::create_table)
+        .sequence()
+        .error(|| {
+            CreateTableError::LimitExceededException(LimitExceededException::builder().build())
+        })
+        .output(created_output)
+        .build();
+    let describe = mock!(Client::describe_table).then_output(|| table_in(TableStatus::Active));
+    let client = mock_client(&[&create, &describe]);
+    create_on(&client, NO_TTL).await.unwrap();
+    assert_eq!(create.num_calls(), 2);
+
+    // Up to the retry policy.
+    let create = mock!(Client::create_table).then_error(|| {
+        CreateTableError::LimitExceededException(LimitExceededException::builder().build())
+    });
+    let client = mock_client(&[&create, &describe]);
+    let err = create_on(&client, NO_TTL).await.unwrap_err();
+    assert_eq!((create.num_calls(), err.kind()), (3, ErrorKind::Sdk));
+}
+
+#[tokio::test]
+async fn a_missing_stream_is_an_unexpected_response() {
+    let create = create_ok();
+    let describe = mock!(Client::describe_table).then_output(|| table_in(TableStatus::Active));
+    let client = mock_client(&[&create, &describe]);
+    let err = Table::new(&client, TABLE, NO_TTL)
+        .create_table()
+        .stream(StreamViewType::NewImage)
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnexpectedResponse, "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "dynamodb DescribeTable returned an unexpected response: table AppTable was created \
+         with a stream (NEW_IMAGE), but it shows no stream"
+    );
+
+    // Another view type than asked.
+    let describe = mock!(Client::describe_table).then_output(|| {
+        let stream = StreamSpecification::builder()
+            .stream_enabled(true)
+            .stream_view_type(StreamViewType::KeysOnly)
+            .build()
+            .unwrap();
+        DescribeTableOutput::builder()
+            .table(
+                TableDescription::builder()
+                    .table_status(TableStatus::Active)
+                    .stream_specification(stream)
+                    .build(),
+            )
+            .build()
+    });
+    let client = mock_client(&[&create, &describe]);
+    let err = Table::new(&client, TABLE, NO_TTL)
+        .create_table()
+        .stream(StreamViewType::NewImage)
+        .send()
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .ends_with("but it shows a stream of KEYS_ONLY"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn a_ttl_answer_that_contradicts_the_request_is_an_unexpected_response() {
+    let create = create_ok();
+    let describe = mock!(Client::describe_table).then_output(|| table_in(TableStatus::Active));
+    let other = mock!(Client::update_time_to_live).then_output(|| {
+        UpdateTimeToLiveOutput::builder()
+            .time_to_live_specification(
+                TimeToLiveSpecification::builder()
+                    .attribute_name("ttl")
+                    .enabled(true)
+                    .build()
+                    .unwrap(),
+            )
+            .build()
+    });
+    let client = mock_client(&[&create, &describe, &other]);
+    let err = create_on(&client, APP).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnexpectedResponse, "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "dynamodb UpdateTimeToLive returned an unexpected response: asked to enable TTL on \
+         `expiresAt` of table AppTable, answered enabled=true on `ttl`"
+    );
+
+    let empty = mock!(Client::update_time_to_live)
+        .then_output(|| UpdateTimeToLiveOutput::builder().build());
+    let client = mock_client(&[&create, &describe, &empty]);
+    let err = create_on(&client, APP).await.unwrap_err();
+    assert!(
+        err.to_string()
+            .ends_with("answered without a specification"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn a_failed_ttl_call_says_which_call_failed() {
+    let create = create_ok();
+    let describe = mock!(Client::describe_table).then_output(|| table_in(TableStatus::Active));
+    let refused = mock!(Client::update_time_to_live).then_error(|| {
+        UpdateTimeToLiveError::ResourceInUseException(ResourceInUseException::builder().build())
+    });
+    let client = mock_client(&[&create, &describe, &refused]);
+    let err = create_on(&client, APP).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Sdk, "{err:?}");
+    assert_eq!(err.operation(), Some("UpdateTimeToLive"));
+    assert_eq!(refused.num_calls(), 1);
+}
+
+#[tokio::test]
+async fn map_request_changes_are_sent_but_the_name_stays_the_tables() {
+    let seen: Arc<Mutex<Vec<(String, bool, bool)>>> = Arc::default();
+    let record = seen.clone();
+    let create = mock!(Client::create_table).then_compute_output(move |req| {
+        record.lock().unwrap().push((
+            req.table_name().unwrap_or_default().to_owned(),
+            req.deletion_protection_enabled() == Some(true),
+            req.stream_specification().is_some(),
+        ));
+        created_output()
+    });
+    let describe = mock!(Client::describe_table).then_output(|| table_in(TableStatus::Active));
+    let client = mock_client(&[&create, &describe]);
+    Table::new(&client, TABLE, NO_TTL)
+        .create_table()
+        .map_request(|r| r.deletion_protection_enabled(true))
+        .map_request(|r| r.table_name("Elsewhere"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(*seen.lock().unwrap(), [(TABLE.to_owned(), true, false)]);
+}
+
+#[tokio::test]
+async fn no_ttl_attribute_no_ttl_call_on_the_mock_either() {
+    let create = create_ok();
+    let describe = mock!(Client::describe_table).then_output(|| table_in(TableStatus::Active));
+    let ttl = echo_ttl();
+    let client = mock_client(&[&create, &describe, &ttl]);
+    let created = create_on(&client, NO_TTL).await.unwrap();
+    assert_eq!(ttl.num_calls(), 0);
+    assert!(created.time_to_live().is_none());
+    let created = create_on(&client, APP).await.unwrap();
+    assert_eq!(ttl.num_calls(), 1);
+    assert!(created.time_to_live().is_some());
 }
 
 // ---------------------------------------------------------------------------

@@ -88,6 +88,7 @@ impl Error {
             Repr::BatchWriteIncomplete { .. } => Some("BatchWriteItem"),
             Repr::BatchGetIncomplete { .. } => Some("BatchGetItem"),
             Repr::TransactionCanceled { .. } => Some("TransactWriteItems"),
+            Repr::TableNotActive { .. } | Repr::TableExists { .. } => Some("CreateTable"),
             _ => None,
         }
     }
@@ -362,7 +363,9 @@ impl Error {
     /// How long a request waited for an answer before the helper gave up
     /// (the client's operation timeout when it has one, else
     /// [`ops::DEFAULT_CALL_TIMEOUT`](crate::ops::DEFAULT_CALL_TIMEOUT)). For
-    /// a write, its outcome is unknown.
+    /// a write, its outcome is unknown. For a table that did not become
+    /// active, how long the helper was to wait for it
+    /// ([`CreateTable::max_wait`](crate::ops::CreateTable::max_wait)).
     ///
     /// ```
     /// # use std::time::Duration;
@@ -396,7 +399,7 @@ impl Error {
     #[must_use]
     pub fn timeout(&self) -> Option<Duration> {
         match &self.0.repr {
-            Repr::Timeout { after, .. } => Some(*after),
+            Repr::Timeout { after, .. } | Repr::TableNotActive { after, .. } => Some(*after),
             _ => None,
         }
     }
@@ -451,7 +454,9 @@ impl Error {
         }
     }
 
-    /// The table an incomplete batch wrote to or read from.
+    /// The table an incomplete batch wrote to or read from; the table
+    /// [`Table::create_table`](crate::ops::Table::create_table) found
+    /// already there or waited for in vain.
     ///
     /// ```
     /// # use aws_sdk_dynamodb::Client;
@@ -478,9 +483,10 @@ impl Error {
     #[must_use]
     pub fn table(&self) -> Option<&str> {
         match &self.0.repr {
-            Repr::BatchWriteIncomplete { table, .. } | Repr::BatchGetIncomplete { table, .. } => {
-                Some(table)
-            }
+            Repr::BatchWriteIncomplete { table, .. }
+            | Repr::BatchGetIncomplete { table, .. }
+            | Repr::TableNotActive { table, .. }
+            | Repr::TableExists { table, .. } => Some(table),
             _ => None,
         }
     }

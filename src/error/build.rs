@@ -181,6 +181,24 @@ impl Error {
         Error::from_repr(Repr::Timeout { operation, after })
     }
 
+    /// `table` was not active after waiting `after`; `status`: what the
+    /// last `DescribeTable` said.
+    pub(crate) fn table_not_active(table: &str, after: Duration, status: String) -> Self {
+        let table = table.to_owned();
+        Error::from_repr(Repr::TableNotActive {
+            table,
+            after,
+            status,
+        })
+    }
+
+    /// `CreateTable` of `table` was refused: a table of that name exists.
+    pub(crate) fn table_exists(table: &str, source: aws_sdk_dynamodb::Error) -> Self {
+        let table = table.to_owned();
+        let source = Box::new(source);
+        Error::from_repr(Repr::TableExists { table, source })
+    }
+
     pub(crate) fn unexpected_response(operation: &'static str, reason: String) -> Self {
         Error::from_repr(Repr::UnexpectedResponse { operation, reason })
     }

@@ -127,6 +127,15 @@ impl Error {
             Repr::Timeout { operation, after } => {
                 write!(f, "dynamodb {operation} got no answer within {after:?}")
             }
+            Repr::TableNotActive {
+                table,
+                after,
+                status,
+            } => write!(
+                f,
+                "table {table} is not active after {after:?}: it is {status}"
+            ),
+            Repr::TableExists { table, .. } => write!(f, "table {table} already exists"),
             Repr::UnexpectedResponse { operation, reason } => write!(
                 f,
                 "dynamodb {operation} returned an unexpected response: {reason}"
@@ -165,7 +174,9 @@ impl std::error::Error for Error {
         match &self.0.repr {
             Repr::Serialize(source) | Repr::Deserialize(source) => Some(source),
             Repr::Hook { source, .. } | Repr::Sdk { source, .. } => Some(&**source),
-            Repr::TransactionCanceled { source, .. } => Some(&**source),
+            Repr::TransactionCanceled { source, .. } | Repr::TableExists { source, .. } => {
+                Some(&**source)
+            }
             Repr::BatchWriteIncomplete { cause, .. } | Repr::BatchGetIncomplete { cause, .. } => {
                 cause.as_ref().map(|c| c as _)
             }

@@ -76,13 +76,18 @@ pub enum ErrorKind {
     Limit,
     /// A key pattern is invalid, or a key or value does not fit it.
     InvalidKeyPattern,
-    /// A request got no answer in time ([`Error::operation`],
-    /// [`Error::timeout`]).
+    /// A request got no answer in time, or a table created by
+    /// [`Table::create_table`](crate::ops::Table::create_table) did not
+    /// become active in time ([`Error::operation`], [`Error::timeout`],
+    /// and for a table [`Error::table`]).
     Timeout,
     /// DynamoDB returned a response that makes no sense for the request.
     UnexpectedResponse,
     /// A versioned entity would have been written without its version check.
     VersionCheckRequired,
+    /// `CreateTable` found a table of that name already, in any state
+    /// ([`Error::table`]; the SDK's `ResourceInUseException` is the source).
+    TableExists,
 }
 
 impl Error {
@@ -122,9 +127,10 @@ impl Error {
             Repr::TransactionCanceled { .. } => ErrorKind::TransactionCanceled,
             Repr::Limit { .. } => ErrorKind::Limit,
             Repr::InvalidKeyPattern { .. } => ErrorKind::InvalidKeyPattern,
-            Repr::Timeout { .. } => ErrorKind::Timeout,
+            Repr::Timeout { .. } | Repr::TableNotActive { .. } => ErrorKind::Timeout,
             Repr::UnexpectedResponse { .. } => ErrorKind::UnexpectedResponse,
             Repr::VersionCheckRequired { .. } => ErrorKind::VersionCheckRequired,
+            Repr::TableExists { .. } => ErrorKind::TableExists,
         }
     }
 

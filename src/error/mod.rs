@@ -229,6 +229,17 @@ enum Repr {
         operation: &'static str,
         after: Duration,
     },
+    TableNotActive {
+        table: String,
+        /// How long the helper was to wait.
+        after: Duration,
+        /// What the last `DescribeTable` said, e.g. `CREATING`.
+        status: String,
+    },
+    TableExists {
+        table: String,
+        source: Box<aws_sdk_dynamodb::Error>,
+    },
     UnexpectedResponse {
         operation: &'static str,
         reason: String,

@@ -29,6 +29,7 @@
 
 mod batch;
 mod call;
+mod create;
 mod identity;
 mod lock;
 mod pages;
@@ -44,6 +45,7 @@ pub use batch::{
     FailedItem,
 };
 pub use call::DEFAULT_CALL_TIMEOUT;
+pub use create::{CreateTable, CreatedTable, DEFAULT_ACTIVE_WAIT};
 pub use table::Table;
 pub use tx::{TRANSACTION_LIMIT, Transaction};
 

@@ -13,6 +13,7 @@ use futures_util::Stream;
 use super::RetryPolicy;
 use super::batch::{BatchGetter, BatchWriter};
 use super::call::call_timeout;
+use super::create::CreateTable;
 use super::tx::Transaction;
 use super::{lock, pages};
 use crate::error::Result;
@@ -166,6 +167,74 @@ impl Table {
     #[must_use]
     pub fn call_bound(&self) -> Duration {
         self.call_bound
+    }
+
+    /// Creates this table from its layout and gets it ready to use, when
+    /// the returned [`CreateTable`] is sent: `CreateTable` (on-demand, every
+    /// index projecting all attributes, a stream if
+    /// [`stream`](CreateTable::stream) asks for one), then `DescribeTable`
+    /// until the table and its indexes are `ACTIVE` (at most
+    /// [`max_wait`](CreateTable::max_wait)), then `UpdateTimeToLive` when
+    /// the layout declares a TTL attribute. A table of that name that
+    /// exists already is an
+    /// [`ErrorKind::TableExists`](crate::ErrorKind::TableExists) error; see
+    /// [`CreateTable::send`] for every error.
+    ///
+    /// For the plain request, to send yourself, see
+    /// [`TableSchema::create_table_request`]; for the JSON documents of
+    /// infrastructure tools, [`TableDefinition`](crate::TableDefinition).
+    ///
+    /// ```
+    /// # use aws_sdk_dynamodb::Client;
+    /// # use aws_sdk_dynamodb::operation::create_table::CreateTableOutput;
+    /// # use aws_sdk_dynamodb::operation::describe_table::DescribeTableOutput;
+    /// # use aws_sdk_dynamodb::operation::update_time_to_live::UpdateTimeToLiveOutput;
+    /// # use aws_sdk_dynamodb::types::{StreamSpecification, TableDescription, TableStatus};
+    /// # use aws_smithy_mocks::{RuleMode, mock, mock_client};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # // A DynamoDB that creates tables active at once, with their stream.
+    /// # let create = mock!(Client::create_table).then_output(|| CreateTableOutput::builder().build());
+    /// # let describe = mock!(Client::describe_table).then_output(|| {
+    /// #     let stream = StreamSpecification::builder()
+    /// #         .stream_enabled(true)
+    /// #         .stream_view_type(aws_sdk_dynamodb::types::StreamViewType::NewAndOldImages)
+    /// #         .build()
+    /// #         .unwrap();
+    /// #     DescribeTableOutput::builder()
+    /// #         .table(
+    /// #             TableDescription::builder()
+    /// #                 .table_name("Sessions")
+    /// #                 .table_status(TableStatus::Active)
+    /// #                 .stream_specification(stream)
+    /// #                 .latest_stream_arn("arn:aws:dynamodb:eu-west-1:123456789012:table/Sessions/stream/2025-01-01T00:00:00.000")
+    /// #                 .build(),
+    /// #         )
+    /// #         .build()
+    /// # });
+    /// # let ttl = mock!(Client::update_time_to_live).then_compute_output(|req| {
+    /// #     UpdateTimeToLiveOutput::builder()
+    /// #         .set_time_to_live_specification(req.time_to_live_specification().cloned())
+    /// #         .build()
+    /// # });
+    /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&create, &describe, &ttl]);
+    /// use aws_sdk_dynamodb::types::StreamViewType;
+    /// use dynamodb_mapper::{TableSchema, ops::Table};
+    ///
+    /// const SESSIONS: TableSchema = TableSchema::new("pk").ttl("expiresAt");
+    ///
+    /// let created = Table::new(&client, "Sessions", SESSIONS)
+    ///     .create_table()
+    ///     .stream(StreamViewType::NewAndOldImages)
+    ///     .send()
+    ///     .await?;
+    /// assert!(created.stream_arn().is_some());
+    /// assert_eq!(created.time_to_live().map(|t| t.attribute_name()), Some("expiresAt"));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn create_table(&self) -> CreateTable {
+        CreateTable::new(self.clone())
     }
 
     /// A batch writer into this table (4 batches in flight).

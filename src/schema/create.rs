@@ -33,6 +33,8 @@ use super::{KeyAttribute, TableSchema};
 /// ([`stream`](Self::stream)). `CreateTable` cannot enable TTL: when the
 /// layout declares a TTL attribute, that takes the second request,
 /// `UpdateTimeToLive`, sent once the table is `ACTIVE`.
+/// [`Table::create_table`](crate::ops::Table::create_table) sends both and
+/// waits in between.
 ///
 /// ```
 /// use aws_sdk_dynamodb::types::StreamViewType;
@@ -64,7 +66,8 @@ impl TableSchema {
     /// This request does not enable TTL (`CreateTable` cannot): when the
     /// layout declares a TTL attribute, send
     /// [`TableDefinition::update_time_to_live_request`] once the table is
-    /// active.
+    /// active, or let [`Table::create_table`](crate::ops::Table::create_table)
+    /// do all of it.
     ///
     /// ```
     /// use dynamodb_mapper::{GlobalSecondaryIndex, TableSchema};

@@ -1,0 +1,609 @@
+//! [`CreateTable`]: a table made from its layout and made ready to use:
+//! `CreateTable` sent once, `DescribeTable` until the table and its indexes
+//! are `ACTIVE` (bounded), then `UpdateTimeToLive` when the layout declares
+//! a TTL attribute.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+use aws_sdk_dynamodb::operation::create_table::CreateTableError;
+use aws_sdk_dynamodb::operation::create_table::builders::CreateTableFluentBuilder;
+use aws_sdk_dynamodb::operation::update_time_to_live::UpdateTimeToLiveError;
+use aws_sdk_dynamodb::types::{
+    IndexStatus, StreamSpecification, StreamViewType, TableDescription, TableStatus,
+    TimeToLiveSpecification,
+};
+use tracing::Instrument;
+
+use super::Table;
+use super::call::{Failed, RefusedForNow, call, call_conditional};
+use crate::error::{Error, Result};
+use crate::schema::TableDefinition;
+
+/// How long [`CreateTable::send`] waits for a new table and its indexes to
+/// become `ACTIVE` unless told otherwise: 5 minutes.
+///
+/// DynamoDB usually needs seconds, more with many indexes; the emulators
+/// create tables active at once.
+///
+/// ```
+/// assert_eq!(dynamodb_mapper::ops::DEFAULT_ACTIVE_WAIT.as_secs(), 300);
+/// ```
+pub const DEFAULT_ACTIVE_WAIT: Duration = Duration::from_secs(300);
+
+/// The first pause between two `DescribeTable` calls; each next pause is
+/// twice as long, up to [`MAX_POLL`].
+const FIRST_POLL: Duration = Duration::from_millis(50);
+/// The longest pause between two `DescribeTable` calls.
+const MAX_POLL: Duration = Duration::from_secs(2);
+
+type Customize = Box<dyn FnOnce(CreateTableFluentBuilder) -> CreateTableFluentBuilder + Send>;
+
+/// Creates a [`Table`] from its layout and gets it ready: started by
+/// [`Table::create_table`], sent by [`send`](Self::send).
+///
+/// What it sends is [`TableDefinition::create_table_request`] (on-demand
+/// billing, every index projecting all attributes, a stream when
+/// [`stream`](Self::stream) asks for one), changed by
+/// [`map_request`](Self::map_request) if you need more, then
+/// `DescribeTable` until the table is usable, then
+/// [`TableDefinition::update_time_to_live_request`] when the layout
+/// declares a TTL attribute.
+///
+/// ```
+/// # use dynamodb_mapper::doc_support::*;
+/// use std::time::Duration;
+/// use aws_sdk_dynamodb::types::StreamViewType;
+///
+/// let create = table()
+///     .create_table()
+///     .stream(StreamViewType::NewAndOldImages)
+///     .max_wait(Duration::from_secs(60));
+/// assert_eq!(create.definition().stream_view_type(), Some(&StreamViewType::NewAndOldImages));
+/// // create.send().await?;
+/// ```
+#[must_use = "a CreateTable does nothing until `send` is awaited"]
+pub struct CreateTable {
+    table: Table,
+    definition: TableDefinition,
+    max_wait: Duration,
+    customize: Option<Customize>,
+}
+
+impl fmt::Debug for CreateTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CreateTable")
+            .field("definition", &self.definition)
+            .field("max_wait", &self.max_wait)
+            .field("map_request", &self.customize.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl CreateTable {
+    pub(super) fn new(table: Table) -> Self {
+        CreateTable {
+            definition: table.schema().definition(table.name()),
+            table,
+            max_wait: DEFAULT_ACTIVE_WAIT,
+            customize: None,
+        }
+    }
+
+    /// Enables the table's stream with `view_type`: what each stream record
+    /// holds (`KeysOnly`, `NewImage`, `OldImage` or `NewAndOldImages`). The
+    /// stream's ARN is then [`CreatedTable::stream_arn`].
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// use aws_sdk_dynamodb::types::StreamViewType;
+    /// let create = table().create_table().stream(StreamViewType::KeysOnly);
+    /// assert_eq!(create.definition().stream_view_type(), Some(&StreamViewType::KeysOnly));
+    /// ```
+    pub fn stream(mut self, view_type: StreamViewType) -> Self {
+        self.definition = self.definition.stream(view_type);
+        self
+    }
+
+    /// How long to wait for the table and its indexes to become `ACTIVE`
+    /// after `CreateTable` was answered (default [`DEFAULT_ACTIVE_WAIT`]).
+    /// The wait ends within this bound plus at most one call bound (the
+    /// [`Table`]'s [`call_bound`](Table::call_bound), for a
+    /// `DescribeTable` under way).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// use std::time::Duration;
+    /// let create = table().create_table().max_wait(Duration::from_secs(30));
+    /// # let _ = create;
+    /// ```
+    pub fn max_wait(mut self, max_wait: Duration) -> Self {
+        self.max_wait = max_wait;
+        self
+    }
+
+    /// Changes the `CreateTable` request before it is sent: tags, deletion
+    /// protection, a table class, provisioned throughput, whatever the SDK's
+    /// builder offers. Called twice, both changes apply, in order. The
+    /// table's name stays the [`Table`]'s (a name set here is replaced), so
+    /// the helper waits for, and enables TTL on, the table it created.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// use aws_sdk_dynamodb::types::Tag;
+    /// let tag = Tag::builder().key("team").value("orders").build()?;
+    /// let create = table()
+    ///     .create_table()
+    ///     .map_request(|request| request.deletion_protection_enabled(true))
+    ///     .map_request(move |request| request.tags(tag));
+    /// # let _ = create;
+    /// # Ok::<(), aws_sdk_dynamodb::error::BuildError>(())
+    /// ```
+    pub fn map_request<F>(mut self, change: F) -> Self
+    where
+        F: FnOnce(CreateTableFluentBuilder) -> CreateTableFluentBuilder + Send + 'static,
+    {
+        self.customize = Some(match self.customize.take() {
+            None => Box::new(change),
+            Some(first) => Box::new(move |request| change(first(request))),
+        });
+        self
+    }
+
+    /// The table as it will be created, e.g. to export it as JSON
+    /// ([`TableDefinition::create_table_json`]); without the changes of
+    /// [`map_request`](Self::map_request).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let json = table().create_table().definition().create_table_json();
+    /// assert!(json.contains(r#""TableName": "AppTable""#));
+    /// ```
+    pub fn definition(&self) -> &TableDefinition {
+        &self.definition
+    }
+
+    /// Creates the table and gets it ready, in three steps:
+    ///
+    /// 1. `CreateTable`, sent once: the SDK's own retries are off for it,
+    ///    because a retry of a request whose answer was lost would find the
+    ///    table it created and report it as already there. Refusals that
+    ///    ask to come back later (throttling, too many table operations at
+    ///    once) are retried per the table's [`RetryPolicy`](super::RetryPolicy).
+    /// 2. `DescribeTable` until the table and all its global secondary
+    ///    indexes are `ACTIVE`, pausing 50 ms, then twice as long each time
+    ///    up to 2 s, for at most [`max_wait`](Self::max_wait).
+    /// 3. When the layout declares a TTL attribute, `UpdateTimeToLive`
+    ///    enabling it (sent once, like `CreateTable`). DynamoDB may take up
+    ///    to an hour to start deleting expired items; this does not wait
+    ///    for that.
+    ///
+    /// Every call is bounded by the [`Table`]'s
+    /// [`call_bound`](Table::call_bound).
+    ///
+    /// # Errors
+    ///
+    /// - [`ErrorKind::TableExists`](crate::ErrorKind::TableExists) when a
+    ///   table of that name exists already, in any state (nothing was
+    ///   changed; the SDK's `ResourceInUseException` is the source).
+    /// - [`ErrorKind::Timeout`](crate::ErrorKind::Timeout) when the table is
+    ///   not `ACTIVE` within [`max_wait`](Self::max_wait): the table exists
+    ///   (its state is in the message), TTL is not enabled yet; or when a
+    ///   call got no answer in time ([`Error::operation`] names it; for
+    ///   `CreateTable` the table may or may not have been created).
+    /// - [`ErrorKind::Sdk`](crate::ErrorKind::Sdk) when a call failed:
+    ///   [`Error::operation`] says which. `UpdateTimeToLive` failing means
+    ///   the table exists and is `ACTIVE` but TTL is not enabled: send
+    ///   [`TableDefinition::update_time_to_live_request`] to finish.
+    /// - [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse)
+    ///   when DynamoDB's answers contradict the request: the table went to
+    ///   another state than `ACTIVE` (such as `DELETING`), was created
+    ///   without the stream asked for, or `UpdateTimeToLive` answered with
+    ///   another attribute or TTL disabled.
+    ///
+    /// ```
+    /// # use aws_sdk_dynamodb::Client;
+    /// # use aws_sdk_dynamodb::operation::create_table::CreateTableError;
+    /// # use aws_sdk_dynamodb::types::error::ResourceInUseException;
+    /// # use aws_smithy_mocks::{RuleMode, mock, mock_client};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # // DynamoDB already has the table.
+    /// # let rule = mock!(Client::create_table).then_error(|| {
+    /// #     CreateTableError::ResourceInUseException(
+    /// #         ResourceInUseException::builder().message("Table already exists: AppTable").build(),
+    /// #     )
+    /// # });
+    /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
+    /// use dynamodb_mapper::{ErrorKind, TableSchema, ops::Table};
+    ///
+    /// let table = Table::new(&client, "AppTable", TableSchema::new("pk").ttl("expiresAt"));
+    /// let err = table.create_table().send().await.unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::TableExists);
+    /// assert_eq!(err.table(), Some("AppTable"));
+    /// assert_eq!(err.to_string(), "table AppTable already exists");
+    /// # }
+    /// ```
+    pub async fn send(self) -> Result<CreatedTable> {
+        let CreateTable {
+            table,
+            definition,
+            max_wait,
+            customize,
+        } = self;
+        let span = tracing::info_span!(
+            "dynamodb_mapper.create_table",
+            table = table.name(),
+            stream = definition.stream_view_type().map(StreamViewType::as_str),
+            ttl = table.schema().ttl_attribute(),
+        );
+        async move {
+            let mut request = definition.create_table_request(table.client());
+            if let Some(customize) = customize {
+                request = customize(request).table_name(table.name());
+            }
+            let stream = request.get_stream_specification().clone();
+            create(&table, request).await?;
+            let description = wait_until_active(&table, max_wait).await?;
+            check_stream(&table, stream.as_ref(), &description)?;
+            let time_to_live = enable_ttl(&table, &definition).await?;
+            Ok(CreatedTable {
+                description,
+                time_to_live,
+            })
+        }
+        .instrument(span)
+        .await
+    }
+}
+
+/// A table [`CreateTable::send`] created and got ready.
+///
+/// ```
+/// # let created = dynamodb_mapper::doc_support::created_table();
+/// use aws_sdk_dynamodb::types::TableStatus;
+/// assert_eq!(created.description().table_status(), Some(&TableStatus::Active));
+/// assert_eq!(created.time_to_live().map(|t| t.attribute_name()), Some("expiresAt"));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreatedTable {
+    description: TableDescription,
+    time_to_live: Option<TimeToLiveSpecification>,
+}
+
+impl CreatedTable {
+    /// The table as the `DescribeTable` that found it `ACTIVE` described it:
+    /// its ARN, key schema, indexes, stream.
+    ///
+    /// ```
+    /// # let created = dynamodb_mapper::doc_support::created_table();
+    /// assert_eq!(created.description().table_name(), Some("Sessions"));
+    /// ```
+    #[must_use]
+    pub fn description(&self) -> &TableDescription {
+        &self.description
+    }
+
+    /// The description, owned.
+    ///
+    /// ```
+    /// # let created = dynamodb_mapper::doc_support::created_table();
+    /// let description = created.into_description();
+    /// assert!(description.table_arn().is_some());
+    /// ```
+    #[must_use]
+    pub fn into_description(self) -> TableDescription {
+        self.description
+    }
+
+    /// The ARN of the table's stream, when it has one (to subscribe a
+    /// Lambda function or a stream reader).
+    ///
+    /// ```
+    /// # let created = dynamodb_mapper::doc_support::created_table();
+    /// assert!(created.stream_arn().unwrap().contains("/stream/"));
+    /// ```
+    #[must_use]
+    pub fn stream_arn(&self) -> Option<&str> {
+        self.description.latest_stream_arn()
+    }
+
+    /// TTL as `UpdateTimeToLive` confirmed it (enabled, on the layout's TTL
+    /// attribute), or `None` when the layout declares no TTL attribute (and
+    /// no TTL call was made).
+    ///
+    /// ```
+    /// # let created = dynamodb_mapper::doc_support::created_table();
+    /// let ttl = created.time_to_live().unwrap();
+    /// assert!(ttl.enabled());
+    /// ```
+    #[must_use]
+    pub fn time_to_live(&self) -> Option<&TimeToLiveSpecification> {
+        self.time_to_live.as_ref()
+    }
+
+    /// `Sessions`, with a stream of new and old images and TTL on
+    /// `expiresAt`: for the documentation's examples.
+    #[allow(clippy::expect_used)] // required fields always set
+    pub(crate) fn example() -> Self {
+        let name = "Sessions";
+        let arn = format!("arn:aws:dynamodb:eu-west-1:123456789012:table/{name}");
+        let definition = crate::TableSchema::new("pk")
+            .ttl("expiresAt")
+            .definition(name)
+            .stream(StreamViewType::NewAndOldImages);
+        let description = TableDescription::builder()
+            .table_name(name)
+            .table_status(TableStatus::Active)
+            .stream_specification(
+                StreamSpecification::builder()
+                    .stream_enabled(true)
+                    .stream_view_type(StreamViewType::NewAndOldImages)
+                    .build()
+                    .expect("stream_enabled is set"),
+            )
+            .latest_stream_arn(format!("{arn}/stream/2025-01-01T00:00:00.000"))
+            .table_arn(arn)
+            .build();
+        CreatedTable {
+            description,
+            time_to_live: definition.time_to_live_specification(),
+        }
+    }
+}
+
+/// Refused without being applied, to be tried again later.
+fn refused_for_now(limit_exceeded: bool, code: Option<&str>) -> bool {
+    limit_exceeded
+        || matches!(
+            code,
+            Some("ThrottlingException" | "RequestLimitExceeded" | "LimitExceededException")
+        )
+}
+
+impl RefusedForNow for CreateTableError {
+    fn refused_for_now(&self) -> bool {
+        refused_for_now(self.is_limit_exceeded_exception(), self.code())
+    }
+}
+
+impl RefusedForNow for UpdateTimeToLiveError {
+    fn refused_for_now(&self) -> bool {
+        refused_for_now(self.is_limit_exceeded_exception(), self.code())
+    }
+}
+
+/// Step 1: `CreateTable`, once.
+async fn create(table: &Table, request: CreateTableFluentBuilder) -> Result<()> {
+    let sent = call_conditional(
+        table.call_bound(),
+        "CreateTable",
+        table.retry_policy(),
+        |no_retries| {
+            request
+                .clone()
+                .customize()
+                .config_override(no_retries)
+                .send()
+        },
+    );
+    match sent.await {
+        Ok(_) => Ok(()),
+        Err(Failed::Service(e)) if e.is_resource_in_use_exception() => {
+            Err(Error::table_exists(table.name(), e.into()))
+        }
+        Err(failed) => Err(failed.into_error("CreateTable")),
+    }
+}
+
+/// Step 2: `DescribeTable` until the table and its indexes are `ACTIVE`.
+async fn wait_until_active(table: &Table, max_wait: Duration) -> Result<TableDescription> {
+    let started = Instant::now();
+    let mut pause = FIRST_POLL;
+    loop {
+        let request = table
+            .client()
+            .describe_table()
+            .table_name(table.name())
+            .send();
+        let status = match call(table.call_bound(), "DescribeTable", request).await {
+            Ok(output) => {
+                let Some(description) = output.table else {
+                    return Err(Error::unexpected_response(
+                        "DescribeTable",
+                        format!("no description of table {}", table.name()),
+                    ));
+                };
+                match readiness(&description) {
+                    Readiness::Ready => return Ok(description),
+                    Readiness::NotYet(status) => status,
+                    Readiness::Never(status) => {
+                        return Err(Error::unexpected_response(
+                            "DescribeTable",
+                            format!(
+                                "table {} is {status} while waiting for it to become ACTIVE",
+                                table.name()
+                            ),
+                        ));
+                    }
+                }
+            }
+            // Right after `CreateTable`, DynamoDB may not show the table yet.
+            Err(Failed::Service(e)) if e.is_resource_not_found_exception() => {
+                "not found yet".to_owned()
+            }
+            Err(failed) => return Err(failed.into_error("DescribeTable")),
+        };
+        let waited = started.elapsed();
+        if waited >= max_wait {
+            return Err(Error::table_not_active(table.name(), max_wait, status));
+        }
+        tracing::debug!(status, ?waited, "table not active yet");
+        tokio::time::sleep(pause.min(max_wait - waited)).await;
+        pause = (pause * 2).min(MAX_POLL);
+    }
+}
+
+enum Readiness {
+    Ready,
+    /// Not usable yet, saying why (`CREATING`, `ACTIVE, index GSI1 is
+    /// CREATING`).
+    NotYet(String),
+    /// In a state it does not leave by itself for `ACTIVE`.
+    Never(String),
+}
+
+fn readiness(description: &TableDescription) -> Readiness {
+    let pending_index = description
+        .global_secondary_indexes()
+        .iter()
+        .find(|index| index.index_status() != Some(&IndexStatus::Active));
+    match (description.table_status(), pending_index) {
+        (Some(TableStatus::Active), None) => Readiness::Ready,
+        (Some(TableStatus::Active), Some(index)) => Readiness::NotYet(format!(
+            "ACTIVE, index {} is {}",
+            index.index_name().unwrap_or("(unnamed)"),
+            index
+                .index_status()
+                .map_or("without status", |s| s.as_str())
+        )),
+        (Some(status @ (TableStatus::Creating | TableStatus::Updating)), _) => {
+            Readiness::NotYet(status.as_str().to_owned())
+        }
+        (None, _) => Readiness::NotYet("without status".to_owned()),
+        (Some(status), _) => Readiness::Never(status.as_str().to_owned()),
+    }
+}
+
+/// The stream asked for is the stream the table has.
+fn check_stream(
+    table: &Table,
+    asked: Option<&StreamSpecification>,
+    description: &TableDescription,
+) -> Result<()> {
+    fn view_type(s: &StreamSpecification) -> Option<&str> {
+        s.stream_view_type().map(StreamViewType::as_str)
+    }
+    let Some(asked) = asked.filter(|s| s.stream_enabled()) else {
+        return Ok(());
+    };
+    let has = description
+        .stream_specification()
+        .filter(|s| s.stream_enabled());
+    match has {
+        Some(has) if view_type(has) == view_type(asked) => Ok(()),
+        _ => Err(Error::unexpected_response(
+            "DescribeTable",
+            format!(
+                "table {} was created with a stream ({}), but it shows {}",
+                table.name(),
+                view_type(asked).unwrap_or("no view type"),
+                has.map_or("no stream".to_owned(), |has| format!(
+                    "a stream of {}",
+                    view_type(has).unwrap_or("no view type")
+                )),
+            ),
+        )),
+    }
+}
+
+/// Step 3: `UpdateTimeToLive`, once, when the layout declares a TTL
+/// attribute.
+async fn enable_ttl(
+    table: &Table,
+    definition: &TableDefinition,
+) -> Result<Option<TimeToLiveSpecification>> {
+    let Some(request) = definition.update_time_to_live_request(table.client()) else {
+        return Ok(None);
+    };
+    let attribute = table.schema().ttl_attribute().unwrap_or_default();
+    let sent = call_conditional(
+        table.call_bound(),
+        "UpdateTimeToLive",
+        table.retry_policy(),
+        |no_retries| {
+            request
+                .clone()
+                .customize()
+                .config_override(no_retries)
+                .send()
+        },
+    );
+    let output = sent
+        .await
+        .map_err(|failed| failed.into_error("UpdateTimeToLive"))?;
+    match output.time_to_live_specification {
+        Some(spec) if spec.enabled() && spec.attribute_name() == attribute => Ok(Some(spec)),
+        other => Err(Error::unexpected_response(
+            "UpdateTimeToLive",
+            format!(
+                "asked to enable TTL on `{attribute}` of table {}, answered {}",
+                table.name(),
+                other.map_or("without a specification".to_owned(), |s| format!(
+                    "enabled={} on `{}`",
+                    s.enabled(),
+                    s.attribute_name()
+                )),
+            ),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use aws_sdk_dynamodb::types::GlobalSecondaryIndexDescription;
+
+    use super::*;
+
+    fn described(status: TableStatus, index: Option<IndexStatus>) -> TableDescription {
+        let mut description = TableDescription::builder().table_status(status);
+        if let Some(index) = index {
+            description = description.global_secondary_indexes(
+                GlobalSecondaryIndexDescription::builder()
+                    .index_name("GSI1")
+                    .index_status(index)
+                    .build(),
+            );
+        }
+        description.build()
+    }
+
+    fn said(readiness: Readiness) -> String {
+        match readiness {
+            Readiness::Ready => "ready".to_owned(),
+            Readiness::NotYet(s) => format!("not yet: {s}"),
+            Readiness::Never(s) => format!("never: {s}"),
+        }
+    }
+
+    #[test]
+    fn ready_only_when_table_and_indexes_are_active() {
+        let cases = [
+            (TableStatus::Active, None, "ready"),
+            (TableStatus::Active, Some(IndexStatus::Active), "ready"),
+            (
+                TableStatus::Active,
+                Some(IndexStatus::Creating),
+                "not yet: ACTIVE, index GSI1 is CREATING",
+            ),
+            (TableStatus::Creating, None, "not yet: CREATING"),
+            (TableStatus::Updating, None, "not yet: UPDATING"),
+            (TableStatus::Deleting, None, "never: DELETING"),
+            (TableStatus::Archived, None, "never: ARCHIVED"),
+        ];
+        for (table, index, expected) in cases {
+            assert_eq!(said(readiness(&described(table, index))), expected);
+        }
+        let no_status = TableDescription::builder().build();
+        assert_eq!(said(readiness(&no_status)), "not yet: without status");
+    }
+
+    #[test]
+    fn refusals_to_come_back_to() {
+        assert!(refused_for_now(true, None));
+        assert!(refused_for_now(false, Some("ThrottlingException")));
+        assert!(!refused_for_now(false, Some("ResourceInUseException")));
+        assert!(!refused_for_now(false, None));
+    }
+}
