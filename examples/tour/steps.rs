@@ -1,11 +1,9 @@
 //! The tour's steps, in the order a new user meets the crate. Each step
 //! says what it shows; the requests it sends are printed by `show`.
 
-use std::time::Duration;
-
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::BoxError;
-use aws_sdk_dynamodb::types::{AttributeValue, TableStatus};
+use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::expr::{KeyCondition, attr};
 use dynamodb_mapper::ops::Table;
 use dynamodb_mapper::{
@@ -44,27 +42,12 @@ async fn steps(table: &Table, out: &Out) -> Result<(), BoxError> {
 
 async fn create(table: &Table, out: &Out) -> Result<(), BoxError> {
     out.line("\n== 0. The table, from its schema");
-    let client = table.client();
-    SHOP.create_table(client, table.name()).send().await?;
-    // A real table takes some seconds to become ACTIVE; emulators are quick.
-    for _ in 0..240 {
-        let described = client
-            .describe_table()
-            .table_name(table.name())
-            .send()
-            .await?;
-        let status = described.table().and_then(|t| t.table_status());
-        if status == Some(&TableStatus::Active) {
-            out.line(format!("   table {} is ACTIVE", table.name()));
-            return Ok(());
-        }
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
-    Err(format!(
-        "table {} did not become ACTIVE within 2 minutes",
-        table.name()
-    )
-    .into())
+    // Creates the table, waits until it and its indexes are ACTIVE (a real
+    // table takes some seconds; emulators are quick), and enables TTL when
+    // the schema declares a TTL attribute.
+    table.create_table().send().await?;
+    out.line(format!("   table {} is ACTIVE", table.name()));
+    Ok(())
 }
 
 async fn first_write(table: &Table, out: &Out) -> Result<(), BoxError> {
