@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::hooks::put_str;
 pub use crate::{
-    AttributeBag, Error, ErrorKind, Item, ItemExt, Mapper, MapperExt, Record, Registry, Result,
-    TableSchema,
+    AttributeBag, Error, ErrorKind, IndexKeys, Item, ItemExt, KeyPattern, Mapper, MapperExt,
+    Record, Registry, Result, TableSchema,
 };
 pub use aws_sdk_dynamodb::types::AttributeValue;
 
@@ -34,10 +34,8 @@ impl Mapper for NoteMapper {
     type Entity = Note;
     const ENTITY_TYPE: &'static str = "Note";
     const TABLE: TableSchema = TableSchema::new("pk");
-    fn after_to_item(n: &Note, item: &mut Item) -> Result<()> {
-        put_str(item, "pk", format!("NOTE#{}", n.id));
-        Ok(())
-    }
+    const KEY_PATTERNS: &'static [IndexKeys] =
+        &[IndexKeys::table(KeyPattern::partition("NOTE#{id}"))];
 }
 
 /// A customer of the shop: `CUSTOMER#{id}` / `METADATA` in [`TABLE`].
@@ -64,11 +62,9 @@ impl Mapper for CustomerMapper {
     type Entity = Customer;
     const ENTITY_TYPE: &'static str = "Customer";
     const TABLE: TableSchema = TABLE;
-    fn after_to_item(c: &Customer, item: &mut Item) -> Result<()> {
-        put_str(item, "pk", format!("CUSTOMER#{}", c.id));
-        put_str(item, "sk", "METADATA");
-        Ok(())
-    }
+    const KEY_PATTERNS: &'static [IndexKeys] =
+        &[IndexKeys::table(KeyPattern::partition("CUSTOMER#{id}"))
+            .sort(KeyPattern::sort("METADATA"))];
 }
 
 /// Maps [`Order`]s; items written as `Purchase` (an older name) are read as
@@ -80,11 +76,11 @@ impl Mapper for OrderMapper {
     const ENTITY_TYPE: &'static str = "Order";
     const ALIASES: &'static [&'static str] = &["Purchase"];
     const TABLE: TableSchema = TABLE;
-    fn after_to_item(o: &Order, item: &mut Item) -> Result<()> {
-        put_str(item, "pk", format!("CUSTOMER#{}", o.customer));
-        put_str(item, "sk", format!("ORDER#{}", o.id));
-        Ok(())
-    }
+    const KEY_PATTERNS: &'static [IndexKeys] =
+        &[
+            IndexKeys::table(KeyPattern::partition("CUSTOMER#{customer}"))
+                .sort(KeyPattern::sort("ORDER#{id}")),
+        ];
 }
 
 /// The shop's entities as one type, for a [`Registry`].
@@ -103,7 +99,7 @@ pub struct Invoice {
     pub id: String,
 }
 
-/// A line of an invoice: `INVOICE#{invoice}` / `ITEM#{line:03}`.
+/// A line of an invoice: `INVOICE#{invoice}` / `ITEM#{line:u3}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InvoiceItem {
     /// The invoice's id.
@@ -119,11 +115,9 @@ impl Mapper for InvoiceMapper {
     type Entity = Invoice;
     const ENTITY_TYPE: &'static str = "Invoice";
     const TABLE: TableSchema = TABLE;
-    fn after_to_item(i: &Invoice, item: &mut Item) -> Result<()> {
-        put_str(item, "pk", format!("INVOICE#{}", i.id));
-        put_str(item, "sk", "METADATA");
-        Ok(())
-    }
+    const KEY_PATTERNS: &'static [IndexKeys] =
+        &[IndexKeys::table(KeyPattern::partition("INVOICE#{id}"))
+            .sort(KeyPattern::sort("METADATA"))];
 }
 
 /// Maps [`InvoiceItem`]s.
@@ -133,11 +127,9 @@ impl Mapper for InvoiceItemMapper {
     type Entity = InvoiceItem;
     const ENTITY_TYPE: &'static str = "InvoiceItem";
     const TABLE: TableSchema = TABLE;
-    fn after_to_item(i: &InvoiceItem, item: &mut Item) -> Result<()> {
-        put_str(item, "pk", format!("INVOICE#{}", i.invoice));
-        put_str(item, "sk", format!("ITEM#{:03}", i.line));
-        Ok(())
-    }
+    const KEY_PATTERNS: &'static [IndexKeys] =
+        &[IndexKeys::table(KeyPattern::partition("INVOICE#{invoice}"))
+            .sort(KeyPattern::sort("ITEM#{line:u3}"))];
 }
 
 /// A client for examples that build requests without sending them (no

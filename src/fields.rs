@@ -31,6 +31,14 @@ impl FieldTable {
             .map(|i| self.by_stored[i].1)
     }
 
+    /// The entity's fields (serde names) and their stored names, in stored
+    /// name order.
+    pub(crate) fn fields(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        self.by_stored
+            .iter()
+            .map(|(stored, field)| (*field, stored.as_str()))
+    }
+
     /// The stored name of a serialized top-level attribute.
     pub(crate) fn stored_for<'a>(
         &'a self,
@@ -39,7 +47,8 @@ impl FieldTable {
     ) -> std::borrow::Cow<'a, str> {
         match self.by_field.binary_search_by(|(f, _)| (*f).cmp(field)) {
             Ok(i) => std::borrow::Cow::Borrowed(self.by_field[i].1.as_str()),
-            Err(_) => naming.apply(field),
+            Err(_) if gets_convention(field) => naming.apply(field),
+            Err(_) => std::borrow::Cow::Borrowed(field),
         }
     }
 }
@@ -73,10 +82,30 @@ where
     Ok(table)
 }
 
+/// Whether `field` reads as a Rust field name (`snake_case`: ASCII lowercase
+/// letters, digits and `_`): such a name gets the naming convention. Any
+/// other name (`Email`, `e-mail`, `userID`) was given by
+/// `#[serde(rename = "...")]` or `rename_all` and is kept as written, so an
+/// explicit rename always wins over the mapper's convention.
+pub(crate) fn gets_convention(field: &str) -> bool {
+    field
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// The stored name of `field` under `naming` (see [`gets_convention`]).
+fn stored_name(field: &'static str, naming: NamingConvention) -> std::borrow::Cow<'static, str> {
+    if gets_convention(field) {
+        naming.apply(field)
+    } else {
+        std::borrow::Cow::Borrowed(field)
+    }
+}
+
 fn build(fields: &'static [&'static str], naming: NamingConvention) -> Result<FieldTable> {
     let mut by_stored: Vec<(String, &'static str)> = fields
         .iter()
-        .map(|&field| (naming.apply(field).into_owned(), field))
+        .map(|&field| (stored_name(field, naming).into_owned(), field))
         .collect();
     by_stored.sort_unstable();
     if let Some(pair) = by_stored.windows(2).find(|w| w[0].0 == w[1].0) {

@@ -42,6 +42,7 @@ pub mod key;
 mod mapper;
 mod naming;
 pub mod ops;
+mod probe;
 mod record;
 mod registry;
 mod schema;
@@ -56,7 +57,7 @@ pub use item::{
     Item, ItemExt, MAX_ITEM_SIZE, MAX_NUMBER_DIGITS, item_size, ttl_value, type_name, value_size,
 };
 pub use key::{AllowedOverlap, IndexKeys, KeyBuilder, KeyFormat, KeyPattern};
-pub use mapper::{Mapper, MapperExt};
+pub use mapper::{Lookup, Mapper, MapperExt};
 pub use naming::NamingConvention;
 pub use record::{AttributeBag, Record};
 pub use registry::{

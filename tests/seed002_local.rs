@@ -80,8 +80,8 @@ fn the_design_has_no_overlaps() {
     assert_eq!(err.entity_type(), Some("Event"));
     assert_eq!(
         err.to_string(),
-        "Event: key attribute `(key component)` \"2026-06-23 09:12\" is not an RFC 3339 UTC \
-         timestamp with 0 fraction digits (like 2024-01-15T10:30:00Z)"
+        "Event: key attribute `sk` cannot be rendered from key pattern `EVENT#{at:ts}`: field \
+         `at` is \"2026-06-23 09:12\", not an RFC 3339 UTC time such as 2024-01-15T10:30:00Z"
     );
 }
 

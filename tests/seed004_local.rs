@@ -90,7 +90,7 @@ fn the_order_hierarchy_overlaps_on_purpose() {
     assert_eq!(
         found[0],
         "table: begins_with(sort key, \"ORDER#\") for Order (sort key `ORDER#{order_id}`) also \
-         returns OrderLine items (sort key `ORDER#{order_id}#LINE#{line:u3}`); their partition \
+         returns OrderLine items (sort key `ORDER#{order_id}#LINE#{line_number:u3}`); their partition \
          keys `CUSTOMER#{customer_id}` and `CUSTOMER#{customer_id}` can be equal"
     );
     // The customer profile (`PROFILE`) overlaps nothing; acknowledged, the
@@ -124,12 +124,13 @@ fn a_transaction_is_checked_before_it_is_sent() {
     // A line number the three-digit sort key cannot hold.
     let too_far = line(&full.order, 1000, "prod1", "One too many", 1, 1);
     let err = tx.put_new::<OrderLineMapper>(&too_far).unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::InvalidKeyPattern);
+    assert_eq!(err.kind(), ErrorKind::InvalidKey);
     assert_eq!(err.entity_type(), Some("OrderLine"));
     assert_eq!(
         err.to_string(),
-        "OrderLine: key pattern `ORDER#{order_id}#LINE#{line:u3}` value for `{line:u3}`: 1000 needs \
-         4 digits, more than the width of 3"
+        "OrderLine: key attribute `sk` cannot be rendered: key pattern \
+         `ORDER#{order_id}#LINE#{line_number:u3}` value for `{line_number:u3}`: 1000 needs 4 \
+         digits, more than the width of 3"
     );
     // Nothing was added by the refused actions.
     assert_eq!(tx.len(), 4);

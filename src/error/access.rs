@@ -239,8 +239,10 @@ impl Error {
         }
     }
 
-    /// The problems an invalid registry has, one message each, in a stable
-    /// order: every problem found, not just the first.
+    /// The problems an invalid registry (or an invalid mapper, see
+    /// [`ErrorKind::InvalidMapper`](crate::ErrorKind::InvalidMapper)) has,
+    /// one message each, in a stable order: every problem found, not just
+    /// the first.
     ///
     /// ```
     /// use dynamodb_mapper::{ErrorKind, Registry};
@@ -252,7 +254,7 @@ impl Error {
     #[must_use]
     pub fn problems(&self) -> &[String] {
         match &self.0.repr {
-            Repr::InvalidRegistry { problems } => problems,
+            Repr::InvalidRegistry { problems } | Repr::InvalidMapper { problems } => problems,
             _ => &[],
         }
     }

@@ -116,6 +116,12 @@ impl Error {
         Error::from_repr(Repr::InvalidRegistry { problems })
     }
 
+    /// A mapper whose declarations do not hold together (see
+    /// `MapperExt::check`); the entity type is set by the caller.
+    pub(crate) fn invalid_mapper(problems: Vec<String>) -> Self {
+        Error::from_repr(Repr::InvalidMapper { problems }).of_entity()
+    }
+
     /// `what`: `entity type` or `group`.
     pub(crate) fn not_registered(what: &'static str, name: &str) -> Self {
         let name = name.to_owned();

@@ -81,6 +81,12 @@ impl Error {
                 Counted(problems.len(), "problem"),
                 Joined(problems)
             ),
+            Repr::InvalidMapper { problems } => write!(
+                f,
+                "{prefix}invalid mapper ({}): {}",
+                Counted(problems.len(), "problem"),
+                Joined(problems)
+            ),
             Repr::NotRegistered { what, name } => write!(f, "{what} {name:?} is not registered"),
             Repr::InvalidFilter { reason } => {
                 write!(f, "discriminator filter on `{attribute}` {reason}")

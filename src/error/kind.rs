@@ -45,6 +45,12 @@ pub enum ErrorKind {
     /// Building a registry found problems in the table design
     /// ([`Error::problems`]).
     InvalidRegistry,
+    /// A mapper's declarations do not hold together: key patterns that name
+    /// no field (or a field that cannot be a key component), fields stored
+    /// under an attribute the mapper writes itself, clashing names
+    /// ([`Error::problems`]). Found by
+    /// [`MapperExt::check`](crate::MapperExt::check), before any write.
+    InvalidMapper,
     /// An entity type or group asked for is not registered.
     NotRegistered,
     /// A discriminator filter cannot be built or applied.
@@ -113,6 +119,7 @@ impl Error {
             Repr::Hook { .. } => ErrorKind::Hook,
             Repr::UnknownEntityType { .. } => ErrorKind::UnknownEntityType,
             Repr::InvalidRegistry { .. } => ErrorKind::InvalidRegistry,
+            Repr::InvalidMapper { .. } => ErrorKind::InvalidMapper,
             Repr::NotRegistered { .. } => ErrorKind::NotRegistered,
             Repr::InvalidFilter { .. } => ErrorKind::InvalidFilter,
             Repr::Cardinality { .. } => ErrorKind::Cardinality,

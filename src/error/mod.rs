@@ -187,6 +187,9 @@ enum Repr {
     InvalidRegistry {
         problems: Vec<String>,
     },
+    InvalidMapper {
+        problems: Vec<String>,
+    },
     NotRegistered {
         /// `entity type` or `group`.
         what: &'static str,

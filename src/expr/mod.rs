@@ -60,6 +60,7 @@ mod apply;
 mod condition;
 mod expression;
 mod key_condition;
+mod lookup;
 mod operand;
 mod placeholders;
 

@@ -33,6 +33,7 @@ pub struct IndexKeys {
     index: Option<&'static str>,
     partition: KeyPattern,
     sort: Option<KeyPattern>,
+    by_hook: bool,
 }
 
 impl IndexKeys {
@@ -49,6 +50,7 @@ impl IndexKeys {
             index: None,
             partition,
             sort: None,
+            by_hook: false,
         }
     }
 
@@ -65,6 +67,7 @@ impl IndexKeys {
             index: Some(name),
             partition,
             sort: None,
+            by_hook: false,
         }
     }
 
@@ -79,6 +82,42 @@ impl IndexKeys {
     pub const fn sort(mut self, sort: KeyPattern) -> Self {
         self.sort = Some(sort);
         self
+    }
+
+    /// The same keys, written by the mapper's
+    /// [`after_to_item`](crate::Mapper::after_to_item) hook rather than
+    /// rendered from the entity's fields.
+    ///
+    /// Without it, every placeholder must name a field of the entity that
+    /// serializes to a key component (checked by
+    /// [`MapperExt::check`](crate::MapperExt::check)), and
+    /// [`to_item`](crate::MapperExt::to_item) writes the keys itself. Mark
+    /// the keys `by_hook` when a placeholder is computed (not a field), when
+    /// the keys are written only in some states, or when a type declares
+    /// several patterns for one index. The keys the hook writes are still
+    /// checked against the patterns, which still take part in the overlap
+    /// analysis and in [`Lookup`](crate::Lookup)s.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::{IndexKeys, KeyPattern};
+    /// const K: IndexKeys = IndexKeys::index("GSI1", KeyPattern::partition("ACTIVE")).by_hook();
+    /// assert!(K.is_by_hook());
+    /// ```
+    #[must_use]
+    pub const fn by_hook(mut self) -> Self {
+        self.by_hook = true;
+        self
+    }
+
+    /// Whether the keys are written by the hook ([`by_hook`](Self::by_hook)).
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::{IndexKeys, KeyPattern};
+    /// assert!(!IndexKeys::table(KeyPattern::partition("USER#{id}")).is_by_hook());
+    /// ```
+    #[must_use]
+    pub const fn is_by_hook(&self) -> bool {
+        self.by_hook
     }
 
     /// The index name, `None` for the table.

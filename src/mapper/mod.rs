@@ -4,6 +4,9 @@
 //! - `mod.rs`: the [`Mapper`] trait, its hooks and the conversions it provides.
 //! - `write.rs`: the way out: hooks, serialization, discriminator, the bag
 //!   merged back, then the write checks.
+//! - `plan.rs`: the mapper's declarations checked once per type, and the
+//!   keys rendered from its key patterns.
+//! - `lookup.rs`: [`Lookup`], keys from ids without an entity.
 //! - `read.rs`: the way in: the received item checked, read hooks, then
 //!   deserialization, every error naming the item's key.
 
@@ -20,8 +23,13 @@ use crate::naming::NamingConvention;
 use crate::record::{AttributeBag, Record};
 use crate::schema::TableSchema;
 
+mod lookup;
+mod plan;
 mod read;
 mod write;
+
+pub use lookup::Lookup;
+pub(crate) use plan::problems;
 
 use read::read;
 use write::{build_item, finish, merge_bag};
@@ -29,13 +37,15 @@ use write::{build_item, finish, merge_bag};
 /// Maps one entity type to and from items.
 ///
 /// Implement it on a unit struct per entity. The domain struct stays a plain
-/// serde type; the mapper adds keys, index keys and TTL in
-/// [`after_to_item`](Mapper::after_to_item), and the discriminator is written
-/// and checked for you.
+/// serde type; the mapper declares where the entity lives
+/// ([`KEY_PATTERNS`](Mapper::KEY_PATTERNS): the keys are rendered from the
+/// entity's fields), and adds what patterns cannot say (TTL, computed keys)
+/// in [`after_to_item`](Mapper::after_to_item). The discriminator is
+/// written and checked for you.
 ///
 /// ```
 /// # use dynamodb_mapper::MapperExt;
-/// use dynamodb_mapper::{hooks::put_str, Item, Mapper, NamingConvention, TableSchema};
+/// use dynamodb_mapper::{IndexKeys, KeyPattern, Mapper, NamingConvention, TableSchema};
 /// use serde::{Deserialize, Serialize};
 ///
 /// #[derive(Debug, PartialEq, Serialize, Deserialize)]
@@ -54,16 +64,15 @@ use write::{build_item, finish, merge_bag};
 ///     const ENTITY_TYPE: &'static str = "Customer";
 ///     const TABLE: TableSchema = APP_TABLE;
 ///     const NAMING: NamingConvention = NamingConvention::CamelCase;
-///
-///     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
-///         put_str(item, "pk", format!("CUSTOMER#{}", c.customer_id));
-///         put_str(item, "sk", "METADATA");
-///         Ok(())
-///     }
+///     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(
+///         KeyPattern::partition("CUSTOMER#{customer_id}"),
+///     )
+///     .sort(KeyPattern::sort("METADATA"))];
 /// }
 ///
 /// let ada = Customer { customer_id: "C1".into(), email: "ada@example.com".into(), name: "Ada".into() };
 /// let item = CustomerMapper::to_item(&ada)?;
+/// assert_eq!(item["pk"].as_s().unwrap(), "CUSTOMER#C1");
 /// assert!(item.contains_key("customerId") && item.contains_key("entityType"));
 /// assert_eq!(CustomerMapper::from_item(item)?, ada);
 /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -90,21 +99,42 @@ pub trait Mapper: Sized + 'static {
     const OWNED_ATTRIBUTES: &'static [&'static str] = &[];
 
     /// The key patterns this mapper writes: one [`IndexKeys`] per index (the
-    /// table included), or several for an index it writes different patterns
-    /// into in different states. [`RegistryBuilder::build`](crate::RegistryBuilder::build)
-    /// checks them against the table layout and reports every overlap
-    /// between entity types (see [`find_overlaps`](crate::key::find_overlaps)).
-    /// Default: none, so the mapper takes no part in the check.
+    /// table included). They are the one place a key is stated:
     ///
-    /// When patterns are declared, [`to_item`](MapperExt::to_item) also checks
-    /// that every string key the hooks write for a declared index matches one
-    /// of them ([`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey)
-    /// otherwise), so the design the registry checked is the design in the
-    /// table.
+    /// - **Writes render them.** Each placeholder names a field of the
+    ///   entity (its serde name); [`to_item`](MapperExt::to_item) fills it
+    ///   from the field's serialized value and writes the key attributes the
+    ///   [`TABLE`](Mapper::TABLE) layout names, before
+    ///   [`after_to_item`](Mapper::after_to_item) runs (which may still
+    ///   overwrite them). Text placeholders take strings, integers, booleans
+    ///   and unit enum variants; `u<width>` unsigned integers; `i<width>`
+    ///   integers; `ts` RFC 3339 UTC strings or unix seconds. A field that is
+    ///   absent or `None` (NULL) leaves a global secondary index's keys
+    ///   unwritten (a sparse index); for the table's keys it is an error
+    ///   naming the key attribute and the field, unless the hook writes the
+    ///   key. Keys that are computed, or written only in some states, or one
+    ///   of several patterns for an index, are marked
+    ///   [`by_hook`](IndexKeys::by_hook): the hook writes them.
+    /// - **Checks run before the first write.**
+    ///   [`MapperExt::check`] (also run by the first `to_item` and by
+    ///   [`RegistryBuilder::build`](crate::RegistryBuilder::build)) reports a
+    ///   placeholder that names no field, a field that cannot be a key
+    ///   component (a float, a list, a struct...), an index the table does
+    ///   not have, and a sort key pattern where the layout has none (or the
+    ///   reverse).
+    /// - **Writes are checked against them.** Every string key written for
+    ///   a declared index must match one of its patterns
+    ///   ([`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey)
+    ///   otherwise), so the design the registry checked (every overlap
+    ///   between entity types, see [`find_overlaps`](crate::key::find_overlaps))
+    ///   is the design in the table.
+    /// - **Reads by id use them:** [`MapperExt::lookup`].
+    ///
+    /// Default: none, so the mapper's hook writes every key.
     ///
     /// ```
     /// # use dynamodb_mapper::MapperExt;
-    /// use dynamodb_mapper::{hooks::put_str, IndexKeys, Item, KeyPattern, Mapper, TableSchema};
+    /// use dynamodb_mapper::{IndexKeys, KeyPattern, Mapper, TableSchema};
     /// # #[derive(serde::Serialize, serde::Deserialize)] struct Order { customer_id: String, order_id: String }
     /// const CUSTOMER_PK: KeyPattern = KeyPattern::partition("CUSTOMER#{customer_id}");
     /// const ORDER_SK: KeyPattern = KeyPattern::sort("ORDER#{order_id}");
@@ -115,13 +145,9 @@ pub trait Mapper: Sized + 'static {
     ///     const ENTITY_TYPE: &'static str = "Order";
     ///     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
     ///     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(CUSTOMER_PK).sort(ORDER_SK)];
-    ///     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    ///         put_str(item, "pk", CUSTOMER_PK.with("customer_id", &o.customer_id).render()?);
-    ///         put_str(item, "sk", ORDER_SK.with("order_id", &o.order_id).render()?);
-    ///         Ok(())
-    ///     }
     /// }
     /// let item = OrderMapper::to_item(&Order { customer_id: "C1".into(), order_id: "O#1".into() })?;
+    /// assert_eq!(item["pk"].as_s().unwrap(), "CUSTOMER#C1");
     /// assert_eq!(item["sk"].as_s().unwrap(), r"ORDER#O\#1");
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
@@ -160,9 +186,12 @@ pub trait Mapper: Sized + 'static {
         Ok(())
     }
 
-    /// Adds what exists only for persistence: keys, index keys (conditionally,
-    /// for sparse indexes), TTL. The item already holds the entity's
-    /// attributes and the discriminator.
+    /// Adds what exists only for persistence and the key patterns cannot
+    /// say: keys of [`by_hook`](IndexKeys::by_hook) patterns (computed
+    /// values, keys written only in some states), TTL. The item already holds
+    /// the entity's attributes, the discriminator and the keys rendered from
+    /// [`KEY_PATTERNS`](Mapper::KEY_PATTERNS); the hook may overwrite or
+    /// remove them. Default: nothing.
     ///
     /// # Errors
     /// Return an error to veto the write.
@@ -189,7 +218,10 @@ pub trait Mapper: Sized + 'static {
     /// assert!(SessionMapper::to_item(&s)?.contains_key("ttl"));
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    fn after_to_item(entity: &Self::Entity, item: &mut Item) -> Result<()>;
+    fn after_to_item(entity: &Self::Entity, item: &mut Item) -> Result<()> {
+        let _ = (entity, item);
+        Ok(())
+    }
 
     /// Runs first on read, with the item mutable: reject it, or upgrade an old
     /// shape. Default: checks the discriminator against
@@ -298,6 +330,69 @@ pub trait Mapper: Sized + 'static {
 /// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```
 pub trait MapperExt: Mapper {
+    /// Checks the mapper's declarations without writing anything: its key
+    /// patterns against the table layout (the index exists, a sort key
+    /// pattern exactly where there is a sort key, string keys, valid
+    /// templates) and against the entity's fields (every placeholder of keys
+    /// not marked [`by_hook`](IndexKeys::by_hook) names a field that
+    /// serializes to a key component, one such declaration per index), and
+    /// the entity's stored attribute names against the attributes the
+    /// mapper writes itself (keys, index keys, discriminator, TTL, version,
+    /// [`OWNED_ATTRIBUTES`](Mapper::OWNED_ATTRIBUTES)) and each other.
+    ///
+    /// The result is worked out once per mapper type; `to_item` relies on it
+    /// (a mapper that fails it writes nothing) and
+    /// [`RegistryBuilder::build`](crate::RegistryBuilder::build) reports its
+    /// problems with the design's. Call it in a test, or at start-up.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidMapper`](crate::ErrorKind::InvalidMapper) naming
+    /// the entity type, with every problem found ([`Error::problems`]).
+    ///
+    /// ```
+    /// use dynamodb_mapper::{ErrorKind, IndexKeys, KeyPattern, Mapper, MapperExt, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)]
+    /// # struct Order { customer_id: String, order_id: String, version: u64 }
+    /// struct OrderMapper;
+    /// impl Mapper for OrderMapper {
+    ///     type Entity = Order;
+    ///     const ENTITY_TYPE: &'static str = "Order";
+    ///     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk").version("version");
+    ///     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(
+    ///         KeyPattern::partition("CUSTOMER#{custmer_id}"),
+    ///     )
+    ///     .sort(KeyPattern::sort("ORDER#{order_id}"))];
+    /// }
+    /// let err = OrderMapper::check().unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::InvalidMapper);
+    /// assert_eq!(err.problems(), [
+    ///     "field `version` is stored as `version`, the version attribute",
+    ///     "key pattern `CUSTOMER#{custmer_id}` names `{custmer_id}`, which is not a field of \
+    ///      the entity (its fields: customer_id, order_id, version); mark the keys for the \
+    ///      table `.by_hook()` if the hook computes it",
+    /// ]);
+    /// assert!(err.to_string().starts_with("Order: invalid mapper (2 problems): field `version`"));
+    /// ```
+    fn check() -> Result<()> {
+        fields::<Self>()?;
+        plan::plan::<Self>().map(|_| ())
+    }
+
+    /// A key of this entity type from the values of its key patterns'
+    /// placeholders, without an entity: for `GetItem`
+    /// ([`Lookup::key`], [`Lookup::get_item`]) or a query that reads only
+    /// this type ([`Lookup::query`]).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let key = CustomerMapper::lookup().with("id", "C1").key()?;
+    /// assert_eq!(key, CustomerMapper::string_key("CUSTOMER#C1", "METADATA")?);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn lookup<'a>() -> Lookup<'a, Self> {
+        Lookup::new()
+    }
+
     /// Whether the mapper owns the attribute `name`: one of the table layout's
     /// attributes or of [`OWNED_ATTRIBUTES`](Mapper::OWNED_ATTRIBUTES).
     /// (Entity fields are owned too; they are checked separately.)

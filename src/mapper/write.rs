@@ -1,9 +1,10 @@
 //! The way out: before-hook, serialization under stored names,
-//! discriminator, after-hook, the bag merged back, then the one pass of
+//! discriminator, keys rendered from the declared patterns, after-hook, the bag merged back, then the one pass of
 //! write checks.
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
+use super::plan::plan;
 use super::{Mapper, MapperExt, fields, naming_needs_struct};
 use crate::check::{self, WriteRules};
 use crate::error::{Error, Result};
@@ -19,6 +20,7 @@ pub(super) fn build_item<M: Mapper>(entity: &M::Entity) -> Result<Item> {
     if table.is_none() {
         naming_needs_struct::<M>()?;
     }
+    let plan = plan::<M>()?;
     let mut item = match crate::ser::to_item(entity, table, M::NAMING) {
         Ok(item) => item,
         Err(SerError::NotAStruct) => serialize::<M>(entity)?,
@@ -33,7 +35,16 @@ pub(super) fn build_item<M: Mapper>(entity: &M::Entity) -> Result<Item> {
             AttributeValue::S(M::ENTITY_TYPE.to_owned()),
         );
     }
+    let pending = plan.render(&mut item).map_err(ctx)?;
     M::after_to_item(entity, &mut item).map_err(ctx)?;
+    // A table key that could not be rendered is an error only if the hook
+    // did not write it either.
+    if let Some((_, error)) = pending
+        .into_iter()
+        .find(|(attribute, _)| !item.contains_key(*attribute))
+    {
+        return Err(ctx(error));
+    }
     Ok(item)
 }
 

@@ -10,9 +10,7 @@ use crate::key::AllowedOverlap;
 use crate::mapper::{Mapper, MapperExt};
 use crate::record::Record;
 
-use super::checks::{
-    duplicates, field_problem, key_collisions, key_overlaps, layout_differences, resolve_groups,
-};
+use super::checks::{duplicates, key_collisions, key_overlaps, layout_differences, resolve_groups};
 use super::dispatch::{Inner, Registry};
 use super::entry::{DecodeFn, Entry, GroupData};
 use super::filter::DiscriminatorFilter;
@@ -138,7 +136,10 @@ impl<T: 'static> RegistryBuilder<T> {
             entity_type: M::ENTITY_TYPE,
             aliases: M::ALIASES,
             table: M::TABLE,
-            field_problem: field_problem::<M>(),
+            problems: crate::mapper::problems::<M>()
+                .into_iter()
+                .map(|p| format!("{}: {p}", M::ENTITY_TYPE))
+                .collect(),
             key_patterns: M::KEY_PATTERNS,
             decode,
         });
@@ -280,8 +281,11 @@ impl<T> RegistryBuilder<T> {
     ///   differs (partition key, sort key, each index, discriminator, TTL and
     ///   version attributes), each compared with the first mapper's;
     /// - a discriminator attribute that is also a key, index key, TTL or
-    ///   version attribute, or the stored name (after the mapper's naming
-    ///   convention) of one of a struct entity's fields;
+    ///   version attribute;
+    /// - every problem of each mapper's own declarations, as
+    ///   [`MapperExt::check`](crate::MapperExt::check) reports them (a
+    ///   field stored under an attribute the mapper writes itself, such as
+    ///   the discriminator; key pattern placeholders that name no field);
     /// - a group defined twice, without members, naming an entity type
     ///   twice or one that is not registered, or whose filter would need
     ///   more than [`MAX_FILTER_VALUES`](super::MAX_FILTER_VALUES) values.
@@ -339,13 +343,22 @@ impl<T> RegistryBuilder<T> {
             layout_differences(entry, first, &mut problems);
         }
         for entry in &self.entries {
-            if let Some(p) = &entry.field_problem {
-                problems.push(p.clone());
-            }
+            problems.extend(entry.problems.iter().cloned());
         }
         duplicates(&self.entries, &mut problems);
         key_overlaps(&self.entries, &table, &self.allowed_overlaps, &mut problems);
         let resolved = resolve_groups(&self.entries, &self.groups, &mut problems);
+        // A mapper's own check and the design checks can find one problem
+        // (an index the table lacks, an invalid pattern): report it once,
+        // where the design checks put it.
+        let mut i = 0;
+        while i < problems.len() {
+            if problems[i + 1..].contains(&problems[i]) {
+                problems.remove(i);
+            } else {
+                i += 1;
+            }
+        }
 
         let Some(attribute) = attribute.filter(|_| problems.is_empty()) else {
             return Err(Error::invalid_registry(problems));

@@ -2,29 +2,11 @@
 //! [`RegistryBuilder::build`](super::RegistryBuilder::build) runs: field
 //! names, layouts, duplicates, key patterns and overlaps, groups.
 
-use crate::fields::field_table;
 use crate::key::{AllowedOverlap, KeyDeclaration, find_overlaps};
-use crate::mapper::Mapper;
 use crate::schema::{GlobalSecondaryIndex, KeyAttribute, TableSchema};
 
 use super::entry::Entry;
 use super::filter::{MAX_FILTER_VALUES, too_many_values};
-
-/// The problem with a mapper's field names, if any: its discriminator is the
-/// stored name of one of its fields, or two fields share a stored name.
-pub(super) fn field_problem<M: Mapper>() -> Option<String> {
-    let attr = M::TABLE.discriminator_attribute()?;
-    match field_table::<M::Entity>(M::NAMING) {
-        Ok(Some(table)) => table.field_for(attr).map(|field| {
-            format!(
-                "{}: field `{field}` is stored as `{attr}`, the discriminator attribute",
-                M::ENTITY_TYPE
-            )
-        }),
-        Ok(None) => None,
-        Err(e) => Some(e.with_entity_type(M::ENTITY_TYPE).to_string()),
-    }
-}
 
 fn describe_key_attribute(k: Option<KeyAttribute>) -> String {
     match k {

@@ -15,9 +15,10 @@ pub(super) struct Entry<T> {
     pub(super) entity_type: &'static str,
     pub(super) aliases: &'static [&'static str],
     pub(super) table: TableSchema,
-    /// A problem found when the mapper was registered (its discriminator is
-    /// also one of its fields, or its field names clash).
-    pub(super) field_problem: Option<String>,
+    /// The problems of the mapper's own declarations
+    /// ([`MapperExt::check`](crate::MapperExt::check)), each starting with
+    /// the entity type.
+    pub(super) problems: Vec<String>,
     /// The key patterns the mapper declares
     /// ([`Mapper::KEY_PATTERNS`](crate::Mapper::KEY_PATTERNS)).
     pub(super) key_patterns: &'static [IndexKeys],

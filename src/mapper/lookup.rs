@@ -1,0 +1,381 @@
+//! [`Lookup`]: keys of one entity type built from its declared key
+//! patterns and the values of their placeholders (ids), without the
+//! entity. The query side (a key condition, a `Query` that reads only this
+//! type) is added by `expr`.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use super::Mapper;
+use crate::error::{Error, Result};
+use crate::item::Item;
+use crate::key::{IndexKeys, KeyPattern, KeyValue};
+
+/// A key of the entity type `M`, from the values of its key patterns'
+/// placeholders: the key of a `GetItem`, or (with [`expr`](crate::expr)) the
+/// key condition of a query that reads only `M`'s items. Made by
+/// [`MapperExt::lookup`](crate::MapperExt::lookup); the patterns are the
+/// mapper's [`KEY_PATTERNS`](crate::Mapper::KEY_PATTERNS), so a lookup and a
+/// write cannot disagree on a key.
+///
+/// Bind every placeholder of the partition key pattern; for a key, every
+/// placeholder of the sort key pattern too. For a query, bind the leading
+/// sort key placeholders you know: the sort key prefix ends right after the
+/// last bound value's segment (`ORDER#O1#` never reaches `ORDER#O10`).
+///
+/// ```
+/// # use dynamodb_mapper::doc_support::*;
+/// use dynamodb_mapper::MapperExt;
+///
+/// // InvoiceItemMapper declares `INVOICE#{invoice}` / `ITEM#{line:u3}`.
+/// let key = InvoiceItemMapper::lookup().with("invoice", "I1").with("line", 7).key()?;
+/// assert_eq!(key["pk"], AttributeValue::S("INVOICE#I1".into()));
+/// assert_eq!(key["sk"], AttributeValue::S("ITEM#007".into()));
+///
+/// let items = InvoiceItemMapper::lookup().with("invoice", "I1");
+/// assert_eq!(items.partition()?, "INVOICE#I1");
+/// assert_eq!(items.sort_prefix()?.as_deref(), Some("ITEM#"));
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[must_use]
+pub struct Lookup<'a, M> {
+    index: Option<&'static str>,
+    values: Vec<(&'a str, KeyValue<'a>)>,
+    mapper: PhantomData<fn() -> M>,
+}
+
+impl<M> Clone for Lookup<'_, M> {
+    fn clone(&self) -> Self {
+        Lookup {
+            index: self.index,
+            values: self.values.clone(),
+            mapper: PhantomData,
+        }
+    }
+}
+
+impl<M: Mapper> fmt::Debug for Lookup<'_, M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Lookup")
+            .field("entity_type", &M::ENTITY_TYPE)
+            .field("index", &self.index)
+            .field("values", &self.values)
+            .finish()
+    }
+}
+
+impl<'a, M: Mapper> Lookup<'a, M> {
+    pub(super) fn new() -> Self {
+        Lookup {
+            index: None,
+            values: Vec::new(),
+            mapper: PhantomData,
+        }
+    }
+
+    /// Binds `value` to the placeholder `name` (of the partition key
+    /// pattern, the sort key pattern, or both).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let key = InvoiceMapper::lookup().with("id", "I1").key()?;
+    /// assert_eq!(key["pk"], AttributeValue::S("INVOICE#I1".into()));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn with(mut self, name: &'a str, value: impl Into<KeyValue<'a>>) -> Self {
+        self.values.push((name, value.into()));
+        self
+    }
+
+    /// Uses the key patterns the mapper declares for the global secondary
+    /// index `name` instead of the table's.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{GlobalSecondaryIndex, IndexKeys, KeyPattern, Mapper, MapperExt, TableSchema};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Ticket { id: String, status: String }
+    /// struct TicketMapper;
+    /// impl Mapper for TicketMapper {
+    ///     type Entity = Ticket;
+    ///     const ENTITY_TYPE: &'static str = "Ticket";
+    ///     const TABLE: TableSchema = TableSchema::new("pk")
+    ///         .indexes(&[GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk")]);
+    ///     const KEY_PATTERNS: &'static [IndexKeys] = &[
+    ///         IndexKeys::table(KeyPattern::partition("TICKET#{id}")),
+    ///         IndexKeys::index("GSI1", KeyPattern::partition("STATUS#{status}"))
+    ///             .sort(KeyPattern::sort("TICKET#{id}")),
+    ///     ];
+    /// }
+    /// let by_status = TicketMapper::lookup().on_index("GSI1").with("status", "open");
+    /// assert_eq!(by_status.partition()?, "STATUS#open");
+    /// assert_eq!(by_status.index_name(), Some("GSI1"));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn on_index(mut self, name: &'static str) -> Self {
+        self.index = Some(name);
+        self
+    }
+
+    /// The index, `None` for the table.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// assert_eq!(InvoiceItemMapper::lookup().index_name(), None);
+    /// ```
+    #[must_use]
+    pub fn index_name(&self) -> Option<&'static str> {
+        self.index
+    }
+
+    /// Whether a value is bound to the placeholder `name`.
+    pub(crate) fn binds(&self, name: &str) -> bool {
+        self.values.iter().any(|(n, _)| *n == name)
+    }
+
+    fn error(&self, reason: impl Into<String>) -> Error {
+        Error::invalid_key(self.attribute_label(), reason).with_entity_type(M::ENTITY_TYPE)
+    }
+
+    fn attribute_label(&self) -> String {
+        match self.index {
+            None => "(table key)".to_owned(),
+            Some(i) => format!("(key of index {i})"),
+        }
+    }
+
+    /// The declared keys this lookup uses: of its index, the one whose
+    /// patterns have a placeholder for every bound value (a type may
+    /// declare several patterns for one index).
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) when the
+    /// mapper declares no key patterns for the index, when none has every
+    /// bound placeholder, or when more than one does.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let keys = InvoiceItemMapper::lookup().with("invoice", "I1").keys()?;
+    /// assert_eq!(keys.partition_key().template(), "INVOICE#{invoice}");
+    /// let err = InvoiceItemMapper::lookup().with("invoce", "I1").keys().unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "InvoiceItem: key attribute `(table key)` has no key pattern with the placeholder \
+    ///      `{invoce}`; declared: INVOICE#{invoice} / ITEM#{line:u3}"
+    /// );
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn keys(&self) -> Result<IndexKeys> {
+        let declared: Vec<&IndexKeys> = M::KEY_PATTERNS
+            .iter()
+            .filter(|k| k.index_name() == self.index)
+            .collect();
+        if declared.is_empty() {
+            let on = self
+                .index
+                .map_or_else(|| "the table".to_owned(), |i| format!("index {i}"));
+            return Err(self.error(format!(
+                "cannot be built: the mapper declares no key patterns for {on}"
+            )));
+        }
+        let has = |keys: &IndexKeys, name: &str| -> bool {
+            std::iter::once(keys.partition_key())
+                .chain(keys.sort_key())
+                .any(|p| has_placeholder(p, name))
+        };
+        let fitting: Vec<&&IndexKeys> = declared
+            .iter()
+            .filter(|k| self.values.iter().all(|(name, _)| has(k, name)))
+            .collect();
+        match fitting.as_slice() {
+            [one] => Ok(***one),
+            [] => {
+                let name = self
+                    .values
+                    .iter()
+                    .find(|(name, _)| !declared.iter().any(|k| has(k, name)))
+                    .map_or("", |(name, _)| *name);
+                let list: Vec<String> = declared.iter().map(|k| describe(k)).collect();
+                if name.is_empty() {
+                    Err(self.error(format!(
+                        "has values that no single key pattern declaration has placeholders \
+                         for; declared: {}",
+                        list.join(", ")
+                    )))
+                } else {
+                    Err(self.error(format!(
+                        "has no key pattern with the placeholder `{{{name}}}`; declared: {}",
+                        list.join(", ")
+                    )))
+                }
+            }
+            more => {
+                let list: Vec<String> = more.iter().map(|k| describe(k)).collect();
+                Err(self.error(format!(
+                    "is ambiguous: the values fit {} key pattern declarations ({}); bind a \
+                     value only one of them has",
+                    more.len(),
+                    list.join(", ")
+                )))
+            }
+        }
+    }
+
+    /// The values bound to placeholders of `pattern`.
+    fn values_for(&self, pattern: KeyPattern) -> Vec<(&'a str, KeyValue<'a>)> {
+        self.values
+            .iter()
+            .filter(|(name, _)| has_placeholder(pattern, name))
+            .cloned()
+            .collect()
+    }
+
+    fn bound(&self, pattern: KeyPattern) -> crate::key::BoundPattern<'a> {
+        self.values_for(pattern)
+            .into_iter()
+            .fold(pattern.bind(), |b, (name, value)| b.with(name, value))
+    }
+
+    /// The partition key, rendered from the partition key pattern.
+    ///
+    /// # Errors
+    /// As [`keys`](Self::keys);
+    /// [`ErrorKind::InvalidKeyPattern`](crate::ErrorKind::InvalidKeyPattern)
+    /// when a placeholder has no value or a value its format cannot encode.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// assert_eq!(InvoiceItemMapper::lookup().with("invoice", "I#1").partition()?, r"INVOICE#I\#1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn partition(&self) -> Result<String> {
+        let keys = self.keys()?;
+        self.bound(keys.partition_key())
+            .render()
+            .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))
+    }
+
+    /// The whole sort key, every placeholder of the sort key pattern bound;
+    /// `None` when the index has no sort key.
+    ///
+    /// # Errors
+    /// As [`partition`](Self::partition).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let sk = InvoiceItemMapper::lookup().with("invoice", "I1").with("line", 2).sort()?;
+    /// assert_eq!(sk.as_deref(), Some("ITEM#002"));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn sort(&self) -> Result<Option<String>> {
+        let keys = self.keys()?;
+        keys.sort_key()
+            .map(|p| self.bound(p).render())
+            .transpose()
+            .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))
+    }
+
+    /// The `begins_with` prefix of the sort keys this lookup selects: the
+    /// sort key pattern rendered up to its first placeholder without a
+    /// value (see [`BoundPattern::prefix`](crate::key::BoundPattern::prefix):
+    /// it never ends inside a value, and with every placeholder bound it
+    /// ends with the delimiter). `None` when the index has no sort key, or
+    /// when the prefix would be empty (the pattern starts with a placeholder
+    /// that has no value).
+    ///
+    /// # Errors
+    /// As [`partition`](Self::partition), and when a placeholder after the
+    /// first unbound one has a value.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let prefix = InvoiceItemMapper::lookup().with("invoice", "I1").sort_prefix()?;
+    /// assert_eq!(prefix.as_deref(), Some("ITEM#"));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn sort_prefix(&self) -> Result<Option<String>> {
+        let keys = self.keys()?;
+        let Some(pattern) = keys.sort_key() else {
+            return Ok(None);
+        };
+        let constant = pattern
+            .constant_prefix()
+            .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
+        if constant.is_empty() && self.values_for(pattern).is_empty() {
+            return Ok(None);
+        }
+        self.bound(pattern)
+            .prefix()
+            .map(Some)
+            .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))
+    }
+
+    /// The primary key item, for `GetItem`, `DeleteItem` or
+    /// [`Table::get_record`](crate::ops::Table::get_record): every
+    /// placeholder of the table's key patterns bound.
+    ///
+    /// # Errors
+    /// As [`partition`](Self::partition);
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) on an index
+    /// lookup (an index key does not address one item), or when a key is
+    /// too long.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let key = InvoiceMapper::lookup().with("id", "I1").key()?;
+    /// assert_eq!(key, InvoiceMapper::key(&Invoice { id: "I1".into() })?);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn key(&self) -> Result<Item> {
+        if let Some(index) = self.index {
+            return Err(self.error(format!(
+                "cannot be a primary key: index {index}'s keys do not address one item; query it"
+            )));
+        }
+        let partition = self.partition()?;
+        let sort = self.sort()?;
+        M::TABLE
+            .key(AttributeValue::S(partition), sort.map(AttributeValue::S))
+            .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))
+    }
+
+    /// A `GetItem` of this key on the table `table_name`, to send yourself;
+    /// decode what comes back with
+    /// [`MapperExt::from_item`](crate::MapperExt::from_item).
+    ///
+    /// # Errors
+    /// As [`key`](Self::key).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let get = InvoiceMapper::lookup().with("id", "I1").get_item(&client(), "AppTable")?;
+    /// assert_eq!(get.get_table_name().as_deref(), Some("AppTable"));
+    /// assert_eq!(get.get_key().as_ref().map(|k| k.len()), Some(2));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn get_item(
+        &self,
+        client: &Client,
+        table_name: impl Into<String>,
+    ) -> Result<GetItemFluentBuilder> {
+        Ok(client
+            .get_item()
+            .table_name(table_name)
+            .set_key(Some(self.key()?)))
+    }
+}
+
+fn has_placeholder(pattern: KeyPattern, name: &str) -> bool {
+    pattern
+        .placeholders()
+        .is_ok_and(|p| p.iter().any(|(n, _)| *n == name))
+}
+
+fn describe(keys: &IndexKeys) -> String {
+    match keys.sort_key() {
+        Some(sort) => format!("{} / {}", keys.partition_key(), sort),
+        None => keys.partition_key().to_string(),
+    }
+}

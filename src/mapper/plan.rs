@@ -1,0 +1,476 @@
+//! A mapper's plan, worked out once per mapper type and cached: the checks
+//! of its declarations (key patterns against the table layout and the
+//! entity's fields, field names against the attributes the mapper writes
+//! itself), and for each index whose keys are rendered from fields, where
+//! each placeholder's value comes from. `to_item` renders the keys with it;
+//! `MapperExt::check` reports its problems.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{OnceLock, PoisonError, RwLock};
+use std::time::{Duration, UNIX_EPOCH};
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use super::Mapper;
+use crate::error::{Error, Result};
+use crate::fields::field_table;
+use crate::item::{Item, type_name};
+use crate::key::{Encoding, IndexKeys, KeyPattern, KeyValue, decode_timestamp};
+use crate::probe::{Shape, field_shape};
+use crate::schema::{ScalarType, TableSchema};
+
+/// Where one placeholder's value comes from: the entity's field, stored
+/// under `stored`.
+#[derive(Debug)]
+struct Source {
+    placeholder: &'static str,
+    field: &'static str,
+    stored: String,
+    encoding: Encoding,
+}
+
+/// One key attribute rendered from a pattern.
+#[derive(Debug)]
+struct Target {
+    attribute: &'static str,
+    pattern: KeyPattern,
+    sources: Vec<Source>,
+}
+
+/// The keys of one index (or the table) rendered from fields.
+#[derive(Debug)]
+struct Rendered {
+    table: bool,
+    partition: Target,
+    sort: Option<Target>,
+}
+
+/// What [`plan`] found for a mapper type.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    rendered: Vec<Rendered>,
+}
+
+type Checked = std::result::Result<Plan, Vec<String>>;
+type Cache = RwLock<HashMap<TypeId, &'static Checked>>;
+
+/// The plan of `M`, worked out on first use and cached.
+///
+/// # Errors
+/// [`ErrorKind::InvalidMapper`](crate::ErrorKind::InvalidMapper) listing
+/// every problem of the mapper's declarations.
+pub(crate) fn plan<M: Mapper>() -> Result<&'static Plan> {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = TypeId::of::<M>();
+    let found = cache
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+        .copied();
+    let checked: &'static Checked = match found {
+        Some(checked) => checked,
+        None => {
+            let checked: &'static Checked = Box::leak(Box::new(work_out::<M>()));
+            let mut cache = cache.write().unwrap_or_else(PoisonError::into_inner);
+            let kept: &'static Checked = cache.entry(key).or_insert(checked);
+            kept
+        }
+    };
+    match checked {
+        Ok(plan) => Ok(plan),
+        Err(problems) => {
+            Err(Error::invalid_mapper(problems.clone()).with_entity_type(M::ENTITY_TYPE))
+        }
+    }
+}
+
+/// The problems of `M`'s declarations, each a lowercase message without the
+/// entity type (empty when there are none).
+pub(crate) fn problems<M: Mapper>() -> Vec<String> {
+    match plan::<M>() {
+        Ok(_) => Vec::new(),
+        Err(e) => e.problems().to_vec(),
+    }
+}
+
+/// The key attribute names of `keys`' index (or the table): partition and
+/// sort, or `None` when the table has no such index.
+pub(crate) fn attributes_of(
+    table: &TableSchema,
+    keys: &IndexKeys,
+) -> Option<(
+    crate::schema::KeyAttribute,
+    Option<crate::schema::KeyAttribute>,
+)> {
+    match keys.index_name() {
+        None => Some((table.partition_key_attribute(), table.sort_key_attribute())),
+        Some(name) => table.index(name).map(|i| (i.partition_key, i.sort_key)),
+    }
+}
+
+/// Where `on` is named in messages.
+fn on(keys: &IndexKeys) -> String {
+    keys.index_name()
+        .map_or_else(|| "the table".to_owned(), |i| format!("index {i}"))
+}
+
+/// What the attribute `name` is to the mapper, if it writes it itself: the
+/// discriminator, TTL and version attributes, its
+/// [`OWNED_ATTRIBUTES`](Mapper::OWNED_ATTRIBUTES), and the key attributes of
+/// the table and each index it declares key patterns for. (A key attribute
+/// of an index without declared patterns may be a field: a natural key such
+/// as a table keyed by `id`.)
+fn role_of<M: Mapper>(name: &str) -> Option<String> {
+    let t = &M::TABLE;
+    let declared = |index: Option<&str>| M::KEY_PATTERNS.iter().any(|k| k.index_name() == index);
+    if declared(None) {
+        if t.partition_key_attribute().name == name {
+            return Some("the partition key attribute its key patterns write".to_owned());
+        }
+        if t.sort_key_attribute().is_some_and(|k| k.name == name) {
+            return Some("the sort key attribute its key patterns write".to_owned());
+        }
+    }
+    for index in t.global_indexes().iter().filter(|i| declared(Some(i.name))) {
+        if index.partition_key.name == name {
+            return Some(format!(
+                "the partition key attribute of index {} its key patterns write",
+                index.name
+            ));
+        }
+        if index.sort_key.is_some_and(|k| k.name == name) {
+            return Some(format!(
+                "the sort key attribute of index {} its key patterns write",
+                index.name
+            ));
+        }
+    }
+    if t.discriminator_attribute() == Some(name) {
+        return Some("the discriminator attribute".to_owned());
+    }
+    if t.ttl_attribute() == Some(name) {
+        return Some("the TTL attribute".to_owned());
+    }
+    if t.version_attribute() == Some(name) {
+        return Some("the version attribute".to_owned());
+    }
+    if M::OWNED_ATTRIBUTES.contains(&name) {
+        return Some("an attribute the mapper owns (OWNED_ATTRIBUTES)".to_owned());
+    }
+    None
+}
+
+/// Whether a field of `shape` can fill a placeholder of `encoding`; the
+/// reason when it cannot.
+fn fits(shape: Shape, encoding: Encoding) -> std::result::Result<(), String> {
+    let ok = match encoding {
+        Encoding::Text => matches!(
+            shape,
+            Shape::Text | Shape::Unsigned | Shape::Signed | Shape::Bool | Shape::UnitEnum
+        ),
+        Encoding::Unsigned { .. } => shape == Shape::Unsigned,
+        Encoding::Signed { .. } => matches!(shape, Shape::Signed | Shape::Unsigned),
+        Encoding::Timestamp { .. } => {
+            matches!(shape, Shape::Text | Shape::Signed | Shape::Unsigned)
+        }
+    };
+    if ok {
+        return Ok(());
+    }
+    let hint = match (shape, encoding) {
+        (Shape::Signed, Encoding::Unsigned { .. }) => {
+            "; use a signed placeholder (`i<width>`) or an unsigned field"
+        }
+        (_, Encoding::Unsigned { .. } | Encoding::Signed { .. }) => {
+            "; a number placeholder needs an integer field"
+        }
+        (_, Encoding::Timestamp { .. }) => {
+            "; a timestamp placeholder needs an RFC 3339 string or unix seconds"
+        }
+        _ => "; a key component is text, an integer, a boolean or a unit enum",
+    };
+    Err(format!("is {}{hint}", shape.describe()))
+}
+
+fn work_out<M: Mapper>() -> Checked {
+    let mut problems = Vec::new();
+    let fields = match field_table::<M::Entity>(M::NAMING) {
+        Ok(fields) => fields,
+        Err(e) => {
+            problems.push(e.to_string());
+            None
+        }
+    };
+    // Fields stored under an attribute the mapper writes itself.
+    if let Some(fields) = fields {
+        for (field, stored) in fields.fields() {
+            if let Some(role) = role_of::<M>(stored) {
+                problems.push(format!("field `{field}` is stored as `{stored}`, {role}"));
+            }
+        }
+    }
+    let mut rendered = Vec::new();
+    for (i, keys) in M::KEY_PATTERNS.iter().enumerate() {
+        let on = on(keys);
+        let Some((pk, sk)) = attributes_of(&M::TABLE, keys) else {
+            problems.push(format!(
+                "key patterns name index {}, which the table does not have",
+                keys.index_name().unwrap_or_default()
+            ));
+            continue;
+        };
+        match (sk, keys.sort_key()) {
+            (Some(_), None) => problems.push(format!(
+                "key patterns for {on} declare no sort key pattern, but {on} has a sort key"
+            )),
+            (None, Some(p)) => problems.push(format!(
+                "key patterns for {on} declare the sort key pattern `{p}`, but {on} has no sort key"
+            )),
+            _ => {}
+        }
+        let mut valid = true;
+        for (attribute, pattern) in std::iter::once((Some(pk), keys.partition_key()))
+            .chain(keys.sort_key().map(|p| (sk, p)))
+        {
+            if let Err(e) = pattern.validate() {
+                problems.push(e.to_string());
+                valid = false;
+            }
+            if let Some(a) = attribute.filter(|a| a.scalar_type != ScalarType::S) {
+                problems.push(format!(
+                    "key pattern `{pattern}` renders strings, but key attribute `{}` is {}",
+                    a.name,
+                    a.scalar_type.describe()
+                ));
+                valid = false;
+            }
+        }
+        if keys.is_by_hook() || !valid {
+            continue;
+        }
+        let same_index = M::KEY_PATTERNS
+            .iter()
+            .filter(|k| k.index_name() == keys.index_name())
+            .count();
+        if same_index > 1 {
+            if M::KEY_PATTERNS
+                .iter()
+                .position(|k| k.index_name() == keys.index_name())
+                == Some(i)
+            {
+                problems.push(format!(
+                    "declares {same_index} key patterns for {on}; which one applies depends on \
+                     state only the hook knows: mark them `.by_hook()` and write the keys in \
+                     `after_to_item`"
+                ));
+            }
+            continue;
+        }
+        let mut target = |attribute: &'static str, pattern: KeyPattern| -> Option<Target> {
+            let placeholders = pattern.placeholders().ok()?;
+            let mut sources = Vec::with_capacity(placeholders.len());
+            let mut complete = true;
+            for (placeholder, encoding) in placeholders {
+                let Some(fields) = fields else {
+                    problems.push(format!(
+                        "key pattern `{pattern}` names `{{{placeholder}}}`, but the entity is \
+                         not a plain struct, so it has no fields to fill it from; mark the keys \
+                         for {on} `.by_hook()` and write them in `after_to_item`"
+                    ));
+                    return None;
+                };
+                let Some((field, stored)) = fields.fields().find(|(f, _)| *f == placeholder) else {
+                    let mut names: Vec<&str> = fields.fields().map(|(f, _)| f).collect();
+                    names.sort_unstable();
+                    problems.push(format!(
+                        "key pattern `{pattern}` names `{{{placeholder}}}`, which is not a field \
+                         of the entity (its fields: {}); mark the keys for {on} `.by_hook()` if \
+                         the hook computes it",
+                        names.join(", ")
+                    ));
+                    complete = false;
+                    continue;
+                };
+                let shape = field_shape::<M::Entity>(field);
+                if let Err(reason) = fits(shape.shape, encoding) {
+                    problems.push(format!(
+                        "key pattern `{pattern}` names `{{{placeholder}}}`, but field `{field}` \
+                         {reason}"
+                    ));
+                    complete = false;
+                    continue;
+                }
+                sources.push(Source {
+                    placeholder,
+                    field,
+                    stored: stored.to_owned(),
+                    encoding,
+                });
+            }
+            complete.then_some(Target {
+                attribute,
+                pattern,
+                sources,
+            })
+        };
+        let partition = target(pk.name, keys.partition_key());
+        let sort = match (sk, keys.sort_key()) {
+            (Some(a), Some(p)) => target(a.name, p).map(Some),
+            _ => Some(None),
+        };
+        if let (Some(partition), Some(sort)) = (partition, sort) {
+            rendered.push(Rendered {
+                table: keys.index_name().is_none(),
+                partition,
+                sort,
+            });
+        }
+    }
+    if problems.is_empty() {
+        Ok(Plan { rendered })
+    } else {
+        Err(problems)
+    }
+}
+
+/// Why a key was not rendered.
+enum Missing {
+    /// A field is absent or NULL.
+    Absent(&'static str),
+    /// It could not be rendered: the error.
+    Failed(Error),
+}
+
+impl Plan {
+    /// Renders the keys of every index whose keys come from fields into
+    /// `item`, which holds the entity's attributes. A global secondary
+    /// index whose key fields are absent (or NULL) gets no keys (a sparse
+    /// index). For the table keys, an absent field is an error unless the
+    /// hook writes the key itself: the error is handed back, to be raised
+    /// after the hook ran if the key is still missing.
+    pub(crate) fn render(&self, item: &mut Item) -> Result<Vec<(&'static str, Error)>> {
+        let mut pending = Vec::new();
+        for keys in &self.rendered {
+            let partition = render(&keys.partition, item);
+            let sort = keys.sort.as_ref().map(|t| (t.attribute, render(t, item)));
+            let mut values = Vec::with_capacity(2);
+            let mut missing = None;
+            for (attribute, result) in
+                std::iter::once((keys.partition.attribute, partition)).chain(sort)
+            {
+                match result {
+                    Ok(value) => values.push((attribute, value)),
+                    Err(Missing::Failed(e)) => return Err(e),
+                    Err(Missing::Absent(field)) => {
+                        missing.get_or_insert((attribute, field));
+                    }
+                }
+            }
+            match missing {
+                None => {
+                    for (attribute, value) in values {
+                        item.insert(attribute.to_owned(), AttributeValue::S(value));
+                    }
+                }
+                Some(_) if !keys.table => {} // sparse index
+                Some((attribute, field)) => {
+                    for (attribute, value) in values {
+                        item.insert(attribute.to_owned(), AttributeValue::S(value));
+                    }
+                    let pattern = if attribute == keys.partition.attribute {
+                        keys.partition.pattern
+                    } else {
+                        keys.sort
+                            .as_ref()
+                            .map_or(keys.partition.pattern, |t| t.pattern)
+                    };
+                    pending.push((
+                        attribute,
+                        Error::invalid_key(
+                            attribute,
+                            format!(
+                                "cannot be rendered from key pattern `{pattern}`: field \
+                                 `{field}` is absent (or null), and the table's keys are required"
+                            ),
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(pending)
+    }
+}
+
+fn render(target: &Target, item: &Item) -> std::result::Result<String, Missing> {
+    let mut bound = target.pattern.bind();
+    for source in &target.sources {
+        let value = match item.get(&source.stored) {
+            None | Some(AttributeValue::Null(_)) => return Err(Missing::Absent(source.field)),
+            Some(v) => key_value(v, source.encoding).map_err(|reason| {
+                Missing::Failed(Error::invalid_key(
+                    target.attribute,
+                    format!(
+                        "cannot be rendered from key pattern `{}`: field `{}` {reason}",
+                        target.pattern, source.field
+                    ),
+                ))
+            })?,
+        };
+        bound = bound.with(source.placeholder, value);
+    }
+    bound.render().map_err(|e| {
+        Missing::Failed(Error::invalid_key(
+            target.attribute,
+            format!("cannot be rendered: {e}"),
+        ))
+    })
+}
+
+/// A field's serialized value as a key component for `encoding`.
+fn key_value(
+    value: &AttributeValue,
+    encoding: Encoding,
+) -> std::result::Result<KeyValue<'_>, String> {
+    match (value, encoding) {
+        (AttributeValue::S(s), Encoding::Text) => Ok(KeyValue::Text(s.as_str().into())),
+        (AttributeValue::S(s), Encoding::Timestamp { fraction_digits }) => {
+            std::iter::once(fraction_digits)
+                .chain(0..=9)
+                .find_map(|digits| decode_timestamp(s, digits).ok())
+                .map(KeyValue::Timestamp)
+                .ok_or_else(|| {
+                    format!("is {s:?}, not an RFC 3339 UTC time such as 2024-01-15T10:30:00Z")
+                })
+        }
+        (AttributeValue::N(n), Encoding::Text) => Ok(KeyValue::Text(n.as_str().into())),
+        (AttributeValue::N(n), Encoding::Unsigned { .. }) => n
+            .parse::<u64>()
+            .map(KeyValue::Unsigned)
+            .map_err(|_| format!("is {n}, not an unsigned integer of at most 64 bits")),
+        (AttributeValue::N(n), Encoding::Signed { .. }) => n
+            .parse::<i64>()
+            .map(KeyValue::Signed)
+            .map_err(|_| format!("is {n}, not a signed integer of at most 64 bits")),
+        (AttributeValue::N(n), Encoding::Timestamp { .. }) => {
+            let secs: i64 = n
+                .parse()
+                .map_err(|_| format!("is {n}, not whole unix seconds"))?;
+            let at = if secs >= 0 {
+                UNIX_EPOCH.checked_add(Duration::from_secs(secs.unsigned_abs()))
+            } else {
+                UNIX_EPOCH.checked_sub(Duration::from_secs(secs.unsigned_abs()))
+            };
+            at.map(KeyValue::Timestamp)
+                .ok_or_else(|| format!("is {n}, out of range for a time"))
+        }
+        (AttributeValue::Bool(b), Encoding::Text) => {
+            Ok(KeyValue::Text(if *b { "true" } else { "false" }.into()))
+        }
+        (other, _) => Err(format!(
+            "is {}, which cannot fill this placeholder",
+            type_name(other)
+        )),
+    }
+}
