@@ -1,7 +1,7 @@
 //! The tour's model: a shop's customers, their addresses and their orders,
 //! in one table. The domain structs are plain serde types; each mapper says
-//! where its entity lives (key patterns) and writes the keys after
-//! serialization.
+//! where its entity lives (key patterns), and the keys are rendered from the
+//! entity's fields: no hook code.
 //!
 //! ```text
 //! pk             sk                          entity    GSI1 (gsi1pk / gsi1sk)
@@ -10,10 +10,8 @@
 //! CUSTOMER#C1    ORDER#2025-01-15#O1         Order     STATUS#Shipped / 2025-01-15#O1
 //! ```
 
-use dynamodb_mapper::hooks::put_str;
 use dynamodb_mapper::{
-    GlobalSecondaryIndex, IndexKeys, Item, KeyPattern, Mapper, NamingConvention, Result,
-    TableSchema,
+    GlobalSecondaryIndex, IndexKeys, KeyPattern, Mapper, NamingConvention, TableSchema,
 };
 use serde::{Deserialize, Serialize};
 
@@ -92,12 +90,6 @@ impl Mapper for CustomerMapper {
     const TABLE: TableSchema = SHOP;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(CUSTOMER_PK).sort(PROFILE_SK)];
-
-    fn after_to_item(c: &Customer, item: &mut Item) -> Result<()> {
-        put_str(item, "pk", customer_pk(&c.customer_id)?);
-        put_str(item, "sk", PROFILE_SK.bind().render()?);
-        Ok(())
-    }
 }
 
 pub struct AddressMapper;
@@ -108,12 +100,6 @@ impl Mapper for AddressMapper {
     const TABLE: TableSchema = SHOP;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(CUSTOMER_PK).sort(ADDRESS_SK)];
-
-    fn after_to_item(a: &Address, item: &mut Item) -> Result<()> {
-        put_str(item, "pk", customer_pk(&a.customer_id)?);
-        put_str(item, "sk", ADDRESS_SK.with("label", &a.label).render()?);
-        Ok(())
-    }
 }
 
 pub struct OrderMapper;
@@ -127,28 +113,6 @@ impl Mapper for OrderMapper {
         IndexKeys::table(CUSTOMER_PK).sort(ORDER_SK),
         IndexKeys::index("GSI1", STATUS_PK).sort(STATUS_SK),
     ];
-
-    fn after_to_item(o: &Order, item: &mut Item) -> Result<()> {
-        let sk = ORDER_SK
-            .with("created_on", &o.created_on)
-            .with("order_id", &o.order_id);
-        let gsi1sk = STATUS_SK
-            .with("created_on", &o.created_on)
-            .with("order_id", &o.order_id);
-        put_str(item, "pk", customer_pk(&o.customer_id)?);
-        put_str(item, "sk", sk.render()?);
-        put_str(item, "gsi1pk", status_pk(o.status)?);
-        put_str(item, "gsi1sk", gsi1sk.render()?);
-        Ok(())
-    }
-}
-
-pub fn customer_pk(customer_id: &str) -> Result<String> {
-    CUSTOMER_PK.with("customer_id", customer_id).render()
-}
-
-pub fn status_pk(status: Status) -> Result<String> {
-    STATUS_PK.with("status", status.name()).render()
 }
 
 /// What a query over a customer's partition can hold.

@@ -108,14 +108,18 @@ async fn key_conditions(table: &Table, out: &Out) -> Result<(), BoxError> {
     out.line("\n== 3. Key patterns render keys and prefixes; key conditions query them");
     // The pattern's constant prefix, "ORDER#", selects the orders of the
     // partition and nothing else (it ends at a segment boundary).
-    let prefix = ORDER_SK.bind().prefix()?;
-    let condition = KeyCondition::new(SHOP, customer_pk("C1")?).sort_begins_with(prefix);
+    let condition = OrderMapper::lookup()
+        .with("customer_id", "C1")
+        .key_condition()?;
     let answer = table.query().with_key_condition(condition)?.send().await?;
     let orders = decode_orders(answer.items.unwrap_or_default())?;
     out.line(format!("   C1's orders: {}", list(&orders)));
 
     out.line("   Shipped orders since February, on GSI1:");
-    let condition = KeyCondition::new(SHOP, status_pk(Status::Shipped)?)
+    let shipped = OrderMapper::lookup()
+        .on_index("GSI1")
+        .with("status", Status::Shipped.name());
+    let condition = KeyCondition::new(SHOP, shipped.partition()?)
         .index("GSI1")
         .sort_ge("2025-02-01");
     let answer = table.query().with_key_condition(condition)?.send().await?;
@@ -152,7 +156,7 @@ async fn registry_query(table: &Table, out: &Out) -> Result<(), BoxError> {
     let registry = registry()?;
     let query = table
         .query()
-        .with_key_condition(KeyCondition::new(SHOP, customer_pk("C1")?))?;
+        .with_key_condition(KeyCondition::new(SHOP, c1_partition()?))?;
     let decoded: Vec<_> = table.query_stream(query, &registry).try_collect().await?;
     for item in decoded {
         match item.into_entity() {
@@ -167,7 +171,7 @@ async fn registry_query(table: &Table, out: &Out) -> Result<(), BoxError> {
     out.line("   Only some types, filtered by the server:");
     let query = table
         .query()
-        .with_key_condition(KeyCondition::new(SHOP, customer_pk("C1")?))?
+        .with_key_condition(KeyCondition::new(SHOP, c1_partition()?))?
         .with_filter(registry.filter(&["Address"])?)?;
     let addresses: Vec<_> = table.query_stream(query, &registry).try_collect().await?;
     out.line(format!("   {} addresses", addresses.len()));
@@ -176,7 +180,7 @@ async fn registry_query(table: &Table, out: &Out) -> Result<(), BoxError> {
 
 async fn transaction(table: &Table, out: &Out) -> Result<(), BoxError> {
     out.line("\n== 5. A transaction: a new order, only if its customer exists");
-    let customer_key = CustomerMapper::string_key(&customer_pk("C1")?, "PROFILE")?;
+    let customer_key = CustomerMapper::lookup().with("customer_id", "C1").key()?;
     let mut tx = table.transaction();
     tx.put_new::<OrderMapper>(&order("C1", "O4", "2025-03-01", Status::Pending))?;
     tx.condition_check::<CustomerMapper>(customer_key, attr("pk").exists())?;
@@ -186,7 +190,7 @@ async fn transaction(table: &Table, out: &Out) -> Result<(), BoxError> {
     out.line("   The same order again, for a customer that does not exist:");
     let mut tx = table.transaction();
     tx.put_new::<OrderMapper>(&order("C9", "O4", "2025-03-01", Status::Pending))?;
-    let missing = CustomerMapper::string_key(&customer_pk("C9")?, "PROFILE")?;
+    let missing = CustomerMapper::lookup().with("customer_id", "C9").key()?;
     tx.condition_check::<CustomerMapper>(missing, attr("pk").exists())?;
     match tx.send().await {
         Err(e) if e.kind() == ErrorKind::TransactionCanceled => {
@@ -199,7 +203,7 @@ async fn transaction(table: &Table, out: &Out) -> Result<(), BoxError> {
 
 async fn optimistic_locking(table: &Table, out: &Out) -> Result<(), BoxError> {
     out.line("\n== 6. Optimistic locking: two writers read the same version, the second loses");
-    let key = CustomerMapper::string_key(&customer_pk("C1")?, "PROFILE")?;
+    let key = CustomerMapper::lookup().with("customer_id", "C1").key()?;
     let read = |key: Item| async move {
         table
             .get_record::<CustomerMapper>(key)
@@ -223,7 +227,7 @@ async fn optimistic_locking(table: &Table, out: &Out) -> Result<(), BoxError> {
 
 async fn lossless_update(table: &Table, out: &Out) -> Result<(), BoxError> {
     out.line("\n== 7. A lossless read-modify-write keeps attributes this code does not know");
-    let key = CustomerMapper::string_key(&customer_pk("C1")?, "PROFILE")?;
+    let key = CustomerMapper::lookup().with("customer_id", "C1").key()?;
     // A newer service adds an attribute our Customer struct does not have.
     table
         .client()
@@ -272,7 +276,7 @@ async fn partition_view(table: &Table, out: &Out) -> Result<(), BoxError> {
     out.line("\n== 8. The partition, drawn like a single-table design diagram");
     let query = table
         .query()
-        .with_key_condition(KeyCondition::new(SHOP, customer_pk("C1")?))?;
+        .with_key_condition(KeyCondition::new(SHOP, c1_partition()?))?;
     let items = query.send().await?.items.unwrap_or_default();
     let schema = SHOP;
     out.line(
@@ -281,4 +285,11 @@ async fn partition_view(table: &Table, out: &Out) -> Result<(), BoxError> {
             .to_string(),
     );
     Ok(())
+}
+
+/// C1's partition key, from the customer's key pattern.
+fn c1_partition() -> dynamodb_mapper::Result<String> {
+    CustomerMapper::lookup()
+        .with("customer_id", "C1")
+        .partition()
 }
