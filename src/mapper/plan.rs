@@ -117,11 +117,13 @@ fn on(keys: &IndexKeys) -> String {
 }
 
 /// What the attribute `name` is to the mapper, if it writes it itself: the
-/// discriminator, TTL and version attributes, its
+/// discriminator and version attributes, its
 /// [`OWNED_ATTRIBUTES`](Mapper::OWNED_ATTRIBUTES), and the key attributes of
 /// the table and each index it declares key patterns for. (A key attribute
 /// of an index without declared patterns may be a field: a natural key such
-/// as a table keyed by `id`.)
+/// as a table keyed by `id`. So may the TTL attribute: an entity's own
+/// expiry, stored as epoch seconds with `time::ttl`, is the usual way to
+/// write it; a hook that writes the TTL itself overwrites the field.)
 fn role_of<M: Mapper>(name: &str) -> Option<String> {
     let t = &M::TABLE;
     let declared = |index: Option<&str>| M::KEY_PATTERNS.iter().any(|k| k.index_name() == index);
@@ -149,9 +151,6 @@ fn role_of<M: Mapper>(name: &str) -> Option<String> {
     }
     if t.discriminator_attribute() == Some(name) {
         return Some("the discriminator attribute".to_owned());
-    }
-    if t.ttl_attribute() == Some(name) {
-        return Some("the TTL attribute".to_owned());
     }
     if t.version_attribute() == Some(name) {
         return Some("the version attribute".to_owned());
