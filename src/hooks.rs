@@ -11,10 +11,13 @@
 //!
 //! Every hook returns a [`crate::Result`], so any of them can veto.
 
+use std::time::SystemTime;
+
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::error::{Error, Result};
 use crate::item::{Item, type_name};
+use crate::time::PointInTime;
 
 /// Checks that the item's discriminator attribute `attribute` holds one of
 /// `accepted`. This is what the default `before_from_item` does with the
@@ -160,7 +163,9 @@ impl Timestamps {
     }
 
     /// Keeps the creation time in `bag` (sets it to `now` when absent) and
-    /// sets the update time to `now`.
+    /// sets the update time to `now`. `now` is any [`PointInTime`]: a
+    /// `SystemTime`, or a `chrono`, `time` or `jiff` type with its cargo
+    /// feature.
     ///
     /// # Errors
     /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) when `now`
@@ -175,13 +180,14 @@ impl Timestamps {
     /// assert!(bag.get("createdAt").is_some() && bag.get("updatedAt").is_some());
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    pub fn stamp(&self, bag: &mut crate::AttributeBag, now: std::time::SystemTime) -> Result<()> {
-        let encoded = crate::key::encode_timestamp(now, self.fraction_digits)
-            .map_err(|e| Error::invalid_value(self.updated, e.to_string()))?;
+    pub fn stamp(&self, bag: &mut crate::AttributeBag, now: impl PointInTime) -> Result<()> {
+        let encoded = crate::key::encode_timestamp(now, self.fraction_digits).map_err(|e| {
+            Error::invalid_value(self.updated, e.reason().unwrap_or("is not a valid time"))
+        })?;
         if bag.get(self.created).is_none() {
             bag.insert(self.created, AttributeValue::S(encoded.clone()));
         } else {
-            self.created_at(bag)?;
+            self.created_at_as::<SystemTime>(bag)?;
         }
         bag.insert(self.updated, AttributeValue::S(encoded));
         Ok(())
@@ -199,7 +205,7 @@ impl Timestamps {
     /// assert_eq!(Timestamps::DEFAULT.created_at(&AttributeBag::new())?, None);
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    pub fn created_at(&self, bag: &crate::AttributeBag) -> Result<Option<std::time::SystemTime>> {
+    pub fn created_at(&self, bag: &crate::AttributeBag) -> Result<Option<SystemTime>> {
         self.read(bag, self.created)
     }
 
@@ -213,24 +219,68 @@ impl Timestamps {
     /// assert_eq!(Timestamps::DEFAULT.updated_at(&AttributeBag::new())?, None);
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    pub fn updated_at(&self, bag: &crate::AttributeBag) -> Result<Option<std::time::SystemTime>> {
+    pub fn updated_at(&self, bag: &crate::AttributeBag) -> Result<Option<SystemTime>> {
         self.read(bag, self.updated)
     }
 
-    fn read(&self, bag: &crate::AttributeBag, name: &str) -> Result<Option<std::time::SystemTime>> {
+    /// [`created_at`](Self::created_at) as any [`PointInTime`] type `T`.
+    ///
+    /// # Errors
+    /// As [`Timestamps::created_at`], and when `T` cannot hold the time.
+    ///
+    /// ```
+    /// use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    /// use dynamodb_mapper::{hooks::Timestamps, AttributeBag};
+    /// let mut bag = AttributeBag::new();
+    /// let t = UNIX_EPOCH + Duration::from_secs(60);
+    /// Timestamps::DEFAULT.stamp(&mut bag, t)?;
+    /// assert_eq!(Timestamps::DEFAULT.created_at_as::<SystemTime>(&bag)?, Some(t));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn created_at_as<T: PointInTime>(&self, bag: &crate::AttributeBag) -> Result<Option<T>> {
+        self.read(bag, self.created)
+    }
+
+    /// [`updated_at`](Self::updated_at) as any [`PointInTime`] type `T`.
+    ///
+    /// # Errors
+    /// As [`Timestamps::created_at_as`].
+    ///
+    /// ```
+    /// use std::time::SystemTime;
+    /// use dynamodb_mapper::{hooks::Timestamps, AttributeBag};
+    /// let none = Timestamps::DEFAULT.updated_at_as::<SystemTime>(&AttributeBag::new())?;
+    /// assert_eq!(none, None);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn updated_at_as<T: PointInTime>(&self, bag: &crate::AttributeBag) -> Result<Option<T>> {
+        self.read(bag, self.updated)
+    }
+
+    fn read<T: PointInTime>(&self, bag: &crate::AttributeBag, name: &str) -> Result<Option<T>> {
         match bag.get(name) {
             None => Ok(None),
-            Some(AttributeValue::S(s)) => crate::key::decode_timestamp(s, self.fraction_digits)
-                .map(Some)
-                .map_err(|_| {
+            Some(AttributeValue::S(s)) => {
+                let (secs, nanos) = crate::key::decode_unix_timestamp(s, self.fraction_digits)
+                    .map_err(|_| {
+                        Error::invalid_value(
+                            name,
+                            format!(
+                                "is {s:?}, not an RFC 3339 UTC timestamp with {} fraction digits",
+                                self.fraction_digits
+                            ),
+                        )
+                    })?;
+                T::from_unix(secs, nanos).map(Some).ok_or_else(|| {
                     Error::invalid_value(
                         name,
                         format!(
-                            "is {s:?}, not an RFC 3339 UTC timestamp with {} fraction digits",
-                            self.fraction_digits
+                            "is {s:?}, outside the range of {}",
+                            std::any::type_name::<T>()
                         ),
                     )
-                }),
+                })
+            }
             Some(other) => Err(Error::wrong_type(name, "a string (S)", type_name(other))),
         }
     }

@@ -6,7 +6,8 @@
 //! `ARCHITECTURE.md` for what each keeps true):
 //!
 //! - `error`: [`Error`], [`ErrorKind`], [`Result`]; `naming`:
-//!   [`NamingConvention`].
+//!   [`NamingConvention`]; [`time`]: [`PointInTime`], the times of `std`,
+//!   `chrono`, `time` and `jiff` (cargo features), and TTL serde helpers.
 //! - `item`: [`Item`], [`ItemExt`], sizes and the value checks DynamoDB
 //!   applies.
 //! - `schema`: [`TableSchema`], [`GlobalSecondaryIndex`], [`TableDefinition`]
@@ -24,6 +25,7 @@
 //!   [`Buckets`].
 //! - [`ops`]: batches, optimistic locking, transactions, paged streams,
 //!   table creation.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
 #![warn(clippy::unwrap_used, clippy::expect_used)]
@@ -47,8 +49,10 @@ mod record;
 mod registry;
 mod schema;
 mod ser;
+pub mod time;
 mod view;
 
+pub use self::time::PointInTime;
 pub use error::{BoxError, Error, ErrorKind, Result};
 pub use expr::{
     Condition, ConditionExt, Expression, FilterExt, IntoExpression, KeyCondition, KeyConditionExt,

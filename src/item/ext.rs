@@ -2,12 +2,13 @@
 //! panicking, and [`ttl_value`] for TTL attributes.
 
 use std::str::FromStr;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::Item;
 use crate::error::{Error, ErrorKind, Result, type_name};
+use crate::time::{PointInTime, ttl_seconds};
 
 /// Typed, non-panicking getters on an [`Item`].
 ///
@@ -130,6 +131,40 @@ pub trait ItemExt {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     fn get_ttl(&self, name: &str) -> Result<SystemTime>;
+
+    /// A TTL attribute (a Number of epoch seconds) as a time of type `T`:
+    /// [`get_ttl`](ItemExt::get_ttl) for any [`PointInTime`], such as a
+    /// `chrono`, `time` or `jiff` type with its cargo feature.
+    ///
+    /// # Errors
+    /// When the attribute is absent, not a number, not whole non-negative
+    /// seconds, or outside what `T` holds.
+    ///
+    /// ```
+    /// # use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    /// # use dynamodb_mapper::{Item, ItemExt, ttl_value};
+    /// let at = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+    /// let item = Item::from([("ttl".to_string(), ttl_value(at)?)]);
+    /// assert_eq!(item.get_ttl_as::<SystemTime>("ttl")?, at);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn get_ttl_as<T: PointInTime>(&self, name: &str) -> Result<T> {
+        let secs: u64 = self.get_number(name).map_err(|e| match e.kind() {
+            ErrorKind::InvalidValue => Error::invalid_value(
+                e.attribute().unwrap_or(name),
+                "is not whole non-negative epoch seconds",
+            ),
+            _ => e,
+        })?;
+        // Past `i64` or what `T` holds: an error, not a wrapped value or a
+        // panic.
+        i64::try_from(secs)
+            .ok()
+            .and_then(|s| T::from_unix(s, 0))
+            .ok_or_else(|| {
+                Error::invalid_value(name, format!("is {secs}, too far in the future for a time"))
+            })
+    }
 }
 
 fn wrong_type(name: &str, expected: &'static str, found: &AttributeValue) -> Error {
@@ -183,29 +218,19 @@ impl ItemExt for Item {
     }
 
     fn get_ttl(&self, name: &str) -> Result<SystemTime> {
-        let secs: u64 = self.get_number(name).map_err(|e| match e.kind() {
-            ErrorKind::InvalidValue => Error::invalid_value(
-                e.attribute().unwrap_or(name),
-                "is not whole non-negative epoch seconds",
-            ),
-            _ => e,
-        })?;
-        // A u64 of seconds can be past what `SystemTime` holds: an error,
-        // not the panic of `+`.
-        UNIX_EPOCH
-            .checked_add(Duration::from_secs(secs))
-            .ok_or_else(|| {
-                Error::invalid_value(name, format!("is {secs}, too far in the future for a time"))
-            })
+        self.get_ttl_as(name)
     }
 }
 
 /// The TTL value for `at`: a Number of whole epoch seconds, as DynamoDB's TTL
-/// requires (fractions of a second are dropped).
+/// requires (fractions of a second are dropped). `at` is any
+/// [`PointInTime`]: a [`SystemTime`], or a `chrono`, `time` or `jiff` type
+/// with its cargo feature (see [`time`](crate::time)).
 ///
 /// # Errors
-/// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) when `at` is
-/// before the Unix epoch.
+/// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (attribute
+/// `ttl`) when `at` is before the Unix epoch or after 9999-12-31T23:59:59Z
+/// ([`MAX_TTL_SECONDS`](crate::time::MAX_TTL_SECONDS)).
 ///
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};
@@ -215,11 +240,9 @@ impl ItemExt for Item {
 /// assert_eq!(v, AttributeValue::N("1".into()));
 /// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```
-pub fn ttl_value(at: SystemTime) -> Result<AttributeValue> {
-    let secs = at
-        .duration_since(UNIX_EPOCH)
-        .map_err(|_| Error::invalid_value("ttl", "is before the unix epoch"))?
-        .as_secs();
+pub fn ttl_value(at: impl PointInTime) -> Result<AttributeValue> {
+    let secs =
+        ttl_seconds(&at).map_err(|reason| Error::invalid_value("ttl", reason.to_string()))?;
     Ok(AttributeValue::N(secs.to_string()))
 }
 
@@ -227,9 +250,27 @@ pub fn ttl_value(at: SystemTime) -> Result<AttributeValue> {
 mod tests {
     use super::*;
 
+    use std::time::{Duration, UNIX_EPOCH};
+
     #[test]
     fn ttl_before_epoch_is_an_error() {
         let err = ttl_value(UNIX_EPOCH - Duration::from_secs(1)).unwrap_err();
         assert_eq!(err.to_string(), "attribute `ttl` is before the unix epoch");
+        // Even by a nanosecond.
+        assert!(ttl_value(UNIX_EPOCH - Duration::from_nanos(1)).is_err());
+    }
+
+    #[test]
+    fn ttl_after_year_9999_is_an_error() {
+        let last = UNIX_EPOCH + Duration::new(253_402_300_799, 999_999_999);
+        assert_eq!(
+            ttl_value(last).unwrap(),
+            AttributeValue::N("253402300799".into())
+        );
+        let err = ttl_value(last + Duration::from_nanos(1)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "attribute `ttl` is after 9999-12-31T23:59:59Z, the latest ttl"
+        );
     }
 }

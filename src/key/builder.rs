@@ -1,11 +1,10 @@
 //! `KeyBuilder`: a key built in code from a type tag and components. Uses
 //! `format` and `encoding`; `pattern` is the declarative alternative.
 
-use std::time::SystemTime;
-
 use super::encoding::{signed, timestamp, unix_parts, unsigned};
 use super::format::{KeyFormat, KeyRole, check_size};
 use crate::error::{Error, Result};
+use crate::time::PointInTime;
 
 /// Builds a key from a type tag and components, joined by the format's
 /// delimiter, escaping delimiter and escape characters inside components (see
@@ -120,7 +119,9 @@ impl KeyBuilder {
     }
 
     /// Adds a fixed-width UTC timestamp component (see
-    /// [`encode_timestamp`](super::encode_timestamp)).
+    /// [`encode_timestamp`](super::encode_timestamp)). `time` is any
+    /// [`PointInTime`]: a `SystemTime`, or a `chrono`, `time` or `jiff` type
+    /// with its cargo feature.
     ///
     /// ```
     /// use std::time::UNIX_EPOCH;
@@ -128,8 +129,8 @@ impl KeyBuilder {
     /// assert_eq!(KeyBuilder::sort("AT").timestamp(UNIX_EPOCH, 3).build()?, "AT#1970-01-01T00:00:00.000Z");
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    pub fn timestamp(self, time: SystemTime, fraction_digits: u8) -> Self {
-        let encoded = unix_parts(time).and_then(|(s, n)| timestamp(s, n, fraction_digits));
+    pub fn timestamp(self, time: impl PointInTime, fraction_digits: u8) -> Self {
+        let encoded = unix_parts(&time).and_then(|(s, n)| timestamp(s, n, fraction_digits));
         self.encoded(encoded)
     }
 

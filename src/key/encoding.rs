@@ -4,10 +4,11 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use super::value::KeyValue;
 use crate::error::{Error, Result};
+use crate::time::PointInTime;
 
 /// How a key component is encoded.
 ///
@@ -151,7 +152,7 @@ impl Encoding {
             }
             Encoding::Timestamp { fraction_digits } => match value {
                 KeyValue::Timestamp(t) => {
-                    let (secs, nanos) = unix_parts(*t)?;
+                    let (secs, nanos) = unix_parts(t)?;
                     timestamp(secs, nanos, fraction_digits)
                 }
                 other => Err(format!("is {}, expected a timestamp", other.describe())),
@@ -171,7 +172,7 @@ impl Encoding {
             Encoding::Signed { width } => parse_signed(text, width).map(KeyValue::Signed),
             Encoding::Timestamp { fraction_digits } => {
                 let (secs, nanos) = parse_timestamp(text, fraction_digits)?;
-                system_time(secs, nanos).map(KeyValue::Timestamp)
+                from_unix(secs, nanos).map(KeyValue::Timestamp)
             }
         }
     }
@@ -302,33 +303,14 @@ fn days_in_month(year: i64, month: u32) -> u32 {
     }
 }
 
-pub(super) fn unix_parts(t: SystemTime) -> std::result::Result<(i64, u32), String> {
-    let out_of_range = || "is outside the years 0000 to 9999".to_owned();
-    match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => Ok((
-            i64::try_from(d.as_secs()).map_err(|_| out_of_range())?,
-            d.subsec_nanos(),
-        )),
-        Err(before) => {
-            let d = before.duration();
-            let secs = i64::try_from(d.as_secs()).map_err(|_| out_of_range())?;
-            match d.subsec_nanos() {
-                0 => Ok((-secs, 0)),
-                n => Ok((-secs - 1, 1_000_000_000 - n)),
-            }
-        }
-    }
+pub(super) fn unix_parts(t: &impl PointInTime) -> std::result::Result<(i64, u32), String> {
+    t.to_unix()
+        .ok_or_else(|| "is outside the years 0000 to 9999".to_owned())
 }
 
-fn system_time(secs: i64, nanos: u32) -> std::result::Result<SystemTime, String> {
-    let t = if secs >= 0 {
-        UNIX_EPOCH.checked_add(Duration::new(secs.unsigned_abs(), nanos))
-    } else {
-        UNIX_EPOCH
-            .checked_sub(Duration::from_secs(secs.unsigned_abs()))
-            .and_then(|t| t.checked_add(Duration::from_nanos(u64::from(nanos))))
-    };
-    t.ok_or_else(|| "is outside the range of SystemTime on this platform".to_owned())
+fn from_unix<T: PointInTime>(secs: i64, nanos: u32) -> std::result::Result<T, String> {
+    T::from_unix(secs, nanos)
+        .ok_or_else(|| format!("is outside the range of {}", std::any::type_name::<T>()))
 }
 
 fn timestamp_example(fraction_digits: u8) -> String {
@@ -535,6 +517,9 @@ pub fn decode_signed(text: &str, width: u8) -> Result<i64> {
 /// timestamp of one width has the same length, so string order is time
 /// order. Years 0000 to 9999.
 ///
+/// `time` is any [`PointInTime`]: a [`SystemTime`], or a `chrono`, `time` or
+/// `jiff` type with its cargo feature (see [`time`](crate::time)).
+///
 /// # Errors
 /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
 /// component)`) when `time` is outside the years 0000 to 9999 or
@@ -549,8 +534,10 @@ pub fn decode_signed(text: &str, width: u8) -> Result<i64> {
 /// assert_eq!(encode_timestamp(t, 0)?, "2024-01-15T10:30:00Z");
 /// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```
-pub fn encode_timestamp(time: SystemTime, fraction_digits: u8) -> Result<String> {
-    Encoding::Timestamp { fraction_digits }.encode(&KeyValue::Timestamp(time))
+pub fn encode_timestamp(time: impl PointInTime, fraction_digits: u8) -> Result<String> {
+    unix_parts(&time)
+        .and_then(|(secs, nanos)| timestamp(secs, nanos, fraction_digits))
+        .map_err(|reason| Error::invalid_key(COMPONENT, reason))
 }
 
 /// Decodes [`encode_timestamp`]'s output (the fraction it kept).
@@ -570,8 +557,26 @@ pub fn encode_timestamp(time: SystemTime, fraction_digits: u8) -> Result<String>
 /// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```
 pub fn decode_timestamp(text: &str, fraction_digits: u8) -> Result<SystemTime> {
+    decode_timestamp_as(text, fraction_digits)
+}
+
+/// [`decode_timestamp`] into any [`PointInTime`] type `T`, such as a
+/// `chrono`, `time` or `jiff` type with its cargo feature.
+///
+/// # Errors
+/// As [`decode_timestamp`], and when `T` cannot hold the time.
+///
+/// ```
+/// use std::time::{Duration, SystemTime, UNIX_EPOCH};
+/// use dynamodb_mapper::key::decode_timestamp_as;
+///
+/// let t: SystemTime = decode_timestamp_as("1969-12-31T23:59:59.5Z", 1)?;
+/// assert_eq!(t, UNIX_EPOCH - Duration::from_millis(500));
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub fn decode_timestamp_as<T: PointInTime>(text: &str, fraction_digits: u8) -> Result<T> {
     let (secs, nanos) = decode_unix_timestamp(text, fraction_digits)?;
-    system_time(secs, nanos).map_err(|reason| Error::invalid_key(COMPONENT, reason))
+    from_unix(secs, nanos).map_err(|reason| Error::invalid_key(COMPONENT, reason))
 }
 
 /// [`encode_timestamp`] for a time given as unix seconds (negative before

@@ -75,8 +75,8 @@ mod value;
 
 pub use builder::KeyBuilder;
 pub use encoding::{
-    Encoding, decode_signed, decode_timestamp, decode_unix_timestamp, decode_unsigned,
-    encode_signed, encode_timestamp, encode_unix_timestamp, encode_unsigned,
+    Encoding, decode_signed, decode_timestamp, decode_timestamp_as, decode_unix_timestamp,
+    decode_unsigned, encode_signed, encode_timestamp, encode_unix_timestamp, encode_unsigned,
 };
 pub use format::{KeyFormat, KeyRole};
 pub use overlap::{AllowedOverlap, IndexKeys, KeyDeclaration, Overlap, OverlapKind, find_overlaps};

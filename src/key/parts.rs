@@ -6,6 +6,7 @@ use std::time::SystemTime;
 use super::template::pattern_error;
 use super::value::KeyValue;
 use crate::error::{Error, Result};
+use crate::time::PointInTime;
 
 /// The values parsed from a key by [`KeyPattern::parse`](super::KeyPattern::parse), by placeholder
 /// name, typed by each placeholder's format.
@@ -139,6 +140,35 @@ impl KeyParts {
     /// ```
     pub fn timestamp(&self, name: &str) -> Result<SystemTime> {
         self.typed(name, "a timestamp", KeyValue::as_timestamp)
+    }
+
+    /// The point in time of placeholder `name` as a `T`: a `SystemTime`, or
+    /// a `chrono`, `time` or `jiff` type with its cargo feature.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidKeyPattern`](crate::ErrorKind::InvalidKeyPattern)
+    /// (naming the template) when there is no such placeholder, it is not a
+    /// timestamp, or `T` cannot hold it.
+    ///
+    /// ```
+    /// use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    /// use dynamodb_mapper::key::KeyPattern;
+    /// let parts = KeyPattern::sort("AT#{at:ts3}").parse("AT#1970-01-01T00:00:01.500Z")?;
+    /// let at: SystemTime = parts.timestamp_as("at")?;
+    /// assert_eq!(at, UNIX_EPOCH + Duration::from_millis(1500));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn timestamp_as<T: PointInTime>(&self, name: &str) -> Result<T> {
+        let what = format!(
+            "a timestamp within the range of {}",
+            std::any::type_name::<T>()
+        );
+        self.typed(name, &what, |v| {
+            v.as_timestamp()
+                .as_ref()
+                .and_then(PointInTime::to_unix)
+                .and_then(|(s, n)| T::from_unix(s, n))
+        })
     }
 
     /// Placeholder names and values, in template order.

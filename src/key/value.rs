@@ -1,9 +1,12 @@
 //! `KeyValue`, the value of one key component (text, an integer or a point
-//! in time) and its conversions. Uses nothing else in `key`; `encoding` turns
-//! these values into key text and back.
+//! in time) and its conversions. Uses nothing else in `key` (of the crate,
+//! `error` and `time`); `encoding` turns these values into key text and back.
 
 use std::borrow::Cow;
 use std::time::SystemTime;
+
+use crate::error::{Error, Result};
+use crate::time::PointInTime;
 
 /// A value for a key component: text, an integer or a point in time.
 ///
@@ -94,6 +97,36 @@ impl KeyValue<'_> {
             KeyValue::Timestamp(t) => Some(t),
             _ => None,
         }
+    }
+
+    /// A [`KeyValue::Timestamp`] of any [`PointInTime`]: a `SystemTime`, or
+    /// a `chrono`, `time` or `jiff` type with its cargo feature; for
+    /// [`KeyPattern::with`](super::KeyPattern::with).
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute
+    /// `(key component)`) when `at` is outside what a `SystemTime` holds on
+    /// this platform (on Linux, macOS and Windows, every time of the years
+    /// 0000 to 9999, all a key can hold, fits).
+    ///
+    /// ```
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// use dynamodb_mapper::key::{KeyPattern, KeyValue};
+    /// let at = UNIX_EPOCH + Duration::from_secs(86_400);
+    /// let sk = KeyPattern::sort("DAY#{d:ts}").with("d", KeyValue::from_time(at)?).render()?;
+    /// assert_eq!(sk, "DAY#1970-01-02T00:00:00Z");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn from_time(at: impl PointInTime) -> Result<KeyValue<'static>> {
+        at.to_unix()
+            .and_then(|(secs, nanos)| SystemTime::from_unix(secs, nanos))
+            .map(KeyValue::Timestamp)
+            .ok_or_else(|| {
+                Error::invalid_key(
+                    "(key component)",
+                    "is a time outside the range of SystemTime on this platform",
+                )
+            })
     }
 
     /// The same value, owning its text.
