@@ -227,6 +227,59 @@ pub(crate) fn from_ttl_seconds<T: PointInTime>(secs: u64) -> Result<T, String> {
     })
 }
 
+/// The implementations for one major version of jiff (the types are the
+/// same in 0.2 and 1 but for the name of the zoned one).
+#[cfg(any(feature = "jiff", feature = "jiff-02"))]
+macro_rules! jiff_impls {
+    ($jiff:ident, $zoned:ident) => {
+        impl $crate::time::PointInTime for ::$jiff::Timestamp {
+            fn to_unix(&self) -> Option<(i64, u32)> {
+                let secs = self.as_second();
+                // Same sign as the seconds: -0.5 s is (0, -500_000_000).
+                let nanos = self.subsec_nanosecond();
+                match u32::try_from(nanos) {
+                    Ok(n) => Some((secs, n)),
+                    // jiff's range is about ±3e11 s: no overflow.
+                    Err(_) => Some((secs - 1, (nanos + 1_000_000_000).unsigned_abs())),
+                }
+            }
+
+            fn from_unix(secs: i64, nanos: u32) -> Option<Self> {
+                if nanos >= 1_000_000_000 {
+                    return None;
+                }
+                let nanos = i32::try_from(nanos).ok()?;
+                ::$jiff::Timestamp::new(secs, nanos).ok()
+            }
+        }
+
+        impl $crate::time::PointInTime for ::$jiff::$zoned {
+            fn to_unix(&self) -> Option<(i64, u32)> {
+                <::$jiff::Timestamp as $crate::time::PointInTime>::to_unix(&self.timestamp())
+            }
+
+            fn from_unix(secs: i64, nanos: u32) -> Option<Self> {
+                let t = <::$jiff::Timestamp as $crate::time::PointInTime>::from_unix(secs, nanos)?;
+                Some(::$jiff::$zoned::new(t, ::$jiff::tz::TimeZone::UTC))
+            }
+        }
+    };
+}
+
+#[cfg(feature = "chrono")]
+#[cfg_attr(docsrs, doc(cfg(feature = "chrono")))]
+pub mod chrono;
+#[cfg(feature = "jiff")]
+#[cfg_attr(docsrs, doc(cfg(feature = "jiff")))]
+pub mod jiff;
+#[cfg(feature = "jiff-02")]
+#[cfg_attr(docsrs, doc(cfg(feature = "jiff-02")))]
+pub mod jiff_02;
+#[cfg(feature = "time")]
+#[cfg_attr(docsrs, doc(cfg(feature = "time")))]
+#[allow(clippy::module_inception)] // named after the `time` crate, as its siblings are
+pub mod time;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,60 @@
+//! [`PointInTime`](super::PointInTime) for jiff 1 (cargo feature `jiff`):
+//! `jiff::Timestamp` and `jiff::ZonedDateTime`.
+//!
+//! A `ZonedDateTime` is stored as its instant and read back in the time zone
+//! UTC; pass a `ZonedDateTime` by value (or its `.timestamp()`). jiff holds
+//! the years -9999 to 9999 but for the last 26 hours of 9999
+//! (`Timestamp::MAX` is 9999-12-30T22:00:00.999999999Z): a later key
+//! timestamp or TTL reads back as an error.
+//!
+//! ```
+//! use dynamodb_mapper::hooks::{put_str, Timestamps};
+//! use dynamodb_mapper::key::{KeyBuilder, KeyPattern};
+//! use dynamodb_mapper::{Item, ItemExt, Mapper, MapperExt, Record, TableSchema};
+//! use serde::{Deserialize, Serialize};
+//! use jiff::{Timestamp, ToSpan};
+//!
+//! #[derive(Debug, PartialEq, Serialize, Deserialize)]
+//! struct Session {
+//!     user: String,
+//!     id: String,
+//!     // A Number of epoch seconds: the table's TTL.
+//!     #[serde(with = "dynamodb_mapper::time::ttl")]
+//!     expires_at: Timestamp,
+//! }
+//!
+//! struct SessionMapper;
+//! impl Mapper for SessionMapper {
+//!     type Entity = Session;
+//!     const ENTITY_TYPE: &'static str = "Session";
+//!     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk").ttl("expires_at");
+//!     fn after_to_item(s: &Session, item: &mut Item) -> dynamodb_mapper::Result<()> {
+//!         put_str(item, "pk", KeyBuilder::partition("USER").part(&s.user).build()?);
+//!         // A user's sessions sorted by expiry.
+//!         let sk = KeyBuilder::sort("EXPIRES").timestamp(s.expires_at, 0).part(&s.id);
+//!         put_str(item, "sk", sk.build()?);
+//!         Ok(())
+//!     }
+//! }
+//!
+//! let now: Timestamp = "2024-01-15T10:30:00Z".parse()?;
+//! let session = Session { user: "U1".into(), id: "S1".into(), expires_at: now + 720.hours() };
+//! let item = SessionMapper::to_item(&session)?;
+//! assert_eq!(item.get_number::<u64>("expires_at")?, 1_707_906_600);
+//! assert_eq!(item.get_str("sk")?, "EXPIRES#2024-02-14T10:30:00Z#S1");
+//! assert_eq!(SessionMapper::from_item(item.clone())?, session);
+//! assert_eq!(item.get_ttl_as::<Timestamp>("expires_at")?, session.expires_at);
+//!
+//! // The sort key parses back into the same type.
+//! let parts = KeyPattern::sort("EXPIRES#{at:ts}#{id}").parse(item.get_str("sk")?)?;
+//! assert_eq!(parts.timestamp_as::<Timestamp>("at")?, session.expires_at);
+//!
+//! // createdAt/updatedAt kept in the record's attribute bag.
+//! let mut record = Record::new(session);
+//! Timestamps::DEFAULT.stamp(&mut record.bag, now)?;
+//! assert_eq!(Timestamps::DEFAULT.created_at_as::<Timestamp>(&record.bag)?, Some(now));
+//! assert_eq!(record.bag.get("createdAt").and_then(|v| v.as_s().ok()).map(String::as_str), Some("2024-01-15T10:30:00.000Z"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+jiff_impls!(jiff, ZonedDateTime);

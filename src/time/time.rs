@@ -1,0 +1,89 @@
+//! [`PointInTime`] for `time` (cargo feature `time`):
+//! `time::OffsetDateTime` and `time::UtcDateTime`.
+//!
+//! An `OffsetDateTime` is stored as its instant and read back with the
+//! offset UTC. `time` holds the years -9999 to 9999 (without its
+//! `large-dates` feature), so every time the crate stores reads back.
+//!
+//! ```
+//! use dynamodb_mapper::hooks::{put_str, Timestamps};
+//! use dynamodb_mapper::key::{KeyBuilder, KeyPattern};
+//! use dynamodb_mapper::{Item, ItemExt, Mapper, MapperExt, Record, TableSchema};
+//! use serde::{Deserialize, Serialize};
+//! use time::{Duration, OffsetDateTime};
+//!
+//! #[derive(Debug, PartialEq, Serialize, Deserialize)]
+//! struct Session {
+//!     user: String,
+//!     id: String,
+//!     // A Number of epoch seconds: the table's TTL.
+//!     #[serde(with = "dynamodb_mapper::time::ttl")]
+//!     expires_at: OffsetDateTime,
+//! }
+//!
+//! struct SessionMapper;
+//! impl Mapper for SessionMapper {
+//!     type Entity = Session;
+//!     const ENTITY_TYPE: &'static str = "Session";
+//!     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk").ttl("expires_at");
+//!     fn after_to_item(s: &Session, item: &mut Item) -> dynamodb_mapper::Result<()> {
+//!         put_str(item, "pk", KeyBuilder::partition("USER").part(&s.user).build()?);
+//!         // A user's sessions sorted by expiry.
+//!         let sk = KeyBuilder::sort("EXPIRES").timestamp(s.expires_at, 0).part(&s.id);
+//!         put_str(item, "sk", sk.build()?);
+//!         Ok(())
+//!     }
+//! }
+//!
+//! let now: OffsetDateTime = OffsetDateTime::from_unix_timestamp(1_705_314_600)?;
+//! let session = Session { user: "U1".into(), id: "S1".into(), expires_at: now + Duration::days(30) };
+//! let item = SessionMapper::to_item(&session)?;
+//! assert_eq!(item.get_number::<u64>("expires_at")?, 1_707_906_600);
+//! assert_eq!(item.get_str("sk")?, "EXPIRES#2024-02-14T10:30:00Z#S1");
+//! assert_eq!(SessionMapper::from_item(item.clone())?, session);
+//! assert_eq!(item.get_ttl_as::<OffsetDateTime>("expires_at")?, session.expires_at);
+//!
+//! // The sort key parses back into the same type.
+//! let parts = KeyPattern::sort("EXPIRES#{at:ts}#{id}").parse(item.get_str("sk")?)?;
+//! assert_eq!(parts.timestamp_as::<OffsetDateTime>("at")?, session.expires_at);
+//!
+//! // createdAt/updatedAt kept in the record's attribute bag.
+//! let mut record = Record::new(session);
+//! Timestamps::DEFAULT.stamp(&mut record.bag, now)?;
+//! assert_eq!(Timestamps::DEFAULT.created_at_as::<OffsetDateTime>(&record.bag)?, Some(now));
+//! assert_eq!(record.bag.get("createdAt").and_then(|v| v.as_s().ok()).map(String::as_str), Some("2024-01-15T10:30:00.000Z"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use time::{OffsetDateTime, UtcDateTime};
+
+use super::PointInTime;
+
+fn nanos_since_epoch(secs: i64, nanos: u32) -> Option<i128> {
+    if nanos >= 1_000_000_000 {
+        return None;
+    }
+    // |secs| <= 2^63, so this is below 2^93: no overflow.
+    Some(i128::from(secs) * 1_000_000_000 + i128::from(nanos))
+}
+
+/// Read back with the offset UTC.
+impl PointInTime for OffsetDateTime {
+    fn to_unix(&self) -> Option<(i64, u32)> {
+        Some((self.unix_timestamp(), self.nanosecond()))
+    }
+
+    fn from_unix(secs: i64, nanos: u32) -> Option<Self> {
+        OffsetDateTime::from_unix_timestamp_nanos(nanos_since_epoch(secs, nanos)?).ok()
+    }
+}
+
+impl PointInTime for UtcDateTime {
+    fn to_unix(&self) -> Option<(i64, u32)> {
+        Some((self.unix_timestamp(), self.nanosecond()))
+    }
+
+    fn from_unix(secs: i64, nanos: u32) -> Option<Self> {
+        UtcDateTime::from_unix_timestamp_nanos(nanos_since_epoch(secs, nanos)?).ok()
+    }
+}
