@@ -26,9 +26,15 @@
 //!   [`ErrorKind::Timeout`](crate::ErrorKind::Timeout).
 //! - **Never a panic** on any response: one that makes no sense is an
 //!   [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse).
+//! - **Consumed capacity on request only.** Nothing asks DynamoDB for
+//!   consumed capacity unless the table does
+//!   ([`Table::consumed_capacity`]); then each helper reports the sum over
+//!   the requests it sent ([`CapacityUsage`]) in its result where it has
+//!   one and in its tracing span.
 
 mod batch;
 mod call;
+mod capacity;
 mod create;
 mod identity;
 mod lock;
@@ -45,6 +51,7 @@ pub use batch::{
     FailedItem,
 };
 pub use call::DEFAULT_CALL_TIMEOUT;
+pub use capacity::{CapacityUsage, TableCapacity};
 pub use create::{CreateTable, CreatedTable, DEFAULT_ACTIVE_WAIT};
 pub use table::Table;
 pub use tx::{TRANSACTION_LIMIT, Transaction};

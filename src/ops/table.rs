@@ -8,11 +8,13 @@ use std::time::Duration;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
+use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use futures_util::Stream;
 
 use super::RetryPolicy;
 use super::batch::{BatchGetter, BatchWriter};
 use super::call::call_timeout;
+use super::capacity;
 use super::create::CreateTable;
 use super::tx::Transaction;
 use super::{lock, pages};
@@ -56,6 +58,7 @@ pub struct Table {
     schema: TableSchema,
     retry: RetryPolicy,
     call_bound: Duration,
+    capacity: Option<ReturnConsumedCapacity>,
 }
 
 impl Table {
@@ -75,6 +78,7 @@ impl Table {
             schema,
             retry: RetryPolicy::default(),
             call_bound: call_timeout(client),
+            capacity: None,
         }
     }
 
@@ -106,6 +110,52 @@ impl Table {
     pub fn call_timeout(mut self, after: Duration) -> Self {
         self.call_bound = after;
         self
+    }
+
+    /// Asks DynamoDB to report the capacity each request consumes, for every
+    /// helper started from this table: batch writes and gets. `Total` reports each table's units; `Indexes` adds
+    /// the table's own share and each secondary index's;
+    /// [`ReturnConsumedCapacity::None`] asks for nothing (as if never set).
+    ///
+    /// By default nothing is asked: the requests leave
+    /// `ReturnConsumedCapacity` out, and DynamoDB does not spend the time to
+    /// compute a report. When asked, the sum over every request a helper sent
+    /// (retries included) is in its result where it has one
+    /// ([`BatchSummary::consumed_capacity`](super::BatchSummary::consumed_capacity))
+    /// and always in the `consumed_capacity` field of its tracing span
+    /// (`dynamodb_mapper.batch_write`, `.batch_get`).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
+    /// use dynamodb_mapper::ops::Table;
+    ///
+    /// let table = Table::new(&client(), "AppTable", TABLE);
+    /// assert_eq!(table.return_consumed_capacity(), None);
+    ///
+    /// let table = table.consumed_capacity(ReturnConsumedCapacity::Indexes);
+    /// assert_eq!(table.return_consumed_capacity(), Some(&ReturnConsumedCapacity::Indexes));
+    /// ```
+    pub fn consumed_capacity(mut self, mode: ReturnConsumedCapacity) -> Self {
+        self.capacity = capacity::normalize(mode);
+        self
+    }
+
+    /// What the helpers ask DynamoDB to report of consumed capacity (see
+    /// [`consumed_capacity`](Self::consumed_capacity)); `None` by default.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
+    /// let table = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE)
+    ///     .consumed_capacity(ReturnConsumedCapacity::Total);
+    /// assert_eq!(table.return_consumed_capacity(), Some(&ReturnConsumedCapacity::Total));
+    /// let none = table.consumed_capacity(ReturnConsumedCapacity::None);
+    /// assert_eq!(none.return_consumed_capacity(), None);
+    /// ```
+    #[must_use]
+    pub fn return_consumed_capacity(&self) -> Option<&ReturnConsumedCapacity> {
+        self.capacity.as_ref()
     }
 
     /// The client.

@@ -16,6 +16,7 @@ use crate::error::{Error, Result, Unread};
 use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt};
 use crate::ops::call::{Failed, call};
+use crate::ops::capacity;
 use crate::ops::describe_key;
 use crate::ops::identity::KeyId;
 use crate::ops::{RetryPolicy, Table};
@@ -139,6 +140,7 @@ pub struct BatchGetter {
     schema: TableSchema,
     retry: RetryPolicy,
     bound: Duration,
+    capacity: Option<ReturnConsumedCapacity>,
     concurrency: usize,
     consistent_read: bool,
 }
@@ -152,6 +154,7 @@ impl BatchGetter {
             schema: table.schema(),
             retry: table.retry_policy(),
             bound: table.call_bound(),
+            capacity: table.return_consumed_capacity().cloned(),
             concurrency: 4,
             consistent_read: false,
         }
@@ -284,6 +287,7 @@ impl BatchGetter {
             retries = tracing::field::Empty,
             consumed_capacity = tracing::field::Empty,
         );
+        let recorder = span.clone();
         async move {
             let mut seen = HashSet::with_capacity(keys.len());
             let mut entries = Vec::with_capacity(keys.len());
@@ -300,10 +304,9 @@ impl BatchGetter {
                 });
             }
             let out = run(self, entries, self.retry, self.concurrency).await;
-            let span = tracing::Span::current();
-            span.record("requests", out.summary.requests);
-            span.record("retries", out.summary.retries);
-            span.record("consumed_capacity", out.summary.consumed_capacity);
+            recorder.record("requests", out.summary.requests);
+            recorder.record("retries", out.summary.retries);
+            capacity::record(&recorder, out.summary.consumed_capacity.as_ref());
             let mut summary = out.summary;
             summary.items = out.found.len();
             // A read in doubt is simply not read.
@@ -335,6 +338,10 @@ impl Job for BatchGetter {
     const OPERATION: &'static str = OPERATION;
     const CHUNK: usize = BATCH_GET_LIMIT;
 
+    fn asks_capacity(&self) -> bool {
+        capacity::asks(self.capacity.as_ref())
+    }
+
     fn send(
         &self,
         keys: Vec<Item>,
@@ -348,7 +355,7 @@ impl Job for BatchGetter {
                 self.client
                     .batch_get_item()
                     .request_items(self.table.clone(), keys)
-                    .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                    .set_return_consumed_capacity(self.capacity.clone())
                     .send()
             });
         async move {
@@ -363,13 +370,9 @@ impl Job for BatchGetter {
     fn sort(
         &self,
         pending: &[Entry<Item>],
-        response: BatchGetItemOutput,
+        mut response: BatchGetItemOutput,
     ) -> std::result::Result<Sorted, String> {
-        let capacity = response
-            .consumed_capacity()
-            .iter()
-            .filter_map(|c| c.capacity_units())
-            .sum::<f64>();
+        let capacity = response.consumed_capacity.take().unwrap_or_default();
         let (found, again) = sort(
             &self.table,
             &self.schema,

@@ -16,6 +16,7 @@ mod get;
 mod run;
 mod write;
 
+use super::capacity::{self, CapacityUsage};
 use super::identity::KeyId;
 
 pub use get::{BatchGetter, BatchRead, FailedItem};
@@ -31,6 +32,7 @@ pub const BATCH_GET_LIMIT: usize = 100;
 /// ```
 /// let s = dynamodb_mapper::ops::BatchSummary::default();
 /// assert_eq!(s.items, 0);
+/// assert_eq!(s.consumed_capacity, None);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
@@ -41,8 +43,26 @@ pub struct BatchSummary {
     pub requests: usize,
     /// Requests that were retries (of unprocessed items or throttling).
     pub retries: usize,
-    /// Capacity units consumed, as reported by DynamoDB.
-    pub consumed_capacity: f64,
+    /// The capacity DynamoDB reported, summed over every request (retries
+    /// included): `None` unless the [`Table`](super::Table) asked for it
+    /// ([`Table::consumed_capacity`](super::Table::consumed_capacity)).
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::doc_support::*;
+    /// # async fn demo(client: aws_sdk_dynamodb::Client, notes: Vec<Note>) -> dynamodb_mapper::Result<()> {
+    /// use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
+    /// let summary = dynamodb_mapper::ops::Table::new(&client, "AppTable", NoteMapper::TABLE)
+    ///     .consumed_capacity(ReturnConsumedCapacity::Total)
+    ///     .batch_writer()
+    ///     .put::<NoteMapper>(&notes)
+    ///     .await?;
+    /// if let Some(used) = &summary.consumed_capacity {
+    ///     println!("{} write units", used.total);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub consumed_capacity: Option<CapacityUsage>,
 }
 
 impl BatchSummary {
@@ -50,7 +70,10 @@ impl BatchSummary {
         self.items += other.items;
         self.requests += other.requests;
         self.retries += other.retries;
-        self.consumed_capacity += other.consumed_capacity;
+        capacity::merge(
+            &mut self.consumed_capacity,
+            other.consumed_capacity.as_ref(),
+        );
     }
 }
 

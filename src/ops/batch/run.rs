@@ -5,6 +5,7 @@
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use aws_sdk_dynamodb::types::ConsumedCapacity;
 use futures_util::stream::{self, StreamExt};
 
 use super::{BatchSummary, Entry};
@@ -12,6 +13,7 @@ use crate::error::Error;
 use crate::item::Item;
 use crate::ops::RetryPolicy;
 use crate::ops::call::Failed;
+use crate::ops::capacity;
 
 /// One kind of batch request.
 pub(super) trait Job {
@@ -25,6 +27,9 @@ pub(super) trait Job {
     const OPERATION: &'static str;
     /// Entries per request.
     const CHUNK: usize;
+
+    /// Whether the requests ask DynamoDB for consumed capacity.
+    fn asks_capacity(&self) -> bool;
 
     /// Sends one attempt (bounded in time, see `ops::call`).
     fn send(
@@ -47,7 +52,7 @@ pub(super) struct Sorted {
     /// Items read (gets).
     pub(super) found: Vec<Item>,
     /// Capacity the answer reported.
-    pub(super) capacity: f64,
+    pub(super) capacity: Vec<ConsumedCapacity>,
 }
 
 /// What a whole batch did. `done + unprocessed + in_doubt` is every entry.
@@ -68,9 +73,13 @@ pub(super) struct Outcome<T> {
 }
 
 impl<T> Outcome<T> {
-    fn new() -> Self {
+    /// Nothing done yet; capacity counted from zero when `asked`.
+    fn new(asked: bool) -> Self {
         Outcome {
-            summary: BatchSummary::default(),
+            summary: BatchSummary {
+                consumed_capacity: capacity::start(asked),
+                ..BatchSummary::default()
+            },
             done: 0,
             found: Vec::new(),
             unprocessed: Vec::new(),
@@ -126,7 +135,7 @@ where
         .buffer_unordered(concurrency.max(1))
         .collect()
         .await;
-    let mut total = Outcome::new();
+    let mut total = Outcome::new(job.asks_capacity());
     for outcome in outcomes {
         total.add(outcome);
     }
@@ -144,7 +153,7 @@ where
     J: Job,
     aws_sdk_dynamodb::Error: From<J::Error>,
 {
-    let mut out = Outcome::new();
+    let mut out = Outcome::new(job.asks_capacity());
     loop {
         if stop.load(Ordering::SeqCst) {
             // Another chunk met an error that retrying cannot fix.
@@ -157,7 +166,7 @@ where
         match job.send(requests).await {
             Ok(response) => match job.sort(&pending, response) {
                 Ok(sorted) => {
-                    out.summary.consumed_capacity += sorted.capacity;
+                    capacity::add_all(&mut out.summary.consumed_capacity, &sorted.capacity);
                     out.found.extend(sorted.found);
                     let mut left = Vec::new();
                     for (entry, again) in pending.into_iter().zip(sorted.again) {

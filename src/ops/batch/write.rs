@@ -19,6 +19,7 @@ use crate::error::{Error, Result, Unwritten};
 use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt};
 use crate::ops::call::{Failed, call};
+use crate::ops::capacity;
 use crate::ops::describe_key;
 use crate::ops::identity::KeyId;
 use crate::ops::version::first_version;
@@ -72,6 +73,7 @@ pub struct BatchWriter {
     schema: TableSchema,
     retry: RetryPolicy,
     bound: Duration,
+    capacity: Option<ReturnConsumedCapacity>,
     concurrency: usize,
     import: bool,
 }
@@ -85,6 +87,7 @@ impl BatchWriter {
             schema: table.schema(),
             retry: table.retry_policy(),
             bound: table.call_bound(),
+            capacity: table.return_consumed_capacity().cloned(),
             concurrency: 4,
             import: false,
         }
@@ -279,13 +282,13 @@ impl BatchWriter {
             retries = tracing::field::Empty,
             consumed_capacity = tracing::field::Empty,
         );
+        let recorder = span.clone();
         async move {
             let entries = self.check(requests, items_checked)?;
             let out = run(self, entries, self.retry, self.concurrency).await;
-            let span = tracing::Span::current();
-            span.record("requests", out.summary.requests);
-            span.record("retries", out.summary.retries);
-            span.record("consumed_capacity", out.summary.consumed_capacity);
+            recorder.record("requests", out.summary.requests);
+            recorder.record("retries", out.summary.retries);
+            capacity::record(&recorder, out.summary.consumed_capacity.as_ref());
             if out.unprocessed.is_empty() && out.in_doubt.is_empty() {
                 return Ok(out.summary);
             }
@@ -373,6 +376,10 @@ impl Job for BatchWriter {
     const OPERATION: &'static str = OPERATION;
     const CHUNK: usize = BATCH_WRITE_LIMIT;
 
+    fn asks_capacity(&self) -> bool {
+        capacity::asks(self.capacity.as_ref())
+    }
+
     fn send(
         &self,
         requests: Vec<WriteRequest>,
@@ -382,7 +389,7 @@ impl Job for BatchWriter {
             .client
             .batch_write_item()
             .request_items(self.table.clone(), requests)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .set_return_consumed_capacity(self.capacity.clone())
             .send();
         call(self.bound, OPERATION, request)
     }
@@ -390,13 +397,9 @@ impl Job for BatchWriter {
     fn sort(
         &self,
         pending: &[Entry<WriteRequest>],
-        response: BatchWriteItemOutput,
+        mut response: BatchWriteItemOutput,
     ) -> std::result::Result<Sorted, String> {
-        let capacity = response
-            .consumed_capacity()
-            .iter()
-            .filter_map(|c| c.capacity_units())
-            .sum::<f64>();
+        let capacity = response.consumed_capacity.take().unwrap_or_default();
         let again = listed(
             &self.table,
             &self.schema,

@@ -1,0 +1,351 @@
+//! Consumed capacity on request: no helper asks DynamoDB for it unless the
+//! table opts in; then every helper asks on every request (retries and
+//! pages included), reports the sum in its result where it has one, and
+//! records it on its tracing span. Mocks check the requests and the sums;
+//! the emulator checks that a real server's reports come through.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
+use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemOutput;
+use aws_sdk_dynamodb::types::{
+    Capacity, ConsumedCapacity, KeysAndAttributes, ReturnConsumedCapacity,
+};
+use aws_smithy_mocks::mock;
+use dynamodb_mapper::ops::{BatchSummary, CapacityUsage, Table};
+use dynamodb_mapper::{Item, MapperExt};
+use dynamodb_mapper_support::requests::{fast_retry, mock_client, sent_keys, sent_writes};
+use dynamodb_mapper_support::seed001::*;
+
+const TABLE: &str = "AppTable";
+
+/// The table settings tried on every helper, with the request field each
+/// must produce: nothing by default, nothing for `NONE`, else the mode.
+fn settings() -> [(
+    Option<ReturnConsumedCapacity>,
+    Option<ReturnConsumedCapacity>,
+); 4] {
+    use ReturnConsumedCapacity::{Indexes, None as Nothing, Total};
+    [
+        (None, None),
+        (Some(Total), Some(Total)),
+        (Some(Indexes), Some(Indexes)),
+        (Some(Nothing), None),
+    ]
+}
+
+/// `Table` of `schema` on `client` with `setting` applied (if any).
+fn table(
+    client: &Client,
+    schema: dynamodb_mapper::TableSchema,
+    setting: &Option<ReturnConsumedCapacity>,
+) -> Table {
+    let table = Table::new(client, TABLE, schema).retry(fast_retry(5));
+    match setting {
+        Some(mode) => table.consumed_capacity(mode.clone()),
+        None => table,
+    }
+}
+
+/// A report of `units` on `table`, a quarter of it on GSI1: what DynamoDB
+/// answers with `INDEXES` (the mocks answer it whatever was asked, so a
+/// helper that did not ask must ignore it).
+fn report(table: &str, units: f64) -> ConsumedCapacity {
+    let capacity = |units| Capacity::builder().capacity_units(units).build();
+    ConsumedCapacity::builder()
+        .table_name(table)
+        .capacity_units(units)
+        .table(capacity(units * 0.75))
+        .global_secondary_indexes("GSI1", capacity(units * 0.25))
+        .build()
+}
+
+/// Checks `used` against the sum of `units` reported on [`TABLE`], when
+/// `asked`; `None` otherwise.
+#[track_caller]
+fn assert_sum(used: Option<&CapacityUsage>, asked: bool, units: &[f64]) {
+    if !asked {
+        assert_eq!(used, None, "nothing asked, nothing reported");
+        return;
+    }
+    let used = used.expect("asked, so reported");
+    let total: f64 = units.iter().sum();
+    assert_eq!(used.total, total);
+    let table = &used.tables[TABLE];
+    assert_eq!(
+        (table.total, table.table, table.indexes.get("GSI1").copied()),
+        (total, Some(total * 0.75), Some(total * 0.25))
+    );
+    let reports: Vec<_> = units.iter().map(|u| report(TABLE, *u)).collect();
+    assert_eq!(*used, CapacityUsage::from_reports(&reports));
+}
+
+/// Checks the span `name` recorded `total` as its consumed capacity (or
+/// nothing when not `asked`).
+#[track_caller]
+fn assert_span(spans: &capture::Spans, name: &str, asked: bool, total: f64) {
+    let recorded = spans.field(name, "consumed_capacity");
+    assert_eq!(recorded, asked.then_some(total), "span {name}");
+}
+
+// ------------------------------------------------------------ batches
+
+#[tokio::test]
+async fn batch_write_asks_only_when_opted_in_and_sums_every_attempt() {
+    for (setting, field) in settings() {
+        let asked = field.is_some();
+        let (spans, _guard) = capture::spans();
+        let calls = Arc::new(AtomicUsize::new(0));
+        let count = calls.clone();
+        let want = field.clone();
+        // First attempt: 3 units, two items left unprocessed; the retry: 2.
+        let rule = mock!(Client::batch_write_item)
+            .match_requests(move |r| r.return_consumed_capacity() == want.as_ref())
+            .then_compute_output(move |req| {
+                let sent = sent_writes(req, TABLE);
+                if count.fetch_add(1, Ordering::SeqCst) == 0 {
+                    BatchWriteItemOutput::builder()
+                        .unprocessed_items(TABLE, vec![sent[2].clone(), sent[4].clone()])
+                        .consumed_capacity(report(TABLE, 3.0))
+                        .build()
+                } else {
+                    BatchWriteItemOutput::builder()
+                        .consumed_capacity(report(TABLE, 2.0))
+                        .build()
+                }
+            });
+        let client = mock_client(&[&rule]);
+        let summary = table(&client, APP_TABLE, &setting)
+            .batch_writer()
+            .put::<CustomerMapper>(&customers(5))
+            .await
+            .unwrap();
+        assert_eq!(
+            (rule.num_calls(), summary.items, summary.retries),
+            (2, 5, 1)
+        );
+        assert_sum(summary.consumed_capacity.as_ref(), asked, &[3.0, 2.0]);
+        assert_span(&spans, "dynamodb_mapper.batch_write", asked, 5.0);
+    }
+}
+
+#[tokio::test]
+async fn batch_write_sums_every_chunk() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let count = calls.clone();
+    let rule = mock!(Client::batch_write_item)
+        .match_requests(|r| r.return_consumed_capacity() == Some(&ReturnConsumedCapacity::Total))
+        .then_compute_output(move |req| {
+            count.fetch_add(1, Ordering::SeqCst);
+            let n = sent_writes(req, TABLE).len() as f64;
+            BatchWriteItemOutput::builder()
+                .consumed_capacity(report(TABLE, n))
+                .build()
+        });
+    let client = mock_client(&[&rule]);
+    let summary = table(&client, APP_TABLE, &Some(ReturnConsumedCapacity::Total))
+        .batch_writer()
+        .put::<CustomerMapper>(&customers(60))
+        .await
+        .unwrap();
+    assert_eq!(calls.load(Ordering::SeqCst), 3, "25 + 25 + 10");
+    assert_sum(
+        summary.consumed_capacity.as_ref(),
+        true,
+        &[25.0, 25.0, 10.0],
+    );
+}
+
+#[tokio::test]
+async fn an_empty_batch_reports_zero_when_asked_and_none_otherwise() {
+    let client = mock_client(&[]);
+    for (setting, field) in settings() {
+        let t = table(&client, APP_TABLE, &setting);
+        let written = t.batch_writer().put_items(Vec::new()).await.unwrap();
+        let (_, read) = t.batch_getter().get_items(Vec::new()).await.unwrap();
+        let zero = field.is_some().then(CapacityUsage::default);
+        assert_eq!(written.consumed_capacity, zero);
+        assert_eq!(read.consumed_capacity, zero);
+    }
+    assert_eq!(BatchSummary::default().consumed_capacity, None);
+}
+
+#[tokio::test]
+async fn batch_get_asks_only_when_opted_in_and_sums_every_attempt() {
+    for (setting, field) in settings() {
+        let asked = field.is_some();
+        let (spans, _guard) = capture::spans();
+        let calls = Arc::new(AtomicUsize::new(0));
+        let count = calls.clone();
+        let want = field.clone();
+        // First attempt: 1.5 units, two keys left unprocessed; the retry: 0.5.
+        let rule = mock!(Client::batch_get_item)
+            .match_requests(move |r| r.return_consumed_capacity() == want.as_ref())
+            .then_compute_output(move |req| {
+                let keys = sent_keys(req, TABLE);
+                let first = count.fetch_add(1, Ordering::SeqCst) == 0;
+                let (answer, left) = keys.split_at(if first { keys.len() - 2 } else { keys.len() });
+                let items: Vec<Item> = answer
+                    .iter()
+                    .map(|k| CustomerMapper::to_item(&customer_with_key(k)).unwrap())
+                    .collect();
+                let mut out = BatchGetItemOutput::builder()
+                    .responses(TABLE, items)
+                    .consumed_capacity(report(TABLE, if first { 1.5 } else { 0.5 }));
+                if !left.is_empty() {
+                    let left = KeysAndAttributes::builder()
+                        .set_keys(Some(left.to_vec()))
+                        .build()
+                        .unwrap();
+                    out = out.unprocessed_keys(TABLE, left);
+                }
+                out.build()
+            });
+        let client = mock_client(&[&rule]);
+        let keys: Vec<Item> = customers(10)
+            .iter()
+            .map(|c| CustomerMapper::key(c).unwrap())
+            .collect();
+        let read = table(&client, APP_TABLE, &setting)
+            .batch_getter()
+            .get::<CustomerMapper>(keys)
+            .await
+            .unwrap();
+        assert_eq!((rule.num_calls(), read.entities.len()), (2, 10));
+        assert_sum(read.summary.consumed_capacity.as_ref(), asked, &[1.5, 0.5]);
+        assert_span(&spans, "dynamodb_mapper.batch_get", asked, 2.0);
+    }
+}
+
+// ------------------------------------------------------------ the emulator
+
+/// Against the testkit's server (embedded by default, DynamoDB Local with
+/// `DYNAMODB_MAPPER_BACKEND=dynamodb-local`): the server's own reports come
+/// through, and nothing is reported when nothing was asked.
+#[tokio::test]
+async fn a_real_server_reports_capacity_only_when_asked() {
+    use dynamodb_mapper_support::local;
+    let (client, t) = local::client_and_table("capacity", APP_TABLE).await;
+    let plain = Table::new(&client, &t, APP_TABLE);
+    let list = customers(30);
+    let written = plain
+        .batch_writer()
+        .put::<CustomerMapper>(&list)
+        .await
+        .unwrap();
+    assert_eq!((written.items, written.consumed_capacity), (30, None));
+
+    let total = plain
+        .clone()
+        .consumed_capacity(ReturnConsumedCapacity::Total);
+    let written = total
+        .batch_writer()
+        .put::<CustomerMapper>(&list)
+        .await
+        .unwrap();
+    let used = written.consumed_capacity.expect("asked, so reported");
+    assert!(used.total > 0.0, "{used:?}");
+    assert_eq!(used.tables[&t].total, used.total, "{used:?}");
+
+    let keys: Vec<Item> = list
+        .iter()
+        .map(|c| CustomerMapper::key(c).unwrap())
+        .collect();
+    let (_, read) = plain.batch_getter().get_items(keys.clone()).await.unwrap();
+    assert_eq!(read.consumed_capacity, None);
+    let (items, read) = total.batch_getter().get_items(keys).await.unwrap();
+    assert_eq!(items.len(), 30);
+    let used = read.consumed_capacity.expect("asked, so reported");
+    assert!(used.total > 0.0, "{used:?}");
+}
+
+/// A minimal subscriber that keeps every span's numeric fields (the crate
+/// depends on `tracing` only, not on `tracing-subscriber`).
+mod capture {
+    use std::collections::HashMap;
+    use std::fmt;
+    use std::sync::{Arc, Mutex};
+
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::subscriber::DefaultGuard;
+    use tracing::{Event, Metadata, Subscriber};
+
+    struct Span {
+        name: &'static str,
+        numbers: HashMap<&'static str, f64>,
+    }
+
+    /// The spans opened on this thread while the guard lives.
+    #[derive(Clone, Default)]
+    pub struct Spans(Arc<Mutex<Vec<Span>>>);
+
+    /// Captures the spans of this thread until the guard is dropped.
+    pub fn spans() -> (Spans, DefaultGuard) {
+        let spans = Spans::default();
+        let guard = tracing::subscriber::set_default(spans.clone());
+        (spans, guard)
+    }
+
+    impl Spans {
+        /// `field` of every span `name`, in the order they were opened.
+        pub fn all(&self, name: &str, field: &str) -> Vec<Option<f64>> {
+            let spans = self.0.lock().unwrap();
+            spans
+                .iter()
+                .filter(|s| s.name == name)
+                .map(|s| s.numbers.get(field).copied())
+                .collect()
+        }
+
+        /// `field` of the one span `name` (panics unless there is one).
+        #[track_caller]
+        pub fn field(&self, name: &str, field: &str) -> Option<f64> {
+            let all = self.all(name, field);
+            assert_eq!(all.len(), 1, "one span {name}");
+            all[0]
+        }
+    }
+
+    struct Numbers<'a>(&'a mut HashMap<&'static str, f64>);
+
+    impl Visit for Numbers<'_> {
+        fn record_f64(&mut self, field: &Field, value: f64) {
+            self.0.insert(field.name(), value);
+        }
+        fn record_u64(&mut self, field: &Field, value: u64) {
+            self.0.insert(field.name(), value as f64);
+        }
+        fn record_i64(&mut self, field: &Field, value: i64) {
+            self.0.insert(field.name(), value as f64);
+        }
+        fn record_debug(&mut self, _: &Field, _: &dyn fmt::Debug) {}
+    }
+
+    impl Subscriber for Spans {
+        fn enabled(&self, _: &Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, span: &Attributes<'_>) -> Id {
+            let mut spans = self.0.lock().unwrap();
+            let mut numbers = HashMap::new();
+            span.record(&mut Numbers(&mut numbers));
+            spans.push(Span {
+                name: span.metadata().name(),
+                numbers,
+            });
+            Id::from_u64(spans.len() as u64)
+        }
+        fn record(&self, id: &Id, values: &Record<'_>) {
+            let mut spans = self.0.lock().unwrap();
+            let index = usize::try_from(id.into_u64() - 1).unwrap();
+            values.record(&mut Numbers(&mut spans[index].numbers));
+        }
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+        fn event(&self, _: &Event<'_>) {}
+        fn enter(&self, _: &Id) {}
+        fn exit(&self, _: &Id) {}
+    }
+}
