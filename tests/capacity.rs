@@ -10,11 +10,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
 use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemOutput;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsOutput;
 use aws_sdk_dynamodb::types::{
-    Capacity, ConsumedCapacity, KeysAndAttributes, ReturnConsumedCapacity,
+    AttributeValue, Capacity, ConsumedCapacity, Delete, KeysAndAttributes, ReturnConsumedCapacity,
+    TransactWriteItem,
 };
 use aws_smithy_mocks::mock;
-use dynamodb_mapper::ops::{BatchSummary, CapacityUsage, Table};
+use dynamodb_mapper::ops::{ActionInfo, ActionKind, BatchSummary, CapacityUsage, Table};
 use dynamodb_mapper::{Item, MapperExt};
 use dynamodb_mapper_support::requests::{fast_retry, mock_client, sent_keys, sent_writes};
 use dynamodb_mapper_support::seed001::*;
@@ -165,9 +167,11 @@ async fn an_empty_batch_reports_zero_when_asked_and_none_otherwise() {
         let t = table(&client, APP_TABLE, &setting);
         let written = t.batch_writer().put_items(Vec::new()).await.unwrap();
         let (_, read) = t.batch_getter().get_items(Vec::new()).await.unwrap();
+        let sent = t.transaction().send().await.unwrap();
         let zero = field.is_some().then(CapacityUsage::default);
         assert_eq!(written.consumed_capacity, zero);
         assert_eq!(read.consumed_capacity, zero);
+        assert_eq!(sent.consumed_capacity, zero);
     }
     assert_eq!(BatchSummary::default().consumed_capacity, None);
 }
@@ -219,6 +223,58 @@ async fn batch_get_asks_only_when_opted_in_and_sums_every_attempt() {
     }
 }
 
+// ------------------------------------------------------------ transactions
+
+#[tokio::test]
+async fn transactions_ask_only_when_opted_in_and_report_every_table() {
+    for (setting, field) in settings() {
+        let asked = field.is_some();
+        let (spans, _guard) = capture::spans();
+        let want = field.clone();
+        let rule = mock!(Client::transact_write_items)
+            .match_requests(move |r| r.return_consumed_capacity() == want.as_ref())
+            .then_output(|| {
+                TransactWriteItemsOutput::builder()
+                    .consumed_capacity(report(TABLE, 4.0))
+                    .consumed_capacity(
+                        ConsumedCapacity::builder()
+                            .table_name("Audit")
+                            .capacity_units(2.0)
+                            .build(),
+                    )
+                    .build()
+            });
+        let client = mock_client(&[&rule]);
+        let mut tx = table(&client, APP_TABLE, &setting).transaction();
+        tx.put::<CustomerMapper>(&customer("C1")).unwrap();
+        let key = Item::from([("pk".to_owned(), AttributeValue::S("AUDIT#1".into()))]);
+        let delete = Delete::builder()
+            .table_name("Audit")
+            .set_key(Some(key.clone()))
+            .build()
+            .unwrap();
+        tx.push(
+            TransactWriteItem::builder().delete(delete).build(),
+            ActionInfo::new(ActionKind::Delete, "Audit", "Audit", key),
+        )
+        .unwrap();
+        let sent = tx.send().await.unwrap();
+        assert_eq!(rule.num_calls(), 1);
+        assert_span(&spans, "dynamodb_mapper.transact_write", asked, 6.0);
+        let Some(used) = sent.consumed_capacity else {
+            assert!(!asked, "asked, so reported");
+            continue;
+        };
+        assert!(asked, "not asked, yet reported: {used:?}");
+        assert_eq!(used.total, 6.0);
+        assert_eq!(used.tables[TABLE].indexes["GSI1"], 1.0);
+        assert_eq!(
+            (used.tables["Audit"].total, used.tables["Audit"].table),
+            (2.0, None)
+        );
+    }
+}
+
 // ------------------------------------------------------------ the emulator
 
 /// Against the testkit's server (embedded by default, DynamoDB Local with
@@ -259,6 +315,31 @@ async fn a_real_server_reports_capacity_only_when_asked() {
     assert_eq!(items.len(), 30);
     let used = read.consumed_capacity.expect("asked, so reported");
     assert!(used.total > 0.0, "{used:?}");
+
+    // With INDEXES, the write's share on GSI1 (customers by email) shows.
+    let indexes = plain
+        .clone()
+        .consumed_capacity(ReturnConsumedCapacity::Indexes);
+    let mut tx = indexes.transaction();
+    tx.put::<CustomerMapper>(&customer("C100")).unwrap();
+    let used = tx
+        .send()
+        .await
+        .unwrap()
+        .consumed_capacity
+        .expect("asked, so reported");
+    let share = &used.tables[&t];
+    assert!(
+        share.total > 0.0 && share.table.is_some_and(|u| u > 0.0),
+        "{used:?}"
+    );
+    assert!(
+        share.indexes.get("GSI1").is_some_and(|u| *u > 0.0),
+        "{used:?}"
+    );
+    let mut tx = plain.transaction();
+    tx.put::<CustomerMapper>(&customer("C101")).unwrap();
+    assert_eq!(tx.send().await.unwrap().consumed_capacity, None);
 }
 
 /// A minimal subscriber that keeps every span's numeric fields (the crate

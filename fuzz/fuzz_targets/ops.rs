@@ -1000,7 +1000,10 @@ fn client() -> &'static Client {
 enum Outcome {
     Write(dynamodb_mapper::Result<dynamodb_mapper::ops::BatchSummary>),
     Get(dynamodb_mapper::Result<(Vec<Item>, dynamodb_mapper::ops::BatchSummary)>),
-    Transact(dynamodb_mapper::Result<()>, Vec<(ActionKind, usize)>),
+    Transact(
+        dynamodb_mapper::Result<dynamodb_mapper::ops::TransactionSummary>,
+        Vec<(ActionKind, usize)>,
+    ),
 }
 
 fn run(case: &Case) -> Outcome {
@@ -1276,7 +1279,7 @@ fn check_get(
 fn check_transact(
     case: &Case,
     fake: &Fake,
-    result: &dynamodb_mapper::Result<()>,
+    result: &dynamodb_mapper::Result<dynamodb_mapper::ops::TransactionSummary>,
     added: &[(ActionKind, usize)],
 ) {
     let sent = !added.is_empty();
@@ -1289,11 +1292,15 @@ fn check_transact(
         _ => false,
     };
     match result {
-        Ok(()) => assert!(
-            !sent || success,
-            "Ok after a failure answer: {:?}",
-            case.tx_answer
-        ),
+        Ok(summary) => {
+            assert!(
+                !sent || success,
+                "Ok after a failure answer: {:?}",
+                case.tx_answer
+            );
+            // The table never asks, so nothing the service says is reported.
+            assert_eq!(summary.consumed_capacity, None);
+        }
         Err(err) if err.kind() == ErrorKind::TransactionCanceled => {
             let canceled = err.canceled();
             assert!(!success, "canceled after a success answer");

@@ -54,7 +54,7 @@ pub use call::DEFAULT_CALL_TIMEOUT;
 pub use capacity::{CapacityUsage, TableCapacity};
 pub use create::{CreateTable, CreatedTable, DEFAULT_ACTIVE_WAIT};
 pub use table::Table;
-pub use tx::{TRANSACTION_LIMIT, Transaction};
+pub use tx::{TRANSACTION_LIMIT, Transaction, TransactionSummary};
 
 /// Bounded exponential backoff with full jitter.
 ///

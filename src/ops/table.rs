@@ -113,7 +113,7 @@ impl Table {
     }
 
     /// Asks DynamoDB to report the capacity each request consumes, for every
-    /// helper started from this table: batch writes and gets. `Total` reports each table's units; `Indexes` adds
+    /// helper started from this table: batch writes and gets, transactions. `Total` reports each table's units; `Indexes` adds
     /// the table's own share and each secondary index's;
     /// [`ReturnConsumedCapacity::None`] asks for nothing (as if never set).
     ///
@@ -121,9 +121,10 @@ impl Table {
     /// `ReturnConsumedCapacity` out, and DynamoDB does not spend the time to
     /// compute a report. When asked, the sum over every request a helper sent
     /// (retries included) is in its result where it has one
-    /// ([`BatchSummary::consumed_capacity`](super::BatchSummary::consumed_capacity))
+    /// ([`BatchSummary::consumed_capacity`](super::BatchSummary::consumed_capacity),
+    /// [`TransactionSummary::consumed_capacity`](super::TransactionSummary::consumed_capacity))
     /// and always in the `consumed_capacity` field of its tracing span
-    /// (`dynamodb_mapper.batch_write`, `.batch_get`).
+    /// (`dynamodb_mapper.batch_write`, `.batch_get`, `.transact_write`).
     ///
     /// ```
     /// # use dynamodb_mapper::doc_support::*;

@@ -10,6 +10,7 @@ use tracing::Instrument;
 
 use super::Table;
 use super::call::{Failed, call};
+use super::capacity::{self, CapacityUsage};
 use super::describe_key;
 use super::identity::KeyId;
 use super::version::{versioned_delete, versioned_new, versioned_put};
@@ -23,6 +24,37 @@ use crate::record::Record;
 
 /// DynamoDB's limit of actions in one transaction.
 pub const TRANSACTION_LIMIT: usize = 100;
+
+/// What [`Transaction::send`] did.
+///
+/// ```
+/// let s = dynamodb_mapper::ops::TransactionSummary::default();
+/// assert_eq!(s.consumed_capacity, None);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct TransactionSummary {
+    /// The capacity DynamoDB reported for the transaction: `None` unless the
+    /// [`Table`] asked for it
+    /// ([`Table::consumed_capacity`](super::Table::consumed_capacity));
+    /// zero for an empty transaction, which sends nothing.
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::doc_support::*;
+    /// # async fn demo(client: aws_sdk_dynamodb::Client, order: Order) -> dynamodb_mapper::Result<()> {
+    /// use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
+    /// let table = dynamodb_mapper::ops::Table::new(&client, "AppTable", TABLE)
+    ///     .consumed_capacity(ReturnConsumedCapacity::Indexes);
+    /// let mut tx = table.transaction();
+    /// tx.put::<OrderMapper>(&order)?;
+    /// let sent = tx.send().await?;
+    /// let used = sent.consumed_capacity.unwrap_or_default();
+    /// println!("{} units; on AppTable: {:?}", used.total, used.tables.get("AppTable"));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub consumed_capacity: Option<CapacityUsage>,
+}
 
 /// A write transaction on one table, built from mappers.
 ///
@@ -428,7 +460,10 @@ impl Transaction {
         )
     }
 
-    /// Sends the transaction. An empty transaction sends nothing.
+    /// Sends the transaction. An empty transaction sends nothing. What
+    /// DynamoDB reported of consumed capacity, when the table asked for it,
+    /// is in the [`TransactionSummary`] and the `consumed_capacity` field of
+    /// the `dynamodb_mapper.transact_write` span.
     ///
     /// # Errors
     /// [`ErrorKind::TransactionCanceled`](crate::ErrorKind::TransactionCanceled)
@@ -448,15 +483,20 @@ impl Transaction {
     /// # Ok(())
     /// # }
     /// ```
-    pub async fn send(&self) -> Result<()> {
+    pub async fn send(&self) -> Result<TransactionSummary> {
+        let asked = self.table.return_consumed_capacity().cloned();
+        let mut summary = TransactionSummary {
+            consumed_capacity: capacity::start(capacity::asks(asked.as_ref())),
+        };
         if self.actions.is_empty() {
-            return Ok(());
+            return Ok(summary);
         }
         let span = tracing::info_span!(
             "dynamodb_mapper.transact_write",
             table = self.table.name(),
             actions = self.actions.len(),
             entity_types = %self.entity_types(),
+            consumed_capacity = tracing::field::Empty,
         );
         let infos = &self.infos;
         let request = self
@@ -465,10 +505,15 @@ impl Transaction {
             .transact_write_items()
             .set_transact_items(Some(self.actions.clone()))
             .client_request_token(&self.token)
+            .set_return_consumed_capacity(asked)
             .send()
-            .instrument(span);
+            .instrument(span.clone());
         match call(self.table.call_bound(), "TransactWriteItems", request).await {
-            Ok(_) => Ok(()),
+            Ok(out) => {
+                capacity::add_all(&mut summary.consumed_capacity, out.consumed_capacity());
+                capacity::record(&span, summary.consumed_capacity.as_ref());
+                Ok(summary)
+            }
             Err(Failed::Service(TransactWriteItemsError::TransactionCanceledException(e))) => {
                 let reasons = e.cancellation_reasons().len();
                 if reasons != 0 && reasons != infos.len() {
