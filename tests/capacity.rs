@@ -10,14 +10,20 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
 use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemOutput;
+use aws_sdk_dynamodb::operation::delete_item::DeleteItemOutput;
+use aws_sdk_dynamodb::operation::get_item::GetItemOutput;
+use aws_sdk_dynamodb::operation::put_item::{PutItemError, PutItemOutput};
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsOutput;
+use aws_sdk_dynamodb::types::error::{
+    ConditionalCheckFailedException, ProvisionedThroughputExceededException,
+};
 use aws_sdk_dynamodb::types::{
     AttributeValue, Capacity, ConsumedCapacity, Delete, KeysAndAttributes, ReturnConsumedCapacity,
     TransactWriteItem,
 };
-use aws_smithy_mocks::mock;
+use aws_smithy_mocks::{MockResponse, mock};
 use dynamodb_mapper::ops::{ActionInfo, ActionKind, BatchSummary, CapacityUsage, Table};
-use dynamodb_mapper::{Item, MapperExt};
+use dynamodb_mapper::{Item, MapperExt, Record};
 use dynamodb_mapper_support::requests::{fast_retry, mock_client, sent_keys, sent_writes};
 use dynamodb_mapper_support::seed001::*;
 
@@ -272,6 +278,157 @@ async fn transactions_ask_only_when_opted_in_and_report_every_table() {
             (used.tables["Audit"].total, used.tables["Audit"].table),
             (2.0, None)
         );
+    }
+}
+
+// ------------------------------------------------------------ locking
+
+/// A stored counter item at version 7.
+fn stored_counter() -> Item {
+    let mut item = CounterMapper::to_item(&counter("A", 1)).unwrap();
+    item.insert("version".into(), AttributeValue::N("7".into()));
+    item
+}
+
+#[tokio::test]
+async fn get_record_asks_only_when_opted_in() {
+    for (setting, field) in settings() {
+        let asked = field.is_some();
+        let (spans, _guard) = capture::spans();
+        let want = field.clone();
+        let rule = mock!(Client::get_item)
+            .match_requests(move |r| r.return_consumed_capacity() == want.as_ref())
+            .then_output(|| {
+                GetItemOutput::builder()
+                    .set_item(Some(stored_counter()))
+                    .consumed_capacity(report(TABLE, 0.5))
+                    .build()
+            });
+        let client = mock_client(&[&rule]);
+        let key = CounterMapper::key(&counter("A", 1)).unwrap();
+        let record = table(&client, VERSIONED_TABLE, &setting)
+            .get_record::<CounterMapper>(key)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!((rule.num_calls(), record.version), (1, Some(7)));
+        assert_span(&spans, "dynamodb_mapper.get_record", asked, 0.5);
+    }
+}
+
+#[tokio::test]
+async fn put_versioned_asks_on_every_attempt_and_reports_the_applied_one() {
+    for (setting, field) in settings() {
+        let asked = field.is_some();
+        let (spans, _guard) = capture::spans();
+        let want = field.clone();
+        // Throttled once (no report comes with a refusal), then written.
+        let rule = mock!(Client::put_item)
+            .match_requests(move |r| r.return_consumed_capacity() == want.as_ref())
+            .sequence()
+            .error(|| {
+                PutItemError::ProvisionedThroughputExceededException(
+                    ProvisionedThroughputExceededException::builder()
+                        .message("slow")
+                        .build(),
+                )
+            })
+            .output(|| {
+                PutItemOutput::builder()
+                    .consumed_capacity(report(TABLE, 1.0))
+                    .build()
+            })
+            .build();
+        let client = mock_client(&[&rule]);
+        let mut record = Record::new(counter("A", 1));
+        table(&client, VERSIONED_TABLE, &setting)
+            .put_versioned::<CounterMapper>(&mut record)
+            .await
+            .unwrap();
+        assert_eq!(rule.num_calls(), 2);
+        assert_span(&spans, "dynamodb_mapper.put_versioned", asked, 1.0);
+    }
+}
+
+#[tokio::test]
+async fn delete_versioned_asks_only_when_opted_in() {
+    for (setting, field) in settings() {
+        let asked = field.is_some();
+        let (spans, _guard) = capture::spans();
+        let want = field.clone();
+        let rule = mock!(Client::delete_item)
+            .match_requests(move |r| r.return_consumed_capacity() == want.as_ref())
+            .then_output(|| {
+                DeleteItemOutput::builder()
+                    .consumed_capacity(report(TABLE, 1.0))
+                    .build()
+            });
+        let client = mock_client(&[&rule]);
+        let record = CounterMapper::record_from_item(stored_counter()).unwrap();
+        table(&client, VERSIONED_TABLE, &setting)
+            .delete_versioned::<CounterMapper>(&record)
+            .await
+            .unwrap();
+        assert_eq!(rule.num_calls(), 1);
+        assert_span(&spans, "dynamodb_mapper.delete_versioned", asked, 1.0);
+    }
+}
+
+#[tokio::test]
+async fn update_with_retry_sums_every_read_and_write() {
+    for (setting, field) in settings() {
+        let asked = field.is_some();
+        let (spans, _guard) = capture::spans();
+        let want = field.clone();
+        let get = mock!(Client::get_item)
+            .match_requests(move |r| r.return_consumed_capacity() == want.as_ref())
+            .then_output(|| {
+                GetItemOutput::builder()
+                    .set_item(Some(stored_counter()))
+                    .consumed_capacity(report(TABLE, 0.5))
+                    .build()
+            });
+        let want = field.clone();
+        // A conflict (its capacity is not reported), then the write.
+        let put = mock!(Client::put_item)
+            .match_requests(move |r| r.return_consumed_capacity() == want.as_ref())
+            .then_compute_response({
+                let calls = AtomicUsize::new(0);
+                move |_| {
+                    if calls.fetch_add(1, Ordering::SeqCst) == 0 {
+                        MockResponse::Error(PutItemError::ConditionalCheckFailedException(
+                            ConditionalCheckFailedException::builder()
+                                .message("stale")
+                                .build(),
+                        ))
+                    } else {
+                        MockResponse::Output(
+                            PutItemOutput::builder()
+                                .consumed_capacity(report(TABLE, 2.0))
+                                .build(),
+                        )
+                    }
+                }
+            });
+        let client = mock_client(&[&get, &put]);
+        let key = CounterMapper::key(&counter("A", 1)).unwrap();
+        let record = table(&client, VERSIONED_TABLE, &setting)
+            .update_with_retry::<CounterMapper, _>(key, |r| {
+                r.entity.count += 1;
+                Ok(())
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            (get.num_calls(), put.num_calls(), record.version),
+            (2, 2, Some(8))
+        );
+        assert_span(&spans, "dynamodb_mapper.update_with_retry", asked, 3.0);
+        // Each read and write is its own span too.
+        let reads = spans.all("dynamodb_mapper.get_record", "consumed_capacity");
+        assert_eq!(reads, [asked.then_some(0.5), asked.then_some(0.5)]);
+        let writes = spans.all("dynamodb_mapper.put_versioned", "consumed_capacity");
+        assert_eq!(writes, [None, asked.then_some(2.0)]);
     }
 }
 

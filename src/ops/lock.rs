@@ -5,6 +5,7 @@ use tracing::Instrument;
 
 use super::Table;
 use super::call::{Failed, call, call_conditional};
+use super::capacity::{self, CapacityUsage};
 use super::describe_key;
 use super::identity::KeyId;
 use super::version::{conflict, versioned_delete, versioned_put};
@@ -19,17 +20,47 @@ pub(super) async fn get_record<M: Mapper>(
     table: &Table,
     key: Item,
 ) -> Result<Option<Record<M::Entity>>> {
+    read::<M>(table, key).await.map(|(record, _)| record)
+}
+
+/// [`get_record`], with the capacity it consumed (when asked).
+async fn read<M: Mapper>(table: &Table, key: Item) -> Result<(Option<Record<M::Entity>>, Used)> {
+    let span = tracing::info_span!(
+        "dynamodb_mapper.get_record",
+        table = table.name(),
+        entity_type = M::ENTITY_TYPE,
+        key = %describe_key(&key),
+        consumed_capacity = tracing::field::Empty,
+    );
+    let mode = table.return_consumed_capacity().cloned();
+    let mut used = capacity::start(capacity::asks(mode.as_ref()));
     let request = table
         .client()
         .get_item()
         .table_name(table.name())
         .set_key(Some(key))
         .consistent_read(true)
+        .set_return_consumed_capacity(mode)
         .send();
     let out = call(table.call_bound(), "GetItem", request)
+        .instrument(span.clone())
         .await
         .map_err(|f| f.into_error("GetItem"))?;
-    out.item.map(M::record_from_item).transpose()
+    capacity::add_all(&mut used, out.consumed_capacity());
+    capacity::record(&span, used.as_ref());
+    let record = span.in_scope(|| out.item.map(M::record_from_item).transpose())?;
+    Ok((record, used))
+}
+
+/// What a call consumed: `None` when the table did not ask.
+type Used = Option<CapacityUsage>;
+
+/// Records `key` on a versioned write's span (rendered only when the span
+/// is recorded at all).
+fn record_key(span: &tracing::Span, key: &Item) {
+    if !span.is_disabled() {
+        span.record("key", tracing::field::display(describe_key(key)));
+    }
 }
 
 /// See [`Table::put_versioned`].
@@ -37,12 +68,28 @@ pub(super) async fn put_versioned<M: Mapper>(
     table: &Table,
     record: &mut Record<M::Entity>,
 ) -> Result<u64> {
+    put::<M>(table, record).await.map(|(version, _)| version)
+}
+
+/// [`put_versioned`], with the capacity it consumed (when asked).
+async fn put<M: Mapper>(table: &Table, record: &mut Record<M::Entity>) -> Result<(u64, Used)> {
     let put = versioned_put::<M>(record)?;
+    let span = tracing::info_span!(
+        "dynamodb_mapper.put_versioned",
+        table = table.name(),
+        entity_type = M::ENTITY_TYPE,
+        key = tracing::field::Empty,
+        consumed_capacity = tracing::field::Empty,
+    );
+    record_key(&span, &put.key);
+    let mode = table.return_consumed_capacity().cloned();
+    let mut used = capacity::start(capacity::asks(mode.as_ref()));
     let request = table
         .client()
         .put_item()
         .table_name(table.name())
         .set_item(Some(put.item))
+        .set_return_consumed_capacity(mode)
         .with_condition(put.condition)?;
     let sent = call_conditional(
         table.call_bound(),
@@ -56,11 +103,13 @@ pub(super) async fn put_versioned<M: Mapper>(
                 .send()
         },
     );
-    match sent.await {
-        Ok(_) => {
+    match sent.instrument(span.clone()).await {
+        Ok(out) => {
+            capacity::add_all(&mut used, out.consumed_capacity());
+            capacity::record(&span, used.as_ref());
             record.version = Some(put.next);
             record.stored = true;
-            Ok(put.next)
+            Ok((put.next, used))
         }
         Err(Failed::Service(e)) if e.is_conditional_check_failed_exception() => {
             Err(conflict::<M>(record, &put.key))
@@ -75,11 +124,22 @@ pub(super) async fn delete_versioned<M: Mapper>(
     record: &Record<M::Entity>,
 ) -> Result<()> {
     let (key, condition) = versioned_delete::<M>(record)?;
+    let span = tracing::info_span!(
+        "dynamodb_mapper.delete_versioned",
+        table = table.name(),
+        entity_type = M::ENTITY_TYPE,
+        key = tracing::field::Empty,
+        consumed_capacity = tracing::field::Empty,
+    );
+    record_key(&span, &key);
+    let mode = table.return_consumed_capacity().cloned();
+    let mut used = capacity::start(capacity::asks(mode.as_ref()));
     let request = table
         .client()
         .delete_item()
         .table_name(table.name())
         .set_key(Some(key.clone()))
+        .set_return_consumed_capacity(mode)
         .with_condition(condition)?;
     let sent = call_conditional(
         table.call_bound(),
@@ -93,8 +153,12 @@ pub(super) async fn delete_versioned<M: Mapper>(
                 .send()
         },
     );
-    match sent.await {
-        Ok(_) => Ok(()),
+    match sent.instrument(span.clone()).await {
+        Ok(out) => {
+            capacity::add_all(&mut used, out.consumed_capacity());
+            capacity::record(&span, used.as_ref());
+            Ok(())
+        }
         Err(Failed::Service(e)) if e.is_conditional_check_failed_exception() => {
             Err(conflict::<M>(record, &key))
         }
@@ -118,17 +182,25 @@ where
         entity_type = M::ENTITY_TYPE,
         key = %describe_key(&key),
         attempts = tracing::field::Empty,
+        consumed_capacity = tracing::field::Empty,
     );
     let asked = M::TABLE
         .key_of(&key)
         .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
     let policy = table.retry_policy();
     let mut attempt = 0;
+    // What every read and write consumed, the conflicting ones included.
+    let mut used = capacity::start(capacity::asks(table.return_consumed_capacity()));
+    let recorder = span.clone();
     async move {
     loop {
         attempt += 1;
-        tracing::Span::current().record("attempts", attempt);
-        let Some(mut record) = get_record::<M>(table, key.clone()).await? else {
+        let span = &recorder;
+        span.record("attempts", attempt);
+        let (found, read_used) = read::<M>(table, key.clone()).await?;
+        capacity::merge(&mut used, read_used.as_ref());
+        capacity::record(span, used.as_ref());
+        let Some(mut record) = found else {
             return Err(Error::not_found(describe_key(&key)).with_entity_type(M::ENTITY_TYPE));
         };
         change(&mut record).map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
@@ -154,8 +226,12 @@ where
             )
             .with_entity_type(M::ENTITY_TYPE));
         }
-        match put_versioned::<M>(table, &mut record).await {
-            Ok(_) => return Ok(record),
+        match put::<M>(table, &mut record).await {
+            Ok((_, put_used)) => {
+                capacity::merge(&mut used, put_used.as_ref());
+                capacity::record(span, used.as_ref());
+                return Ok(record);
+            }
             Err(e) if e.kind() == ErrorKind::VersionConflict && attempt < policy.max_attempts() => {
                 tracing::debug!(attempt, "version conflict, retrying");
                 tokio::time::sleep(policy.delay(attempt)).await;
@@ -164,6 +240,6 @@ where
         }
     }
     }
-    .instrument(span.clone())
+    .instrument(span)
     .await
 }

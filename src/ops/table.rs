@@ -113,7 +113,7 @@ impl Table {
     }
 
     /// Asks DynamoDB to report the capacity each request consumes, for every
-    /// helper started from this table: batch writes and gets, transactions. `Total` reports each table's units; `Indexes` adds
+    /// helper started from this table: batch writes and gets, transactions, the locking helpers. `Total` reports each table's units; `Indexes` adds
     /// the table's own share and each secondary index's;
     /// [`ReturnConsumedCapacity::None`] asks for nothing (as if never set).
     ///
@@ -124,7 +124,9 @@ impl Table {
     /// ([`BatchSummary::consumed_capacity`](super::BatchSummary::consumed_capacity),
     /// [`TransactionSummary::consumed_capacity`](super::TransactionSummary::consumed_capacity))
     /// and always in the `consumed_capacity` field of its tracing span
-    /// (`dynamodb_mapper.batch_write`, `.batch_get`, `.transact_write`).
+    /// (`dynamodb_mapper.batch_write`, `.batch_get`, `.transact_write`,
+    /// `.get_record`, `.put_versioned`, `.delete_versioned`,
+    /// `.update_with_retry`).
     ///
     /// ```
     /// # use dynamodb_mapper::doc_support::*;
