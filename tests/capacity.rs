@@ -13,6 +13,8 @@ use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemOutput;
 use aws_sdk_dynamodb::operation::delete_item::DeleteItemOutput;
 use aws_sdk_dynamodb::operation::get_item::GetItemOutput;
 use aws_sdk_dynamodb::operation::put_item::{PutItemError, PutItemOutput};
+use aws_sdk_dynamodb::operation::query::QueryOutput;
+use aws_sdk_dynamodb::operation::scan::ScanOutput;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsOutput;
 use aws_sdk_dynamodb::types::error::{
     ConditionalCheckFailedException, ProvisionedThroughputExceededException,
@@ -23,9 +25,10 @@ use aws_sdk_dynamodb::types::{
 };
 use aws_smithy_mocks::{MockResponse, mock};
 use dynamodb_mapper::ops::{ActionInfo, ActionKind, BatchSummary, CapacityUsage, Table};
-use dynamodb_mapper::{Item, MapperExt, Record};
+use dynamodb_mapper::{Item, MapperExt, Record, Registry};
 use dynamodb_mapper_support::requests::{fast_retry, mock_client, sent_keys, sent_writes};
 use dynamodb_mapper_support::seed001::*;
+use futures_util::TryStreamExt;
 
 const TABLE: &str = "AppTable";
 
@@ -429,6 +432,111 @@ async fn update_with_retry_sums_every_read_and_write() {
         assert_eq!(reads, [asked.then_some(0.5), asked.then_some(0.5)]);
         let writes = spans.all("dynamodb_mapper.put_versioned", "consumed_capacity");
         assert_eq!(writes, [None, asked.then_some(2.0)]);
+    }
+}
+
+// ------------------------------------------------------------ streams
+
+/// Customers by id.
+fn by_id() -> Registry<String> {
+    Registry::builder()
+        .register::<CustomerMapper>(|c| c.customer_id)
+        .build()
+        .unwrap()
+}
+
+/// Page 1 (LastEvaluatedKey set) reports 0.5 units, page 2 1.5.
+fn page(first: bool) -> (Vec<Item>, Option<Item>, ConsumedCapacity) {
+    let id = if first { "C1" } else { "C2" };
+    let item = CustomerMapper::to_item(&customer(id)).unwrap();
+    let next = first.then(|| CustomerMapper::key(&customer(id)).unwrap());
+    (
+        vec![item],
+        next,
+        report(TABLE, if first { 0.5 } else { 1.5 }),
+    )
+}
+
+#[tokio::test]
+async fn query_stream_asks_on_every_page_and_records_the_sum() {
+    for (setting, field) in settings() {
+        let asked = field.is_some();
+        let (spans, _guard) = capture::spans();
+        let want = field.clone();
+        let rule = mock!(Client::query)
+            .match_requests(move |r| r.return_consumed_capacity() == want.as_ref())
+            .then_compute_output(|req| {
+                let (items, next, used) = page(req.exclusive_start_key().is_none());
+                QueryOutput::builder()
+                    .set_items(Some(items))
+                    .set_last_evaluated_key(next)
+                    .consumed_capacity(used)
+                    .build()
+            });
+        let client = mock_client(&[&rule]);
+        let t = table(&client, APP_TABLE, &setting);
+        assert_eq!(t.query().get_return_consumed_capacity(), &field);
+        let query = t
+            .query()
+            .key_condition_expression("pk = :pk")
+            .expression_attribute_values(":pk", AttributeValue::S("CUSTOMER#C1".into()));
+        let decoded: Vec<_> = t.query_stream(query, &by_id()).try_collect().await.unwrap();
+        let ids: Vec<String> = decoded
+            .into_iter()
+            .filter_map(|d| d.into_entity())
+            .collect();
+        assert_eq!(
+            (rule.num_calls(), ids),
+            (2, vec!["C1".to_owned(), "C2".to_owned()])
+        );
+        assert_span(&spans, "dynamodb_mapper.query", asked, 2.0);
+        assert_eq!(spans.field("dynamodb_mapper.query", "pages"), Some(2.0));
+        assert_eq!(spans.field("dynamodb_mapper.query", "items"), Some(2.0));
+    }
+}
+
+#[tokio::test]
+async fn a_stream_follows_the_table_unless_the_request_says_otherwise() {
+    use ReturnConsumedCapacity::{Indexes, None as Nothing, Total};
+    // (table, request's own, sent)
+    let cases = [
+        (None, None, None),
+        (Some(Total), None, Some(Total)),
+        (None, Some(Indexes), Some(Indexes)),
+        (Some(Total), Some(Indexes), Some(Indexes)),
+        (Some(Total), Some(Nothing), Some(Nothing)),
+    ];
+    for (setting, own, sent) in cases {
+        let asked = sent.as_ref().is_some_and(|m| *m != Nothing);
+        let (spans, _guard) = capture::spans();
+        let want = sent.clone();
+        let rule = mock!(Client::scan)
+            .match_requests(move |r| r.return_consumed_capacity() == want.as_ref())
+            .then_compute_output(|req| {
+                let (items, next, used) = page(req.exclusive_start_key().is_none());
+                ScanOutput::builder()
+                    .set_items(Some(items))
+                    .set_last_evaluated_key(next)
+                    .consumed_capacity(used)
+                    .build()
+            });
+        let client = mock_client(&[&rule]);
+        let t = table(&client, APP_TABLE, &setting);
+        // A scan built by hand, not through the table: only the stream sets it.
+        let scan = client
+            .scan()
+            .table_name(TABLE)
+            .set_return_consumed_capacity(own);
+        let decoded: Vec<_> = t.scan_stream(scan, &by_id()).try_collect().await.unwrap();
+        let ids: Vec<String> = decoded
+            .into_iter()
+            .filter_map(|d| d.into_entity())
+            .collect();
+        assert_eq!(
+            (rule.num_calls(), ids),
+            (2, vec!["C1".to_owned(), "C2".to_owned()])
+        );
+        assert_span(&spans, "dynamodb_mapper.scan", asked, 2.0);
     }
 }
 

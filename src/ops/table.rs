@@ -113,20 +113,22 @@ impl Table {
     }
 
     /// Asks DynamoDB to report the capacity each request consumes, for every
-    /// helper started from this table: batch writes and gets, transactions, the locking helpers. `Total` reports each table's units; `Indexes` adds
+    /// helper started from this table: batch writes and gets, transactions,
+    /// the locking helpers, [`query`](Self::query) and [`scan`](Self::scan)
+    /// and their streams. `Total` reports each table's units; `Indexes` adds
     /// the table's own share and each secondary index's;
     /// [`ReturnConsumedCapacity::None`] asks for nothing (as if never set).
     ///
     /// By default nothing is asked: the requests leave
     /// `ReturnConsumedCapacity` out, and DynamoDB does not spend the time to
     /// compute a report. When asked, the sum over every request a helper sent
-    /// (retries included) is in its result where it has one
+    /// (retries and pages included) is in its result where it has one
     /// ([`BatchSummary::consumed_capacity`](super::BatchSummary::consumed_capacity),
     /// [`TransactionSummary::consumed_capacity`](super::TransactionSummary::consumed_capacity))
     /// and always in the `consumed_capacity` field of its tracing span
     /// (`dynamodb_mapper.batch_write`, `.batch_get`, `.transact_write`,
     /// `.get_record`, `.put_versioned`, `.delete_versioned`,
-    /// `.update_with_retry`).
+    /// `.update_with_retry`, `.query`, `.scan`).
     ///
     /// ```
     /// # use dynamodb_mapper::doc_support::*;
@@ -135,9 +137,14 @@ impl Table {
     ///
     /// let table = Table::new(&client(), "AppTable", TABLE);
     /// assert_eq!(table.return_consumed_capacity(), None);
+    /// assert_eq!(table.query().get_return_consumed_capacity(), &None);
     ///
     /// let table = table.consumed_capacity(ReturnConsumedCapacity::Indexes);
     /// assert_eq!(table.return_consumed_capacity(), Some(&ReturnConsumedCapacity::Indexes));
+    /// assert_eq!(
+    ///     table.query().get_return_consumed_capacity(),
+    ///     &Some(ReturnConsumedCapacity::Indexes)
+    /// );
     /// ```
     pub fn consumed_capacity(mut self, mode: ReturnConsumedCapacity) -> Self {
         self.capacity = capacity::normalize(mode);
@@ -454,7 +461,9 @@ impl Table {
     }
 
     /// A `Query` of this table, to complete with a key condition (and pass
-    /// to [`query_stream`](Self::query_stream) or send yourself).
+    /// to [`query_stream`](Self::query_stream) or send yourself). It asks
+    /// for consumed capacity when the table does
+    /// ([`consumed_capacity`](Self::consumed_capacity)).
     ///
     /// ```
     /// # use dynamodb_mapper::doc_support::*;
@@ -462,10 +471,14 @@ impl Table {
     /// assert_eq!(table.query().get_table_name().as_deref(), Some("AppTable"));
     /// ```
     pub fn query(&self) -> QueryFluentBuilder {
-        self.client.query().table_name(&self.name)
+        self.client
+            .query()
+            .table_name(&self.name)
+            .set_return_consumed_capacity(self.capacity.clone())
     }
 
-    /// A `Scan` of this table.
+    /// A `Scan` of this table (asking for consumed capacity as
+    /// [`query`](Self::query) does).
     ///
     /// ```
     /// # use dynamodb_mapper::doc_support::*;
@@ -473,7 +486,10 @@ impl Table {
     /// assert_eq!(table.scan().get_table_name().as_deref(), Some("AppTable"));
     /// ```
     pub fn scan(&self) -> ScanFluentBuilder {
-        self.client.scan().table_name(&self.name)
+        self.client
+            .scan()
+            .table_name(&self.name)
+            .set_return_consumed_capacity(self.capacity.clone())
     }
 
     /// Runs a query page by page and decodes every item through `registry`,
@@ -484,6 +500,12 @@ impl Table {
     /// [`call_bound`](Self::call_bound): a page that does not come in time
     /// ends the stream with an [`ErrorKind::Timeout`](crate::ErrorKind::Timeout)
     /// error.
+    ///
+    /// The stream runs in a `dynamodb_mapper.query` tracing span (`pages`,
+    /// `items`). When the table asks for consumed capacity and `query` does
+    /// not set `ReturnConsumedCapacity` itself, every page asks for it; the
+    /// running sum of what the pages report is the span's
+    /// `consumed_capacity` field.
     ///
     /// ```no_run
     /// use futures_util::{StreamExt, pin_mut};
@@ -508,12 +530,12 @@ impl Table {
         query: QueryFluentBuilder,
         registry: &Registry<T>,
     ) -> impl Stream<Item = Result<Decoded<T>>> + use<T> {
-        pages::query_stream(query, registry, self.call_bound)
+        pages::query_stream(query, registry, self.call_bound, self.capacity.clone())
     }
 
     /// Runs a scan page by page and decodes every item through `registry`,
     /// as a stream, exactly as [`query_stream`](Self::query_stream) does for
-    /// queries.
+    /// queries (in a `dynamodb_mapper.scan` span).
     ///
     /// ```no_run
     /// use futures_util::TryStreamExt;
@@ -528,6 +550,6 @@ impl Table {
         scan: ScanFluentBuilder,
         registry: &Registry<T>,
     ) -> impl Stream<Item = Result<Decoded<T>>> + use<T> {
-        pages::scan_stream(scan, registry, self.call_bound)
+        pages::scan_stream(scan, registry, self.call_bound, self.capacity.clone())
     }
 }
