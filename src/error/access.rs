@@ -83,6 +83,7 @@ impl Error {
             Repr::Sdk { operation, .. }
             | Repr::Timeout { operation, .. }
             | Repr::UnexpectedResponse { operation, .. }
+            | Repr::ClientConfig { operation, .. }
             | Repr::VersionCheckRequired { operation, .. }
             | Repr::DuplicateKey { operation } => Some(operation),
             Repr::BatchWriteIncomplete { .. } => Some("BatchWriteItem"),

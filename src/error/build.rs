@@ -205,6 +205,11 @@ impl Error {
         Error::from_repr(Repr::TableExists { table, source })
     }
 
+    /// The client cannot run `operation` for a helper: `reason`.
+    pub(crate) fn client_config(operation: &'static str, reason: &'static str) -> Self {
+        Error::from_repr(Repr::ClientConfig { operation, reason })
+    }
+
     pub(crate) fn unexpected_response(operation: &'static str, reason: String) -> Self {
         Error::from_repr(Repr::UnexpectedResponse { operation, reason })
     }

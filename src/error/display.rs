@@ -142,6 +142,9 @@ impl Error {
                 "table {table} is not active after {after:?}: it is {status}"
             ),
             Repr::TableExists { table, .. } => write!(f, "table {table} already exists"),
+            Repr::ClientConfig { operation, reason } => {
+                write!(f, "the client cannot run dynamodb {operation}: {reason}")
+            }
             Repr::UnexpectedResponse { operation, reason } => write!(
                 f,
                 "dynamodb {operation} returned an unexpected response: {reason}"

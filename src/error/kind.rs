@@ -94,6 +94,10 @@ pub enum ErrorKind {
     /// `CreateTable` found a table of that name already, in any state
     /// ([`Error::table`]; the SDK's `ResourceInUseException` is the source).
     TableExists,
+    /// The SDK client lacks something a helper needs ([`Error::operation`]
+    /// says for which request): an async sleep implementation, to bound its
+    /// calls and wait between retries. Nothing was sent.
+    ClientConfig,
 }
 
 impl Error {
@@ -138,6 +142,7 @@ impl Error {
             Repr::UnexpectedResponse { .. } => ErrorKind::UnexpectedResponse,
             Repr::VersionCheckRequired { .. } => ErrorKind::VersionCheckRequired,
             Repr::TableExists { .. } => ErrorKind::TableExists,
+            Repr::ClientConfig { .. } => ErrorKind::ClientConfig,
         }
     }
 

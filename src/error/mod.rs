@@ -243,6 +243,10 @@ enum Repr {
         table: String,
         source: Box<aws_sdk_dynamodb::Error>,
     },
+    ClientConfig {
+        operation: &'static str,
+        reason: &'static str,
+    },
     UnexpectedResponse {
         operation: &'static str,
         reason: String,

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::http::HttpResponse;
+use aws_sdk_dynamodb::config::{AsyncSleep, SharedAsyncSleep};
 use aws_sdk_dynamodb::error::SdkError;
+use futures_util::future::{Either, select};
 
 use crate::error::Error;
 
@@ -35,6 +37,70 @@ pub(crate) fn call_timeout(client: &Client) -> Duration {
         .timeout_config()
         .and_then(|t| t.operation_timeout())
         .unwrap_or(DEFAULT_CALL_TIMEOUT)
+}
+
+/// How long one call may take, measured with the client's own async sleep
+/// (the one the SDK uses for its timeouts and retries), so the helpers run
+/// on whatever runtime the application gave the SDK and need no timer of
+/// their own.
+#[derive(Clone, Debug)]
+pub(crate) struct Bound {
+    after: Duration,
+    sleep: Option<SharedAsyncSleep>,
+}
+
+/// What a client without an async sleep lacks.
+const NO_SLEEP: &str = "it has no async sleep implementation, which the helpers need to bound \
+                        their calls and wait between retries: enable the `rt-tokio` feature of \
+                        aws-sdk-dynamodb, or set one with `sleep_impl` on the client's config";
+
+impl Bound {
+    /// `after` for calls through `client`, measured with the sleep the
+    /// client was given, else the one the SDK would use itself (tokio's when
+    /// the SDK's `rt-tokio` feature is on).
+    pub(crate) fn new(client: &Client, after: Duration) -> Self {
+        Bound {
+            after,
+            sleep: client
+                .config()
+                .sleep_impl()
+                .or_else(aws_smithy_async::rt::sleep::default_async_sleep),
+        }
+    }
+
+    /// Waits `pause` (between retries) before `operation` is sent again.
+    pub(crate) async fn pause(
+        &self,
+        operation: &'static str,
+        pause: Duration,
+    ) -> Result<(), Error> {
+        match &self.sleep {
+            Some(sleep) => {
+                sleep.sleep(pause).await;
+                Ok(())
+            }
+            None => Err(Error::client_config(operation, NO_SLEEP)),
+        }
+    }
+
+    /// Runs `work` for `operation` within the bound: `Err` with a timeout
+    /// error when it runs out, or with the client's configuration error
+    /// before anything runs when the client has no sleep.
+    pub(crate) async fn run<F: Future>(
+        &self,
+        operation: &'static str,
+        work: F,
+    ) -> Result<F::Output, Error> {
+        let Some(sleep) = &self.sleep else {
+            return Err(Error::client_config(operation, NO_SLEEP));
+        };
+        let work = std::pin::pin!(work);
+        let timer = sleep.sleep(self.after);
+        match select(work, timer).await {
+            Either::Left((output, _)) => Ok(output),
+            Either::Right(((), _)) => Err(Error::timed_out(operation, self.after)),
+        }
+    }
 }
 
 /// Why a call did not return an output.
@@ -97,9 +163,9 @@ where
     }
 }
 
-/// Runs one SDK call, bounded by `after`.
+/// Runs one SDK call within `bound`.
 pub(crate) async fn call<T, E, F>(
-    after: Duration,
+    bound: &Bound,
     operation: &'static str,
     request: F,
 ) -> Result<T, Failed<E>>
@@ -107,10 +173,13 @@ where
     F: Future<Output = Result<T, SdkError<E, HttpResponse>>>,
     aws_sdk_dynamodb::Error: From<SdkError<E, HttpResponse>>,
 {
-    match tokio::time::timeout(after, request).await {
-        Err(_elapsed) => Err(Failed::NoAnswer(Error::timed_out(operation, after))),
+    if bound.sleep.is_none() {
+        return Err(Failed::NotSent(Error::client_config(operation, NO_SLEEP)));
+    }
+    match bound.run(operation, request).await {
+        Err(timed_out) => Err(Failed::NoAnswer(timed_out)),
         Ok(Ok(output)) => Ok(output),
-        Ok(Err(e)) => Err(classify(operation, after, e)),
+        Ok(Err(e)) => Err(classify(operation, bound.after, e)),
     }
 }
 
@@ -173,7 +242,7 @@ refused_for_now!(
 /// then apply its change a second time. Without SDK retries that case is
 /// reported as what it is: no answer, outcome unknown.
 pub(crate) async fn call_conditional<T, E, F>(
-    after: Duration,
+    bound: &Bound,
     operation: &'static str,
     policy: super::RetryPolicy,
     send: impl Fn(aws_sdk_dynamodb::config::Builder) -> F,
@@ -188,12 +257,54 @@ where
         attempt += 1;
         let no_retries = aws_sdk_dynamodb::config::Builder::default()
             .retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled());
-        match call(after, operation, send(no_retries)).await {
+        match call(bound, operation, send(no_retries)).await {
             Err(Failed::Service(e)) if e.refused_for_now() && attempt < policy.max_attempts() => {
                 tracing::debug!(attempt, operation, "throttled, retrying");
-                tokio::time::sleep(policy.delay(attempt)).await;
+                if let Err(e) = bound.pause(operation, policy.delay(attempt)).await {
+                    return Err(Failed::NotSent(e));
+                }
             }
             other => return other,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use aws_sdk_dynamodb::operation::get_item::{GetItemError, GetItemOutput};
+
+    use super::*;
+    use crate::ErrorKind;
+
+    /// A client whose SDK has no sleep (no `rt-tokio`, none set) cannot be
+    /// bounded: the call is refused before its request is even polled.
+    #[tokio::test]
+    async fn without_a_sleep_nothing_is_sent() {
+        let bound = Bound {
+            after: Duration::from_secs(1),
+            sleep: None,
+        };
+        let polled = AtomicBool::new(false);
+        let request = async {
+            polled.store(true, Ordering::SeqCst);
+            Ok::<_, SdkError<GetItemError, HttpResponse>>(GetItemOutput::builder().build())
+        };
+        let Err(Failed::NotSent(e)) = call(&bound, "GetItem", request).await else {
+            panic!("a call without a sleep was not refused before sending");
+        };
+        assert!(!polled.load(Ordering::SeqCst));
+        assert_eq!(e.kind(), ErrorKind::ClientConfig);
+        assert_eq!(e.operation(), Some("GetItem"));
+        assert_eq!(
+            e.to_string(),
+            "the client cannot run dynamodb GetItem: it has no async sleep implementation, \
+             which the helpers need to bound their calls and wait between retries: enable the \
+             `rt-tokio` feature of aws-sdk-dynamodb, or set one with `sleep_impl` on the \
+             client's config"
+        );
+        let paused = bound.pause("PutItem", Duration::ZERO).await;
+        assert_eq!(paused.map_err(|e| e.kind()), Err(ErrorKind::ClientConfig));
     }
 }

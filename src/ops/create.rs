@@ -376,18 +376,14 @@ impl RefusedForNow for UpdateTimeToLiveError {
 
 /// Step 1: `CreateTable`, once.
 async fn create(table: &Table, request: CreateTableFluentBuilder) -> Result<()> {
-    let sent = call_conditional(
-        table.call_bound(),
-        "CreateTable",
-        table.retry_policy(),
-        |no_retries| {
-            request
-                .clone()
-                .customize()
-                .config_override(no_retries)
-                .send()
-        },
-    );
+    let bound = table.bound();
+    let sent = call_conditional(&bound, "CreateTable", table.retry_policy(), |no_retries| {
+        request
+            .clone()
+            .customize()
+            .config_override(no_retries)
+            .send()
+    });
     match sent.await {
         Ok(_) => Ok(()),
         Err(Failed::Service(e)) if e.is_resource_in_use_exception() => {
@@ -407,7 +403,7 @@ async fn wait_until_active(table: &Table, max_wait: Duration) -> Result<TableDes
             .describe_table()
             .table_name(table.name())
             .send();
-        let status = match call(table.call_bound(), "DescribeTable", request).await {
+        let status = match call(&table.bound(), "DescribeTable", request).await {
             Ok(output) => {
                 let Some(description) = output.table else {
                     return Err(Error::unexpected_response(
@@ -440,7 +436,10 @@ async fn wait_until_active(table: &Table, max_wait: Duration) -> Result<TableDes
             return Err(Error::table_not_active(table.name(), max_wait, status));
         }
         tracing::debug!(status, ?waited, "table not active yet");
-        tokio::time::sleep(pause.min(max_wait - waited)).await;
+        table
+            .bound()
+            .pause("DescribeTable", pause.min(max_wait - waited))
+            .await?;
         pause = (pause * 2).min(MAX_POLL);
     }
 }
@@ -518,8 +517,9 @@ async fn enable_ttl(
         return Ok(None);
     };
     let attribute = table.schema().ttl_attribute().unwrap_or_default();
+    let bound = table.bound();
     let sent = call_conditional(
-        table.call_bound(),
+        &bound,
         "UpdateTimeToLive",
         table.retry_policy(),
         |no_retries| {

@@ -42,7 +42,7 @@ async fn read<M: Mapper>(table: &Table, key: Item) -> Result<(Option<Record<M::E
         .consistent_read(true)
         .set_return_consumed_capacity(mode)
         .send();
-    let out = call(table.call_bound(), "GetItem", request)
+    let out = call(&table.bound(), "GetItem", request)
         .instrument(span.clone())
         .await
         .map_err(|f| f.into_error("GetItem"))?;
@@ -91,18 +91,14 @@ async fn put<M: Mapper>(table: &Table, record: &mut Record<M::Entity>) -> Result
         .set_item(Some(put.item))
         .set_return_consumed_capacity(mode)
         .with_condition(put.condition)?;
-    let sent = call_conditional(
-        table.call_bound(),
-        "PutItem",
-        table.retry_policy(),
-        |no_retries| {
-            request
-                .clone()
-                .customize()
-                .config_override(no_retries)
-                .send()
-        },
-    );
+    let bound = table.bound();
+    let sent = call_conditional(&bound, "PutItem", table.retry_policy(), |no_retries| {
+        request
+            .clone()
+            .customize()
+            .config_override(no_retries)
+            .send()
+    });
     match sent.instrument(span.clone()).await {
         Ok(out) => {
             capacity::add_all(&mut used, out.consumed_capacity());
@@ -141,18 +137,14 @@ pub(super) async fn delete_versioned<M: Mapper>(
         .set_key(Some(key.clone()))
         .set_return_consumed_capacity(mode)
         .with_condition(condition)?;
-    let sent = call_conditional(
-        table.call_bound(),
-        "DeleteItem",
-        table.retry_policy(),
-        |no_retries| {
-            request
-                .clone()
-                .customize()
-                .config_override(no_retries)
-                .send()
-        },
-    );
+    let bound = table.bound();
+    let sent = call_conditional(&bound, "DeleteItem", table.retry_policy(), |no_retries| {
+        request
+            .clone()
+            .customize()
+            .config_override(no_retries)
+            .send()
+    });
     match sent.instrument(span.clone()).await {
         Ok(out) => {
             capacity::add_all(&mut used, out.consumed_capacity());
@@ -234,7 +226,7 @@ where
             }
             Err(e) if e.kind() == ErrorKind::VersionConflict && attempt < policy.max_attempts() => {
                 tracing::debug!(attempt, "version conflict, retrying");
-                tokio::time::sleep(policy.delay(attempt)).await;
+                table.bound().pause("PutItem", policy.delay(attempt)).await?;
             }
             Err(e) => return Err(e),
         }

@@ -1,8 +1,6 @@
 //! Paginated reads decoded through a registry as a stream, holding one page
 //! at a time.
 
-use std::time::Duration;
-
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
 use aws_sdk_dynamodb::types::{ConsumedCapacity, ReturnConsumedCapacity};
@@ -10,6 +8,7 @@ use futures_util::Stream;
 use futures_util::stream;
 use tracing::Instrument;
 
+use super::call::Bound;
 use super::capacity::{self, CapacityUsage};
 use crate::error::{Error, Result};
 use crate::registry::{Decoded, Registry};
@@ -46,7 +45,7 @@ impl Tally {
 
 macro_rules! decode_pages {
     ($pages:expr, $registry:expr, $bound:expr, $operation:literal, $tally:expr) => {{
-        let bound: std::time::Duration = $bound;
+        let bound: Bound = $bound;
         let state = (
             $pages,
             $registry.clone(),
@@ -56,44 +55,47 @@ macro_rules! decode_pages {
         );
         stream::unfold(
             state,
-            move |(mut pages, registry, mut items, failed, mut tally)| async move {
-                loop {
-                    if let Some(item) = items.next() {
-                        let decoded = registry.decode(item);
-                        return Some((decoded, (pages, registry, items, failed, tally)));
-                    }
-                    if failed {
-                        return None;
-                    }
-                    let span = tally.span.clone();
-                    let page = tokio::time::timeout(bound, pages.next())
-                        .instrument(span)
-                        .await;
-                    let Ok(page) = page else {
-                        let err = Error::timed_out($operation, bound);
-                        return Some((Err(err), (pages, registry, items, true, tally)));
-                    };
-                    match page {
-                        None => return None,
-                        Some(Ok(page)) => {
-                            let page_items = page.items.unwrap_or_default();
-                            tally.page(page_items.len(), page.consumed_capacity.as_ref());
-                            tally.span.in_scope(|| {
-                                tracing::debug!(
-                                    operation = $operation,
-                                    items = page_items.len(),
-                                    consumed_capacity = page
-                                        .consumed_capacity
-                                        .as_ref()
-                                        .and_then(|c| c.capacity_units()),
-                                    "decoding page"
-                                )
-                            });
-                            items = page_items.into_iter();
+            move |(mut pages, registry, mut items, failed, mut tally)| {
+                let bound = bound.clone();
+                async move {
+                    loop {
+                        if let Some(item) = items.next() {
+                            let decoded = registry.decode(item);
+                            return Some((decoded, (pages, registry, items, failed, tally)));
                         }
-                        Some(Err(e)) => {
-                            let err = Error::sdk($operation, aws_sdk_dynamodb::Error::from(e));
-                            return Some((Err(err), (pages, registry, items, true, tally)));
+                        if failed {
+                            return None;
+                        }
+                        let span = tally.span.clone();
+                        let page = bound.run($operation, pages.next()).instrument(span).await;
+                        let page = match page {
+                            Ok(page) => page,
+                            Err(err) => {
+                                return Some((Err(err), (pages, registry, items, true, tally)));
+                            }
+                        };
+                        match page {
+                            None => return None,
+                            Some(Ok(page)) => {
+                                let page_items = page.items.unwrap_or_default();
+                                tally.page(page_items.len(), page.consumed_capacity.as_ref());
+                                tally.span.in_scope(|| {
+                                    tracing::debug!(
+                                        operation = $operation,
+                                        items = page_items.len(),
+                                        consumed_capacity = page
+                                            .consumed_capacity
+                                            .as_ref()
+                                            .and_then(|c| c.capacity_units()),
+                                        "decoding page"
+                                    )
+                                });
+                                items = page_items.into_iter();
+                            }
+                            Some(Err(e)) => {
+                                let err = Error::sdk($operation, aws_sdk_dynamodb::Error::from(e));
+                                return Some((Err(err), (pages, registry, items, true, tally)));
+                            }
                         }
                     }
                 }
@@ -115,7 +117,7 @@ fn mode(
 pub(super) fn query_stream<T: 'static>(
     query: QueryFluentBuilder,
     registry: &Registry<T>,
-    bound: Duration,
+    bound: Bound,
     table_mode: Option<ReturnConsumedCapacity>,
 ) -> impl Stream<Item = Result<Decoded<T>>> + use<T> {
     let mode = mode(query.get_return_consumed_capacity(), table_mode);
@@ -143,7 +145,7 @@ pub(super) fn query_stream<T: 'static>(
 pub(super) fn scan_stream<T: 'static>(
     scan: ScanFluentBuilder,
     registry: &Registry<T>,
-    bound: Duration,
+    bound: Bound,
     table_mode: Option<ReturnConsumedCapacity>,
 ) -> impl Stream<Item = Result<Decoded<T>>> + use<T> {
     let mode = mode(scan.get_return_consumed_capacity(), table_mode);

@@ -13,7 +13,7 @@ use futures_util::Stream;
 
 use super::RetryPolicy;
 use super::batch::{BatchGetter, BatchWriter};
-use super::call::call_timeout;
+use super::call::{Bound, call_timeout};
 use super::capacity;
 use super::create::CreateTable;
 use super::tx::Transaction;
@@ -227,6 +227,11 @@ impl Table {
     #[must_use]
     pub fn call_bound(&self) -> Duration {
         self.call_bound
+    }
+
+    /// The call bound, measured with the client's async sleep.
+    pub(crate) fn bound(&self) -> Bound {
+        Bound::new(&self.client, self.call_bound)
     }
 
     /// Creates this table from its layout and gets it ready to use, when
@@ -530,7 +535,7 @@ impl Table {
         query: QueryFluentBuilder,
         registry: &Registry<T>,
     ) -> impl Stream<Item = Result<Decoded<T>>> + use<T> {
-        pages::query_stream(query, registry, self.call_bound, self.capacity.clone())
+        pages::query_stream(query, registry, self.bound(), self.capacity.clone())
     }
 
     /// Runs a scan page by page and decodes every item through `registry`,
@@ -550,6 +555,6 @@ impl Table {
         scan: ScanFluentBuilder,
         registry: &Registry<T>,
     ) -> impl Stream<Item = Result<Decoded<T>>> + use<T> {
-        pages::scan_stream(scan, registry, self.call_bound, self.capacity.clone())
+        pages::scan_stream(scan, registry, self.bound(), self.capacity.clone())
     }
 }

@@ -508,7 +508,7 @@ impl Transaction {
             .set_return_consumed_capacity(asked)
             .send()
             .instrument(span.clone());
-        match call(self.table.call_bound(), "TransactWriteItems", request).await {
+        match call(&self.table.bound(), "TransactWriteItems", request).await {
             Ok(out) => {
                 capacity::add_all(&mut summary.consumed_capacity, out.consumed_capacity());
                 capacity::record(&span, summary.consumed_capacity.as_ref());

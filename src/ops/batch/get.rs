@@ -3,7 +3,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
-use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::batch_get_item::{BatchGetItemError, BatchGetItemOutput};
@@ -15,7 +14,7 @@ use super::{BATCH_GET_LIMIT, BatchSummary, Entry};
 use crate::error::{Error, Result, Unread};
 use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt};
-use crate::ops::call::{Failed, call};
+use crate::ops::call::{Bound, Failed, call};
 use crate::ops::capacity;
 use crate::ops::describe_key;
 use crate::ops::identity::KeyId;
@@ -139,7 +138,7 @@ pub struct BatchGetter {
     table: String,
     schema: TableSchema,
     retry: RetryPolicy,
-    bound: Duration,
+    bound: Bound,
     capacity: Option<ReturnConsumedCapacity>,
     concurrency: usize,
     consistent_read: bool,
@@ -153,7 +152,7 @@ impl BatchGetter {
             table: table.name().to_owned(),
             schema: table.schema(),
             retry: table.retry_policy(),
-            bound: table.call_bound(),
+            bound: table.bound(),
             capacity: table.return_consumed_capacity().cloned(),
             concurrency: 4,
             consistent_read: false,
@@ -338,6 +337,10 @@ impl Job for BatchGetter {
     const OPERATION: &'static str = OPERATION;
     const CHUNK: usize = BATCH_GET_LIMIT;
 
+    fn bound(&self) -> &Bound {
+        &self.bound
+    }
+
     fn asks_capacity(&self) -> bool {
         capacity::asks(self.capacity.as_ref())
     }
@@ -360,7 +363,7 @@ impl Job for BatchGetter {
             });
         async move {
             match request {
-                Ok(request) => call(self.bound, OPERATION, request).await,
+                Ok(request) => call(&self.bound, OPERATION, request).await,
                 // Unreachable (the only required field is set), but not a panic.
                 Err(e) => Err(Failed::NotSent(Error::sdk(OPERATION, e))),
             }

@@ -12,7 +12,7 @@ use super::{BatchSummary, Entry};
 use crate::error::Error;
 use crate::item::Item;
 use crate::ops::RetryPolicy;
-use crate::ops::call::Failed;
+use crate::ops::call::{Bound, Failed};
 use crate::ops::capacity;
 
 /// One kind of batch request.
@@ -30,6 +30,9 @@ pub(super) trait Job {
 
     /// Whether the requests ask DynamoDB for consumed capacity.
     fn asks_capacity(&self) -> bool;
+
+    /// The bound of each attempt, whose sleep also paces the retries.
+    fn bound(&self) -> &Bound;
 
     /// Sends one attempt (bounded in time, see `ops::call`).
     fn send(
@@ -221,7 +224,13 @@ where
             return out.finish(pending, cause);
         }
         out.summary.retries += 1;
-        tokio::time::sleep(retry.delay(out.attempts)).await;
+        if let Err(e) = job
+            .bound()
+            .pause(J::OPERATION, retry.delay(out.attempts))
+            .await
+        {
+            return out.finish(pending, Some(e));
+        }
     }
 }
 

@@ -3,7 +3,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
-use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::batch_write_item::{BatchWriteItemError, BatchWriteItemOutput};
@@ -18,7 +17,7 @@ use crate::check::{self, WriteRules};
 use crate::error::{Error, Result, Unwritten};
 use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt};
-use crate::ops::call::{Failed, call};
+use crate::ops::call::{Bound, Failed, call};
 use crate::ops::capacity;
 use crate::ops::describe_key;
 use crate::ops::identity::KeyId;
@@ -72,7 +71,7 @@ pub struct BatchWriter {
     table: String,
     schema: TableSchema,
     retry: RetryPolicy,
-    bound: Duration,
+    bound: Bound,
     capacity: Option<ReturnConsumedCapacity>,
     concurrency: usize,
     import: bool,
@@ -86,7 +85,7 @@ impl BatchWriter {
             table: table.name().to_owned(),
             schema: table.schema(),
             retry: table.retry_policy(),
-            bound: table.call_bound(),
+            bound: table.bound(),
             capacity: table.return_consumed_capacity().cloned(),
             concurrency: 4,
             import: false,
@@ -376,6 +375,10 @@ impl Job for BatchWriter {
     const OPERATION: &'static str = OPERATION;
     const CHUNK: usize = BATCH_WRITE_LIMIT;
 
+    fn bound(&self) -> &Bound {
+        &self.bound
+    }
+
     fn asks_capacity(&self) -> bool {
         capacity::asks(self.capacity.as_ref())
     }
@@ -391,7 +394,7 @@ impl Job for BatchWriter {
             .request_items(self.table.clone(), requests)
             .set_return_consumed_capacity(self.capacity.clone())
             .send();
-        call(self.bound, OPERATION, request)
+        call(&self.bound, OPERATION, request)
     }
 
     fn sort(
