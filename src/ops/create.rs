@@ -341,7 +341,7 @@ impl CreatedTable {
                     .stream_enabled(true)
                     .stream_view_type(StreamViewType::NewAndOldImages)
                     .build()
-                    .expect("stream_enabled is set"),
+                    .expect("stream_enabled is set"), // ok: a constant example, its required field set
             )
             .latest_stream_arn(format!("{arn}/stream/2025-01-01T00:00:00.000"))
             .table_arn(arn)

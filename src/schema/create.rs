@@ -243,7 +243,7 @@ impl TableDefinition {
                 .attribute_name(attribute)
                 .enabled(true)
                 .build()
-                .expect("ttl specification: both required fields are set"),
+                .expect("ttl specification: both required fields are set"), // ok: every required field is set unconditionally above
         )
     }
 
@@ -257,7 +257,7 @@ impl TableDefinition {
                     .attribute_name(attr.name)
                     .attribute_type(attr.scalar_type.sdk())
                     .build()
-                    .expect("attribute definition: both required fields are set")
+                    .expect("attribute definition: both required fields are set") // ok: every required field is set unconditionally above
             })
             .collect()
     }
@@ -278,7 +278,7 @@ impl TableDefinition {
                 .set_key_schema(Some(key_schema(index.partition_key, index.sort_key)))
                 .projection(all.clone())
                 .build()
-                .expect("gsi: name and key schema are set")
+                .expect("gsi: name and key schema are set") // ok: every required field is set unconditionally above
         });
         Some(indexes.collect())
     }
@@ -291,7 +291,7 @@ impl TableDefinition {
                 .stream_enabled(true)
                 .stream_view_type(view_type)
                 .build()
-                .expect("stream specification: `stream_enabled` is set"),
+                .expect("stream specification: `stream_enabled` is set"), // ok: every required field is set unconditionally above
         )
     }
 }
@@ -305,7 +305,7 @@ fn key_schema(pk: KeyAttribute, sk: Option<KeyAttribute>) -> Vec<KeySchemaElemen
                 .attribute_name(attr.name)
                 .key_type(key_type)
                 .build()
-                .expect("key schema element: both required fields are set")
+                .expect("key schema element: both required fields are set") // ok: every required field is set unconditionally above
         })
         .collect()
 }
