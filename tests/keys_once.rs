@@ -445,3 +445,297 @@ async fn a_one_type_query_reads_only_that_type_without_a_registry() {
         .unwrap();
     assert_eq!(out.items.unwrap_or_default().len(), 1);
 }
+
+/// Events of a tenant by day: `TENANT#{tenant}` / `DAY#{day}#EVENT#{id}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Event {
+    tenant: String,
+    day: String,
+    id: String,
+}
+
+struct EventMapper;
+impl Mapper for EventMapper {
+    type Entity = Event;
+    const ENTITY_TYPE: &'static str = "Event";
+    const TABLE: TableSchema = T;
+    const KEY_PATTERNS: &'static [IndexKeys] =
+        &[IndexKeys::table(KeyPattern::partition("TENANT#{tenant}"))
+            .sort(KeyPattern::sort("DAY#{day}#EVENT#{id}"))];
+}
+
+/// Ids that sort high: the greatest characters of each UTF-8 length, and
+/// the longest id a sort key can hold.
+fn high_ids() -> Vec<String> {
+    let room = dynamodb_mapper::MAX_SORT_KEY_BYTES - "DAY#2025-01-05#EVENT#".len();
+    vec![
+        "a".into(),
+        "zzz".into(),
+        "~".into(),
+        "\u{7F}".into(),
+        "\u{7FF}".into(),
+        "\u{FFFD}".into(),
+        "\u{FFFF}".into(),
+        "\u{10000}".into(),
+        "\u{10FFFF}".into(),
+        "\u{10FFFF}".repeat(room / 4),
+    ]
+}
+
+#[tokio::test]
+async fn a_range_over_a_composite_sort_key_includes_every_item_of_its_last_day() {
+    let (client, table) = local::client_and_table("keys-range", T).await;
+    let days = [
+        "2025-01-01",
+        "2025-01-02",
+        "2025-01-03",
+        "2025-01-05",
+        "2025-01-06",
+    ];
+    let mut written = Vec::new();
+    for day in days {
+        for id in high_ids() {
+            let event = Event {
+                tenant: "t1".into(),
+                day: day.into(),
+                id,
+            };
+            local::put_item(&client, &table, EventMapper::to_item(&event).unwrap()).await;
+            written.push(event);
+        }
+    }
+    // Another tenant's events on the same days are never read.
+    let other = Event {
+        tenant: "t2".into(),
+        day: "2025-01-03".into(),
+        id: "a".into(),
+    };
+    local::put_item(&client, &table, EventMapper::to_item(&other).unwrap()).await;
+
+    let read = |lookup: dynamodb_mapper::Lookup<'static, EventMapper>| {
+        let q = lookup.query(&client, &table).unwrap();
+        async move {
+            let mut events = local::read_all::<EventMapper>(q).await.unwrap();
+            events.sort_by(|a, b| (&a.day, &a.id).cmp(&(&b.day, &b.id)));
+            events
+        }
+    };
+    let expect = |from: &str, through: &str| {
+        let mut e: Vec<Event> = written
+            .iter()
+            .filter(|e| e.day.as_str() >= from && e.day.as_str() <= through)
+            .cloned()
+            .collect();
+        e.sort_by(|a, b| (&a.day, &a.id).cmp(&(&b.day, &b.id)));
+        e
+    };
+    let t1 = || EventMapper::lookup().with("tenant", "t1");
+    let got = read(t1().sort_between("day", "2025-01-02", "2025-01-05")).await;
+    assert_eq!(got.len(), 3 * high_ids().len());
+    assert_eq!(got, expect("2025-01-02", "2025-01-05"));
+    // A day without items as a bound.
+    let got = read(t1().sort_between("day", "2025-01-04", "2025-01-04")).await;
+    assert!(got.is_empty());
+    let got = read(t1().sort_from("day", "2025-01-03")).await;
+    assert_eq!(got, expect("2025-01-03", "9999"));
+    let got = read(t1().sort_through("day", "2025-01-02")).await;
+    assert_eq!(got, expect("0000", "2025-01-02"));
+
+    // What the plain bounds would have missed: every event of the last day.
+    let plain = dynamodb_mapper::expr::KeyCondition::new(T, "TENANT#t1")
+        .sort_between("DAY#2025-01-02", "DAY#2025-01-05");
+    use dynamodb_mapper::expr::KeyConditionExt;
+    let q = client
+        .query()
+        .table_name(&table)
+        .with_key_condition(plain)
+        .unwrap();
+    let naive = local::read_all::<EventMapper>(q).await.unwrap();
+    assert_eq!(naive.len(), 2 * high_ids().len());
+}
+
+#[test]
+fn a_range_needs_its_earlier_placeholders_and_a_sort_key() {
+    // `day` is bound by the range, `tenant` is not bound: the partition
+    // cannot be rendered.
+    let err = EventMapper::lookup()
+        .sort_between("day", "a", "b")
+        .key_condition()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Event: key pattern `TENANT#{tenant}` has no value for `{tenant}`"
+    );
+    // A range on a placeholder after an unbound one.
+    let err = EventMapper::lookup()
+        .with("tenant", "t1")
+        .sort_between("id", "a", "b")
+        .key_condition()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Event: key pattern `DAY#{day}#EVENT#{id}` has no value for `{day}`, which comes before \
+         the range over `{id}`"
+    );
+    // Not a primary key.
+    let err = EventMapper::lookup()
+        .with("tenant", "t1")
+        .sort_between("day", "a", "b")
+        .key()
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidKey);
+    assert!(
+        err.to_string()
+            .contains("a range over `{day}` selects many items"),
+        "{err}"
+    );
+    // An unknown placeholder.
+    let err = EventMapper::lookup()
+        .with("tenant", "t1")
+        .sort_between("dya", "a", "b")
+        .key_condition()
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("has no key pattern with the placeholder `{dya}`"),
+        "{err}"
+    );
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct User {
+    tenant: String,
+    id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct UserGroup {
+    tenant: String,
+    id: String,
+}
+
+const TENANT_PK: KeyPattern = KeyPattern::partition("TENANT#{tenant}");
+
+struct UserMapper;
+impl Mapper for UserMapper {
+    type Entity = User;
+    const ENTITY_TYPE: &'static str = "User";
+    const TABLE: TableSchema = T;
+    const KEY_PATTERNS: &'static [IndexKeys] =
+        &[IndexKeys::table(TENANT_PK).sort(KeyPattern::sort("USER#{id}"))];
+}
+
+struct UserGroupMapper;
+impl Mapper for UserGroupMapper {
+    type Entity = UserGroup;
+    const ENTITY_TYPE: &'static str = "UserGroup";
+    const TABLE: TableSchema = T;
+    const KEY_PATTERNS: &'static [IndexKeys] =
+        &[IndexKeys::table(TENANT_PK).sort(KeyPattern::sort("USERGROUP#{id}"))];
+}
+
+#[derive(Debug, PartialEq)]
+enum Tenant {
+    User(User),
+    UserGroup(UserGroup),
+    Event(Event),
+}
+
+#[tokio::test]
+async fn a_hand_written_prefix_is_checked_against_the_registry_and_the_server_agrees() {
+    use dynamodb_mapper::expr::{KeyCondition, KeyConditionExt};
+    let registry = Registry::builder()
+        .register::<UserMapper>(Tenant::User)
+        .register::<UserGroupMapper>(Tenant::UserGroup)
+        .register::<EventMapper>(Tenant::Event)
+        .build()
+        .unwrap();
+    let (client, table) = local::client_and_table("keys-reach", T).await;
+    let user = |id: &str| User {
+        tenant: "acme".into(),
+        id: id.into(),
+    };
+    for item in [
+        UserMapper::to_item(&user("ada")).unwrap(),
+        UserMapper::to_item(&user("bob")).unwrap(),
+        UserGroupMapper::to_item(&UserGroup {
+            tenant: "acme".into(),
+            id: "admins".into(),
+        })
+        .unwrap(),
+        EventMapper::to_item(&Event {
+            tenant: "acme".into(),
+            day: "2025-01-01".into(),
+            id: "e1".into(),
+        })
+        .unwrap(),
+    ] {
+        local::put_item(&client, &table, item).await;
+    }
+    let types_returned = |condition: KeyCondition| {
+        let q = client
+            .query()
+            .table_name(&table)
+            .with_key_condition(condition)
+            .unwrap();
+        async move {
+            let mut types: Vec<String> = local::raw_items(q)
+                .await
+                .unwrap()
+                .iter()
+                .filter_map(|i| i.get("entityType").and_then(|v| v.as_s().ok()).cloned())
+                .collect();
+            types.sort();
+            types.dedup();
+            types
+        }
+    };
+    let acme = || KeyCondition::new(T, "TENANT#acme");
+
+    // `USER` ends inside a segment: it reaches the groups too, and the
+    // server returns them.
+    let users = acme().sort_begins_with("USER");
+    assert_eq!(
+        registry.entity_types_reached(&users).unwrap(),
+        ["User", "UserGroup"]
+    );
+    assert_eq!(types_returned(users.clone()).await, ["User", "UserGroup"]);
+    let err = registry.check_key_condition(&users, &["User"]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidKey);
+    assert_eq!(
+        err.to_string(),
+        "key attribute `sk` begins_with \"USER\" on the table also reaches UserGroup items \
+         (sort key `USERGROUP#{id}`, e.g. \"USERGROUP#a\"), expected only User; the prefix \
+         ends inside a segment: end it with the delimiter (\"USER#\")"
+    );
+    // Ended at the segment, it reaches users only, and so does the server.
+    let users = acme().sort_begins_with("USER#");
+    registry.check_key_condition(&users, &["User"]).unwrap();
+    assert_eq!(types_returned(users).await, ["User"]);
+    // A range over both.
+    let range = acme().sort_between("USER#a", "USERGROUP#b");
+    assert_eq!(
+        registry.entity_types_reached(&range).unwrap(),
+        ["User", "UserGroup"]
+    );
+    assert_eq!(types_returned(range).await, ["User", "UserGroup"]);
+    // The whole partition: every type, an unchecked expectation names them.
+    let err = registry
+        .check_key_condition(&acme(), &["User", "UserGroup"])
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("also reaches Event items"),
+        "{err}"
+    );
+    assert_eq!(types_returned(acme()).await, ["Event", "User", "UserGroup"]);
+    // Another partition shape reaches nothing.
+    let none = KeyCondition::new(T, "USER#ada");
+    assert!(registry.entity_types_reached(&none).unwrap().is_empty());
+    // An unregistered type in the expectation.
+    let err = registry.check_key_condition(&none, &["Usr"]).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("\"Usr\" is not a registered entity type"),
+        "{err}"
+    );
+}

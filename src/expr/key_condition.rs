@@ -1,6 +1,8 @@
 //! [`KeyCondition`]: the key condition of a `Query`, checked against the
 //! table's [`TableSchema`] (index, key names, types and size limits).
 
+use std::ops::Bound;
+
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::condition::Comparator;
@@ -9,6 +11,7 @@ use super::operand::{Operand, OperandKind};
 use super::placeholders::{Ctx, check_prefix};
 use crate::error::{Error, ErrorKind, Result};
 use crate::item::{check_depth, parse_number, type_name};
+use crate::key::{Selection, SortSelection};
 use crate::schema::{
     KeyAttribute, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, ScalarType, TableSchema,
 };
@@ -98,6 +101,18 @@ impl KeyCondition {
     #[must_use]
     pub fn index_name(&self) -> Option<&str> {
         self.index.as_deref()
+    }
+
+    /// The table layout the condition is checked against.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
+    /// const T: TableSchema = TableSchema::new("pk");
+    /// assert_eq!(KeyCondition::new(T, "A").schema(), T);
+    /// ```
+    #[must_use]
+    pub fn schema(&self) -> TableSchema {
+        self.schema
     }
 
     fn sort(mut self, condition: SortCondition) -> Self {
@@ -334,6 +349,55 @@ impl KeyCondition {
             }
         }
         Ok(Expression::rendered(out, ctx))
+    }
+}
+
+impl KeyCondition {
+    /// What the condition selects, in terms of string keys; `None` when it
+    /// has more than one sort key condition (which [`build`](Self::build)
+    /// refuses).
+    pub(crate) fn selection(&self) -> Option<Selection<'_>> {
+        fn text(operand: &Operand) -> Option<&str> {
+            match &operand.0 {
+                OperandKind::Value(Ok(AttributeValue::S(s))) => Some(s.as_str()),
+                _ => None,
+            }
+        }
+        let sort = match self.sort.as_slice() {
+            [] => SortSelection::Any,
+            [condition] => {
+                let range = |low, high| SortSelection::Range(low, high);
+                match condition {
+                    SortCondition::BeginsWith(p) => {
+                        text(p).map_or(SortSelection::NotText, SortSelection::Prefix)
+                    }
+                    SortCondition::Between(low, high) => match (text(low), text(high)) {
+                        (Some(low), Some(high)) => {
+                            range(Bound::Included(low), Bound::Included(high))
+                        }
+                        _ => SortSelection::NotText,
+                    },
+                    SortCondition::Compare(comparator, value) => match text(value) {
+                        None => SortSelection::NotText,
+                        Some(v) => match comparator {
+                            Comparator::Eq => range(Bound::Included(v), Bound::Included(v)),
+                            Comparator::Lt => range(Bound::Unbounded, Bound::Excluded(v)),
+                            Comparator::Le => range(Bound::Unbounded, Bound::Included(v)),
+                            Comparator::Gt => range(Bound::Excluded(v), Bound::Unbounded),
+                            Comparator::Ge => range(Bound::Included(v), Bound::Unbounded),
+                            // Not a key condition operator; `build` cannot
+                            // produce it, so it selects anything.
+                            Comparator::Ne => SortSelection::Any,
+                        },
+                    },
+                }
+            }
+            _ => return None,
+        };
+        Some(Selection {
+            partition: text(&self.partition),
+            sort,
+        })
     }
 }
 

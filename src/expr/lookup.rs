@@ -9,7 +9,8 @@ use super::apply::{FilterExt, KeyConditionExt};
 use super::condition::Condition;
 use super::key_condition::KeyCondition;
 use super::operand::attr;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::key::last_sort_key_with_prefix;
 use crate::mapper::{Lookup, Mapper};
 
 impl<M: Mapper> Lookup<'_, M> {
@@ -43,8 +44,36 @@ impl<M: Mapper> Lookup<'_, M> {
             condition = condition.index(index);
         }
         let Some(sort) = keys.sort_key() else {
+            if let Some(range) = self.range() {
+                return Err(Error::invalid_key_pattern(
+                    keys.partition_key().template(),
+                    format!(
+                        "has no sort key pattern beside it for a range over `{{{}}}`",
+                        range.name
+                    ),
+                )
+                .with_entity_type(M::ENTITY_TYPE));
+            }
             return Ok(condition);
         };
+        if let Some(range) = self.range() {
+            let of_type = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
+            let base = self.bound(sort);
+            let low = match &range.low {
+                Some(v) => Some(base.lower_bound(range.name, v.clone()).map_err(of_type)?),
+                None => self.sort_prefix()?,
+            };
+            let high = match &range.high {
+                Some(v) => Some(base.upper_bound(range.name, v.clone()).map_err(of_type)?),
+                None => self.sort_prefix()?.map(|p| last_sort_key_with_prefix(&p)),
+            };
+            return Ok(match (low, high) {
+                (Some(low), Some(high)) => condition.sort_between(low, high),
+                (Some(low), None) => condition.sort_ge(low),
+                (None, Some(high)) => condition.sort_le(high),
+                (None, None) => condition,
+            });
+        }
         let unbound = sort
             .placeholders()?
             .iter()

@@ -367,3 +367,40 @@ pub(super) fn check_size(key: &str, role: KeyRole) -> std::result::Result<(), St
     }
     Ok(())
 }
+
+/// The greatest string sort key that starts with `prefix`: `prefix`
+/// followed by the greatest UTF-8 text that fits the sort key size limit
+/// ([`MAX_SORT_KEY_BYTES`], 1,024 bytes), so `BETWEEN low AND
+/// last_sort_key_with_prefix(p)` includes every key starting with `p`.
+///
+/// DynamoDB compares strings by their UTF-8 bytes. The text is `U+10FFFF`
+/// (bytes `F4 8F BF BF`, the greatest a character can start with) repeated,
+/// then the greatest character of the remaining length (`U+FFFF`, `U+07FF`
+/// or `U+007F`); no valid key of at most 1,024 bytes that starts with
+/// `prefix` sorts after it. A `prefix` already at or over the limit is
+/// returned as it is (a key condition then reports its size).
+///
+/// ```
+/// use dynamodb_mapper::key::last_sort_key_with_prefix;
+///
+/// let high = last_sort_key_with_prefix("DAY#2025-01-05#");
+/// assert_eq!(high.len(), 1024);
+/// assert!(high.starts_with("DAY#2025-01-05#"));
+/// assert!("DAY#2025-01-05#zzz" < high.as_str());
+/// assert!("DAY#2025-01-05#\u{10FFFF}\u{10FFFF}" < high.as_str());
+/// assert!("DAY#2025-01-05$" > high.as_str());
+/// ```
+#[must_use]
+pub fn last_sort_key_with_prefix(prefix: &str) -> String {
+    let room = MAX_SORT_KEY_BYTES.saturating_sub(prefix.len());
+    let mut out = String::with_capacity(prefix.len() + room);
+    out.push_str(prefix);
+    out.extend(std::iter::repeat_n('\u{10FFFF}', room / 4));
+    match room % 4 {
+        3 => out.push('\u{FFFF}'),
+        2 => out.push('\u{07FF}'),
+        1 => out.push('\u{007F}'),
+        _ => {}
+    }
+    out
+}

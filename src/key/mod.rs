@@ -61,8 +61,13 @@
 //! - `pattern`: [`KeyPattern`] and [`BoundPattern`], rendering and parsing
 //!   keys by template;
 //! - `overlap`: [`find_overlaps`] and its inputs and findings
-//!   ([`IndexKeys`], [`KeyDeclaration`], [`AllowedOverlap`], [`Overlap`]).
+//!   ([`IndexKeys`], [`KeyDeclaration`], [`AllowedOverlap`], [`Overlap`]);
+//! - `select`: what a key condition selects in terms of string keys, and
+//!   whether a declaration's keys can be selected (for
+//!   [`Registry::entity_types_reached`](crate::Registry::entity_types_reached)).
 
+#[cfg(test)]
+mod analysis_tests;
 mod builder;
 mod encoding;
 mod format;
@@ -70,6 +75,7 @@ mod language;
 mod overlap;
 mod parts;
 mod pattern;
+mod select;
 mod template;
 mod value;
 
@@ -78,8 +84,10 @@ pub use encoding::{
     Encoding, decode_signed, decode_timestamp, decode_timestamp_as, decode_unix_timestamp,
     decode_unsigned, encode_signed, encode_timestamp, encode_unix_timestamp, encode_unsigned,
 };
-pub use format::{KeyFormat, KeyRole};
+pub use format::{KeyFormat, KeyRole, last_sort_key_with_prefix};
 pub use overlap::{AllowedOverlap, IndexKeys, KeyDeclaration, Overlap, OverlapKind, find_overlaps};
 pub use parts::KeyParts;
 pub use pattern::{BoundPattern, KeyPattern};
 pub use value::KeyValue;
+
+pub(crate) use select::{Selection, SortSelection};

@@ -8,7 +8,9 @@ use std::fmt;
 use std::rc::Rc;
 
 use super::encoding::Encoding;
-use super::format::{KeyFormat, KeyRole, check_size, segments, split_key};
+use super::format::{
+    KeyFormat, KeyRole, check_size, last_sort_key_with_prefix, segments, split_key,
+};
 use super::language::Language;
 use super::parts::KeyParts;
 use super::template::{Component, Slot, compile, constant_prefix, pattern_error};
@@ -614,6 +616,99 @@ impl<'a> BoundPattern<'a> {
     /// ```
     pub fn prefix(&self) -> Result<String> {
         self.pattern.render(&self.values, true)
+    }
+
+    /// The least sort key with `value` for the placeholder `name` (and the
+    /// bound values before it): the low bound of a range over `name`. Keys
+    /// with a greater `name` segment (in key order) sort after it.
+    ///
+    /// When `name` is the last placeholder this is the whole key; otherwise
+    /// the key up to the next placeholder, so it never sorts after a key of
+    /// `value` (`DAY#2025-01-02#` is below every `DAY#2025-01-02#...`).
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidKeyPattern`](crate::ErrorKind::InvalidKeyPattern)
+    /// naming the template: a partition key pattern (ranges are on sort
+    /// keys); as [`prefix`](Self::prefix) with `name` bound to `value`
+    /// (a placeholder before `name` without a value, one after it with a
+    /// value, a value its format cannot encode).
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    ///
+    /// const SK: KeyPattern = KeyPattern::sort("DAY#{day}#EVENT#{id}");
+    /// assert_eq!(SK.bind().lower_bound("day", "2025-01-02")?, "DAY#2025-01-02#EVENT#");
+    /// const LINE: KeyPattern = KeyPattern::sort("ORDER#{order}#LINE#{n:u3}");
+    /// assert_eq!(LINE.with("order", "O1").lower_bound("n", 5)?, "ORDER#O1#LINE#005");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn lower_bound(&self, name: &'a str, value: impl Into<KeyValue<'a>>) -> Result<String> {
+        self.range_bound(name, value.into(), false)
+    }
+
+    /// The greatest sort key with `value` for the placeholder `name` (and
+    /// the bound values before it): the inclusive high bound of a range over
+    /// `name` that takes in every key of its last value
+    /// (`DAY#2025-01-05#...`, whatever follows).
+    ///
+    /// When `name` is the last placeholder this is the whole key; otherwise
+    /// the key up to the next placeholder followed by the greatest text a
+    /// sort key can hold ([`last_sort_key_with_prefix`](super::last_sort_key_with_prefix)).
+    ///
+    /// # Errors
+    /// As [`lower_bound`](Self::lower_bound).
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::KeyPattern;
+    ///
+    /// const SK: KeyPattern = KeyPattern::sort("DAY#{day}#EVENT#{id}");
+    /// let high = SK.bind().upper_bound("day", "2025-01-05")?;
+    /// assert!(high.starts_with("DAY#2025-01-05#EVENT#"));
+    /// let last_event = SK.with("day", "2025-01-05").with("id", "zzzz").render()?;
+    /// assert!(last_event < high);
+    /// assert!(SK.with("day", "2025-01-06").with("id", "a").render()? > high);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn upper_bound(&self, name: &'a str, value: impl Into<KeyValue<'a>>) -> Result<String> {
+        self.range_bound(name, value.into(), true)
+    }
+
+    fn range_bound(&self, name: &'a str, value: KeyValue<'a>, upper: bool) -> Result<String> {
+        if self.pattern.role == KeyRole::Partition {
+            return Err(self.pattern.error(format!(
+                "is a partition key pattern; a range on `{{{name}}}` needs a sort key pattern"
+            )));
+        }
+        let components = self.pattern.components()?;
+        if !components
+            .iter()
+            .any(|c| c.slot.is_some_and(|s| s.name == name))
+        {
+            return Err(self
+                .pattern
+                .error(format!("has no placeholder `{{{name}}}`")));
+        }
+        let mut slots = components.iter().filter_map(|c| c.slot);
+        for slot in slots.by_ref() {
+            if slot.name == name {
+                break;
+            }
+            if !self.values.iter().any(|(n, _)| *n == slot.name) {
+                return Err(self.pattern.error(format!(
+                    "has no value for `{}`, which comes before the range over `{{{name}}}`",
+                    slot.spec
+                )));
+            }
+        }
+        let last = slots.next().is_none();
+        let with = self.clone().with(name, value);
+        if last {
+            with.render()
+        } else if upper {
+            Ok(last_sort_key_with_prefix(&with.prefix()?))
+        } else {
+            with.prefix()
+        }
     }
 }
 

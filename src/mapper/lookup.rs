@@ -45,7 +45,17 @@ use crate::key::{IndexKeys, KeyPattern, KeyValue};
 pub struct Lookup<'a, M> {
     index: Option<&'static str>,
     values: Vec<(&'a str, KeyValue<'a>)>,
+    range: Option<SortRange<'a>>,
     mapper: PhantomData<fn() -> M>,
+}
+
+/// A range over one sort key placeholder: its name and the values of its
+/// bounds (either may be open).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SortRange<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) low: Option<KeyValue<'a>>,
+    pub(crate) high: Option<KeyValue<'a>>,
 }
 
 impl<M> Clone for Lookup<'_, M> {
@@ -53,6 +63,7 @@ impl<M> Clone for Lookup<'_, M> {
         Lookup {
             index: self.index,
             values: self.values.clone(),
+            range: self.range.clone(),
             mapper: PhantomData,
         }
     }
@@ -64,6 +75,7 @@ impl<M: Mapper> fmt::Debug for Lookup<'_, M> {
             .field("entity_type", &M::ENTITY_TYPE)
             .field("index", &self.index)
             .field("values", &self.values)
+            .field("range", &self.range)
             .finish()
     }
 }
@@ -73,6 +85,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
         Lookup {
             index: None,
             values: Vec::new(),
+            range: None,
             mapper: PhantomData,
         }
     }
@@ -89,6 +102,88 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     pub fn with(mut self, name: &'a str, value: impl Into<KeyValue<'a>>) -> Self {
         self.values.push((name, value.into()));
         self
+    }
+
+    /// Selects the items whose sort key placeholder `name` lies between
+    /// `low` and `high`, both included, with every item under `high`: on
+    /// `DAY#{day}#EVENT#{id}`, `sort_between("day", "2025-01-02",
+    /// "2025-01-05")` reads every event of those four days, not only up to
+    /// the bare `DAY#2025-01-05`. Bind the placeholders before `name` with
+    /// [`with`](Self::with); `name` must be the first sort key placeholder
+    /// without a value.
+    ///
+    /// The bounds compare keys, as DynamoDB does: byte by byte. For the
+    /// order-preserving encodings (`u`, `i`, `ts`) that is value order; for
+    /// text it is the order of the escaped text followed by the delimiter.
+    /// The bounds are [`BoundPattern::lower_bound`](crate::key::BoundPattern::lower_bound)
+    /// and [`BoundPattern::upper_bound`](crate::key::BoundPattern::upper_bound).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let e = InvoiceItemMapper::lookup().with("invoice", "I1").sort_between("line", 2, 5).key_condition()?.build()?;
+    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 BETWEEN :k1 AND :k2");
+    /// assert_eq!(e.values()[":k1"], AttributeValue::S("ITEM#002".into()));
+    /// assert_eq!(e.values()[":k2"], AttributeValue::S("ITEM#005".into()));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn sort_between(
+        mut self,
+        name: &'a str,
+        low: impl Into<KeyValue<'a>>,
+        high: impl Into<KeyValue<'a>>,
+    ) -> Self {
+        self.range = Some(SortRange {
+            name,
+            low: Some(low.into()),
+            high: Some(high.into()),
+        });
+        self
+    }
+
+    /// Selects the items whose sort key placeholder `name` is `low` or
+    /// after it (within the keys of this pattern's prefix), as
+    /// [`sort_between`](Self::sort_between) without a high bound.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let e = InvoiceItemMapper::lookup().with("invoice", "I1").sort_from("line", 2).key_condition()?.build()?;
+    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 BETWEEN :k1 AND :k2");
+    /// assert_eq!(e.values()[":k1"], AttributeValue::S("ITEM#002".into()));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn sort_from(mut self, name: &'a str, low: impl Into<KeyValue<'a>>) -> Self {
+        self.range = Some(SortRange {
+            name,
+            low: Some(low.into()),
+            high: None,
+        });
+        self
+    }
+
+    /// Selects the items whose sort key placeholder `name` is `high` or
+    /// before it (within the keys of this pattern's prefix), every item
+    /// under `high` included, as [`sort_between`](Self::sort_between)
+    /// without a low bound.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let e = InvoiceItemMapper::lookup().with("invoice", "I1").sort_through("line", 5).key_condition()?.build()?;
+    /// assert_eq!(e.values()[":k1"], AttributeValue::S("ITEM#".into()));
+    /// assert_eq!(e.values()[":k2"], AttributeValue::S("ITEM#005".into()));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn sort_through(mut self, name: &'a str, high: impl Into<KeyValue<'a>>) -> Self {
+        self.range = Some(SortRange {
+            name,
+            low: None,
+            high: Some(high.into()),
+        });
+        self
+    }
+
+    /// The sort key range, if one was asked for.
+    pub(crate) fn range(&self) -> Option<&SortRange<'a>> {
+        self.range.as_ref()
     }
 
     /// Uses the key patterns the mapper declares for the global secondary
@@ -185,18 +280,22 @@ impl<'a, M: Mapper> Lookup<'a, M> {
                 .chain(keys.sort_key())
                 .any(|p| has_placeholder(p, name))
         };
+        let names = || {
+            self.values
+                .iter()
+                .map(|(name, _)| *name)
+                .chain(self.range.as_ref().map(|r| r.name))
+        };
         let fitting: Vec<&&IndexKeys> = declared
             .iter()
-            .filter(|k| self.values.iter().all(|(name, _)| has(k, name)))
+            .filter(|k| names().all(|name| has(k, name)))
             .collect();
         match fitting.as_slice() {
             [one] => Ok(***one),
             [] => {
-                let name = self
-                    .values
-                    .iter()
-                    .find(|(name, _)| !declared.iter().any(|k| has(k, name)))
-                    .map_or("", |(name, _)| *name);
+                let name = names()
+                    .find(|name| !declared.iter().any(|k| has(k, name)))
+                    .unwrap_or("");
                 let list: Vec<String> = declared.iter().map(|k| describe(k)).collect();
                 if name.is_empty() {
                     Err(self.error(format!(
@@ -232,7 +331,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
             .collect()
     }
 
-    fn bound(&self, pattern: KeyPattern) -> crate::key::BoundPattern<'a> {
+    pub(crate) fn bound(&self, pattern: KeyPattern) -> crate::key::BoundPattern<'a> {
         self.values_for(pattern)
             .into_iter()
             .fold(pattern.bind(), |b, (name, value)| b.with(name, value))
@@ -332,6 +431,12 @@ impl<'a, M: Mapper> Lookup<'a, M> {
         if let Some(index) = self.index {
             return Err(self.error(format!(
                 "cannot be a primary key: index {index}'s keys do not address one item; query it"
+            )));
+        }
+        if let Some(range) = &self.range {
+            return Err(self.error(format!(
+                "cannot be a primary key: a range over `{{{}}}` selects many items; query it",
+                range.name
             )));
         }
         let partition = self.partition()?;

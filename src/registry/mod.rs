@@ -15,6 +15,8 @@
 //! - `checks`: the whole-design checks `build` runs (private).
 //! - `dispatch`: [`Registry`] and its inner dispatch of items to mappers.
 //! - `group`: [`Group`] and `Registry::group`.
+//! - `reach`: which entity types a key condition can return
+//!   (`Registry::entity_types_reached`, `Registry::check_key_condition`).
 //! - `builder`: [`RegistryBuilder`], `Registry::builder` and `build`.
 
 mod buckets;
@@ -26,6 +28,7 @@ mod entry;
 mod filter;
 mod group;
 mod policy;
+mod reach;
 
 pub use buckets::Buckets;
 pub use builder::RegistryBuilder;
