@@ -31,8 +31,9 @@ impl Mapper for OrderAsIs {
     }
 }
 
-/// The same mapper declaring the key patterns its hooks write, so every
-/// `to_item` also checks the written keys against them.
+/// The same mapper declaring the key patterns its hooks write (`by_hook`:
+/// written once, by the hook, not also rendered), so every `to_item` also
+/// checks the written keys against them.
 struct OrderChecked;
 impl Mapper for OrderChecked {
     type Entity = Order;
@@ -41,13 +42,17 @@ impl Mapper for OrderChecked {
     const NAMING: NamingConvention = NamingConvention::AsIs;
     const KEY_PATTERNS: &'static [IndexKeys] = &[
         IndexKeys::table(KeyPattern::partition("CUSTOMER#{customer_id}"))
-            .sort(KeyPattern::sort("ORDER#{order_id}#{date}")),
+            .sort(KeyPattern::sort("ORDER#{order_id}#{date}"))
+            .by_hook(),
         IndexKeys::index("GSI1", KeyPattern::partition("STATUS#{status}"))
-            .sort(KeyPattern::sort("{created_at}")),
+            .sort(KeyPattern::sort("{created_at}"))
+            .by_hook(),
         IndexKeys::index("GSI2", KeyPattern::partition("ORDER"))
-            .sort(KeyPattern::sort("{created_at}")),
+            .sort(KeyPattern::sort("{created_at}"))
+            .by_hook(),
         IndexKeys::index("GSI3", KeyPattern::partition("SHIPPED"))
-            .sort(KeyPattern::sort("{shipped_at}")),
+            .sort(KeyPattern::sort("{shipped_at}"))
+            .by_hook(),
     ];
     fn before_to_item(o: &Order) -> dynamodb_mapper::Result<()> {
         OrderMapper::before_to_item(o)
