@@ -56,6 +56,7 @@ pub use self::time::PointInTime;
 pub use error::{BoxError, Error, ErrorKind, Result};
 pub use expr::{
     Condition, ConditionExt, Expression, FilterExt, IntoExpression, KeyCondition, KeyConditionExt,
+    Update, UpdateExt,
 };
 pub use item::{
     Item, ItemExt, MAX_ITEM_SIZE, MAX_NUMBER_DIGITS, item_size, ttl_value, type_name, value_size,

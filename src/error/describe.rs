@@ -44,15 +44,28 @@ pub(crate) fn shown(n: &str) -> std::borrow::Cow<'_, str> {
 /// `<n bytes>`, a value of another type by its type (never its contents,
 /// which could be deep).
 pub(crate) fn write_key_part(out: &mut String, name: &str, value: &AttributeValue) {
+    out.push_str(name);
+    out.push('=');
+    write_value(out, value);
+}
+
+/// A key value as [`write_key_part`] shows it, without the name.
+pub(crate) fn describe_value(value: &AttributeValue) -> String {
+    let mut out = String::new();
+    write_value(&mut out, value);
+    out
+}
+
+fn write_value(out: &mut String, value: &AttributeValue) {
     use std::fmt::Write as _;
     let _ = match value {
         AttributeValue::S(s) => match s.char_indices().nth(64) {
-            Some((end, _)) => write!(out, "{name}={:?}…", &s[..end]),
-            None => write!(out, "{name}={s:?}"),
+            Some((end, _)) => write!(out, "{:?}…", &s[..end]),
+            None => write!(out, "{s:?}"),
         },
-        AttributeValue::N(n) => write!(out, "{name}={}", shown(n)),
-        AttributeValue::B(b) => write!(out, "{name}=<{} bytes>", b.as_ref().len()),
-        other => write!(out, "{name}=<{}>", type_name(other)),
+        AttributeValue::N(n) => write!(out, "{}", shown(n)),
+        AttributeValue::B(b) => write!(out, "<{} bytes>", b.as_ref().len()),
+        other => write!(out, "<{}>", type_name(other)),
     };
 }
 

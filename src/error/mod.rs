@@ -36,7 +36,7 @@ mod transaction;
 
 pub use access::{Unread, Unwritten};
 pub use describe::{describe_key, type_name};
-pub(crate) use describe::{shorten, shown, write_key_part};
+pub(crate) use describe::{describe_value, shorten, shown, write_key_part};
 pub use kind::ErrorKind;
 pub use transaction::{ActionInfo, ActionKind, CanceledAction};
 

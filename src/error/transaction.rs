@@ -88,15 +88,17 @@ impl ActionInfo {
 ///
 /// ```
 /// use dynamodb_mapper::{Item, ops::{ActionInfo, ActionKind, CanceledAction}};
-/// let c = CanceledAction {
-///     index: 1,
-///     action: ActionInfo::new(ActionKind::Put, "T", "Order", Item::new()),
-///     code: "ConditionalCheckFailed".into(),
-///     message: None,
-/// };
+/// let c = CanceledAction::new(
+///     1,
+///     ActionInfo::new(ActionKind::Put, "T", "Order", Item::new()),
+///     "ConditionalCheckFailed".into(),
+///     None,
+///     None,
+/// );
 /// assert_eq!(c.to_string(), "action 1 (put Order ): ConditionalCheckFailed");
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CanceledAction {
     /// Position of the action in the transaction.
     pub index: usize,
@@ -106,6 +108,37 @@ pub struct CanceledAction {
     pub code: String,
     /// DynamoDB's message, if any.
     pub message: Option<String>,
+    /// The item as it was when the action's condition failed, when the
+    /// action asked for it (every conditional action the crate builds
+    /// does) and the item existed; decode it through its mapper with
+    /// `CanceledAction::decoded`.
+    pub item: Option<HashMap<String, AttributeValue>>,
+}
+
+impl CanceledAction {
+    /// A cancellation reason for the action `index`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{Item, ops::{ActionInfo, ActionKind, CanceledAction}};
+    /// let c = CanceledAction::new(0, ActionInfo::new(ActionKind::Delete, "T", "Order", Item::new()), "TransactionConflict".into(), None, None);
+    /// assert_eq!(c.code, "TransactionConflict");
+    /// ```
+    #[must_use]
+    pub fn new(
+        index: usize,
+        action: ActionInfo,
+        code: String,
+        message: Option<String>,
+        item: Option<HashMap<String, AttributeValue>>,
+    ) -> Self {
+        CanceledAction {
+            index,
+            action,
+            code,
+            message,
+            item,
+        }
+    }
 }
 
 impl fmt::Display for CanceledAction {

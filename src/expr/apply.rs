@@ -16,6 +16,7 @@ use aws_sdk_dynamodb::types::builders::{
 use super::condition::Condition;
 use super::expression::Expression;
 use super::key_condition::KeyCondition;
+use super::update::Update;
 use crate::error::{Error, Result};
 
 /// Turns something into an [`Expression`]: an expression, a [`Condition`]
@@ -319,3 +320,73 @@ impl_expression_ext!(
         ConditionCheckBuilder
     ]
 );
+
+/// Sets the update expression of an `UpdateItem` request, or of the
+/// `Update` part of a `TransactWriteItem`, from an [`Update`], adding its
+/// names and values to those already set (by a condition, say): a
+/// placeholder the request already binds to something else is renamed.
+///
+/// ```
+/// use dynamodb_mapper::expr::{attr, ConditionExt, Update, UpdateExt};
+/// # let client = dynamodb_mapper::doc_support::client();
+/// let request = client
+///     .update_item()
+///     .table_name("AppTable")
+///     .with_update(Update::new().set(attr("status"), "shipped").add(attr("version"), 1))?
+///     .with_condition(attr("status").eq("paid"))?;
+/// assert_eq!(request.get_update_expression().as_deref(), Some("SET #u0 = :u0 ADD #u1 :u1"));
+/// assert_eq!(request.get_condition_expression().as_deref(), Some("#c0 = :c0"));
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub trait UpdateExt: Sized {
+    /// Sets the update expression.
+    ///
+    /// # Errors
+    /// What [`Update::build`] returns;
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) naming
+    /// `(expression)` when the request already has an update expression
+    /// (join the updates with [`Update::and`] instead).
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::{attr, Update, UpdateExt};
+    /// # let client = dynamodb_mapper::doc_support::client();
+    /// let request = client.update_item().with_update(Update::new().set(attr("a"), 1))?;
+    /// let err = request.with_update(Update::new().set(attr("b"), 2)).unwrap_err();
+    /// assert!(err.to_string().contains("already has an update expression"));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn with_update(self, update: Update) -> Result<Self>;
+}
+
+macro_rules! impl_update_ext {
+    ($($builder:ty),*) => {$(
+        impl UpdateExt for $builder {
+            fn with_update(self, update: Update) -> Result<Self> {
+                if let Some(existing) = self.get_update_expression() {
+                    return Err(Error::invalid_value(
+                        "(expression)",
+                        format!(
+                            "cannot be set: the request already has an update expression \
+                             ({existing:?}); join the updates with Update::and"
+                        ),
+                    ));
+                }
+                let merged = merge(
+                    None,
+                    self.get_expression_attribute_names().as_ref(),
+                    self.get_expression_attribute_values().as_ref(),
+                    update.build()?,
+                );
+                let mut builder = self.update_expression(merged.expression);
+                for (k, v) in merged.names {
+                    builder = builder.expression_attribute_names(k, v);
+                }
+                for (k, v) in merged.values {
+                    builder = builder.expression_attribute_values(k, v);
+                }
+                Ok(builder)
+            }
+        }
+    )*};
+}
+impl_update_ext!(UpdateItemFluentBuilder, UpdateBuilder);

@@ -531,7 +531,7 @@ impl Size {
 
 // Rendering a condition, allocating its placeholders through `Ctx`.
 impl Ctx<'_> {
-    fn path(&mut self, attr: &Attr, out: &mut String) -> Result<()> {
+    pub(super) fn path(&mut self, attr: &Attr, out: &mut String) -> Result<()> {
         for (i, step) in attr.steps()?.into_iter().enumerate() {
             match step {
                 Step::Name(name) => {
@@ -547,7 +547,12 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    fn operand(&mut self, operand: &Operand, subject: &str, out: &mut String) -> Result<()> {
+    pub(super) fn operand(
+        &mut self,
+        operand: &Operand,
+        subject: &str,
+        out: &mut String,
+    ) -> Result<()> {
         match &operand.0 {
             OperandKind::Path(a) => self.path(a, out),
             OperandKind::Size(a) => {

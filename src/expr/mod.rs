@@ -53,19 +53,27 @@
 //!   the [`Attr`] and [`Size`] methods that start one) and its rendering.
 //! - `key_condition.rs`: [`KeyCondition`], the key condition of a `Query`,
 //!   checked against a [`TableSchema`](crate::TableSchema).
+//! - `update.rs`: [`Update`], the update expression builder (`SET`,
+//!   `REMOVE`, `ADD`, `DELETE`), and [`UpdateValue`] with [`list_append`]
+//!   for what `SET` assigns.
+//! - `changes.rs`: [`Update::between`], the typed partial update from two
+//!   entities.
 //! - `apply.rs`: [`IntoExpression`] and the extension traits that add
-//!   expressions to the SDK's request builders.
+//!   expressions to the SDK's request builders ([`UpdateExt`] for updates).
 
 mod apply;
+mod changes;
 mod condition;
 mod expression;
 mod key_condition;
 mod lookup;
 mod operand;
 mod placeholders;
+mod update;
 
-pub use apply::{ConditionExt, FilterExt, IntoExpression, KeyConditionExt};
+pub use apply::{ConditionExt, FilterExt, IntoExpression, KeyConditionExt, UpdateExt};
 pub use condition::Condition;
 pub use expression::Expression;
 pub use key_condition::KeyCondition;
 pub use operand::{Attr, Operand, Size, ValueType, attr, value};
+pub use update::{Update, UpdateValue, list_append};

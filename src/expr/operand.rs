@@ -28,6 +28,8 @@ use crate::error::Result;
 pub struct Attr {
     text: String,
     top_level: bool,
+    /// Map keys taken literally, from [`Attr::of_names`].
+    names: Option<Vec<String>>,
 }
 
 /// The attribute at `path` (see [`Attr`]).
@@ -127,6 +129,7 @@ impl Attr {
         Attr {
             text: path.into(),
             top_level: false,
+            names: None,
         }
     }
 
@@ -144,6 +147,27 @@ impl Attr {
         Attr {
             text: name.into(),
             top_level: true,
+            names: None,
+        }
+    }
+
+    /// The nested attribute reached through the map keys `names`, each
+    /// taken literally (a key holding `.` or `[` is not split): the path
+    /// of a value inside maps whose keys are data.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::Attr;
+    /// let e = Attr::of_names(["prices", "EUR.retail"]).exists().build()?;
+    /// assert_eq!(e.expression(), "attribute_exists(#c0.#c1)");
+    /// assert_eq!(e.names()["#c1"], "EUR.retail");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn of_names<S: Into<String>>(names: impl IntoIterator<Item = S>) -> Self {
+        let names: Vec<String> = names.into_iter().map(Into::into).collect();
+        Attr {
+            text: names.join("."),
+            top_level: false,
+            names: Some(names),
         }
     }
 
@@ -159,6 +183,15 @@ impl Attr {
     }
 
     pub(super) fn steps(&self) -> Result<Vec<Step<'_>>> {
+        if let Some(names) = &self.names {
+            if names.is_empty() || names.iter().any(String::is_empty) {
+                return Err(expr_error(
+                    &self.text,
+                    "is not a valid attribute path: it has an empty name",
+                ));
+            }
+            return Ok(names.iter().map(|n| Step::Name(n)).collect());
+        }
         if self.top_level {
             if self.text.is_empty() {
                 return Err(expr_error(

@@ -227,7 +227,8 @@ macro_rules! refused_for_now {
 
 refused_for_now!(
     aws_sdk_dynamodb::operation::put_item::PutItemError,
-    aws_sdk_dynamodb::operation::delete_item::DeleteItemError
+    aws_sdk_dynamodb::operation::delete_item::DeleteItemError,
+    aws_sdk_dynamodb::operation::update_item::UpdateItemError
 );
 
 /// Runs a conditional write: one SDK attempt per call (the SDK's own

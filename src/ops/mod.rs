@@ -41,6 +41,7 @@ mod lock;
 mod pages;
 mod table;
 mod tx;
+mod update;
 mod version;
 
 use std::time::Duration;

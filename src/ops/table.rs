@@ -17,7 +17,7 @@ use super::call::{Bound, call_timeout};
 use super::capacity;
 use super::create::CreateTable;
 use super::tx::Transaction;
-use super::{lock, pages};
+use super::{lock, pages, update};
 use crate::error::Result;
 use crate::item::Item;
 use crate::mapper::Mapper;
@@ -463,6 +463,141 @@ impl Table {
         F: FnMut(&mut Record<M::Entity>) -> Result<()>,
     {
         lock::update_with_retry::<M, F>(self, key, change).await
+    }
+
+    /// Updates the item of `old` to `new` with one `UpdateItem`: the
+    /// attributes that changed (maps member by member), the attributes that
+    /// became absent removed, and every attribute the mapper derives (GSI
+    /// keys, TTL, timestamps, discriminator) recomputed, as
+    /// [`Update::between`](crate::expr::Update::between) builds it. Nothing
+    /// is sent when nothing changed. The item must exist: an update never
+    /// creates a partial item.
+    ///
+    /// For a table without a version attribute; a versioned entity is
+    /// updated with [`update_versioned`](Self::update_versioned).
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) naming the key
+    /// attribute when `new` has another primary key;
+    /// [`ErrorKind::VersionCheckRequired`](crate::ErrorKind::VersionCheckRequired)
+    /// on a versioned table; [`ErrorKind::NotFound`](crate::ErrorKind::NotFound)
+    /// when no item exists at the key (nothing written); mapping errors;
+    /// timeouts and SDK errors as for [`put_versioned`](Self::put_versioned)
+    /// (outcome unknown when no answer came).
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Mapper, ops::Table};
+    /// # #[derive(Clone, serde::Serialize, serde::Deserialize)] struct Order { id: String, status: String }
+    /// # async fn demo<M: Mapper<Entity = Order>>(table: Table, order: Order) -> dynamodb_mapper::Result<()> {
+    /// let mut shipped = order.clone();
+    /// shipped.status = "shipped".into();
+    /// table.update_entity::<M>(&order, &shipped).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn update_entity<M: Mapper>(&self, old: &M::Entity, new: &M::Entity) -> Result<()> {
+        update::update_entity::<M>(self, old, new).await
+    }
+
+    /// Updates a record's item to `new` with one `UpdateItem` that carries
+    /// the version check and the version increment: the partial update of
+    /// [`update_entity`](Self::update_entity) with the guarantees of
+    /// [`put_versioned`](Self::put_versioned) (a stale record gets a
+    /// conflict, nothing is written; an item written before versioning is
+    /// adopted). On success the record holds `new` and the new version,
+    /// which is returned. When nothing changed, nothing is sent and the
+    /// version read is returned.
+    ///
+    /// Unlike `put_versioned`, attributes the record's bag holds are not
+    /// written back (an update leaves them as they are stored).
+    ///
+    /// # Errors
+    /// [`ErrorKind::VersionConflict`](crate::ErrorKind::VersionConflict)
+    /// naming the key when the item changed since it was read;
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) naming the key
+    /// attribute when `new` has another primary key;
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) for a
+    /// table without a version attribute or a record never read; mapping
+    /// errors; timeouts and SDK errors as for `put_versioned`.
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Mapper, ops::Table};
+    /// # #[derive(Clone, serde::Serialize, serde::Deserialize)] struct Order { id: String, status: String }
+    /// # async fn demo<M: Mapper<Entity = Order>>(table: Table, key: dynamodb_mapper::Item) -> dynamodb_mapper::Result<()> {
+    /// if let Some(mut record) = table.get_record::<M>(key).await? {
+    ///     let mut shipped = record.entity.clone();
+    ///     shipped.status = "shipped".into();
+    ///     let version = table.update_versioned::<M>(&mut record, shipped).await?;
+    ///     assert_eq!(record.version, Some(version));
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn update_versioned<M: Mapper>(
+        &self,
+        record: &mut Record<M::Entity>,
+        new: M::Entity,
+    ) -> Result<u64> {
+        update::update_versioned::<M>(self, record, new).await
+    }
+
+    /// Adds `by` (negative to subtract) to the number attribute `attribute`
+    /// of the item at `key` in one atomic `UpdateItem`, and returns the new
+    /// value. When no item exists, it is created with the key, `attribute =
+    /// by` and the discriminator; concurrent increments are never lost. On
+    /// a versioned table the version moves on too (a writer holding the
+    /// old version gets a conflict instead of overwriting the count).
+    ///
+    /// The item created holds only those attributes: use it for counter
+    /// entities whose other fields are optional or derived from the key.
+    /// An existing item of another entity type is not touched.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) naming the
+    /// attribute when it is a key, version or discriminator attribute, when
+    /// the item at `key` is of another entity type, or when the stored
+    /// value is not a number (DynamoDB's refusal);
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) for a key that
+    /// does not fit the table;
+    /// [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse)
+    /// when the answer holds no 64-bit integer;
+    /// [`ErrorKind::Timeout`](crate::ErrorKind::Timeout) and
+    /// [`ErrorKind::Sdk`](crate::ErrorKind::Sdk) when no answer came: the
+    /// increment may have been applied, and is not sent again (it would
+    /// count twice). Throttling is retried.
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Mapper, MapperExt, ops::Table};
+    /// # async fn demo<M: Mapper>(table: Table) -> dynamodb_mapper::Result<()> {
+    /// let views = table.increment::<M>(M::string_key("PAGE#home", "STATS")?, "views", 1).await?;
+    /// println!("{views} views");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn increment<M: Mapper>(&self, key: Item, attribute: &str, by: i64) -> Result<i64> {
+        update::increment::<M>(self, key, attribute, by).await
+    }
+
+    /// Puts `entity` only if no item exists at its key; `true` when it was
+    /// written, `false` when an item was already there (left as it was).
+    /// On a versioned table the new item gets a first version.
+    ///
+    /// # Errors
+    /// Mapping errors; timeouts and SDK errors as for
+    /// [`put_versioned`](Self::put_versioned) (outcome unknown when no
+    /// answer came: read the item to know).
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Mapper, ops::Table};
+    /// # async fn demo<M: Mapper>(table: Table, entity: M::Entity) -> dynamodb_mapper::Result<()> {
+    /// if !table.put_if_absent::<M>(&entity).await? {
+    ///     println!("already there");
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn put_if_absent<M: Mapper>(&self, entity: &M::Entity) -> Result<bool> {
+        update::put_if_absent::<M>(self, entity).await
     }
 
     /// A `Query` of this table, to complete with a key condition (and pass

@@ -5,7 +5,9 @@
 use std::collections::HashSet;
 
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::types::{ConditionCheck, Delete, Put, TransactWriteItem};
+use aws_sdk_dynamodb::types::{
+    ConditionCheck, Delete, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
+};
 use tracing::Instrument;
 
 use super::Table;
@@ -13,14 +15,19 @@ use super::call::{Failed, call};
 use super::capacity::{self, CapacityUsage};
 use super::describe_key;
 use super::identity::KeyId;
-use super::version::{versioned_delete, versioned_new, versioned_put};
+use super::update::check_raw_update;
+use super::version::{versioned_delete, versioned_new, versioned_put, versioned_update};
 use crate::check::{self, WriteRules};
 use crate::error::{ActionInfo, ActionKind, CanceledAction};
 use crate::error::{Error, Result};
-use crate::expr::{Attr, ConditionExt, Expression, IntoExpression};
+use crate::expr::{Attr, ConditionExt, Expression, IntoExpression, Update, UpdateExt};
 use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt};
 use crate::record::Record;
+
+/// Every conditional action asks for the item as it was when its
+/// condition failed, to hand it back in the error.
+const ALL_OLD: ReturnValuesOnConditionCheckFailure = ReturnValuesOnConditionCheckFailure::AllOld;
 
 /// DynamoDB's limit of actions in one transaction.
 pub const TRANSACTION_LIMIT: usize = 100;
@@ -269,7 +276,9 @@ impl Transaction {
             .table_name(self.table.name())
             .set_item(Some(item));
         if let Some(condition) = condition {
-            put = put.with_condition(condition)?;
+            put = put
+                .with_condition(condition)?
+                .return_values_on_condition_check_failure(ALL_OLD);
         }
         let put = put
             .build()
@@ -287,7 +296,9 @@ impl Transaction {
             .table_name(self.table.name())
             .set_key(Some(key.clone()));
         if let Some(condition) = condition {
-            delete = delete.with_condition(condition)?;
+            delete = delete
+                .with_condition(condition)?
+                .return_values_on_condition_check_failure(ALL_OLD);
         }
         let delete = delete
             .build()
@@ -451,6 +462,7 @@ impl Transaction {
             .table_name(self.table.name())
             .set_key(Some(key.clone()))
             .with_condition(condition)?
+            .return_values_on_condition_check_failure(ALL_OLD)
             .build()
             .map_err(|e| Error::sdk("TransactWriteItems", e))?;
         let info = self.info::<M>(ActionKind::ConditionCheck, key);
@@ -458,6 +470,152 @@ impl Transaction {
             TransactWriteItem::builder().condition_check(check).build(),
             info,
         )
+    }
+
+    fn add_update<M: Mapper>(
+        &mut self,
+        key: Item,
+        update: Update,
+        condition: Expression,
+    ) -> Result<&mut Self> {
+        let update = aws_sdk_dynamodb::types::Update::builder()
+            .table_name(self.table.name())
+            .set_key(Some(key.clone()))
+            .with_update(update)?
+            .with_condition(condition)?
+            .return_values_on_condition_check_failure(ALL_OLD)
+            .build()
+            .map_err(|e| Error::sdk("TransactWriteItems", e))?;
+        let info = self.info::<M>(ActionKind::Update, key);
+        self.push_checked(TransactWriteItem::builder().update(update).build(), info)
+    }
+
+    /// Updates the item at `key` with `update`, only if the item exists (an
+    /// update never creates a partial item).
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) for a key that
+    /// does not fit `M`'s table;
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) for an
+    /// update that changes a key attribute or the version attribute, or
+    /// that does not build ([`Update::build`]);
+    /// [`ErrorKind::VersionCheckRequired`](crate::ErrorKind::VersionCheckRequired)
+    /// when `M`'s table has a version attribute (use
+    /// [`update_record`](Self::update_record)); as [`Transaction::push`].
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// use dynamodb_mapper::expr::{attr, Update};
+    /// let mut tx = table().transaction();
+    /// tx.update::<NoteMapper>(NoteMapper::lookup().with("id", 7).key()?, Update::new().set(attr("text"), "hello"))?;
+    /// let update = tx.actions()[0].update().unwrap();
+    /// assert_eq!(update.update_expression(), "SET #u0 = :u0");
+    /// assert_eq!(update.condition_expression(), Some("attribute_exists(#dme0)"));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn update<M: Mapper>(&mut self, key: Item, update: Update) -> Result<&mut Self> {
+        self.update_if::<M>(key, update, None::<Expression>)
+    }
+
+    /// Updates the item at `key` with `update`, only if it exists and
+    /// `condition` holds on it (when given).
+    ///
+    /// # Errors
+    /// As [`update`](Self::update); errors building the condition.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// use dynamodb_mapper::expr::{attr, Update};
+    /// let mut tx = table().transaction();
+    /// let key = NoteMapper::lookup().with("id", 7).key()?;
+    /// tx.update_if::<NoteMapper>(key, Update::new().set(attr("text"), "b"), Some(attr("text").eq("a")))?;
+    /// let update = tx.actions()[0].update().unwrap();
+    /// assert_eq!(update.condition_expression(), Some("(attribute_exists(#dme0)) AND (#c0 = :c0)"));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn update_if<M: Mapper>(
+        &mut self,
+        key: Item,
+        update: Update,
+        condition: Option<impl IntoExpression>,
+    ) -> Result<&mut Self> {
+        let key = M::TABLE
+            .key_of(&key)
+            .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
+        if let Some(attribute) = M::TABLE.version_attribute() {
+            return Err(Error::version_check_required(
+                describe_key(&key),
+                "transaction update",
+                attribute,
+                "Transaction::update_record with the record read",
+            )
+            .with_entity_type(M::ENTITY_TYPE));
+        }
+        check_raw_update::<M>(&update)?;
+        let mut expected = Attr::top_level(M::TABLE.partition_key_attribute().name)
+            .exists()
+            .build_with_prefix("dme")?;
+        if let Some(condition) = condition {
+            expected = expected.and(condition.into_expression()?);
+        }
+        self.add_update::<M>(key, update, expected)
+    }
+
+    /// Updates the item of `old` to `new` as
+    /// [`Table::update_entity`](super::Table::update_entity) does (changed
+    /// attributes, derived attributes recomputed, only if the item exists);
+    /// nothing is added when nothing changed.
+    ///
+    /// # Errors
+    /// As [`Update::between`] and [`update`](Self::update).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let mut tx = table().transaction();
+    /// let old = Note { id: 1, text: "a".into() };
+    /// tx.update_entity::<NoteMapper>(&old, &Note { id: 1, text: "b".into() })?;
+    /// tx.update_entity::<NoteMapper>(&old, &old)?; // no change: no action
+    /// assert_eq!(tx.len(), 1);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn update_entity<M: Mapper>(
+        &mut self,
+        old: &M::Entity,
+        new: &M::Entity,
+    ) -> Result<&mut Self> {
+        let key = M::key(new)?;
+        let update = Update::between::<M>(old, new)?;
+        if update.is_empty() && M::TABLE.version_attribute().is_none() {
+            return Ok(self);
+        }
+        self.update::<M>(key, update)
+    }
+
+    /// Updates a record's item to `new` version-checked, as
+    /// [`Table::update_versioned`](super::Table::update_versioned) does;
+    /// returns the version the item will have once the transaction
+    /// succeeds (set it, and `new`, on the record then).
+    ///
+    /// # Errors
+    /// As [`Update::between`]; a table without a version attribute or a
+    /// record never read; as [`Transaction::push`].
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Mapper, Record, ops::Transaction};
+    /// # fn demo<M: Mapper>(tx: &mut Transaction, record: &Record<M::Entity>, new: M::Entity) -> dynamodb_mapper::Result<()> {
+    /// let next = tx.update_record::<M>(record, &new)?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn update_record<M: Mapper>(
+        &mut self,
+        record: &Record<M::Entity>,
+        new: &M::Entity,
+    ) -> Result<u64> {
+        let update = Update::between::<M>(&record.entity, new)?;
+        let versioned = versioned_update::<M>(record, update)?;
+        self.add_update::<M>(versioned.key, versioned.update, versioned.condition)?;
+        Ok(versioned.next)
     }
 
     /// Sends the transaction. An empty transaction sends nothing. What
@@ -538,12 +696,13 @@ impl Transaction {
                             return None;
                         }
                         let action = infos.get(index)?.clone();
-                        Some(CanceledAction {
+                        Some(CanceledAction::new(
                             index,
                             action,
-                            code: code.to_owned(),
-                            message: reason.message().map(str::to_owned),
-                        })
+                            code.to_owned(),
+                            reason.message().map(str::to_owned),
+                            reason.item().cloned(),
+                        ))
                     })
                     .collect();
                 Err(Error::transaction_canceled(
@@ -562,5 +721,36 @@ impl Transaction {
         types.sort_unstable();
         types.dedup();
         types.join(",")
+    }
+}
+
+impl CanceledAction {
+    /// The item as it was when the action's condition failed, decoded
+    /// through `M` (the mapper of the action's entity type): the stored
+    /// state that made the transaction fail. `None` when DynamoDB returned
+    /// no item (the action did not fail on its condition, or no item
+    /// existed).
+    ///
+    /// # Errors
+    /// Decoding errors, as [`MapperExt::from_item`] reports them (an item
+    /// of another entity type is one).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// use dynamodb_mapper::ops::{ActionInfo, ActionKind, CanceledAction};
+    /// let stored = NoteMapper::to_item(&Note { id: 7, text: "taken".into() })?;
+    /// let canceled = CanceledAction::new(
+    ///     0,
+    ///     ActionInfo::new(ActionKind::Put, "AppTable", "Note", NoteMapper::lookup().with("id", 7).key()?),
+    ///     "ConditionalCheckFailed".into(),
+    ///     None,
+    ///     Some(stored),
+    /// );
+    /// let note = canceled.decoded::<NoteMapper>().transpose()?;
+    /// assert_eq!(note.map(|n| n.text).as_deref(), Some("taken"));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn decoded<M: Mapper>(&self) -> Option<Result<M::Entity>> {
+        self.item.clone().map(M::from_item)
     }
 }

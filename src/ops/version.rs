@@ -19,7 +19,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::error::{Error, Result};
-use crate::expr::{Attr, Condition, Expression, value};
+use crate::expr::{Attr, Condition, Expression, Update, value};
 use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt};
 use crate::record::Record;
@@ -136,6 +136,48 @@ pub(crate) fn versioned_delete<M: Mapper>(
 }
 
 /// The conflict error for a versioned write of `record` at `key`.
+/// An update with its version check and increment: what
+/// [`Table::update_versioned`](super::Table::update_versioned) and
+/// [`Transaction::update_record`](super::Transaction::update_record) send.
+pub(crate) struct VersionedUpdate {
+    pub(crate) key: Item,
+    pub(crate) update: Update,
+    pub(crate) condition: Expression,
+    pub(crate) next: u64,
+}
+
+/// `update` of `record`'s item, checked against the version read and
+/// setting the next one, in the same request.
+pub(crate) fn versioned_update<M: Mapper>(
+    record: &Record<M::Entity>,
+    update: Update,
+) -> Result<VersionedUpdate> {
+    let attr = version_attribute::<M>()?;
+    if !record.stored && record.version.is_none() {
+        return Err(Error::invalid_value(
+            attr,
+            "is unknown: read the record from the table before a versioned update",
+        )
+        .with_entity_type(M::ENTITY_TYPE));
+    }
+    let next = match record.version {
+        None => first_version(),
+        Some(v) => v.checked_add(1).ok_or_else(|| {
+            Error::invalid_value(attr, "cannot be incremented past u64::MAX")
+                .with_entity_type(M::ENTITY_TYPE)
+        })?,
+    };
+    let key = M::key(&record.entity)?;
+    let condition =
+        expected_state::<M>(record.stored, record.version, attr).build_with_prefix(PREFIX)?;
+    Ok(VersionedUpdate {
+        key,
+        update: update.set(Attr::top_level(attr), next),
+        condition,
+        next,
+    })
+}
+
 pub(crate) fn conflict<M: Mapper>(record: &Record<M::Entity>, key: &Item) -> Error {
     Error::version_conflict(super::describe_key(key), record.version)
         .with_entity_type(M::ENTITY_TYPE)

@@ -1,0 +1,136 @@
+//! Typed partial updates: [`Update::between`], the update that turns one
+//! entity's stored item into another's, derived attributes included.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use super::operand::Attr;
+use super::update::Update;
+use crate::error::describe_value;
+use crate::error::{Error, Result};
+use crate::mapper::{Mapper, MapperExt};
+
+impl Update {
+    /// The update that turns the item of `old` into the item of `new`, both
+    /// as [`MapperExt::to_item`] writes them: every attribute the mapper
+    /// derives (GSI keys, TTL, discriminator, what the hooks add) is
+    /// recomputed from `new`, so a partial update never leaves a GSI key
+    /// stale; an attribute that became absent (a sparse index key, a
+    /// skipped field) is removed. Maps present on both sides are updated
+    /// member by member (`SET address.city`), so members the entity does
+    /// not know are kept; lists and sets are replaced whole. Attributes
+    /// outside the mapper's items (the attribute bag) are untouched. Empty
+    /// when nothing changed.
+    ///
+    /// Send it with the key of `new` ([`MapperExt::key`]), with
+    /// [`Table::update_entity`](crate::ops::Table::update_entity), or
+    /// version-checked with
+    /// [`Table::update_versioned`](crate::ops::Table::update_versioned).
+    ///
+    /// # Errors
+    /// Mapping errors of either entity;
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) naming the
+    /// table's key attribute when `new` has another primary key than `old`
+    /// (an update cannot move an item: delete and put it in one
+    /// transaction).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// use dynamodb_mapper::expr::Update;
+    ///
+    /// let old = Order { id: "O1".into(), customer: "C1".into() };
+    /// let moved = Order { id: "O1".into(), customer: "C2".into() };
+    /// let err = Update::between::<OrderMapper>(&old, &moved).unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "Order: key attribute `pk` changes from \"CUSTOMER#C1\" to \"CUSTOMER#C2\"; an update \
+    ///      cannot move an item: delete it and put the new one in one transaction"
+    /// );
+    /// assert!(Update::between::<OrderMapper>(&old, &old.clone())?.is_empty());
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn between<M: Mapper>(old: &M::Entity, new: &M::Entity) -> Result<Update> {
+        changes::<M>(old, new, true)
+    }
+
+    /// As [`between`](Self::between), but every changed top-level attribute
+    /// is replaced whole, maps included (members `new` does not have are
+    /// dropped).
+    ///
+    /// # Errors
+    /// As [`between`](Self::between).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// use dynamodb_mapper::expr::Update;
+    /// let a = Note { id: 1, text: "a".into() };
+    /// let b = Note { id: 1, text: "b".into() };
+    /// assert_eq!(Update::between_top_level::<NoteMapper>(&a, &b)?.build()?.expression(), "SET #u0 = :u0");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn between_top_level<M: Mapper>(old: &M::Entity, new: &M::Entity) -> Result<Update> {
+        changes::<M>(old, new, false)
+    }
+}
+
+fn changes<M: Mapper>(old: &M::Entity, new: &M::Entity, nested: bool) -> Result<Update> {
+    let before = M::to_item(old)?;
+    let after = M::to_item(new)?;
+    let table = M::TABLE;
+    let keys = std::iter::once(table.partition_key_attribute().name)
+        .chain(table.sort_key_attribute().map(|k| k.name));
+    for key in keys {
+        let (was, now) = (before.get(key), after.get(key));
+        if was != now {
+            let show =
+                |v: Option<&AttributeValue>| v.map_or_else(|| "absent".to_owned(), describe_value);
+            return Err(Error::invalid_key(
+                key,
+                format!(
+                    "changes from {} to {}; an update cannot move an item: delete it and put the \
+                     new one in one transaction",
+                    show(was),
+                    show(now)
+                ),
+            )
+            .with_entity_type(M::ENTITY_TYPE));
+        }
+    }
+    let mut update = Update::new();
+    diff(&before, &after, &mut Vec::new(), nested, &mut update);
+    Ok(update)
+}
+
+/// Adds to `update` what turns the map `before` into `after`, at `path`,
+/// in name order (so the same change always renders the same expression).
+fn diff(
+    before: &HashMap<String, AttributeValue>,
+    after: &HashMap<String, AttributeValue>,
+    path: &mut Vec<String>,
+    nested: bool,
+    update: &mut Update,
+) {
+    let mut names: Vec<&String> = after.keys().chain(before.keys()).collect();
+    names.sort_unstable();
+    names.dedup();
+    for name in names {
+        path.push(name.clone());
+        match (before.get(name), after.get(name)) {
+            (Some(was), Some(now)) if was == now => {}
+            // Items are at most 32 levels deep (checked by `to_item`), so
+            // this recursion is bounded.
+            (Some(AttributeValue::M(was)), Some(AttributeValue::M(now))) if nested => {
+                diff(was, now, path, nested, update);
+            }
+            (_, Some(now)) => {
+                *update = std::mem::take(update).set(Attr::of_names(path.clone()), now.clone());
+            }
+            (Some(_), None) => {
+                *update = std::mem::take(update).remove(Attr::of_names(path.clone()));
+            }
+            (None, None) => {}
+        }
+        path.pop();
+    }
+}
