@@ -8,7 +8,7 @@ use std::hint::black_box;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::{Criterion, criterion_group, criterion_main};
-use dynamodb_mapper::expr::attr;
+use dynamodb_mapper::expr::{Update, attr};
 use dynamodb_mapper::key::encode_timestamp;
 use dynamodb_mapper::{
     IndexKeys, Item, KeyCondition, KeyPattern, Mapper, MapperExt, NamingConvention, TableSchema,
@@ -300,6 +300,27 @@ fn bench(c: &mut Criterion) {
                 .sort_begins_with(black_box("ORDER#"))
                 .build()
                 .expect("builds")
+        })
+    });
+    // Updates: the builder (three actions, one a computation) next to
+    // `to_item`, and the typed partial update, which writes both entities
+    // (two `to_item`s) and compares them.
+    g.bench_function("update_builder", |b| {
+        b.iter(|| {
+            Update::new()
+                .set(attr("status"), black_box("Shipped"))
+                .set(attr("trackingNumber"), black_box("TRK1"))
+                .set(attr("totalCents"), attr("totalCents").plus(black_box(100)))
+                .build()
+                .expect("builds")
+        })
+    });
+    let mut delivered = order.clone();
+    delivered.status = OrderStatus::Delivered;
+    delivered.tracking_number = Some("TRK1".into());
+    g.bench_function("update_between", |b| {
+        b.iter(|| {
+            Update::between::<OrderAsIs>(black_box(&order), black_box(&delivered)).expect("diffs")
         })
     });
     g.bench_function("filter_condition", |b| {

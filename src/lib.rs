@@ -74,4 +74,5 @@ pub use schema::{
     DEFAULT_DISCRIMINATOR, GlobalSecondaryIndex, KeyAttribute, MAX_PARTITION_KEY_BYTES,
     MAX_SORT_KEY_BYTES, ScalarType, TableDefinition, TableSchema,
 };
+pub use ser::NoneAs;
 pub use view::PartitionView;

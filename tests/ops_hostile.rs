@@ -970,3 +970,117 @@ async fn server_faults_and_unreadable_answers_leave_writes_in_doubt_not_unwritte
         "{err}"
     );
 }
+
+/// An `UpdateItem` rule answering with `attributes` (or none).
+fn update_answer(
+    attributes: Option<Vec<(&'static str, AttributeValue)>>,
+) -> aws_smithy_mocks::Rule {
+    use aws_sdk_dynamodb::operation::update_item::UpdateItemOutput;
+    mock!(Client::update_item).then_output(move || {
+        UpdateItemOutput::builder()
+            .set_attributes(
+                attributes
+                    .clone()
+                    .map(|a| a.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()),
+            )
+            .build()
+    })
+}
+
+#[tokio::test]
+async fn an_increment_whose_answer_is_lost_is_sent_once_and_odd_answers_are_errors() {
+    use aws_sdk_dynamodb::operation::update_item::{UpdateItemError, UpdateItemOutput};
+    let key = CounterMapper::key(&counter("c", 0)).unwrap();
+    // Lost answer: not sent again (it would count twice), reported unknown.
+    let rule = mock!(Client::update_item)
+        .sequence()
+        .http_status(500, None)
+        .output(|| UpdateItemOutput::builder().build())
+        .build();
+    let client = retrying_client(&rule);
+    let err = Table::new(&client, TABLE, CounterMapper::TABLE)
+        .increment::<CounterMapper>(key.clone(), "count", 1)
+        .await
+        .unwrap_err();
+    assert_eq!(rule.num_calls(), 1, "sent once");
+    assert_eq!(err.kind(), ErrorKind::Sdk, "{err}");
+
+    // Throttled: refused without being applied, so retried.
+    let rule = mock!(Client::update_item)
+        .sequence()
+        .error(|| {
+            UpdateItemError::ProvisionedThroughputExceededException(
+                aws_sdk_dynamodb::types::error::ProvisionedThroughputExceededException::builder()
+                    .build(),
+            )
+        })
+        .output(|| {
+            UpdateItemOutput::builder()
+                .attributes("count", AttributeValue::N("8".into()))
+                .build()
+        })
+        .build();
+    let client = retrying_client(&rule);
+    let n = Table::new(&client, TABLE, CounterMapper::TABLE)
+        .retry(fast_retry(3))
+        .increment::<CounterMapper>(key.clone(), "count", 1)
+        .await
+        .unwrap();
+    assert_eq!((rule.num_calls(), n), (2, 8));
+
+    // Answers that hold no 64-bit integer for the counter.
+    for (attributes, expected) in [
+        (
+            None,
+            "the answer holds no number for `count` (found nothing)",
+        ),
+        (
+            Some(vec![("count", AttributeValue::S("8".into()))]),
+            "the answer holds no number for `count` (found a string (S))",
+        ),
+        (
+            Some(vec![("count", AttributeValue::N("1.5".into()))]),
+            "the new value of `count` is 1.5, which is not a 64-bit integer",
+        ),
+        (
+            Some(vec![(
+                "count",
+                AttributeValue::N("99999999999999999999".into()),
+            )]),
+            "the new value of `count` is 99999999999999999999, which is not a 64-bit integer",
+        ),
+    ] {
+        let rule = update_answer(attributes);
+        let client = mock_client(&[&rule]);
+        let err = Table::new(&client, TABLE, CounterMapper::TABLE)
+            .increment::<CounterMapper>(key.clone(), "count", 1)
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::UnexpectedResponse);
+        assert!(err.to_string().contains(expected), "{err}");
+    }
+}
+
+#[tokio::test]
+async fn a_versioned_update_whose_answer_is_lost_is_not_claimed() {
+    let mut record = Record::new(counter("v", 1));
+    record.version = Some(10);
+    record.stored = true;
+    let rule = mock!(Client::update_item)
+        .sequence()
+        .http_status(500, None)
+        .repeatedly()
+        .build();
+    let client = retrying_client(&rule);
+    let err = Table::new(&client, TABLE, CounterMapper::TABLE)
+        .update_versioned::<CounterMapper>(&mut record, counter("v", 2))
+        .await
+        .unwrap_err();
+    assert_eq!(rule.num_calls(), 1, "sent once");
+    assert_ne!(err.kind(), ErrorKind::VersionConflict, "{err}");
+    assert_eq!(
+        (record.version, record.entity.count),
+        (Some(10), 1),
+        "not claimed as written"
+    );
+}

@@ -22,6 +22,7 @@ use crate::key::IndexKeys;
 use crate::naming::NamingConvention;
 use crate::record::{AttributeBag, Record};
 use crate::schema::TableSchema;
+use crate::ser::NoneAs;
 
 mod lookup;
 mod plan;
@@ -92,6 +93,12 @@ pub trait Mapper: Sized + 'static {
 
     /// Naming convention for the entity's top-level attribute names.
     const NAMING: NamingConvention = NamingConvention::AsIs;
+
+    /// How a field whose value is `None` is written: left out by default
+    /// ([`NoneAs::Absent`], so `attribute_not_exists` and sparse indexes
+    /// see it as absent), or as `NULL` ([`NoneAs::Null`]). Reads accept
+    /// both.
+    const NONE_AS: NoneAs = NoneAs::Absent;
 
     /// Attributes the hooks write besides the table layout's own (for example
     /// a `recordType` copy of the discriminator). They never enter the

@@ -21,7 +21,7 @@ pub(super) fn build_item<M: Mapper>(entity: &M::Entity) -> Result<Item> {
         naming_needs_struct::<M>()?;
     }
     let plan = plan::<M>()?;
-    let mut item = match crate::ser::to_item(entity, table, M::NAMING) {
+    let mut item = match crate::ser::to_item(entity, table, M::NAMING, M::NONE_AS) {
         Ok(item) => item,
         Err(SerError::NotAStruct) => serialize::<M>(entity)?,
         Err(SerError::Field(stored, failure)) => {
@@ -49,7 +49,7 @@ pub(super) fn build_item<M: Mapper>(entity: &M::Entity) -> Result<Item> {
 }
 
 fn serialize<M: Mapper>(entity: &M::Entity) -> Result<Item> {
-    match crate::ser::entity_to_value(entity) {
+    match crate::ser::entity_to_value(entity, M::NONE_AS) {
         Ok(AttributeValue::M(item)) => Ok(item),
         Ok(other) => Err(Error::serialize(
             None,

@@ -61,18 +61,86 @@ impl fmt::Debug for SerError {
     }
 }
 
+/// How a struct field whose value is `None` is written: left out (the
+/// default) or as `NULL`. Chosen per mapper with
+/// [`Mapper::NONE_AS`](crate::Mapper::NONE_AS); applies to the fields of
+/// the entity and of every struct nested in it (not to `None`s inside lists
+/// or maps, which keep their place as `NULL`).
+///
+/// Left out, a `None` is absent as DynamoDB means it: `attribute_not_exists`
+/// sees it, a sparse index leaves the item out, and a partial update
+/// removes the attribute. Either way it reads back as `None`.
+///
+/// ```
+/// # use dynamodb_mapper::doc_support::*;
+/// use dynamodb_mapper::NoneAs;
+/// #[derive(serde::Serialize, serde::Deserialize)]
+/// struct Profile { id: u32, nickname: Option<String> }
+/// struct ProfileMapper;
+/// impl Mapper for ProfileMapper {
+///     type Entity = Profile;
+///     const ENTITY_TYPE: &'static str = "Profile";
+///     const TABLE: TableSchema = TableSchema::new("pk");
+///     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(KeyPattern::partition("PROFILE#{id}"))];
+/// }
+/// struct LegacyProfileMapper;
+/// impl Mapper for LegacyProfileMapper {
+///     type Entity = Profile;
+///     const ENTITY_TYPE: &'static str = "Profile";
+///     const TABLE: TableSchema = TableSchema::new("pk");
+///     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(KeyPattern::partition("PROFILE#{id}"))];
+///     const NONE_AS: NoneAs = NoneAs::Null;
+/// }
+/// let p = Profile { id: 1, nickname: None };
+/// assert!(!ProfileMapper::to_item(&p)?.contains_key("nickname"));
+/// assert_eq!(LegacyProfileMapper::to_item(&p)?["nickname"], AttributeValue::Null(true));
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum NoneAs {
+    /// The attribute is not written.
+    #[default]
+    Absent,
+    /// The attribute is written as `NULL` (this crate's 0.1 behaviour, and
+    /// `serde_dynamo`'s).
+    Null,
+}
+
 /// Serializes a whole entity into one attribute value (its own map is depth
 /// 0: the item).
-pub(crate) fn entity_to_value<T: Serialize + ?Sized>(value: &T) -> Result<AttributeValue, Failure> {
-    value.serialize(ValueSerializer { depth: 0, serde: 0 })
+pub(crate) fn entity_to_value<T: Serialize + ?Sized>(
+    value: &T,
+    none: NoneAs,
+) -> Result<AttributeValue, Failure> {
+    value.serialize(ValueSerializer {
+        depth: 0,
+        serde: 0,
+        field: false,
+        none,
+    })
 }
 
 /// Serializes a value into an attribute value, as the value of a top-level
-/// attribute (depth 1).
+/// attribute (depth 1); `None`s of struct fields inside it are left out.
 pub(crate) fn to_attribute_value<T: Serialize + ?Sized>(
     value: &T,
 ) -> Result<AttributeValue, Failure> {
-    value.serialize(ValueSerializer { depth: 1, serde: 1 })
+    to_attribute_value_with(value, NoneAs::Absent)
+}
+
+/// [`to_attribute_value`], with struct fields' `None`s written as `none`
+/// says.
+pub(crate) fn to_attribute_value_with<T: Serialize + ?Sized>(
+    value: &T,
+    none: NoneAs,
+) -> Result<AttributeValue, Failure> {
+    value.serialize(ValueSerializer {
+        depth: 1,
+        serde: 1,
+        field: false,
+        none,
+    })
 }
 
 /// Serializes a struct entity into an item, naming each top-level attribute
@@ -81,8 +149,13 @@ pub(crate) fn to_item<T: Serialize + ?Sized>(
     value: &T,
     table: Option<&FieldTable>,
     naming: NamingConvention,
+    none: NoneAs,
 ) -> Result<Item, SerError> {
-    match value.serialize(TopLevel { table, naming }) {
+    match value.serialize(TopLevel {
+        table,
+        naming,
+        none,
+    }) {
         Ok(item) => Ok(item),
         Err(TopFailure(e)) => Err(e),
     }

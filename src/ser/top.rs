@@ -7,8 +7,9 @@ use std::fmt;
 use serde::Serialize;
 use serde::ser::{self, Impossible};
 
+use super::NoneAs;
 use super::SerError;
-use super::value::ValueSerializer;
+use super::value::{ABSENT, ValueSerializer};
 use crate::fields::FieldTable;
 use crate::item::Item;
 use crate::naming::NamingConvention;
@@ -16,6 +17,7 @@ use crate::naming::NamingConvention;
 pub(super) struct TopLevel<'t> {
     pub(super) table: Option<&'t FieldTable>,
     pub(super) naming: NamingConvention,
+    pub(super) none: NoneAs,
 }
 
 #[derive(Debug)]
@@ -43,6 +45,7 @@ pub(super) struct Fields<'t> {
     item: Item,
     table: Option<&'t FieldTable>,
     naming: NamingConvention,
+    none: NoneAs,
 }
 
 impl ser::SerializeStruct for Fields<'_> {
@@ -59,7 +62,14 @@ impl ser::SerializeStruct for Fields<'_> {
             None => self.naming.apply(key).into_owned(),
         };
         // A top-level attribute's own value is depth 1.
-        match value.serialize(ValueSerializer { depth: 1, serde: 1 }) {
+        let field = ValueSerializer {
+            depth: 1,
+            serde: 1,
+            field: true,
+            none: self.none,
+        };
+        match value.serialize(field) {
+            Ok(v) if v == ABSENT => Ok(()),
             Ok(v) => {
                 self.item.insert(stored, v);
                 Ok(())
@@ -95,6 +105,7 @@ impl<'t> ser::Serializer for TopLevel<'t> {
             item: Item::with_capacity(len + 8),
             table: self.table,
             naming: self.naming,
+            none: self.none,
         })
     }
 

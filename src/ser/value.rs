@@ -7,6 +7,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use serde::Serialize;
 use serde::ser;
 
+use super::NoneAs;
 use super::failure::{Cause, Failure, MAX_SERDE_DEPTH, PathStep};
 use super::key::map_key;
 use crate::item::{Item, MAX_NESTING};
@@ -27,7 +28,17 @@ pub(super) struct ValueSerializer {
     pub(super) depth: usize,
     /// How many values (of any kind) enclose this one.
     pub(super) serde: usize,
+    /// Whether this is the value of a struct field (where `None` is left
+    /// out under [`NoneAs::Absent`]).
+    pub(super) field: bool,
+    /// How a struct field's `None` is written.
+    pub(super) none: NoneAs,
 }
+
+/// What `serialize_none` returns for a struct field's `None` to be left
+/// out: a `NULL` of `false`, which no serializer produces otherwise (and
+/// DynamoDB never accepts), seen only by the struct field that asked.
+pub(super) const ABSENT: AttributeValue = AttributeValue::Null(false);
 
 impl ValueSerializer {
     /// The serializer for a value inside this one: `nests` when this one is
@@ -36,6 +47,8 @@ impl ValueSerializer {
         let inner = ValueSerializer {
             depth: self.depth + usize::from(nests),
             serde: self.serde + 1,
+            field: false,
+            none: self.none,
         };
         if inner.serde > MAX_SERDE_DEPTH {
             return Err(Failure::new(Cause::TooDeep(format!(
@@ -126,7 +139,11 @@ impl ser::Serializer for ValueSerializer {
         Ok(AttributeValue::B(Blob::new(v)))
     }
     fn serialize_none(self) -> Result<AttributeValue, Failure> {
-        Ok(AttributeValue::Null(true))
+        Ok(if self.field && self.none == NoneAs::Absent {
+            ABSENT
+        } else {
+            AttributeValue::Null(true)
+        })
     }
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<AttributeValue, Failure> {
         value.serialize(self.inner(false)?)
@@ -343,6 +360,22 @@ pub(crate) struct MapSerializer {
 }
 
 impl MapSerializer {
+    /// A struct field: left out when its value is a `None` to be absent.
+    fn insert_field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Failure> {
+        let field = ValueSerializer {
+            field: true,
+            ..self.inner
+        };
+        match value.serialize(field) {
+            Ok(v) if v == ABSENT => Ok(()),
+            Ok(v) => {
+                self.map.insert(key.to_owned(), v);
+                Ok(())
+            }
+            Err(e) => Err(e.at(PathStep::Key(key.to_owned()))),
+        }
+    }
+
     fn insert<T: Serialize + ?Sized>(&mut self, key: String, value: &T) -> Result<(), Failure> {
         match value.serialize(self.inner) {
             Ok(v) => {
@@ -393,7 +426,7 @@ impl ser::SerializeStruct for MapSerializer {
         key: &'static str,
         value: &T,
     ) -> Result<(), Failure> {
-        self.insert(key.to_owned(), value)
+        self.insert_field(key, value)
     }
 
     fn end(self) -> Result<AttributeValue, Failure> {
@@ -441,7 +474,7 @@ impl ser::SerializeStructVariant for VariantSerializer<MapSerializer> {
     ) -> Result<(), Failure> {
         let variant = self.variant;
         self.fields
-            .insert(key.to_owned(), value)
+            .insert_field(key, value)
             .map_err(|e| e.at(PathStep::Key(variant.to_owned())))
     }
 
