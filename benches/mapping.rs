@@ -315,6 +315,30 @@ fn bench(c: &mut Criterion) {
                 .expect("builds")
         })
     });
+    // The same update written by hand for the SDK (text, names, values),
+    // the floor.
+    g.bench_function("update_hand_written", |b| {
+        b.iter(|| {
+            let names = std::collections::HashMap::from([
+                ("#s".to_owned(), "status".to_owned()),
+                ("#t".to_owned(), "trackingNumber".to_owned()),
+                ("#c".to_owned(), "totalCents".to_owned()),
+            ]);
+            let values = std::collections::HashMap::from([
+                (":s".to_owned(), s(black_box("Shipped").to_owned())),
+                (":t".to_owned(), s(black_box("TRK1").to_owned())),
+                (
+                    ":c".to_owned(),
+                    AttributeValue::N(black_box(100).to_string()),
+                ),
+            ]);
+            (
+                "SET #s = :s, #t = :t, #c = #c + :c".to_owned(),
+                names,
+                values,
+            )
+        })
+    });
     let mut delivered = order.clone();
     delivered.status = OrderStatus::Delivered;
     delivered.tracking_number = Some("TRK1".into());

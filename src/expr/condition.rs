@@ -9,7 +9,7 @@ use super::expression::Expression;
 use super::operand::{Attr, Operand, OperandKind, Size, Step, ValueType};
 use super::placeholders::{Ctx, EXPRESSION, check_prefix, expr_error};
 use crate::error::{Error, ErrorKind, Result};
-use crate::item::{Item, check_depth, check_values};
+use crate::item::{check_depth, check_values};
 
 /// DynamoDB's limit on the values of one `IN`.
 const MAX_IN_VALUES: usize = 100;
@@ -532,19 +532,26 @@ impl Size {
 // Rendering a condition, allocating its placeholders through `Ctx`.
 impl Ctx<'_> {
     pub(super) fn path(&mut self, attr: &Attr, out: &mut String) -> Result<()> {
-        for (i, step) in attr.steps()?.into_iter().enumerate() {
+        self.path_steps(&attr.steps()?, out);
+        Ok(())
+    }
+
+    /// [`path`](Self::path) of a path already parsed.
+    pub(super) fn path_steps(&mut self, steps: &[Step<'_>], out: &mut String) {
+        use std::fmt::Write as _;
+        for (i, step) in steps.iter().enumerate() {
             match step {
                 Step::Name(name) => {
                     if i > 0 {
                         out.push('.');
                     }
-                    let p = self.name(name);
-                    out.push_str(&p);
+                    self.push_name(name, out);
                 }
-                Step::Index(n) => out.push_str(&format!("[{n}]")),
+                Step::Index(n) => {
+                    let _ = write!(out, "[{n}]");
+                }
             }
         }
-        Ok(())
     }
 
     pub(super) fn operand(
@@ -562,14 +569,19 @@ impl Ctx<'_> {
                 Ok(())
             }
             OperandKind::Value(Ok(v)) => {
-                // Cloning recurses: depth first (a value can be built by
-                // hand, to any depth).
-                let name = subject.to_owned();
-                check_depth([(&name, v)]).map_err(operand_error)?;
-                let checked = Item::from([(name, v.clone())]);
-                check_values(&checked).map_err(operand_error)?;
-                let p = self.value(v.clone());
-                out.push_str(&p);
+                // A string, binary or boolean cannot be invalid (DynamoDB
+                // limits only their size, in the request); the rest is
+                // checked as an item's values are. Cloning recurses: depth
+                // first (a value can be built by hand, to any depth).
+                if !matches!(
+                    v,
+                    AttributeValue::S(_) | AttributeValue::B(_) | AttributeValue::Bool(_)
+                ) {
+                    let name = subject.to_owned();
+                    check_depth([(&name, v)]).map_err(operand_error)?;
+                    check_values([(&name, v)]).map_err(operand_error)?;
+                }
+                self.push_value(v.clone(), out);
                 Ok(())
             }
             OperandKind::Value(Err(reason)) => Err(expr_error(

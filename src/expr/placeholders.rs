@@ -33,43 +33,72 @@ pub(super) fn check_prefix(prefix: &str) -> Result<()> {
     }
 }
 
-/// Placeholders handed out while rendering one expression.
+/// Placeholders handed out while rendering one expression. Kept in lists
+/// (an expression names few attributes, so a scan beats hashing), turned
+/// into the request's maps once at the end.
 pub(super) struct Ctx<'p> {
     prefix: &'p str,
-    names: HashMap<String, String>,
-    by_name: HashMap<String, String>,
-    values: HashMap<String, AttributeValue>,
+    /// (placeholder, attribute name).
+    names: Vec<(String, String)>,
+    /// (placeholder, value).
+    values: Vec<(String, AttributeValue)>,
 }
 
 impl<'p> Ctx<'p> {
     pub(super) fn new(prefix: &'p str) -> Self {
         Ctx {
             prefix,
-            names: HashMap::new(),
-            by_name: HashMap::new(),
-            values: HashMap::new(),
+            names: Vec::new(),
+            values: Vec::new(),
         }
+    }
+
+    fn placeholder(&self, sigil: char, n: usize) -> String {
+        use std::fmt::Write as _;
+        let mut p = String::with_capacity(1 + self.prefix.len() + 3);
+        p.push(sigil);
+        p.push_str(self.prefix);
+        let _ = write!(p, "{n}");
+        p
+    }
+
+    /// Appends the placeholder of the attribute `name` (the same one each
+    /// time the name comes back).
+    pub(super) fn push_name(&mut self, name: &str, out: &mut String) {
+        if let Some((p, _)) = self.names.iter().find(|(_, n)| n == name) {
+            out.push_str(p);
+            return;
+        }
+        let p = self.placeholder('#', self.names.len());
+        out.push_str(&p);
+        self.names.push((p, name.to_owned()));
+    }
+
+    /// Appends a new placeholder for the value `v`.
+    pub(super) fn push_value(&mut self, v: AttributeValue, out: &mut String) {
+        let p = self.placeholder(':', self.values.len());
+        out.push_str(&p);
+        self.values.push((p, v));
     }
 
     pub(super) fn name(&mut self, name: &str) -> String {
-        if let Some(p) = self.by_name.get(name) {
-            return p.clone();
-        }
-        let p = format!("#{}{}", self.prefix, self.names.len());
-        self.names.insert(p.clone(), name.to_owned());
-        self.by_name.insert(name.to_owned(), p.clone());
-        p
+        let mut out = String::new();
+        self.push_name(name, &mut out);
+        out
     }
 
     pub(super) fn value(&mut self, v: AttributeValue) -> String {
-        let p = format!(":{}{}", self.prefix, self.values.len());
-        self.values.insert(p.clone(), v);
-        p
+        let mut out = String::new();
+        self.push_value(v, &mut out);
+        out
     }
 
     /// The names and values handed out, to make the expression with.
     pub(super) fn into_bound(self) -> (HashMap<String, String>, HashMap<String, AttributeValue>) {
-        (self.names, self.values)
+        (
+            self.names.into_iter().collect(),
+            self.values.into_iter().collect(),
+        )
     }
 }
 

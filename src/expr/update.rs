@@ -363,25 +363,34 @@ impl Update {
         if self.actions.is_empty() {
             return Err(expr_error(EXPRESSION, "is an update with no actions"));
         }
-        self.check_paths()?;
+        let parsed = self.check_paths()?;
         let mut ctx = Ctx::new(prefix);
-        let mut clauses: [(&str, Vec<String>); 4] = [
-            ("SET", Vec::new()),
-            ("REMOVE", Vec::new()),
-            ("ADD", Vec::new()),
-            ("DELETE", Vec::new()),
+        // Each clause's text, its keyword first: `SET a = :a, b = :b`.
+        let mut clauses: [(&str, String); 4] = [
+            ("SET ", String::new()),
+            ("REMOVE ", String::new()),
+            ("ADD ", String::new()),
+            ("DELETE ", String::new()),
         ];
-        for action in &self.actions {
+        for (action, steps) in self.actions.iter().zip(&parsed) {
             let subject = action.path().path();
-            let mut out = String::new();
-            ctx.path(action.path(), &mut out)?;
             let clause = match action {
+                Action::Set(..) => 0,
+                Action::Remove(_) => 1,
+                Action::Add(..) => 2,
+                Action::Delete(..) => 3,
+            };
+            let Some((keyword, out)) = clauses.get_mut(clause) else {
+                continue;
+            };
+            out.push_str(if out.is_empty() { keyword } else { ", " });
+            ctx.path_steps(steps, out);
+            match action {
                 Action::Set(_, value) => {
                     out.push_str(" = ");
-                    ctx.update_value(value, subject, &mut out)?;
-                    0
+                    ctx.update_value(value, subject, out)?;
                 }
-                Action::Remove(_) => 1,
+                Action::Remove(_) => {}
                 Action::Add(_, operand) => {
                     check_value_type(operand, subject, "ADD", "a number or a set", |v| {
                         matches!(
@@ -393,8 +402,7 @@ impl Update {
                         )
                     })?;
                     out.push(' ');
-                    ctx.operand(operand, subject, &mut out)?;
-                    2
+                    ctx.operand(operand, subject, out)?;
                 }
                 Action::Delete(_, operand) => {
                     check_value_type(operand, subject, "DELETE", "a set", |v| {
@@ -404,20 +412,18 @@ impl Update {
                         )
                     })?;
                     out.push(' ');
-                    ctx.operand(operand, subject, &mut out)?;
-                    3
+                    ctx.operand(operand, subject, out)?;
                 }
-            };
-            if let Some((_, list)) = clauses.get_mut(clause) {
-                list.push(out);
             }
         }
-        let text: Vec<String> = clauses
-            .iter()
-            .filter(|(_, list)| !list.is_empty())
-            .map(|(keyword, list)| format!("{keyword} {}", list.join(", ")))
-            .collect();
-        Ok(Expression::rendered(text.join(" "), ctx))
+        let mut text = String::new();
+        for (_, clause) in clauses.iter().filter(|(_, c)| !c.is_empty()) {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            text.push_str(clause);
+        }
+        Ok(Expression::rendered(text, ctx))
     }
 
     /// The top-level attribute each action changes (of the paths that
@@ -433,8 +439,8 @@ impl Update {
     }
 
     /// Every path valid, at most 32 levels deep, and no two actions on
-    /// overlapping paths.
-    fn check_paths(&self) -> Result<()> {
+    /// overlapping paths; the paths parsed, in action order.
+    fn check_paths(&self) -> Result<Vec<Vec<Step<'_>>>> {
         let mut seen: Vec<(&str, Vec<Step<'_>>)> = Vec::with_capacity(self.actions.len());
         for action in &self.actions {
             let attr = action.path();
@@ -484,7 +490,7 @@ impl Update {
             }
             seen.push((attr.path(), steps));
         }
-        Ok(())
+        Ok(seen.into_iter().map(|(_, steps)| steps).collect())
     }
 }
 

@@ -24,7 +24,9 @@ pub(crate) const MAX_NESTING: usize = 31;
 /// names, lists and maps nested too deep, and values of a type this SDK
 /// version does not know. Errors name the attribute path. Walks the item
 /// without recursion (see [`walk`]), so any depth is safe.
-pub(crate) fn check_values(item: &Item) -> Result<usize> {
+pub(crate) fn check_values<'a>(
+    item: impl IntoIterator<Item = (&'a String, &'a AttributeValue)>,
+) -> Result<usize> {
     let mut size = 0;
     let mut frames = Frames::new();
     for (name, value) in item {
