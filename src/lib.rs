@@ -14,6 +14,8 @@
 //!   (the `CreateTable` and `UpdateTimeToLive` requests and JSON documents).
 //! - [`key`]: key formats, encodings, [`KeyBuilder`], [`KeyPattern`] and
 //!   their overlap analysis.
+//! - [`cursor`]: opaque, optionally signed pagination cursors bound to a
+//!   table and index.
 //! - `fields`, [`hooks`], `record` ([`Record`], [`AttributeBag`]), `view`
 //!   ([`PartitionView`]).
 //! - `ser`, `de`: serde straight to and from the SDK's `AttributeValue`.
@@ -32,6 +34,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod check;
+pub mod cursor;
 mod de;
 #[doc(hidden)]
 pub mod doc_support;

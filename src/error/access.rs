@@ -109,6 +109,7 @@ impl Error {
             | Repr::InvalidValue { reason }
             | Repr::InvalidFilter { reason }
             | Repr::UnexpectedResponse { reason, .. }
+            | Repr::InvalidCursor { reason }
             | Repr::InvalidKeyPattern { reason, .. } => Some(reason),
             _ => None,
         }

@@ -210,6 +210,12 @@ impl Error {
         Error::from_repr(Repr::ClientConfig { operation, reason })
     }
 
+    pub(crate) fn invalid_cursor(reason: impl Into<String>) -> Self {
+        Error::from_repr(Repr::InvalidCursor {
+            reason: reason.into(),
+        })
+    }
+
     pub(crate) fn unexpected_response(operation: &'static str, reason: String) -> Self {
         Error::from_repr(Repr::UnexpectedResponse { operation, reason })
     }

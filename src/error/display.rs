@@ -145,6 +145,7 @@ impl Error {
             Repr::ClientConfig { operation, reason } => {
                 write!(f, "the client cannot run dynamodb {operation}: {reason}")
             }
+            Repr::InvalidCursor { reason } => write!(f, "invalid pagination cursor: {reason}"),
             Repr::UnexpectedResponse { operation, reason } => write!(
                 f,
                 "dynamodb {operation} returned an unexpected response: {reason}"

@@ -94,6 +94,10 @@ pub enum ErrorKind {
     /// `CreateTable` found a table of that name already, in any state
     /// ([`Error::table`]; the SDK's `ResourceInUseException` is the source).
     TableExists,
+    /// A pagination cursor was refused: not a token of this table and
+    /// index, not signed with the expected secret, altered, or malformed
+    /// ([`Error::reason`] says which). Nothing was sent.
+    InvalidCursor,
     /// The SDK client lacks something a helper needs ([`Error::operation`]
     /// says for which request): an async sleep implementation, to bound its
     /// calls and wait between retries. Nothing was sent.
@@ -143,6 +147,7 @@ impl Error {
             Repr::VersionCheckRequired { .. } => ErrorKind::VersionCheckRequired,
             Repr::TableExists { .. } => ErrorKind::TableExists,
             Repr::ClientConfig { .. } => ErrorKind::ClientConfig,
+            Repr::InvalidCursor { .. } => ErrorKind::InvalidCursor,
         }
     }
 

@@ -251,6 +251,9 @@ enum Repr {
         operation: &'static str,
         reason: String,
     },
+    InvalidCursor {
+        reason: String,
+    },
     VersionCheckRequired {
         /// What was asked, e.g. `batch put`.
         operation: &'static str,

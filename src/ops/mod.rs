@@ -54,6 +54,7 @@ pub use batch::{
 pub use call::DEFAULT_CALL_TIMEOUT;
 pub use capacity::{CapacityUsage, TableCapacity};
 pub use create::{CreateTable, CreatedTable, DEFAULT_ACTIVE_WAIT};
+pub use pages::Page;
 pub use table::Table;
 pub use tx::{TRANSACTION_LIMIT, Transaction, TransactionSummary};
 

@@ -1,5 +1,5 @@
 //! Paginated reads decoded through a registry as a stream, holding one page
-//! at a time.
+//! at a time, and one page at a time behind an opaque cursor ([`Page`]).
 
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
@@ -10,8 +10,9 @@ use tracing::Instrument;
 
 use super::call::Bound;
 use super::capacity::{self, CapacityUsage};
+use crate::cursor::Cursors;
 use crate::error::{Error, Result};
-use crate::registry::{Decoded, Registry};
+use crate::registry::{Decoded, DecodedItems, Registry};
 
 /// What a stream has read so far, recorded on its span after each page.
 struct Tally {
@@ -161,4 +162,100 @@ pub(super) fn scan_stream<T: 'static>(
     );
     let tally = Tally::new(span, asked);
     decode_pages!(scan.into_paginator().send(), registry, bound, "Scan", tally)
+}
+
+/// One page of a query ([`Table::query_page`](super::Table::query_page)):
+/// its items decoded through the registry, and the cursor of the next page.
+///
+/// A page can hold no items and still have a `next` cursor: DynamoDB stops
+/// a page at its `Limit` or 1 MB of items read *before* the filter
+/// expression, so a page whose items were all filtered out is empty. Keep
+/// reading while `next` is `Some`; only `None` means the query is done.
+///
+/// ```
+/// # use dynamodb_mapper::doc_support::*;
+/// use dynamodb_mapper::ops::Page;
+/// let page: Page<Entity> = Page::new(Default::default(), Some("token".into()));
+/// assert!(page.items.entities.is_empty() && page.next.is_some());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Page<T> {
+    /// The page's items, decoded (and what the registry's policies skipped
+    /// or kept raw).
+    pub items: DecodedItems<T>,
+    /// The cursor of the next page, `None` after the last one.
+    pub next: Option<String>,
+}
+
+impl<T> Page<T> {
+    /// A page of `items` followed by `next`.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let page = dynamodb_mapper::ops::Page::<Entity>::new(Default::default(), None);
+    /// assert!(page.next.is_none());
+    /// ```
+    pub fn new(items: DecodedItems<T>, next: Option<String>) -> Self {
+        Page { items, next }
+    }
+}
+
+/// See [`Table::query_page`](super::Table::query_page).
+pub(super) async fn query_page<T>(
+    query: QueryFluentBuilder,
+    registry: &Registry<T>,
+    cursors: &Cursors,
+    cursor: Option<&str>,
+    bound: Bound,
+    table_mode: Option<ReturnConsumedCapacity>,
+) -> Result<Page<T>> {
+    let table = query.get_table_name().clone().unwrap_or_default();
+    let index = query.get_index_name().clone();
+    if table != cursors.table_name() || index.as_deref() != cursors.index_name() {
+        let on = |t: &str, i: Option<&str>| match i {
+            None => format!("table {t}"),
+            Some(i) => format!("index {i} of table {t}"),
+        };
+        return Err(Error::invalid_cursor(format!(
+            "the query reads {}, the cursors are for {}",
+            on(&table, index.as_deref()),
+            on(cursors.table_name(), cursors.index_name())
+        )));
+    }
+    let mut query = query;
+    if let Some(token) = cursor {
+        query = query.set_exclusive_start_key(Some(cursors.decode(token)?));
+    }
+    let mode = mode(query.get_return_consumed_capacity(), table_mode);
+    let query = query.set_return_consumed_capacity(mode);
+    let span = tracing::info_span!(
+        "dynamodb_mapper.query_page",
+        table = %table,
+        index = index.as_deref().unwrap_or(""),
+        items = tracing::field::Empty,
+        consumed_capacity = tracing::field::Empty,
+    );
+    let out = super::call::call(&bound, "Query", query.send())
+        .instrument(span.clone())
+        .await
+        .map_err(|f| f.into_error("Query"))?;
+    let used = out.consumed_capacity().map(|c| c.capacity_units());
+    span.record("consumed_capacity", tracing::field::debug(used));
+    let found = out.items.unwrap_or_default();
+    span.record("items", found.len());
+    let items = span.in_scope(|| registry.decode_all(found))?;
+    let next = match out.last_evaluated_key {
+        Some(key) if !key.is_empty() => Some(cursors.encode(&key).map_err(|e| {
+            Error::unexpected_response(
+                "Query",
+                format!(
+                    "its LastEvaluatedKey cannot be a cursor: {}",
+                    e.reason().unwrap_or("it does not fit the table's keys")
+                ),
+            )
+        })?),
+        _ => None,
+    };
+    Ok(Page { items, next })
 }

@@ -16,8 +16,10 @@ use super::batch::{BatchGetter, BatchWriter};
 use super::call::{Bound, call_timeout};
 use super::capacity;
 use super::create::CreateTable;
+use super::pages::Page;
 use super::tx::Transaction;
 use super::{lock, pages, update};
+use crate::cursor::Cursors;
 use crate::error::Result;
 use crate::item::Item;
 use crate::mapper::Mapper;
@@ -598,6 +600,54 @@ impl Table {
     /// ```
     pub async fn put_if_absent<M: Mapper>(&self, entity: &M::Entity) -> Result<bool> {
         update::put_if_absent::<M>(self, entity).await
+    }
+
+    /// One page of `query`, starting after `cursor` (a token from the
+    /// previous [`Page::next`](super::Page), `None` for the first page):
+    /// its items decoded through `registry`, and the cursor of the next
+    /// page, for a client to hand back. `cursors` must be for the query's
+    /// table and index; a token from another table or index, unsigned when
+    /// `cursors` are signed, or altered is refused before anything is sent.
+    /// A page may be empty and still have a next cursor (see
+    /// [`Page`](super::Page)).
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidCursor`](crate::ErrorKind::InvalidCursor) for a
+    /// refused token, or `cursors` for another table or index than the
+    /// query's; decoding errors as [`Registry::decode_all`] reports them;
+    /// [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse)
+    /// when DynamoDB's `LastEvaluatedKey` does not fit the table's keys;
+    /// [`ErrorKind::Timeout`](crate::ErrorKind::Timeout) and
+    /// [`ErrorKind::Sdk`](crate::ErrorKind::Sdk) as for any read.
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::doc_support::*;
+    /// use dynamodb_mapper::cursor::Cursors;
+    /// # async fn demo(registry: Registry<Entity>, token_from_client: Option<String>) -> dynamodb_mapper::Result<()> {
+    /// let table = table();
+    /// let cursors = Cursors::new("AppTable", TABLE).signed_with(b"a secret of the server");
+    /// let query = OrderMapper::lookup().with("customer", "C1").query(table.client(), "AppTable")?.limit(20);
+    /// let page = table.query_page(query, &registry, &cursors, token_from_client.as_deref()).await?;
+    /// // Hand `page.items.entities` and `page.next` to the client.
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn query_page<T>(
+        &self,
+        query: QueryFluentBuilder,
+        registry: &Registry<T>,
+        cursors: &Cursors,
+        cursor: Option<&str>,
+    ) -> Result<Page<T>> {
+        pages::query_page(
+            query,
+            registry,
+            cursors,
+            cursor,
+            self.bound(),
+            self.capacity.clone(),
+        )
+        .await
     }
 
     /// A `Query` of this table, to complete with a key condition (and pass
