@@ -103,6 +103,20 @@ fn merge(
     }
 }
 
+/// Adds a [`Merged`]'s names and values to a request builder.
+macro_rules! bind {
+    ($builder:expr, $merged:expr) => {{
+        let mut builder = $builder;
+        for (k, v) in $merged.names {
+            builder = builder.expression_attribute_names(k, v);
+        }
+        for (k, v) in $merged.values {
+            builder = builder.expression_attribute_values(k, v);
+        }
+        builder
+    }};
+}
+
 /// Adds a key condition to a `Query`.
 ///
 /// ```
@@ -183,13 +197,7 @@ impl KeyConditionExt for QueryFluentBuilder {
         if let Some(index) = key.index_name() {
             query = query.index_name(index);
         }
-        for (k, v) in merged.names {
-            query = query.expression_attribute_names(k, v);
-        }
-        for (k, v) in merged.values {
-            query = query.expression_attribute_values(k, v);
-        }
-        Ok(query)
+        Ok(bind!(query, merged))
     }
 }
 
@@ -239,14 +247,7 @@ macro_rules! impl_expression_ext {
                     self.get_expression_attribute_values().as_ref(),
                     expression.into_expression()?,
                 );
-                let mut builder = self.$set(merged.expression);
-                for (k, v) in merged.names {
-                    builder = builder.expression_attribute_names(k, v);
-                }
-                for (k, v) in merged.values {
-                    builder = builder.expression_attribute_values(k, v);
-                }
-                Ok(builder)
+                Ok(bind!(self.$set(merged.expression), merged))
             }
         }
     )*};
@@ -377,14 +378,7 @@ macro_rules! impl_update_ext {
                     self.get_expression_attribute_values().as_ref(),
                     update.build()?,
                 );
-                let mut builder = self.update_expression(merged.expression);
-                for (k, v) in merged.names {
-                    builder = builder.expression_attribute_names(k, v);
-                }
-                for (k, v) in merged.values {
-                    builder = builder.expression_attribute_values(k, v);
-                }
-                Ok(builder)
+                Ok(bind!(self.update_expression(merged.expression), merged))
             }
         }
     )*};

@@ -202,36 +202,7 @@ impl Language {
 
     /// Whether the two languages share a string.
     pub(super) fn intersects(&self, other: &Language) -> bool {
-        let alphabet = self.alphabet(other);
-        let mut seen: HashSet<(State, State)> = HashSet::new();
-        let mut queue: Vec<(State, State)> = Vec::new();
-        for a in self.start() {
-            for b in other.start() {
-                if seen.insert((a, b)) {
-                    queue.push((a, b));
-                }
-            }
-        }
-        while let Some((a, b)) = queue.pop() {
-            if self.accepts(a) && other.accepts(b) {
-                return true;
-            }
-            for &c in &alphabet {
-                let next_a = self.advance(&[a], c);
-                if next_a.is_empty() {
-                    continue;
-                }
-                let next_b = other.advance(&[b], c);
-                for &na in &next_a {
-                    for &nb in &next_b {
-                        if seen.insert((na, nb)) {
-                            queue.push((na, nb));
-                        }
-                    }
-                }
-            }
-        }
-        false
+        self.common_example(other).is_some()
     }
 }
 
@@ -313,7 +284,6 @@ impl Language {
 
     /// A string both languages contain, if there is one: the example behind
     /// an `intersects` answer.
-    #[cfg(test)]
     pub(super) fn common_example(&self, other: &Language) -> Option<String> {
         let alphabet = self.alphabet(other);
         let mut seen: HashSet<(State, State)> = HashSet::new();

@@ -17,7 +17,7 @@ use aws_sdk_dynamodb::types::{
 use tracing::Instrument;
 
 use super::Table;
-use super::call::{Failed, RefusedForNow, call, call_conditional};
+use super::call::{Failed, RefusedForNow, call, send_conditional};
 use crate::error::{Error, Result};
 use crate::schema::TableDefinition;
 
@@ -376,14 +376,7 @@ impl RefusedForNow for UpdateTimeToLiveError {
 
 /// Step 1: `CreateTable`, once.
 async fn create(table: &Table, request: CreateTableFluentBuilder) -> Result<()> {
-    let bound = table.bound();
-    let sent = call_conditional(&bound, "CreateTable", table.retry_policy(), |no_retries| {
-        request
-            .clone()
-            .customize()
-            .config_override(no_retries)
-            .send()
-    });
+    let sent = send_conditional!(table, "CreateTable", request);
     match sent.await {
         Ok(_) => Ok(()),
         Err(Failed::Service(e)) if e.is_resource_in_use_exception() => {
@@ -517,19 +510,7 @@ async fn enable_ttl(
         return Ok(None);
     };
     let attribute = table.schema().ttl_attribute().unwrap_or_default();
-    let bound = table.bound();
-    let sent = call_conditional(
-        &bound,
-        "UpdateTimeToLive",
-        table.retry_policy(),
-        |no_retries| {
-            request
-                .clone()
-                .customize()
-                .config_override(no_retries)
-                .send()
-        },
-    );
+    let sent = send_conditional!(table, "UpdateTimeToLive", request);
     let output = sent
         .await
         .map_err(|failed| failed.into_error("UpdateTimeToLive"))?;

@@ -4,7 +4,7 @@
 use tracing::Instrument;
 
 use super::Table;
-use super::call::{Failed, call, call_conditional};
+use super::call::{Failed, call, send_conditional};
 use super::capacity::{self, CapacityUsage};
 use super::describe_key;
 use super::identity::KeyId;
@@ -91,14 +91,7 @@ async fn put<M: Mapper>(table: &Table, record: &mut Record<M::Entity>) -> Result
         .set_item(Some(put.item))
         .set_return_consumed_capacity(mode)
         .with_condition(put.condition)?;
-    let bound = table.bound();
-    let sent = call_conditional(&bound, "PutItem", table.retry_policy(), |no_retries| {
-        request
-            .clone()
-            .customize()
-            .config_override(no_retries)
-            .send()
-    });
+    let sent = send_conditional!(table, "PutItem", request);
     match sent.instrument(span.clone()).await {
         Ok(out) => {
             capacity::add_all(&mut used, out.consumed_capacity());
@@ -137,14 +130,7 @@ pub(super) async fn delete_versioned<M: Mapper>(
         .set_key(Some(key.clone()))
         .set_return_consumed_capacity(mode)
         .with_condition(condition)?;
-    let bound = table.bound();
-    let sent = call_conditional(&bound, "DeleteItem", table.retry_policy(), |no_retries| {
-        request
-            .clone()
-            .customize()
-            .config_override(no_retries)
-            .send()
-    });
+    let sent = send_conditional!(table, "DeleteItem", request);
     match sent.instrument(span.clone()).await {
         Ok(out) => {
             capacity::add_all(&mut used, out.consumed_capacity());

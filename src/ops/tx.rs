@@ -399,18 +399,11 @@ impl Transaction {
     /// # }
     /// ```
     pub fn delete<M: Mapper>(&mut self, key: Item) -> Result<&mut Self> {
-        let key = M::TABLE
-            .key_of(&key)
-            .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
-        if let Some(attribute) = M::TABLE.version_attribute() {
-            return Err(Error::version_check_required(
-                describe_key(&key),
-                "transaction delete",
-                attribute,
-                "Transaction::delete_record with the record read",
-            )
-            .with_entity_type(M::ENTITY_TYPE));
-        }
+        let key = unversioned_key::<M>(
+            &key,
+            "transaction delete",
+            "Transaction::delete_record with the record read",
+        )?;
         self.add_delete::<M>(key, None)
     }
 
@@ -539,18 +532,11 @@ impl Transaction {
         update: Update,
         condition: Option<impl IntoExpression>,
     ) -> Result<&mut Self> {
-        let key = M::TABLE
-            .key_of(&key)
-            .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
-        if let Some(attribute) = M::TABLE.version_attribute() {
-            return Err(Error::version_check_required(
-                describe_key(&key),
-                "transaction update",
-                attribute,
-                "Transaction::update_record with the record read",
-            )
-            .with_entity_type(M::ENTITY_TYPE));
-        }
+        let key = unversioned_key::<M>(
+            &key,
+            "transaction update",
+            "Transaction::update_record with the record read",
+        )?;
         check_raw_update::<M>(&update)?;
         let mut expected = Attr::top_level(M::TABLE.partition_key_attribute().name)
             .exists()
@@ -721,6 +707,28 @@ impl Transaction {
         types.sort_unstable();
         types.dedup();
         types.join(",")
+    }
+}
+
+/// `key`, checked against `M`'s table, for an action that carries no
+/// version check: refused when the table has a version attribute (naming
+/// the helper to use `instead`).
+fn unversioned_key<M: Mapper>(
+    key: &Item,
+    operation: &'static str,
+    instead: &'static str,
+) -> Result<Item> {
+    let key = M::TABLE
+        .key_of(key)
+        .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
+    match M::TABLE.version_attribute() {
+        Some(attribute) => {
+            Err(
+                Error::version_check_required(describe_key(&key), operation, attribute, instead)
+                    .with_entity_type(M::ENTITY_TYPE),
+            )
+        }
+        None => Ok(key),
     }
 }
 

@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 use tracing::Instrument;
 
 use super::Table;
-use super::call::{Failed, call_conditional};
+use super::call::{Failed, send_conditional};
 use super::describe_key;
 use super::version::{conflict, first_version, version_attribute, versioned_new, versioned_update};
 use crate::error::{Error, Result};
@@ -70,16 +70,9 @@ async fn send(
     if let Some(condition) = condition {
         request = request.with_condition(condition).map_err(Failed::NotSent)?;
     }
-    let bound = table.bound();
-    call_conditional(&bound, "UpdateItem", table.retry_policy(), |no_retries| {
-        request
-            .clone()
-            .customize()
-            .config_override(no_retries)
-            .send()
-    })
-    .instrument(span.clone())
-    .await
+    send_conditional!(table, "UpdateItem", request)
+        .instrument(span.clone())
+        .await
 }
 
 fn span<M: Mapper>(name: &'static str, table: &Table, key: &Item) -> tracing::Span {
@@ -286,14 +279,7 @@ pub(super) async fn put_if_absent<M: Mapper>(table: &Table, entity: &M::Entity) 
         .set_item(Some(item))
         .set_return_consumed_capacity(table.return_consumed_capacity().cloned())
         .with_condition(condition)?;
-    let bound = table.bound();
-    let sent = call_conditional(&bound, "PutItem", table.retry_policy(), |no_retries| {
-        request
-            .clone()
-            .customize()
-            .config_override(no_retries)
-            .send()
-    });
+    let sent = send_conditional!(table, "PutItem", request);
     match sent.instrument(span).await {
         Ok(_) => Ok(true),
         Err(Failed::Service(e)) if e.is_conditional_check_failed_exception() => Ok(false),
