@@ -74,8 +74,8 @@ pub use registry::{
     Unmatched,
 };
 pub use schema::{
-    DEFAULT_DISCRIMINATOR, GlobalSecondaryIndex, KeyAttribute, MAX_PARTITION_KEY_BYTES,
-    MAX_SORT_KEY_BYTES, ScalarType, TableDefinition, TableSchema,
+    DEFAULT_DISCRIMINATOR, GlobalSecondaryIndex, IndexProjection, KeyAttribute,
+    MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, ScalarType, TableDefinition, TableSchema,
 };
 pub use ser::NoneAs;
 pub use view::PartitionView;

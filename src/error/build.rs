@@ -210,6 +210,14 @@ impl Error {
         Error::from_repr(Repr::ClientConfig { operation, reason })
     }
 
+    /// [`Error::missing_attribute`] of an attribute a projection left out.
+    pub(crate) fn missing_projected(attribute: impl Into<String>) -> Self {
+        Error::from_repr(Repr::MissingAttribute { projected: true })
+            .of_entity()
+            .of_item()
+            .at(attribute)
+    }
+
     pub(crate) fn invalid_cursor(reason: impl Into<String>) -> Self {
         Error::from_repr(Repr::InvalidCursor {
             reason: reason.into(),

@@ -60,7 +60,15 @@ impl Error {
                 Largest(largest)
             ),
             Repr::InvalidValue { reason } => write!(f, "{keyed}attribute `{attribute}` {reason}"),
-            Repr::MissingAttribute => write!(f, "{keyed}attribute `{attribute}` is missing"),
+            Repr::MissingAttribute { projected: false } => {
+                write!(f, "{keyed}attribute `{attribute}` is missing")
+            }
+            Repr::MissingAttribute { projected: true } => write!(
+                f,
+                "{keyed}attribute `{attribute}` is missing: the projection does not include it \
+                 (add it to the projection expression or the index's projection, or read the \
+                 whole item)"
+            ),
             Repr::WrongType { expected, found } => write!(
                 f,
                 "{keyed}attribute `{attribute}` is {found}, expected {expected}"

@@ -122,7 +122,7 @@ impl Error {
             Repr::InvalidKey { .. } => ErrorKind::InvalidKey,
             Repr::ItemTooLarge { .. } => ErrorKind::ItemTooLarge,
             Repr::InvalidValue { .. } => ErrorKind::InvalidValue,
-            Repr::MissingAttribute => ErrorKind::MissingAttribute,
+            Repr::MissingAttribute { .. } => ErrorKind::MissingAttribute,
             Repr::WrongType { .. } => ErrorKind::WrongType,
             Repr::Hook { .. } => ErrorKind::Hook,
             Repr::UnknownEntityType { .. } => ErrorKind::UnknownEntityType,

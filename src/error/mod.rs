@@ -169,7 +169,10 @@ enum Repr {
     InvalidValue {
         reason: String,
     },
-    MissingAttribute,
+    MissingAttribute {
+        /// The item was a projection that does not include the attribute.
+        projected: bool,
+    },
     WrongType {
         expected: &'static str,
         found: &'static str,
@@ -296,7 +299,7 @@ impl Error {
     /// ```
     #[must_use]
     pub fn missing_attribute(attribute: impl Into<String>) -> Self {
-        Error::from_repr(Repr::MissingAttribute)
+        Error::from_repr(Repr::MissingAttribute { projected: false })
             .of_entity()
             .of_item()
             .at(attribute)

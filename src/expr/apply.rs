@@ -4,18 +4,20 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
+use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
 use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodb::types::builders::{
-    ConditionCheckBuilder, DeleteBuilder, PutBuilder, UpdateBuilder,
+    ConditionCheckBuilder, DeleteBuilder, KeysAndAttributesBuilder, PutBuilder, UpdateBuilder,
 };
 
 use super::condition::Condition;
 use super::expression::Expression;
 use super::key_condition::KeyCondition;
+use super::projection::Projection;
 use super::update::Update;
 use crate::error::{Error, Result};
 
@@ -384,3 +386,75 @@ macro_rules! impl_update_ext {
     )*};
 }
 impl_update_ext!(UpdateItemFluentBuilder, UpdateBuilder);
+
+/// Sets the projection expression of a `GetItem`, `Query` or `Scan` (or of
+/// a batch get's `KeysAndAttributes`) from a [`Projection`], adding its
+/// names to those already set (a placeholder bound to something else is
+/// renamed).
+///
+/// ```
+/// use dynamodb_mapper::expr::{attr, FilterExt, Projection, ProjectionExt};
+/// # let client = dynamodb_mapper::doc_support::client();
+/// let scan = client
+///     .scan()
+///     .table_name("AppTable")
+///     .with_filter(attr("status").eq("open"))?
+///     .with_projection(&Projection::paths([attr("status"), attr("id")]))?;
+/// // The filter's `#c0` and the projection's `#p0, #p1` live side by side.
+/// assert_eq!(scan.get_projection_expression().as_deref(), Some("#p0, #p1"));
+/// assert_eq!(scan.get_expression_attribute_names().as_ref().map(|n| n.len()), Some(3));
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+pub trait ProjectionExt: Sized {
+    /// Sets the projection expression.
+    ///
+    /// # Errors
+    /// What [`Projection::build`] returns;
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) naming
+    /// `(expression)` when the request already has one.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::{attr, Projection, ProjectionExt};
+    /// # let client = dynamodb_mapper::doc_support::client();
+    /// let get = client.get_item().with_projection(&Projection::paths([attr("a")]))?;
+    /// assert!(get.with_projection(&Projection::paths([attr("b")])).is_err());
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn with_projection(self, projection: &Projection) -> Result<Self>;
+}
+
+macro_rules! impl_projection_ext {
+    ($($builder:ty),*) => {$(
+        impl ProjectionExt for $builder {
+            fn with_projection(self, projection: &Projection) -> Result<Self> {
+                if let Some(existing) = self.get_projection_expression() {
+                    return Err(Error::invalid_value(
+                        "(expression)",
+                        format!(
+                            "cannot be set: the request already has a projection expression \
+                             ({existing:?})"
+                        ),
+                    ));
+                }
+                let merged = merge(
+                    None,
+                    self.get_expression_attribute_names().as_ref(),
+                    None,
+                    projection.build()?,
+                );
+                // A projection binds names only.
+                let mut builder = self.projection_expression(merged.expression);
+                for (k, v) in merged.names {
+                    builder = builder.expression_attribute_names(k, v);
+                }
+                Ok(builder)
+            }
+        }
+    )*};
+}
+impl_projection_ext!(
+    GetItemFluentBuilder,
+    QueryFluentBuilder,
+    ScanFluentBuilder,
+    KeysAndAttributesBuilder
+);

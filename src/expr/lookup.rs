@@ -12,6 +12,7 @@ use super::operand::attr;
 use crate::error::{Error, Result};
 use crate::key::last_sort_key_with_prefix;
 use crate::mapper::{Lookup, Mapper};
+use crate::schema::IndexProjection;
 
 impl<M: Mapper> Lookup<'_, M> {
     /// The key condition this lookup selects, on its index: the partition
@@ -110,13 +111,33 @@ impl<M: Mapper> Lookup<'_, M> {
         })
     }
 
+    /// Whether the items of the lookup's index hold the discriminator (the
+    /// table's do; an index's unless it projects `KEYS_ONLY`, or `INCLUDE`
+    /// without it).
+    fn index_holds_discriminator(&self) -> bool {
+        let (Some(index), Some(discriminator)) =
+            (self.index_name(), M::TABLE.discriminator_attribute())
+        else {
+            return true;
+        };
+        match M::TABLE.index(index).map(|i| i.projection) {
+            Some(IndexProjection::KeysOnly) => false,
+            Some(IndexProjection::Include(attributes)) => attributes.contains(&discriminator),
+            _ => true,
+        }
+    }
+
     /// A `Query` of the table `table_name` that reads only this entity type:
     /// the [`key_condition`](Lookup::key_condition) (and index), and the
     /// discriminator [`filter`](Lookup::filter), so items of other types
     /// that share the partition and prefix are left out by DynamoDB (they
     /// still count towards the read capacity). Send it yourself and decode
     /// every item with [`MapperExt::from_item`](crate::MapperExt::from_item);
-    /// no registry is needed.
+    /// no registry is needed. On an index whose items do not hold the
+    /// discriminator (`KEYS_ONLY`, or `INCLUDE` without it) there is no
+    /// filter: decode with
+    /// [`MapperExt::from_projected`](crate::MapperExt::from_projected), which
+    /// checks the keys against the mapper's patterns instead.
     ///
     /// # Errors
     /// As [`key_condition`](Lookup::key_condition), and as
@@ -142,8 +163,8 @@ impl<M: Mapper> Lookup<'_, M> {
             .table_name(table_name)
             .with_key_condition(self.key_condition()?)?;
         match self.filter() {
-            Some(filter) => query.with_filter(filter),
-            None => Ok(query),
+            Some(filter) if self.index_holds_discriminator() => query.with_filter(filter),
+            _ => Ok(query),
         }
     }
 }

@@ -56,6 +56,8 @@
 //! - `update.rs`: [`Update`], the update expression builder (`SET`,
 //!   `REMOVE`, `ADD`, `DELETE`), and [`UpdateValue`] with [`list_append`]
 //!   for what `SET` assigns.
+//! - `projection.rs`: [`Projection`], the attributes a read returns (for a
+//!   smaller view of an entity, [`Projection::of`]).
 //! - `changes.rs`: [`Update::between`], the typed partial update from two
 //!   entities.
 //! - `apply.rs`: [`IntoExpression`] and the extension traits that add
@@ -69,11 +71,15 @@ mod key_condition;
 mod lookup;
 mod operand;
 mod placeholders;
+mod projection;
 mod update;
 
-pub use apply::{ConditionExt, FilterExt, IntoExpression, KeyConditionExt, UpdateExt};
+pub use apply::{
+    ConditionExt, FilterExt, IntoExpression, KeyConditionExt, ProjectionExt, UpdateExt,
+};
 pub use condition::Condition;
 pub use expression::Expression;
 pub use key_condition::KeyCondition;
 pub use operand::{Attr, Operand, Size, ValueType, attr, value};
+pub use projection::Projection;
 pub use update::{Update, UpdateValue, list_append};

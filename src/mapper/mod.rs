@@ -26,13 +26,15 @@ use crate::ser::NoneAs;
 
 mod lookup;
 mod plan;
+mod projection;
 mod read;
 mod write;
 
 pub use lookup::Lookup;
 pub(crate) use plan::problems;
 
-use read::read;
+pub(crate) use projection::projected_attributes;
+use read::{read, read_projected};
 use write::{build_item, finish, merge_bag};
 
 /// Maps one entity type to and from items.
@@ -606,6 +608,52 @@ pub trait MapperExt: Mapper {
     /// ```
     fn from_item(item: Item) -> Result<Self::Entity> {
         read::<Self>(item).map(|(entity, _)| entity)
+    }
+
+    /// Reads `P`, a smaller view of the entity (a struct with some of its
+    /// fields, under the same names), from a projected item: a `Query` or
+    /// `GetItem` with a projection expression
+    /// ([`expr::Projection::of`](crate::expr::Projection::of)), or an index
+    /// that projects `KEYS_ONLY` or `INCLUDE`. The type is checked as for
+    /// [`from_item`](Self::from_item) when the item holds the
+    /// discriminator; when the projection left it out, the item's keys must
+    /// match one of [`KEY_PATTERNS`](Mapper::KEY_PATTERNS) instead.
+    /// `after_from_item` does not run (it takes the whole entity).
+    ///
+    /// # Errors
+    /// [`ErrorKind::MissingAttribute`](crate::ErrorKind::MissingAttribute)
+    /// naming the attribute `P` needs and the projection did not include;
+    /// [`ErrorKind::DiscriminatorMismatch`](crate::ErrorKind::DiscriminatorMismatch)
+    /// for an item of another type;
+    /// [`ErrorKind::MissingDiscriminator`](crate::ErrorKind::MissingDiscriminator)
+    /// for an item without the discriminator whose keys are not this type's;
+    /// decoding errors as for `from_item`.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// #[derive(Debug, PartialEq, serde::Deserialize)]
+    /// struct OrderRef { id: String }
+    ///
+    /// let item = OrderMapper::to_item(&Order { id: "O1".into(), customer: "C1".into() })?;
+    /// let mut projected = item.clone();
+    /// projected.remove("customer");
+    /// assert_eq!(OrderMapper::from_projected::<OrderRef>(projected)?, OrderRef { id: "O1".into() });
+    ///
+    /// // Keys only (an index projecting KEYS_ONLY): the keys say the type.
+    /// let keys_only: Item = item.iter().filter(|(k, _)| *k == "pk" || *k == "sk")
+    ///     .map(|(k, v)| (k.clone(), v.clone())).collect();
+    /// #[derive(Debug, serde::Deserialize)]
+    /// struct Nothing {}
+    /// OrderMapper::from_projected::<Nothing>(keys_only.clone())?;
+    /// let err = OrderMapper::from_projected::<OrderRef>(keys_only).unwrap_err();
+    /// assert!(err.to_string().ends_with(
+    ///     "attribute `id` is missing: the projection does not include it (add it to the \
+    ///      projection expression or the index's projection, or read the whole item)"
+    /// ), "{err}");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn from_projected<P: DeserializeOwned + 'static>(item: Item) -> Result<P> {
+        read_projected::<Self, P>(item)
     }
 
     /// The entity for an item plus the [`AttributeBag`] of every attribute the

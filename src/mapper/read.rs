@@ -1,23 +1,65 @@
 //! The way in: the received item checked before any hook or recursive code
-//! sees it, the read hooks, then deserialization of the entity's fields;
-//! every error names the entity type and, when the item holds it, its key.
+//! sees it, the read hooks, then deserialization of the entity's fields (or
+//! of a projection type's); every error names the entity type and, when the
+//! item holds it, its key.
+
+use serde::de::DeserializeOwned;
 
 use super::{Mapper, MapperExt, fields, naming_needs_struct};
 use crate::de::FieldsError;
 use crate::error::{Error, Result};
-use crate::fields::FieldTable;
+use crate::fields::{FieldTable, field_table};
 use crate::item::{Item, check_received, drop_item};
 
 fn non_root(path: String) -> Option<String> {
     (path != "." && !path.is_empty()).then_some(path)
 }
 
+/// What [`decode`] read: the value, the attributes it did not consume, and
+/// the item's key rendered before deserialization consumed it (when it had
+/// to be).
+struct Read<T> {
+    value: T,
+    rest: Item,
+    early_key: Option<String>,
+}
+
+impl<T> Read<T> {
+    fn key<M: Mapper>(&self) -> String {
+        self.early_key
+            .clone()
+            .unwrap_or_else(|| M::TABLE.render_key(&self.rest))
+    }
+}
+
 /// Read hooks and deserialization; returns the entity and the attributes
 /// deserialization did not consume. Every error names the entity type and,
 /// when the item holds it, the item's key.
-pub(super) fn read<M: Mapper>(mut item: Item) -> Result<(M::Entity, Item)> {
+pub(super) fn read<M: Mapper>(item: Item) -> Result<(M::Entity, Item)> {
+    let mut read = decode::<M, M::Entity>(item, fields::<M>()?, false)?;
+    M::after_from_item(&mut read.value, &read.rest).map_err(|e| {
+        e.with_entity_type(M::ENTITY_TYPE)
+            .with_key(|| read.key::<M>())
+    })?;
+    Ok((read.value, read.rest))
+}
+
+/// A projection type `P` of `M`'s items (see
+/// [`MapperExt::from_projected`]).
+pub(super) fn read_projected<M: Mapper, P: DeserializeOwned + 'static>(item: Item) -> Result<P> {
+    let table = field_table::<P>(M::NAMING).map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
+    decode::<M, P>(item, table, true).map(|read| read.value)
+}
+
+/// The checks, the `before_from_item` hook (for a projection without the
+/// discriminator: the key patterns instead) and deserialization of `T`
+/// through `table`, its field table under `M`'s naming.
+fn decode<M: Mapper, T: DeserializeOwned>(
+    mut item: Item,
+    table: Option<&'static FieldTable>,
+    projected: bool,
+) -> Result<Read<T>> {
     let ctx = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
-    let table = fields::<M>()?;
     if table.is_none() {
         // A design error, not the item's: no key in the error.
         naming_needs_struct::<M>()?;
@@ -35,7 +77,16 @@ pub(super) fn read<M: Mapper>(mut item: Item) -> Result<(M::Entity, Item)> {
         drop_item(item);
         return Err(e);
     }
-    if let Err(e) = M::before_from_item(&mut item) {
+    let unlabelled = projected
+        && M::TABLE
+            .discriminator_attribute()
+            .is_some_and(|d| !item.contains_key(d));
+    let checked = if unlabelled {
+        super::projection::check_keys::<M>(&item)
+    } else {
+        M::before_from_item(&mut item)
+    };
+    if let Err(e) = checked {
         return Err(ctx(e).with_key(|| M::TABLE.render_key(&item)));
     }
     // The key for errors is rendered from what deserialization leaves; only
@@ -45,7 +96,7 @@ pub(super) fn read<M: Mapper>(mut item: Item) -> Result<(M::Entity, Item)> {
         .chain(M::TABLE.sort_key_attribute().map(|k| k.name))
         .any(is_field);
     let early_key = key_is_field.then(|| M::TABLE.render_key(&item));
-    // `item` keeps what the entity consumes, `rest` gets the others.
+    // `item` keeps what the value consumes, `rest` gets the others.
     let rest = item.extract_if(|k, _| !is_field(k)).collect::<Item>();
     let key = || {
         early_key
@@ -53,26 +104,36 @@ pub(super) fn read<M: Mapper>(mut item: Item) -> Result<(M::Entity, Item)> {
             .unwrap_or_else(|| M::TABLE.render_key(&rest))
     };
     let read = match table {
-        Some(t) => crate::de::from_fields(item, t).map_err(|e| deserialize_error::<M>(e, t)),
+        Some(t) => {
+            crate::de::from_fields(item, t).map_err(|e| deserialize_error::<M>(e, t, projected))
+        }
         None => serde_path_to_error::deserialize(crate::de::Value::item(item)).map_err(|e| {
             let path = non_root(e.path().to_string());
             Error::deserialize(path, e.into_inner()).with_entity_type(M::ENTITY_TYPE)
         }),
     };
-    let mut entity: M::Entity = read.map_err(|e| e.with_key(key))?;
-    M::after_from_item(&mut entity, &rest).map_err(|e| ctx(e).with_key(key))?;
-    Ok((entity, rest))
+    let value: T = read.map_err(|e| e.with_key(key))?;
+    Ok(Read {
+        value,
+        rest,
+        early_key,
+    })
 }
 
 /// The error for a failed deserialization: a missing field becomes
 /// [`ErrorKind::MissingAttribute`](crate::ErrorKind::MissingAttribute) under
-/// its stored name; anything else is
-/// [`ErrorKind::Deserialize`](crate::ErrorKind::Deserialize) with the attribute
-/// path.
-fn deserialize_error<M: Mapper>(error: FieldsError, table: &FieldTable) -> Error {
+/// its stored name (saying the projection lacks it, for a projection);
+/// anything else is [`ErrorKind::Deserialize`](crate::ErrorKind::Deserialize)
+/// with the attribute path.
+fn deserialize_error<M: Mapper>(error: FieldsError, table: &FieldTable, projected: bool) -> Error {
     match error {
         FieldsError::MissingField(field) => {
-            Error::missing_attribute(table.stored_for(field, M::NAMING))
+            let stored = table.stored_for(field, M::NAMING);
+            if projected {
+                Error::missing_projected(stored)
+            } else {
+                Error::missing_attribute(stored)
+            }
         }
         FieldsError::Other(source, path) => Error::deserialize(path, source),
     }

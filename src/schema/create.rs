@@ -20,7 +20,7 @@ use aws_sdk_dynamodb::types::{
     Projection, ProjectionType, StreamSpecification, StreamViewType, TimeToLiveSpecification,
 };
 
-use super::{KeyAttribute, TableSchema};
+use super::{IndexProjection, KeyAttribute, TableSchema};
 
 /// A [`TableSchema`] as one named table of DynamoDB: the `CreateTable` and
 /// `UpdateTimeToLive` requests that make it, as the SDK's fluent builders
@@ -269,14 +269,22 @@ impl TableDefinition {
         if self.schema.indexes.is_empty() {
             return None;
         }
-        let all = Projection::builder()
-            .projection_type(ProjectionType::All)
-            .build();
         let indexes = self.schema.indexes.iter().map(|index| {
+            let projection = match index.projection {
+                IndexProjection::All => Projection::builder().projection_type(ProjectionType::All),
+                IndexProjection::KeysOnly => {
+                    Projection::builder().projection_type(ProjectionType::KeysOnly)
+                }
+                IndexProjection::Include(attributes) => Projection::builder()
+                    .projection_type(ProjectionType::Include)
+                    .set_non_key_attributes(Some(
+                        attributes.iter().map(|a| (*a).to_owned()).collect(),
+                    )),
+            };
             SdkGsi::builder()
                 .index_name(index.name)
                 .set_key_schema(Some(key_schema(index.partition_key, index.sort_key)))
-                .projection(all.clone())
+                .projection(projection.build())
                 .build()
                 .expect("gsi: name and key schema are set") // ok: every required field is set unconditionally above
         });

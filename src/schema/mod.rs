@@ -16,7 +16,7 @@ mod parts;
 
 pub use check::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 pub use create::TableDefinition;
-pub use parts::{GlobalSecondaryIndex, KeyAttribute, ScalarType};
+pub use parts::{GlobalSecondaryIndex, IndexProjection, KeyAttribute, ScalarType};
 
 use crate::error::write_key_part;
 use crate::item::Item;

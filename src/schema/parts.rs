@@ -103,6 +103,28 @@ pub struct GlobalSecondaryIndex {
     pub partition_key: KeyAttribute,
     /// Sort key attribute, if the index has one.
     pub sort_key: Option<KeyAttribute>,
+    /// The attributes the index holds besides the keys ([`IndexProjection`]).
+    pub projection: IndexProjection,
+}
+
+/// Which attributes a global secondary index holds: what its queries can
+/// return. Read a `KeysOnly` or `Include` index into a smaller type with
+/// [`MapperExt::from_projected`](crate::MapperExt::from_projected).
+///
+/// ```
+/// use dynamodb_mapper::{GlobalSecondaryIndex, IndexProjection};
+/// const GSI: GlobalSecondaryIndex = GlobalSecondaryIndex::new("ByStatus", "status").include(&["total"]);
+/// assert_eq!(GSI.projection, IndexProjection::Include(&["total"]));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum IndexProjection {
+    /// Every attribute of the item (the default).
+    #[default]
+    All,
+    /// The table's and the index's key attributes only.
+    KeysOnly,
+    /// The keys and these attributes (as stored).
+    Include(&'static [&'static str]),
 }
 
 impl GlobalSecondaryIndex {
@@ -118,7 +140,34 @@ impl GlobalSecondaryIndex {
             name,
             partition_key: KeyAttribute::new(partition_key),
             sort_key: None,
+            projection: IndexProjection::All,
         }
+    }
+
+    /// The same index holding the keys only (`KEYS_ONLY`).
+    ///
+    /// ```
+    /// use dynamodb_mapper::{GlobalSecondaryIndex, IndexProjection};
+    /// let gsi = GlobalSecondaryIndex::new("GSI1", "gsi1pk").keys_only();
+    /// assert_eq!(gsi.projection, IndexProjection::KeysOnly);
+    /// ```
+    #[must_use]
+    pub const fn keys_only(mut self) -> Self {
+        self.projection = IndexProjection::KeysOnly;
+        self
+    }
+
+    /// The same index holding the keys and `attributes` (`INCLUDE`).
+    ///
+    /// ```
+    /// use dynamodb_mapper::{GlobalSecondaryIndex, IndexProjection};
+    /// let gsi = GlobalSecondaryIndex::new("GSI1", "gsi1pk").include(&["status", "total"]);
+    /// assert_eq!(gsi.projection, IndexProjection::Include(&["status", "total"]));
+    /// ```
+    #[must_use]
+    pub const fn include(mut self, attributes: &'static [&'static str]) -> Self {
+        self.projection = IndexProjection::Include(attributes);
+        self
     }
 
     /// The same index with a string sort key.

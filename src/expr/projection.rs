@@ -1,0 +1,126 @@
+//! [`Projection`]: a projection expression, the attributes a read returns,
+//! rendered through the shared placeholders (`#p0, #p1`).
+
+use serde::de::DeserializeOwned;
+
+use super::expression::Expression;
+use super::operand::Attr;
+use super::placeholders::{Ctx, EXPRESSION, check_prefix, expr_error};
+use crate::error::Result;
+use crate::mapper::{Mapper, projected_attributes};
+
+/// The attributes a `GetItem`, `Query` or `Scan` returns: a projection
+/// expression, with every name behind a placeholder. Read the items with
+/// [`MapperExt::from_projected`](crate::MapperExt::from_projected).
+///
+/// ```
+/// # use dynamodb_mapper::doc_support::*;
+/// use dynamodb_mapper::expr::{Projection, ProjectionExt};
+///
+/// #[derive(serde::Deserialize)]
+/// struct OrderRef { id: String }
+///
+/// let projection = Projection::of::<OrderMapper, OrderRef>()?;
+/// let e = projection.build()?;
+/// assert_eq!(e.expression(), "#p0, #p1, #p2, #p3");
+/// assert_eq!(
+///     [&e.names()["#p0"], &e.names()["#p1"], &e.names()["#p2"], &e.names()["#p3"]],
+///     ["id", "entityType", "pk", "sk"]
+/// );
+/// let query = client().query().table_name("AppTable").with_projection(&projection)?;
+/// assert_eq!(query.get_projection_expression().as_deref(), Some("#p0, #p1, #p2, #p3"));
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[must_use]
+pub struct Projection {
+    paths: Vec<Attr>,
+}
+
+impl Projection {
+    /// The attributes `P` (a smaller view of `M`'s entity, see
+    /// [`MapperExt::from_projected`](crate::MapperExt::from_projected))
+    /// needs: its fields under `M`'s stored names, the discriminator (so the
+    /// type is still checked) and the table's key attributes (so errors
+    /// name the item).
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) when `P`
+    /// is not a plain struct (its fields cannot be listed); errors of `M`'s
+    /// naming convention.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// use dynamodb_mapper::expr::Projection;
+    /// #[derive(serde::Deserialize)]
+    /// struct NoteText { text: String }
+    /// let e = Projection::of::<NoteMapper, NoteText>()?.build()?;
+    /// assert_eq!(e.names().len(), 3); // text, entityType, pk
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn of<M: Mapper, P: DeserializeOwned + 'static>() -> Result<Projection> {
+        Ok(Projection {
+            paths: projected_attributes::<M, P>()?
+                .into_iter()
+                .map(Attr::top_level)
+                .collect(),
+        })
+    }
+
+    /// The attributes (or nested paths) at `paths`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::{attr, Projection};
+    /// let e = Projection::paths([attr("id"), attr("address.city")]).build()?;
+    /// assert_eq!(e.expression(), "#p0, #p1.#p2");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn paths(paths: impl IntoIterator<Item = Attr>) -> Projection {
+        Projection {
+            paths: paths.into_iter().collect(),
+        }
+    }
+
+    /// The expression, with placeholders `#p0`, `#p1`, ...
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) naming a
+    /// path that is not valid, or `(expression)` for a projection of no
+    /// attributes.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::Projection;
+    /// let err = Projection::paths([]).build().unwrap_err();
+    /// assert_eq!(err.to_string(), "attribute `(expression)` is a projection of no attributes");
+    /// ```
+    pub fn build(&self) -> Result<Expression> {
+        self.build_with_prefix("p")
+    }
+
+    /// The expression, with placeholders `#<prefix>0`, ...
+    ///
+    /// # Errors
+    /// As [`build`](Self::build), and for a prefix that is not ASCII letters
+    /// and digits starting with a letter.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::{attr, Projection};
+    /// assert_eq!(Projection::paths([attr("a")]).build_with_prefix("x")?.expression(), "#x0");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn build_with_prefix(&self, prefix: &str) -> Result<Expression> {
+        check_prefix(prefix)?;
+        if self.paths.is_empty() {
+            return Err(expr_error(EXPRESSION, "is a projection of no attributes"));
+        }
+        let mut ctx = Ctx::new(prefix);
+        let mut text = String::new();
+        for (i, path) in self.paths.iter().enumerate() {
+            if i > 0 {
+                text.push_str(", ");
+            }
+            ctx.path(path, &mut text)?;
+        }
+        Ok(Expression::rendered(text, ctx))
+    }
+}
