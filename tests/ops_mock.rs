@@ -288,3 +288,48 @@ async fn a_conditional_put_conflict_is_a_version_conflict() {
         "a failed write leaves the record's version alone"
     );
 }
+
+#[tokio::test]
+async fn a_page_whose_last_evaluated_key_is_foreign_is_an_error_not_a_token() {
+    use aws_sdk_dynamodb::operation::query::QueryOutput;
+    use aws_sdk_dynamodb::types::AttributeValue;
+    use dynamodb_mapper::Registry;
+    use dynamodb_mapper::cursor::Cursors;
+    // DynamoDB answers with a LastEvaluatedKey that is not this table's key.
+    let rule = mock!(Client::query).then_output(|| {
+        QueryOutput::builder()
+            .set_items(Some(vec![]))
+            .last_evaluated_key("someone", AttributeValue::S("else".into()))
+            .build()
+    });
+    let client = mock_client(&[&rule]);
+    let table = Table::new(&client, TABLE, APP_TABLE);
+    let registry = Registry::builder()
+        .register::<CustomerMapper>(|c| c)
+        .build()
+        .unwrap();
+    let cursors = Cursors::new(TABLE, APP_TABLE).signed_with(b"k");
+    let query = client.query().table_name(TABLE);
+    let err = table
+        .query_page(query, &registry, &cursors, None)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnexpectedResponse);
+    assert!(
+        err.to_string()
+            .contains("its LastEvaluatedKey cannot be a cursor"),
+        "{err}"
+    );
+    // A forged token is refused before anything is sent.
+    let err = table
+        .query_page(
+            client.query().table_name(TABLE),
+            &registry,
+            &cursors,
+            Some("AQA"),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidCursor);
+    assert_eq!(rule.num_calls(), 1);
+}
