@@ -289,7 +289,6 @@ impl Cursors {
                 self.on()
             )));
         }
-        debug_assert_eq!(contents.signed, self.secret.is_some());
         self.check_key(&contents.key).map_err(|reason| {
             Error::invalid_cursor(format!(
                 "the token's key does not fit {}: {reason}",

@@ -31,7 +31,6 @@ pub(super) struct Contents {
     pub(super) table: String,
     pub(super) index: Option<String>,
     pub(super) key: Item,
-    pub(super) signed: bool,
 }
 
 fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) -> Result<(), String> {
@@ -235,10 +234,5 @@ pub(super) fn decode(token: &str, secret: Option<&[u8]>) -> Result<Contents, Str
     if !r.bytes.is_empty() {
         return Err(format!("it has {} bytes after the key", r.bytes.len()));
     }
-    Ok(Contents {
-        table,
-        index,
-        key,
-        signed,
-    })
+    Ok(Contents { table, index, key })
 }
