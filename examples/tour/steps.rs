@@ -3,8 +3,7 @@
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::BoxError;
-use aws_sdk_dynamodb::types::AttributeValue;
-use dynamodb_mapper::expr::{KeyCondition, attr};
+use dynamodb_mapper::expr::{KeyCondition, Update, UpdateExt, attr};
 use dynamodb_mapper::ops::Table;
 use dynamodb_mapper::{
     ErrorKind, FilterExt, Item, KeyConditionExt, MapperExt, PartitionView, Record, Registry,
@@ -36,6 +35,7 @@ async fn steps(table: &Table, out: &Out) -> Result<(), BoxError> {
     transaction(table, out).await?;
     optimistic_locking(table, out).await?;
     lossless_update(table, out).await?;
+    partial_update(table, out).await?;
     partition_view(table, out).await?;
     Ok(())
 }
@@ -234,8 +234,7 @@ async fn lossless_update(table: &Table, out: &Out) -> Result<(), BoxError> {
         .update_item()
         .table_name(table.name())
         .set_key(Some(key.clone()))
-        .update_expression("SET loyaltyTier = :tier")
-        .expression_attribute_values(":tier", AttributeValue::S("gold".into()))
+        .with_update(Update::new().set(attr("loyaltyTier"), "gold"))?
         .send()
         .await?;
     let stored = get(table, &key).await?;
@@ -261,6 +260,33 @@ async fn lossless_update(table: &Table, out: &Out) -> Result<(), BoxError> {
     Ok(())
 }
 
+async fn partial_update(table: &Table, out: &Out) -> Result<(), BoxError> {
+    out.line("\n== 8. A partial update sends only what changed, version-checked");
+    let key = CustomerMapper::lookup().with("customer_id", "C1").key()?;
+    let mut record = table
+        .get_record::<CustomerMapper>(key.clone())
+        .await?
+        .ok_or_else(|| BoxError::from("customer C1 is missing"))?;
+    let renamed = Customer {
+        name: "Augusta Ada King".into(),
+        ..record.entity.clone()
+    };
+    // What changed, and every attribute the mapper derives from it.
+    let update = Update::between::<CustomerMapper>(&record.entity, &renamed)?;
+    out.line(format!(
+        "   Update::between → {}",
+        update.build()?.expression()
+    ));
+    // The same change, with the version check and increment in one UpdateItem.
+    let version = table
+        .update_versioned::<CustomerMapper>(&mut record, renamed)
+        .await?;
+    let after = get(table, &key).await?;
+    out.line(format!("   update_versioned: version {version}"));
+    out.line(format!("   stored: {}", show::item(&after)));
+    Ok(())
+}
+
 async fn get(table: &Table, key: &Item) -> Result<Item, BoxError> {
     let answer = table
         .client()
@@ -273,7 +299,7 @@ async fn get(table: &Table, key: &Item) -> Result<Item, BoxError> {
 }
 
 async fn partition_view(table: &Table, out: &Out) -> Result<(), BoxError> {
-    out.line("\n== 8. The partition, drawn like a single-table design diagram");
+    out.line("\n== 9. The partition, drawn like a single-table design diagram");
     let query = table
         .query()
         .with_key_condition(KeyCondition::new(SHOP, c1_partition()?))?;

@@ -39,6 +39,8 @@ async fn tour_runs_and_shows_requests_and_answers() {
     expect("a plain from_item → to_item round trip would drop: [\"loyaltyTier\"]");
     expect("bag [\"loyaltyTier\"]");
     expect("email=\"ada@lovelace.example\" entityType=\"Customer\" loyaltyTier=\"gold\"");
+    expect("Update::between → SET #u0 = :u0");
+    expect("name=\"Augusta Ada King\"");
     // The table is gone afterwards.
     let name = text
         .lines()
