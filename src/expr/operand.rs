@@ -79,6 +79,10 @@ fn parse_path(path: &str) -> std::result::Result<Vec<Step<'_>>, String> {
     if path.is_empty() {
         return Err("it is empty".to_owned());
     }
+    // Most paths are one plain name.
+    if !path.bytes().any(|b| matches!(b, b'.' | b'[' | b']')) {
+        return Ok(vec![Step::Name(path)]);
+    }
     let mut steps = Vec::new();
     for (k, segment) in path.split('.').enumerate() {
         let n = k + 1;
