@@ -210,7 +210,12 @@ pub(super) async fn query_page<T>(
     bound: Bound,
     table_mode: Option<ReturnConsumedCapacity>,
 ) -> Result<Page<T>> {
-    let table = query.get_table_name().clone().unwrap_or_default();
+    let Some(table) = query.get_table_name().clone() else {
+        return Err(Error::invalid_cursor(format!(
+            "the query has no table name; the cursors are for table {}",
+            cursors.table_name()
+        )));
+    };
     let index = query.get_index_name().clone();
     if table != cursors.table_name() || index.as_deref() != cursors.index_name() {
         let on = |t: &str, i: Option<&str>| match i {
