@@ -107,8 +107,10 @@ fn key_patterns(item: &Item, table: &TableSchema, patterns: &[IndexKeys]) -> Res
                 table.sort_key_attribute().map(|k| k.name),
             ),
             // An undeclared index is reported when the registry is built.
-            Some(name) => match table.index(name) {
-                Some(i) => (i.partition_key.name, i.sort_key.map(|k| k.name)),
+            // Multi-attribute indexes have no patterns (the mapper's check
+            // says so).
+            Some(name) => match table.index(name).and_then(|i| i.single_keys()) {
+                Some((pk, sk)) => (pk.name, sk.map(|k| k.name)),
                 None => continue,
             },
         };

@@ -75,7 +75,8 @@ pub use registry::{
 };
 pub use schema::{
     DEFAULT_DISCRIMINATOR, GlobalSecondaryIndex, IndexProjection, KeyAttribute,
-    MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, ScalarType, TableDefinition, TableSchema,
+    MAX_INDEX_KEY_ATTRIBUTES, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, ScalarType,
+    TableDefinition, TableSchema,
 };
 pub use ser::NoneAs;
 pub use view::PartitionView;

@@ -747,7 +747,7 @@ fn cases() -> Vec<Case> {
             InvalidKey,
             Some("Note"),
             Some("gsi1sk"),
-            "Note: key attribute `gsi1sk` of index GSI1 is missing while `gsi1pk` is present; write both or neither",
+            "Note: key attribute `gsi1sk` of index GSI1 is missing while `gsi1pk` is present; write every key attribute of the index or none",
         ),
         case!(
             "index key of the wrong type",

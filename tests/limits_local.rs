@@ -992,7 +992,7 @@ async fn index_keys_null_mistyped_or_half_written() {
     let half = with(keys(), [("gsi1pk", s("g"))]);
     let ours = service.ours(&half);
     let local = service.put(half).await;
-    let expected = "Raw: key attribute `gsi1sk` of index GSI1 is missing while `gsi1pk` is present; write both or neither";
+    let expected = "Raw: key attribute `gsi1sk` of index GSI1 is missing while `gsi1pk` is present; write every key attribute of the index or none";
     if ours != Err(expected.to_owned()) || local.is_err() {
         service.fail(format!(
             "half an index key pair: expected the crate to reject and DynamoDB Local to accept; \

@@ -153,7 +153,7 @@ impl Cursors {
                     shorten(&self.table)
                 ));
             };
-            for k in std::iter::once(index.partition_key).chain(index.sort_key) {
+            for k in index.key_attributes() {
                 if !attributes.iter().any(|a| a.name == k.name) {
                     attributes.push(k);
                 }

@@ -32,6 +32,14 @@ enum SortCondition {
 /// compared, and that each value has the key's type, is not empty and is
 /// within the key size limits.
 ///
+/// On an index with [multi-attribute keys](crate::GlobalSecondaryIndex::multi_attribute),
+/// give every partition key attribute in the index's order
+/// ([`and_partition`](Self::and_partition) after the first), and sort key
+/// conditions from the left: each `sort_*` call applies to the next sort key
+/// attribute, every one but the last given must be `sort_eq`, and
+/// attributes on the right may be left out. Building refuses any other
+/// shape, as DynamoDB would.
+///
 /// ```
 /// use dynamodb_mapper::{GlobalSecondaryIndex, TableSchema};
 /// use dynamodb_mapper::expr::KeyCondition;
@@ -55,7 +63,7 @@ enum SortCondition {
 pub struct KeyCondition {
     schema: TableSchema,
     index: Option<String>,
-    partition: Operand,
+    partition: Vec<Operand>,
     sort: Vec<SortCondition>,
 }
 
@@ -73,9 +81,46 @@ impl KeyCondition {
         KeyCondition {
             schema,
             index: None,
-            partition: partition.into(),
+            partition: vec![partition.into()],
             sort: Vec::new(),
         }
+    }
+
+    /// The next partition key attribute of a
+    /// [multi-attribute](crate::GlobalSecondaryIndex::multi_attribute) index
+    /// equals `value` (the first is given to [`new`](Self::new)).
+    ///
+    /// ```
+    /// use dynamodb_mapper::{expr::KeyCondition, GlobalSecondaryIndex, KeyAttribute, ScalarType, TableSchema};
+    ///
+    /// const T: TableSchema = TableSchema::new("pk").indexes(&[GlobalSecondaryIndex::multi_attribute(
+    ///     "ByRegion",
+    ///     &[KeyAttribute::new("tenant"), KeyAttribute::new("region")],
+    ///     &[KeyAttribute::typed("placedAt", ScalarType::N), KeyAttribute::new("orderId")],
+    /// )]);
+    /// let key = KeyCondition::new(T, "acme").and_partition("eu-west").index("ByRegion");
+    /// let e = key.clone().sort_eq(1_700_000_000).sort_begins_with("O1").build()?;
+    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 = :k1 AND #k2 = :k2 AND begins_with(#k3, :k3)");
+    /// assert_eq!(e.names()["#k3"], "orderId");
+    ///
+    /// let err = key.clone().sort_gt(1_700_000_000).sort_eq("O1").build().unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "key attribute `orderId` of index ByRegion has a condition after the range on \
+    ///      `placedAt`; only the last sort key attribute given may have a range (compare \
+    ///      `placedAt` with sort_eq)"
+    /// );
+    /// let err = KeyCondition::new(T, "acme").index("ByRegion").build().unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "key attribute `region` of index ByRegion has no value; a query gives every \
+    ///      partition key attribute (`tenant`, `region`) by equality"
+    /// );
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn and_partition(mut self, value: impl Into<Operand>) -> Self {
+        self.partition.push(value.into());
+        self
     }
 
     /// Queries the global secondary index `name` instead of the table.
@@ -255,97 +300,145 @@ impl KeyCondition {
     /// ```
     pub fn build_with_prefix(&self, prefix: &str) -> Result<Expression> {
         check_prefix(prefix)?;
-        let (partition_key, sort_key, on) = match &self.index {
-            None => (
-                self.schema.partition_key_attribute(),
-                self.schema.sort_key_attribute(),
-                "the table".to_owned(),
-            ),
-            Some(name) => match self.schema.index(name) {
-                Some(index) => (index.partition_key, index.sort_key, format!("index {name}")),
-                None => {
-                    let names: Vec<&str> = self
-                        .schema
-                        .global_indexes()
-                        .iter()
-                        .map(|i| i.name)
-                        .collect();
-                    let list = if names.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        names.join(", ")
-                    };
-                    return Err(Error::invalid_key(
-                        name.as_str(),
-                        format!("is not an index of the table (its indexes: {list})"),
-                    ));
-                }
-            },
-        };
+        let table_pk = self.schema.partition_key_attribute();
+        let table_sk = self.schema.sort_key_attribute();
+        let (partition_keys, sort_keys, on): (&[KeyAttribute], &[KeyAttribute], String) =
+            match &self.index {
+                None => (
+                    std::slice::from_ref(&table_pk),
+                    table_sk.as_slice(),
+                    "the table".to_owned(),
+                ),
+                Some(name) => match self.schema.index(name) {
+                    Some(index) => (
+                        index.partition_keys(),
+                        index.sort_keys(),
+                        format!("index {name}"),
+                    ),
+                    None => return Err(unknown_index(&self.schema, name)),
+                },
+            };
         let of = match &self.index {
             None => String::new(),
             Some(name) => format!("of index {name} "),
         };
+        let names = |keys: &[KeyAttribute]| {
+            keys.iter()
+                .map(|k| format!("`{}`", k.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         let mut ctx = Ctx::new(prefix);
-        let value = key_value(partition_key, &of, &self.partition, MAX_PARTITION_KEY_BYTES)?;
-        let name = ctx.name(partition_key.name);
-        let value = ctx.value(value);
-        let mut out = format!("{name} = {value}");
-        match self.sort.as_slice() {
-            [] => {}
-            [condition] => {
-                let Some(sort_key) = sort_key else {
-                    return Err(Error::invalid_key(
-                        "(sort key)",
-                        format!("has a condition, but {on} has no sort key"),
-                    ));
-                };
-                let value =
-                    |operand: &Operand| key_value(sort_key, &of, operand, MAX_SORT_KEY_BYTES);
-                let name = ctx.name(sort_key.name);
-                match condition {
-                    SortCondition::Compare(comparator, operand) => {
-                        let v = value(operand)?;
-                        let v = ctx.value(v);
-                        out.push_str(&format!(" AND {name} {} {v}", comparator.symbol()));
-                    }
-                    SortCondition::Between(low, high) => {
-                        let (low, high) = (value(low)?, value(high)?);
-                        if bounds_reversed(&low, &high) {
-                            return Err(Error::invalid_key(
-                                sort_key.name,
-                                format!(
-                                    "{of}condition BETWEEN has its low bound above its high bound"
-                                ),
-                            ));
-                        }
-                        let (low, high) = (ctx.value(low), ctx.value(high));
-                        out.push_str(&format!(" AND {name} BETWEEN {low} AND {high}"));
-                    }
-                    SortCondition::BeginsWith(operand) => {
-                        if sort_key.scalar_type == ScalarType::N {
-                            return Err(Error::invalid_key(
-                                sort_key.name,
-                                format!(
-                                    "{of}is a number (N); begins_with needs a string or binary sort key"
-                                ),
-                            ));
-                        }
-                        let v = value(operand)?;
-                        let v = ctx.value(v);
-                        out.push_str(&format!(" AND begins_with({name}, {v})"));
-                    }
-                }
+        let mut out = String::new();
+        let and = |out: &mut String, clause: &str| {
+            if !out.is_empty() {
+                out.push_str(" AND ");
             }
-            more => {
-                let attribute = sort_key.map_or("(sort key)", |k| k.name);
+            out.push_str(clause);
+        };
+        if self.partition.len() > partition_keys.len() {
+            let n = partition_keys.len();
+            return Err(Error::invalid_key(
+                "(partition key)",
+                format!(
+                    "has {} values, but {on} has {n} partition key attribute{} ({})",
+                    self.partition.len(),
+                    if n == 1 { "" } else { "s" },
+                    names(partition_keys)
+                ),
+            ));
+        }
+        for (i, key) in partition_keys.iter().enumerate() {
+            let Some(operand) = self.partition.get(i) else {
                 return Err(Error::invalid_key(
-                    attribute,
+                    key.name,
                     format!(
-                        "{of}has {} conditions; a key condition allows one",
-                        more.len()
+                        "{of}has no value; a query gives every partition key attribute ({}) \
+                         by equality",
+                        names(partition_keys)
                     ),
                 ));
+            };
+            let value = key_value(*key, &of, operand, MAX_PARTITION_KEY_BYTES)?;
+            let name = ctx.name(key.name);
+            let value = ctx.value(value);
+            and(&mut out, &format!("{name} = {value}"));
+        }
+        if sort_keys.is_empty() && !self.sort.is_empty() {
+            return Err(Error::invalid_key(
+                "(sort key)",
+                format!("has a condition, but {on} has no sort key"),
+            ));
+        }
+        if self.sort.len() > sort_keys.len() {
+            return Err(match sort_keys {
+                [key] => Error::invalid_key(
+                    key.name,
+                    format!(
+                        "{of}has {} conditions; a key condition allows one",
+                        self.sort.len()
+                    ),
+                ),
+                _ => Error::invalid_key(
+                    "(sort key)",
+                    format!(
+                        "has {} conditions, but {on} has {} sort key attributes ({}); a key \
+                         condition allows one per attribute",
+                        self.sort.len(),
+                        sort_keys.len(),
+                        names(sort_keys)
+                    ),
+                ),
+            });
+        }
+        for (i, (condition, sort_key)) in self.sort.iter().zip(sort_keys).enumerate() {
+            let sort_key = *sort_key;
+            if i > 0 {
+                let before = &self.sort[i - 1];
+                if !matches!(before, SortCondition::Compare(Comparator::Eq, _)) {
+                    let ranged = sort_keys[i - 1].name;
+                    return Err(Error::invalid_key(
+                        sort_key.name,
+                        format!(
+                            "{of}has a condition after the range on `{ranged}`; only the last \
+                             sort key attribute given may have a range (compare `{ranged}` \
+                             with sort_eq)"
+                        ),
+                    ));
+                }
+            }
+            let value = |operand: &Operand| key_value(sort_key, &of, operand, MAX_SORT_KEY_BYTES);
+            let name = ctx.name(sort_key.name);
+            match condition {
+                SortCondition::Compare(comparator, operand) => {
+                    let v = value(operand)?;
+                    let v = ctx.value(v);
+                    and(&mut out, &format!("{name} {} {v}", comparator.symbol()));
+                }
+                SortCondition::Between(low, high) => {
+                    let (low, high) = (value(low)?, value(high)?);
+                    if bounds_reversed(&low, &high) {
+                        return Err(Error::invalid_key(
+                            sort_key.name,
+                            format!("{of}condition BETWEEN has its low bound above its high bound"),
+                        ));
+                    }
+                    let (low, high) = (ctx.value(low), ctx.value(high));
+                    and(&mut out, &format!("{name} BETWEEN {low} AND {high}"));
+                }
+                SortCondition::BeginsWith(operand) => {
+                    if sort_key.scalar_type == ScalarType::N {
+                        return Err(Error::invalid_key(
+                            sort_key.name,
+                            format!(
+                                "{of}is a number (N); begins_with needs a string or binary sort key"
+                            ),
+                        ));
+                    }
+                    let v = value(operand)?;
+                    let v = ctx.value(v);
+                    and(&mut out, &format!("begins_with({name}, {v})"));
+                }
             }
         }
         Ok(Expression::rendered(out, ctx))
@@ -357,6 +450,17 @@ impl KeyCondition {
     /// has more than one sort key condition (which [`build`](Self::build)
     /// refuses).
     pub(crate) fn selection(&self) -> Option<Selection<'_>> {
+        let multi_attribute = self
+            .index
+            .as_deref()
+            .and_then(|name| self.schema.index(name))
+            .is_some_and(crate::schema::GlobalSecondaryIndex::is_multi_attribute);
+        let [partition] = self.partition.as_slice() else {
+            return None;
+        };
+        if multi_attribute {
+            return None;
+        }
         fn text(operand: &Operand) -> Option<&str> {
             match &operand.0 {
                 OperandKind::Value(Ok(AttributeValue::S(s))) => Some(s.as_str()),
@@ -395,10 +499,24 @@ impl KeyCondition {
             _ => return None,
         };
         Some(Selection {
-            partition: text(&self.partition),
+            partition: text(partition),
             sort,
         })
     }
+}
+
+/// The error for a key condition on an index the table does not have.
+fn unknown_index(schema: &TableSchema, name: &str) -> Error {
+    let names: Vec<&str> = schema.global_indexes().iter().map(|i| i.name).collect();
+    let list = if names.is_empty() {
+        "none".to_owned()
+    } else {
+        names.join(", ")
+    };
+    Error::invalid_key(
+        name,
+        format!("is not an index of the table (its indexes: {list})"),
+    )
 }
 
 fn key_value(

@@ -4,15 +4,19 @@
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::apply::{FilterExt, KeyConditionExt};
 use super::condition::Condition;
 use super::key_condition::KeyCondition;
 use super::operand::attr;
 use crate::error::{Error, Result};
+use crate::fields::field_table;
+use crate::item::parse_number;
+use crate::key::KeyValue;
 use crate::key::last_sort_key_with_prefix;
 use crate::mapper::{Lookup, Mapper};
-use crate::schema::IndexProjection;
+use crate::schema::{GlobalSecondaryIndex, IndexProjection, KeyAttribute, ScalarType};
 
 impl<M: Mapper> Lookup<'_, M> {
     /// The key condition this lookup selects, on its index: the partition
@@ -23,8 +27,22 @@ impl<M: Mapper> Lookup<'_, M> {
     /// ends at a segment boundary, so it never reaches a longer value
     /// (`ORDER#O1#` does not select `ORDER#O10#...`).
     ///
+    /// On a [multi-attribute](crate::GlobalSecondaryIndex::multi_attribute)
+    /// index, each key attribute is compared with the value bound to its
+    /// field (or to the attribute's name): every partition key attribute by
+    /// equality, then the bound sort key attributes from the left by
+    /// equality, and a range ([`Lookup::sort_between`], `sort_from`,
+    /// `sort_through`) on the next one. Numbers bind as numbers, text as
+    /// text (or as a number when the attribute is a Number), times as unix
+    /// seconds.
+    ///
     /// # Errors
-    /// As [`Lookup::partition`] and [`Lookup::sort_prefix`].
+    /// As [`Lookup::partition`] and [`Lookup::sort_prefix`]. On a
+    /// multi-attribute index: a partition key attribute without a value; a
+    /// value bound to something that is not a key attribute of the index, or
+    /// to a sort key attribute after one left without a value or after the
+    /// range (all [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey));
+    /// and as [`KeyCondition::build`].
     ///
     /// ```
     /// # use dynamodb_mapper::doc_support::*;
@@ -39,6 +57,11 @@ impl<M: Mapper> Lookup<'_, M> {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn key_condition(&self) -> Result<KeyCondition> {
+        if let Some(index) = self.index_name().and_then(|name| M::TABLE.index(name))
+            && index.is_multi_attribute()
+        {
+            return self.multi_attribute_condition(index);
+        }
         let keys = self.keys()?;
         let mut condition = KeyCondition::new(M::TABLE, self.partition()?);
         if let Some(index) = self.index_name() {
@@ -90,6 +113,123 @@ impl<M: Mapper> Lookup<'_, M> {
                 None => condition,
             })
         }
+    }
+
+    /// The key condition on a multi-attribute index: the bound values of its
+    /// key attributes.
+    fn multi_attribute_condition(&self, index: &GlobalSecondaryIndex) -> Result<KeyCondition> {
+        let fields = field_table::<M::Entity>(M::NAMING)?;
+        // The attribute a bound name stands for: a field's stored name, or
+        // the name itself.
+        let attribute_of = |name: &str| -> String {
+            fields
+                .and_then(|f| f.fields().find(|(field, _)| *field == name))
+                .map_or_else(|| name.to_owned(), |(_, stored)| stored.to_owned())
+        };
+        let error = |attribute: &str, reason: String| {
+            Error::invalid_key(attribute, format!("of index {} {reason}", index.name))
+                .with_entity_type(M::ENTITY_TYPE)
+        };
+        let bound: Vec<(String, &str, &KeyValue<'_>)> = self
+            .values()
+            .iter()
+            .map(|(name, value)| (attribute_of(name), *name, value))
+            .collect();
+        let value_of = |key: &KeyAttribute| bound.iter().find(|(a, _, _)| a == key.name);
+        let list = |keys: &[KeyAttribute]| {
+            keys.iter()
+                .map(|k| format!("`{}`", k.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut used: Vec<&str> = Vec::new();
+        let mut partition = Vec::new();
+        for key in index.partition_keys() {
+            let Some((_, name, value)) = value_of(key) else {
+                return Err(error(
+                    key.name,
+                    format!(
+                        "has no value; bind every partition key attribute ({}) with `with`",
+                        list(index.partition_keys())
+                    ),
+                ));
+            };
+            used.push(name);
+            partition.push(attribute_value(key, value));
+        }
+        let mut values = partition.into_iter();
+        let Some(first) = values.next() else {
+            return Err(error(
+                "(partition key)",
+                "has no partition key attribute".to_owned(),
+            ));
+        };
+        let mut condition = values.fold(
+            KeyCondition::new(M::TABLE, first).index(index.name),
+            KeyCondition::and_partition,
+        );
+        let range = self.range();
+        let mut range_used = false;
+        let mut open: Option<&str> = None; // the first sort attribute without a value
+        for key in index.sort_keys() {
+            if let Some((_, name, value)) = value_of(key) {
+                if let Some(gap) = open {
+                    return Err(error(
+                        key.name,
+                        format!(
+                            "has a value, but `{gap}` before it has none; sort key attributes \
+                             ({}) are given from the left",
+                            list(index.sort_keys())
+                        ),
+                    ));
+                }
+                used.push(name);
+                condition = condition.sort_eq(attribute_value(key, value));
+                continue;
+            }
+            if let Some(r) = range.filter(|r| attribute_of(r.name) == key.name && open.is_none()) {
+                let (low, high) = (
+                    r.low.as_ref().map(|v| attribute_value(key, v)),
+                    r.high.as_ref().map(|v| attribute_value(key, v)),
+                );
+                condition = match (low, high) {
+                    (Some(low), Some(high)) => condition.sort_between(low, high),
+                    (Some(low), None) => condition.sort_ge(low),
+                    (None, Some(high)) => condition.sort_le(high),
+                    (None, None) => condition,
+                };
+                range_used = true;
+            }
+            open.get_or_insert(key.name);
+        }
+        let mut unused = bound
+            .iter()
+            .filter(|(_, name, _)| !used.contains(name))
+            .map(|(attribute, name, _)| (attribute.clone(), *name))
+            .chain(
+                range
+                    .filter(|_| !range_used)
+                    .map(|r| (attribute_of(r.name), r.name)),
+            );
+        if let Some((attribute, name)) = unused.next() {
+            let is_key = index.key_attributes().any(|k| k.name == attribute);
+            let reason = if is_key {
+                format!(
+                    "cannot take the value bound to `{name}`: sort key attributes ({}) are \
+                     given from the left by equality, with at most one range after them",
+                    list(index.sort_keys())
+                )
+            } else {
+                format!(
+                    "has no key attribute `{attribute}` (bound as `{name}`); its keys are {} \
+                     and {}",
+                    list(index.partition_keys()),
+                    list(index.sort_keys())
+                )
+            };
+            return Err(error("(key)", reason));
+        }
+        Ok(condition)
     }
 
     /// The discriminator filter that keeps only this entity type's items
@@ -166,5 +306,29 @@ impl<M: Mapper> Lookup<'_, M> {
             Some(filter) if self.index_holds_discriminator() => query.with_filter(filter),
             _ => Ok(query),
         }
+    }
+}
+
+/// A bound value as the attribute value of a typed key attribute: numbers as
+/// numbers, text as text (or as a number for a Number attribute, when it is
+/// one), times as unix seconds. A value of the wrong type is left for
+/// [`KeyCondition::build`] to report with the attribute's name.
+fn attribute_value(key: &KeyAttribute, value: &KeyValue<'_>) -> AttributeValue {
+    match value {
+        KeyValue::Text(t) if key.scalar_type == ScalarType::N && parse_number(t).is_ok() => {
+            AttributeValue::N(t.to_string())
+        }
+        KeyValue::Text(t) => AttributeValue::S(t.to_string()),
+        KeyValue::Unsigned(n) => AttributeValue::N(n.to_string()),
+        KeyValue::Signed(n) => AttributeValue::N(n.to_string()),
+        KeyValue::Timestamp(at) => AttributeValue::N(unix_seconds(*at)),
+    }
+}
+
+/// Whole unix seconds of a time, negative before 1970.
+fn unix_seconds(at: std::time::SystemTime) -> String {
+    match at.duration_since(std::time::UNIX_EPOCH) {
+        Ok(after) => after.as_secs().to_string(),
+        Err(before) => format!("-{}", before.duration().as_secs()),
     }
 }

@@ -189,6 +189,12 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// Uses the key patterns the mapper declares for the global secondary
     /// index `name` instead of the table's.
     ///
+    /// On an index with [multi-attribute keys](crate::GlobalSecondaryIndex::multi_attribute)
+    /// there are no patterns: its key attributes are the entity's own
+    /// fields, so bind the fields (by field name, or by attribute name) and
+    /// [`key_condition`](Lookup::key_condition) compares each attribute
+    /// with its value.
+    ///
     /// ```
     /// use dynamodb_mapper::{GlobalSecondaryIndex, IndexKeys, KeyPattern, Mapper, MapperExt, TableSchema};
     /// # #[derive(serde::Serialize, serde::Deserialize)] struct Ticket { id: String, status: String }
@@ -223,6 +229,11 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     #[must_use]
     pub fn index_name(&self) -> Option<&'static str> {
         self.index
+    }
+
+    /// The values bound with [`with`](Self::with), in order.
+    pub(crate) fn values(&self) -> &[(&'a str, KeyValue<'a>)] {
+        &self.values
     }
 
     /// Whether a value is bound to the placeholder `name`.

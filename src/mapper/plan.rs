@@ -18,7 +18,7 @@ use crate::fields::field_table;
 use crate::item::{Item, type_name};
 use crate::key::{Encoding, IndexKeys, KeyPattern, KeyValue, decode_timestamp};
 use crate::probe::{Shape, field_shape};
-use crate::schema::{ScalarType, TableSchema};
+use crate::schema::{KeyAttribute, ScalarType, TableSchema};
 
 /// Where one placeholder's value comes from: the entity's field, stored
 /// under `stored`.
@@ -95,19 +95,30 @@ pub(crate) fn problems<M: Mapper>() -> Vec<String> {
     }
 }
 
-/// The key attribute names of `keys`' index (or the table): partition and
-/// sort, or `None` when the table has no such index.
+/// The key attributes of `keys`' index (or the table): partition and sort.
+///
+/// # Errors
+/// The problem, when the table has no such index or its keys are
+/// multi-attribute (no key pattern renders those).
 pub(crate) fn attributes_of(
     table: &TableSchema,
     keys: &IndexKeys,
-) -> Option<(
-    crate::schema::KeyAttribute,
-    Option<crate::schema::KeyAttribute>,
-)> {
-    match keys.index_name() {
-        None => Some((table.partition_key_attribute(), table.sort_key_attribute())),
-        Some(name) => table.index(name).map(|i| (i.partition_key, i.sort_key)),
-    }
+) -> std::result::Result<(KeyAttribute, Option<KeyAttribute>), String> {
+    let Some(name) = keys.index_name() else {
+        return Ok((table.partition_key_attribute(), table.sort_key_attribute()));
+    };
+    let Some(index) = table.index(name) else {
+        return Err(format!(
+            "key patterns name index {name}, which the table does not have"
+        ));
+    };
+    index.single_keys().ok_or_else(|| {
+        format!(
+            "key patterns name index {name}, whose keys are multi-attribute: its key \
+             attributes are typed attributes the entity's fields (or its hook) write, not \
+             rendered key strings"
+        )
+    })
 }
 
 /// Where `on` is named in messages.
@@ -135,14 +146,17 @@ fn role_of<M: Mapper>(name: &str) -> Option<String> {
             return Some("the sort key attribute its key patterns write".to_owned());
         }
     }
-    for index in t.global_indexes().iter().filter(|i| declared(Some(i.name))) {
-        if index.partition_key.name == name {
+    let rendered = |i: &&crate::schema::GlobalSecondaryIndex| {
+        declared(Some(i.name)) && !i.is_multi_attribute()
+    };
+    for index in t.global_indexes().iter().filter(rendered) {
+        if index.partition_keys().iter().any(|k| k.name == name) {
             return Some(format!(
                 "the partition key attribute of index {} its key patterns write",
                 index.name
             ));
         }
-        if index.sort_key.is_some_and(|k| k.name == name) {
+        if index.sort_keys().iter().any(|k| k.name == name) {
             return Some(format!(
                 "the sort key attribute of index {} its key patterns write",
                 index.name
@@ -194,7 +208,7 @@ fn fits(shape: Shape, encoding: Encoding) -> std::result::Result<(), String> {
 }
 
 fn work_out<M: Mapper>() -> Checked {
-    let mut problems = Vec::new();
+    let mut problems = M::TABLE.problems();
     let fields = match field_table::<M::Entity>(M::NAMING) {
         Ok(fields) => fields,
         Err(e) => {
@@ -213,12 +227,12 @@ fn work_out<M: Mapper>() -> Checked {
     let mut rendered = Vec::new();
     for (i, keys) in M::KEY_PATTERNS.iter().enumerate() {
         let on = on(keys);
-        let Some((pk, sk)) = attributes_of(&M::TABLE, keys) else {
-            problems.push(format!(
-                "key patterns name index {}, which the table does not have",
-                keys.index_name().unwrap_or_default()
-            ));
-            continue;
+        let (pk, sk) = match attributes_of(&M::TABLE, keys) {
+            Ok(keys) => keys,
+            Err(problem) => {
+                problems.push(problem);
+                continue;
+            }
         };
         match (sk, keys.sort_key()) {
             (Some(_), None) => problems.push(format!(

@@ -60,7 +60,10 @@ pub(super) fn check_keys<M: Mapper>(item: &Item) -> Result<()> {
                 M::TABLE.sort_key_attribute().map(|k| k.name),
             ),
             Some(index) => match M::TABLE.index(index) {
-                Some(i) => (i.partition_key.name, i.sort_key.map(|k| k.name)),
+                Some(i) => match i.single_keys() {
+                    Some((pk, sk)) => (pk.name, sk.map(|k| k.name)),
+                    None => continue,
+                },
                 None => continue,
             },
         };

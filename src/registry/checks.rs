@@ -25,14 +25,18 @@ fn describe_name(n: Option<&str>) -> String {
 fn describe_index(i: Option<&GlobalSecondaryIndex>) -> String {
     match i {
         None => "absent".to_owned(),
-        Some(i) => match i.sort_key {
-            None => format!("key {} only", describe_key_attribute(Some(i.partition_key))),
-            Some(sk) => format!(
-                "keys {} and {}",
-                describe_key_attribute(Some(i.partition_key)),
-                describe_key_attribute(Some(sk))
-            ),
-        },
+        Some(i) => {
+            let list = |keys: &[KeyAttribute]| {
+                keys.iter()
+                    .map(|k| describe_key_attribute(Some(*k)))
+                    .collect::<Vec<_>>()
+                    .join(" + ")
+            };
+            match i.sort_keys() {
+                [] => format!("key {} only", list(i.partition_keys())),
+                sort => format!("keys {} and {}", list(i.partition_keys()), list(sort)),
+            }
+        }
     }
 }
 
@@ -46,10 +50,10 @@ pub(super) fn key_collisions(table: &TableSchema, attr: &str, problems: &mut Vec
         roles.push("the sort key".to_owned());
     }
     for index in table.global_indexes() {
-        if index.partition_key.name == attr {
+        if index.partition_keys().iter().any(|k| k.name == attr) {
             roles.push(format!("the partition key of index {}", index.name));
         }
-        if index.sort_key.is_some_and(|k| k.name == attr) {
+        if index.sort_keys().iter().any(|k| k.name == attr) {
             roles.push(format!("the sort key of index {}", index.name));
         }
     }
@@ -209,7 +213,16 @@ pub(super) fn key_overlaps<T>(
             let (on, has_sort) = match keys.index_name() {
                 None => ("the table".to_owned(), table.sort_key_attribute().is_some()),
                 Some(name) => match table.index(name) {
-                    Some(index) => (format!("index {name}"), index.sort_key.is_some()),
+                    Some(index) if index.is_multi_attribute() => {
+                        problems.push(format!(
+                            "{}: key patterns name index {name}, whose keys are \
+                             multi-attribute: its key attributes are typed attributes the \
+                             entity's fields (or its hook) write, not rendered key strings",
+                            entry.entity_type
+                        ));
+                        continue;
+                    }
+                    Some(index) => (format!("index {name}"), !index.sort_keys().is_empty()),
                     None => {
                         problems.push(format!(
                             "{}: key patterns name index {name}, which the table does not have",

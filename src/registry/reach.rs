@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use crate::error::{Error, Result};
 use crate::expr::KeyCondition;
 use crate::key::{IndexKeys, Selection, SortSelection};
+use crate::schema::KeyAttribute;
 
 use super::dispatch::Registry;
 use super::entry::Entry;
@@ -155,7 +156,11 @@ impl<T> Registry<T> {
                 schema.sort_key_attribute().map(|k| k.name),
             ),
             Some(name) => schema.index(name).map_or(("(partition key)", None), |i| {
-                (i.partition_key.name, i.sort_key.map(|k| k.name))
+                let first = |keys: &[KeyAttribute]| keys.first().map(|k| k.name);
+                (
+                    first(i.partition_keys()).unwrap_or("(partition key)"),
+                    first(i.sort_keys()),
+                )
             }),
         };
         let (attribute, what) = match selection.sort {
@@ -219,8 +224,15 @@ impl<T> Registry<T> {
     /// The entries `condition` can reach, and why.
     fn reached(&self, condition: &KeyCondition) -> Result<Vec<(&Entry<T>, Why)>> {
         condition.build()?;
+        // A condition on a multi-attribute index compares typed
+        // attributes no key pattern renders: every type can be there.
         let Some(selection) = condition.selection() else {
-            return Ok(Vec::new());
+            return Ok(self
+                .inner
+                .entries
+                .iter()
+                .map(|entry| (entry, Why::Undeclared))
+                .collect());
         };
         let index = condition.index_name();
         let mut reached = Vec::new();

@@ -5,7 +5,7 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::{KeyAttribute, ScalarType, TableSchema};
+use super::{GlobalSecondaryIndex, KeyAttribute, ScalarType, TableSchema};
 use crate::error::{Error, Result};
 use crate::item::{Item, parse_number, type_name};
 
@@ -25,8 +25,12 @@ pub const MAX_SORT_KEY_BYTES: usize = 1024;
 
 impl TableSchema {
     /// Checks an item against the layout: table keys present with the right
-    /// type, non-empty and within size limits; each index's keys both present
-    /// or both absent, and valid when present; TTL and version numbers.
+    /// type, non-empty and within size limits; TTL and version numbers; and
+    /// for each index, its key attributes valid where present, and complete
+    /// when the item is in the index. An item is in an index when it holds
+    /// every partition key attribute (else it is left out: a sparse index),
+    /// and then it must hold every sort key attribute too, or DynamoDB would
+    /// leave it out without a word.
     ///
     /// # Errors
     /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) for a key
@@ -49,36 +53,7 @@ impl TableSchema {
             check_key(item, sk, MAX_SORT_KEY_BYTES, "", true)?;
         }
         for index in self.indexes {
-            let pk_present = item.contains_key(index.partition_key.name);
-            if let Some(sk) = index.sort_key {
-                let sk_present = item.contains_key(sk.name);
-                if pk_present != sk_present {
-                    let (has, lacks) = if pk_present {
-                        (index.partition_key.name, sk.name)
-                    } else {
-                        (sk.name, index.partition_key.name)
-                    };
-                    return Err(Error::invalid_key(
-                        lacks,
-                        format!(
-                            "of index {} is missing while `{has}` is present; write both or neither",
-                            index.name
-                        ),
-                    ));
-                }
-                if sk_present {
-                    check_key(item, sk, MAX_SORT_KEY_BYTES, index.name, false)?;
-                }
-            }
-            if pk_present {
-                check_key(
-                    item,
-                    index.partition_key,
-                    MAX_PARTITION_KEY_BYTES,
-                    index.name,
-                    false,
-                )?;
-            }
+            check_index_keys(item, index)?;
         }
         for name in self.ttl.iter().chain(self.version.iter()) {
             match item.get(*name) {
@@ -191,6 +166,62 @@ impl TableSchema {
     }
 }
 
+/// An index's key attributes: valid where present, and complete when the
+/// item is in the index. A single-attribute index's keys are its own
+/// attributes: both present or both absent. A multi-attribute index's are
+/// the item's fields, often shared with other indexes: the item is in it
+/// when it holds every partition key attribute, and then it needs every
+/// sort key attribute.
+fn check_index_keys(item: &Item, index: &GlobalSecondaryIndex) -> Result<()> {
+    let holds = |k: &KeyAttribute| item.contains_key(k.name);
+    for key in index.partition_keys() {
+        check_key(item, *key, MAX_PARTITION_KEY_BYTES, index.name, false)?;
+    }
+    for key in index.sort_keys() {
+        check_key(item, *key, MAX_SORT_KEY_BYTES, index.name, false)?;
+    }
+    let in_index = if index.is_multi_attribute() {
+        index.partition_keys().iter().all(holds)
+    } else {
+        index.key_attributes().any(|k| holds(&k))
+    };
+    if !in_index {
+        return Ok(());
+    }
+    let (present, absent): (Vec<KeyAttribute>, Vec<KeyAttribute>) =
+        index.key_attributes().partition(holds);
+    if let Some(lacks) = absent.first() {
+        let names = |keys: &[KeyAttribute]| {
+            keys.iter()
+                .map(|k| format!("`{}`", k.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let (has, verb) = match present.as_slice() {
+            [_] => (names(&present), "is"),
+            _ => (names(&present), "are"),
+        };
+        let also = match &absent[1..] {
+            [] => String::new(),
+            more => format!(" (and {})", names(more)),
+        };
+        return Err(Error::invalid_key(
+            lacks.name,
+            format!(
+                "of index {} is missing{also} while {has} {verb} present; {}",
+                index.name,
+                if index.is_multi_attribute() {
+                    "an item holding every partition key attribute of the index is in it and \
+                     needs every sort key attribute"
+                } else {
+                    "write every key attribute of the index or none"
+                }
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn check_key(
     item: &Item,
     attr: KeyAttribute,
@@ -300,7 +331,7 @@ mod tests {
         item.insert("gsi1pk".into(), s("A"));
         assert_eq!(
             T.check_item(&item).unwrap_err().to_string(),
-            "key attribute `gsi1sk` of index GSI1 is missing while `gsi1pk` is present; write both or neither"
+            "key attribute `gsi1sk` of index GSI1 is missing while `gsi1pk` is present; write every key attribute of the index or none"
         );
         item.insert("gsi1sk".into(), AttributeValue::Null(true));
         assert_eq!(

@@ -183,8 +183,8 @@ impl TableDefinition {
             .table_name(&self.table_name)
             .set_attribute_definitions(Some(self.attribute_definitions()))
             .set_key_schema(Some(key_schema(
-                self.schema.partition_key,
-                self.schema.sort_key,
+                std::slice::from_ref(&self.schema.partition_key),
+                self.schema.sort_key.as_slice(),
             )))
             .billing_mode(BillingMode::PayPerRequest)
             .set_global_secondary_indexes(self.global_secondary_indexes())
@@ -226,8 +226,8 @@ impl TableDefinition {
             .table_name(&self.table_name)
             .set_attribute_definitions(Some(self.attribute_definitions()))
             .set_key_schema(Some(key_schema(
-                self.schema.partition_key,
-                self.schema.sort_key,
+                std::slice::from_ref(&self.schema.partition_key),
+                self.schema.sort_key.as_slice(),
             )))
             .billing_mode(BillingMode::PayPerRequest)
             .set_global_secondary_indexes(self.global_secondary_indexes())
@@ -283,7 +283,7 @@ impl TableDefinition {
             };
             SdkGsi::builder()
                 .index_name(index.name)
-                .set_key_schema(Some(key_schema(index.partition_key, index.sort_key)))
+                .set_key_schema(Some(key_schema(index.partition_keys(), index.sort_keys())))
                 .projection(projection.build())
                 .build()
                 .expect("gsi: name and key schema are set") // ok: every required field is set unconditionally above
@@ -305,9 +305,9 @@ impl TableDefinition {
 }
 
 #[allow(clippy::expect_used)] // required fields always set
-fn key_schema(pk: KeyAttribute, sk: Option<KeyAttribute>) -> Vec<KeySchemaElement> {
-    std::iter::once((pk, KeyType::Hash))
-        .chain(sk.map(|k| (k, KeyType::Range)))
+fn key_schema(partition: &[KeyAttribute], sort: &[KeyAttribute]) -> Vec<KeySchemaElement> {
+    let hash = partition.iter().map(|k| (k, KeyType::Hash));
+    hash.chain(sort.iter().map(|k| (k, KeyType::Range)))
         .map(|(attr, key_type)| {
             KeySchemaElement::builder()
                 .attribute_name(attr.name)
@@ -339,6 +339,14 @@ mod tests {
             GlobalSecondaryIndex::new("ByRating", "sk").keys(
                 KeyAttribute::new("sk"),
                 Some(KeyAttribute::typed("rating", ScalarType::N)),
+            ),
+            GlobalSecondaryIndex::multi_attribute(
+                "ByRegion",
+                &[KeyAttribute::new("tenant"), KeyAttribute::new("region")],
+                &[
+                    KeyAttribute::typed("placedAt", ScalarType::N),
+                    KeyAttribute::new("sk"),
+                ],
             ),
         ])
         .ttl("ttl");
@@ -381,6 +389,9 @@ mod tests {
                 ("gsi1pk", ScalarAttributeType::S),
                 ("gsi1sk", ScalarAttributeType::S),
                 ("rating", ScalarAttributeType::N),
+                ("tenant", ScalarAttributeType::S),
+                ("region", ScalarAttributeType::S),
+                ("placedAt", ScalarAttributeType::N),
             ]
         );
         let indexes = input.get_global_secondary_indexes().as_ref().unwrap();
@@ -391,6 +402,20 @@ mod tests {
             .map(|k| (k.attribute_name(), k.key_type().clone()))
             .collect();
         assert_eq!(keys, [("sk", KeyType::Hash), ("rating", KeyType::Range)]);
+        let keys: Vec<_> = indexes[2]
+            .key_schema()
+            .iter()
+            .map(|k| (k.attribute_name(), k.key_type().clone()))
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                ("tenant", KeyType::Hash),
+                ("region", KeyType::Hash),
+                ("placedAt", KeyType::Range),
+                ("sk", KeyType::Range)
+            ]
+        );
         assert_eq!(
             indexes[0].projection().unwrap().projection_type(),
             Some(&ProjectionType::All)

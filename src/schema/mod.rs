@@ -4,6 +4,8 @@
 //! - `mod.rs`: [`TableSchema`], built in `const` context, and what it says.
 //! - `parts.rs`: [`ScalarType`], [`KeyAttribute`], [`GlobalSecondaryIndex`].
 //! - `check.rs`: mapper output checked against the layout; primary keys.
+//! - `problems.rs`: the layout itself checked (index key counts, names,
+//!   one type per attribute).
 //! - `create.rs`: the layout as the SDK's `CreateTable` and
 //!   `UpdateTimeToLive` requests ([`TableDefinition`]).
 //! - `export.rs`: the same requests as JSON documents for infrastructure
@@ -13,10 +15,13 @@ mod check;
 mod create;
 mod export;
 mod parts;
+mod problems;
 
 pub use check::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 pub use create::TableDefinition;
-pub use parts::{GlobalSecondaryIndex, IndexProjection, KeyAttribute, ScalarType};
+pub use parts::{
+    GlobalSecondaryIndex, IndexProjection, KeyAttribute, MAX_INDEX_KEY_ATTRIBUTES, ScalarType,
+};
 
 use crate::error::write_key_part;
 use crate::item::Item;
@@ -268,7 +273,7 @@ impl TableSchema {
             || self
                 .indexes
                 .iter()
-                .any(|i| i.partition_key.name == name || i.sort_key.is_some_and(|k| k.name == name))
+                .any(|i| i.key_attributes().any(|k| k.name == name))
     }
 
     /// Every key attribute of the table and its indexes, each name once.
@@ -287,7 +292,7 @@ impl TableSchema {
             .chain(
                 self.indexes
                     .iter()
-                    .flat_map(|i| std::iter::once(i.partition_key).chain(i.sort_key)),
+                    .flat_map(GlobalSecondaryIndex::key_attributes),
             );
         for k in all {
             if !out.iter().any(|o| o.name == k.name) {

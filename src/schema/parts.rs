@@ -86,26 +86,57 @@ impl KeyAttribute {
     }
 }
 
-/// A global secondary index: name, partition key and optional sort key.
+/// A global secondary index: name, key attributes and projection.
+///
+/// An index has one partition key attribute and at most one sort key
+/// attribute, or (DynamoDB's multi-attribute keys, [`multi_attribute`])
+/// up to four of each, every one a native typed attribute of the item.
+///
+/// [`multi_attribute`]: GlobalSecondaryIndex::multi_attribute
 ///
 /// ```
 /// use dynamodb_mapper::GlobalSecondaryIndex;
 ///
 /// const GSI1: GlobalSecondaryIndex = GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk");
 /// assert_eq!(GSI1.name, "GSI1");
-/// assert_eq!(GSI1.sort_key.unwrap().name, "gsi1sk");
+/// assert_eq!(GSI1.sort_keys()[0].name, "gsi1sk");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct GlobalSecondaryIndex {
     /// Index name.
     pub name: &'static str,
-    /// Partition key attribute.
-    pub partition_key: KeyAttribute,
-    /// Sort key attribute, if the index has one.
-    pub sort_key: Option<KeyAttribute>,
+    partition: Attributes,
+    sort: Attributes,
     /// The attributes the index holds besides the keys ([`IndexProjection`]).
     pub projection: IndexProjection,
 }
+
+/// The key attributes of one kind (partition or sort) of an index: none,
+/// one, or a declared list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Attributes {
+    None,
+    One(KeyAttribute),
+    Many(&'static [KeyAttribute]),
+}
+
+impl Attributes {
+    fn as_slice(&self) -> &[KeyAttribute] {
+        match self {
+            Attributes::None => &[],
+            Attributes::One(k) => std::slice::from_ref(k),
+            Attributes::Many(list) => list,
+        }
+    }
+}
+
+/// The most key attributes of one kind (partition or sort) an index may
+/// have.
+///
+/// ```
+/// assert_eq!(dynamodb_mapper::MAX_INDEX_KEY_ATTRIBUTES, 4);
+/// ```
+pub const MAX_INDEX_KEY_ATTRIBUTES: usize = 4;
 
 /// Which attributes a global secondary index holds: what its queries can
 /// return. Read a `KeysOnly` or `Include` index into a smaller type with
@@ -132,14 +163,14 @@ impl GlobalSecondaryIndex {
     ///
     /// ```
     /// let gsi = dynamodb_mapper::GlobalSecondaryIndex::new("ByEmail", "email");
-    /// assert!(gsi.sort_key.is_none());
+    /// assert!(gsi.sort_keys().is_empty());
     /// ```
     #[must_use]
     pub const fn new(name: &'static str, partition_key: &'static str) -> Self {
         GlobalSecondaryIndex {
             name,
-            partition_key: KeyAttribute::new(partition_key),
-            sort_key: None,
+            partition: Attributes::One(KeyAttribute::new(partition_key)),
+            sort: Attributes::None,
             projection: IndexProjection::All,
         }
     }
@@ -174,11 +205,11 @@ impl GlobalSecondaryIndex {
     ///
     /// ```
     /// let gsi = dynamodb_mapper::GlobalSecondaryIndex::new("GSI2", "gsi2pk").sort_key("gsi2sk");
-    /// assert!(gsi.sort_key.is_some());
+    /// assert_eq!(gsi.sort_keys().len(), 1);
     /// ```
     #[must_use]
     pub const fn sort_key(mut self, name: &'static str) -> Self {
-        self.sort_key = Some(KeyAttribute::new(name));
+        self.sort = Attributes::One(KeyAttribute::new(name));
         self
     }
 
@@ -188,7 +219,7 @@ impl GlobalSecondaryIndex {
     /// use dynamodb_mapper::{GlobalSecondaryIndex, KeyAttribute, ScalarType};
     /// let gsi = GlobalSecondaryIndex::new("ByRating", "product")
     ///     .keys(KeyAttribute::new("product"), Some(KeyAttribute::typed("rating", ScalarType::N)));
-    /// assert_eq!(gsi.sort_key.unwrap().scalar_type, ScalarType::N);
+    /// assert_eq!(gsi.sort_keys()[0].scalar_type, ScalarType::N);
     /// ```
     #[must_use]
     pub const fn keys(
@@ -196,8 +227,109 @@ impl GlobalSecondaryIndex {
         partition_key: KeyAttribute,
         sort_key: Option<KeyAttribute>,
     ) -> Self {
-        self.partition_key = partition_key;
-        self.sort_key = sort_key;
+        self.partition = Attributes::One(partition_key);
+        self.sort = match sort_key {
+            Some(k) => Attributes::One(k),
+            None => Attributes::None,
+        };
         self
+    }
+
+    /// An index with multi-attribute keys: up to four partition key
+    /// attributes and up to four sort key attributes
+    /// ([`MAX_INDEX_KEY_ATTRIBUTES`]), each a typed attribute the item
+    /// already holds (no concatenated key strings). Their order is the
+    /// index's: a query gives every partition attribute by equality, and
+    /// sort attributes from the left (see
+    /// [`KeyCondition`](crate::expr::KeyCondition)).
+    ///
+    /// An item is in the index when it holds every key attribute. The
+    /// attributes are usually fields other indexes share, so an item lacking
+    /// a partition key attribute is simply not in the index (a sparse
+    /// index), while one holding every partition key attribute but not every
+    /// sort key attribute is refused by
+    /// [`TableSchema::check_item`](crate::TableSchema::check_item) (DynamoDB
+    /// would leave it out without a word). The counts and names are checked
+    /// by [`TableSchema::problems`](crate::TableSchema::problems).
+    ///
+    /// ```
+    /// use dynamodb_mapper::{GlobalSecondaryIndex, KeyAttribute, ScalarType, TableSchema};
+    ///
+    /// const BY_REGION: GlobalSecondaryIndex = GlobalSecondaryIndex::multi_attribute(
+    ///     "ByRegion",
+    ///     &[KeyAttribute::new("tenant"), KeyAttribute::new("region")],
+    ///     &[KeyAttribute::typed("placedAt", ScalarType::N), KeyAttribute::new("orderId")],
+    /// );
+    /// const T: TableSchema = TableSchema::new("pk").sort_key("sk").indexes(&[BY_REGION]);
+    /// assert_eq!(BY_REGION.partition_keys().len(), 2);
+    /// assert!(BY_REGION.is_multi_attribute());
+    /// assert!(T.problems().is_empty());
+    /// ```
+    #[must_use]
+    pub const fn multi_attribute(
+        name: &'static str,
+        partition_keys: &'static [KeyAttribute],
+        sort_keys: &'static [KeyAttribute],
+    ) -> Self {
+        GlobalSecondaryIndex {
+            name,
+            partition: Attributes::Many(partition_keys),
+            sort: Attributes::Many(sort_keys),
+            projection: IndexProjection::All,
+        }
+    }
+
+    /// The partition key attributes, in the index's order (one unless the
+    /// index is [`multi_attribute`](Self::multi_attribute)).
+    ///
+    /// ```
+    /// let gsi = dynamodb_mapper::GlobalSecondaryIndex::new("ByEmail", "email");
+    /// assert_eq!(gsi.partition_keys()[0].name, "email");
+    /// ```
+    #[must_use]
+    pub fn partition_keys(&self) -> &[KeyAttribute] {
+        self.partition.as_slice()
+    }
+
+    /// The sort key attributes, in the index's order: empty for an index
+    /// without a sort key.
+    ///
+    /// ```
+    /// let gsi = dynamodb_mapper::GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk");
+    /// assert_eq!(gsi.sort_keys()[0].name, "gsi1sk");
+    /// ```
+    #[must_use]
+    pub fn sort_keys(&self) -> &[KeyAttribute] {
+        self.sort.as_slice()
+    }
+
+    /// Whether the index has more than one partition or sort key attribute.
+    ///
+    /// ```
+    /// let gsi = dynamodb_mapper::GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk");
+    /// assert!(!gsi.is_multi_attribute());
+    /// ```
+    #[must_use]
+    pub fn is_multi_attribute(&self) -> bool {
+        self.partition_keys().len() > 1 || self.sort_keys().len() > 1
+    }
+
+    /// The single partition key attribute and optional single sort key
+    /// attribute of an index that is not multi-attribute; `None` for one
+    /// that is. The key patterns of the keys issue render these.
+    pub(crate) fn single_keys(&self) -> Option<(KeyAttribute, Option<KeyAttribute>)> {
+        match (self.partition_keys(), self.sort_keys()) {
+            ([pk], []) => Some((*pk, None)),
+            ([pk], [sk]) => Some((*pk, Some(*sk))),
+            _ => None,
+        }
+    }
+
+    /// Every key attribute, partition attributes first.
+    pub(crate) fn key_attributes(&self) -> impl Iterator<Item = KeyAttribute> + '_ {
+        self.partition_keys()
+            .iter()
+            .chain(self.sort_keys())
+            .copied()
     }
 }
