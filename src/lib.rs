@@ -27,6 +27,8 @@
 //!   [`Buckets`].
 //! - [`ops`]: batches, optimistic locking, transactions, paged streams,
 //!   table creation.
+//! - [`stream`]: DynamoDB Streams records and Lambda events decoded
+//!   through the registry, and Lambda's partial-batch response.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
@@ -52,6 +54,7 @@ mod record;
 mod registry;
 mod schema;
 mod ser;
+pub mod stream;
 pub mod time;
 mod view;
 

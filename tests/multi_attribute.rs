@@ -80,10 +80,20 @@ impl Mapper for OrderMapper {
 fn order(n: u32) -> Order {
     Order {
         tenant: if n % 5 == 4 { "globex" } else { "acme" }.into(),
-        region: if n.is_multiple_of(2) { "eu-west" } else { "us-east" }.into(),
+        region: if n.is_multiple_of(2) {
+            "eu-west"
+        } else {
+            "us-east"
+        }
+        .into(),
         order_id: format!("O{n:02}"),
         placed_at: 1_700_000_000 + u64::from(n / 3) * 60,
-        status: if n.is_multiple_of(3) { "open" } else { "shipped" }.into(),
+        status: if n.is_multiple_of(3) {
+            "open"
+        } else {
+            "shipped"
+        }
+        .into(),
         channel: "web".into(),
         priority: i32::try_from(n % 4).unwrap() - 1,
         total: 100 + n,

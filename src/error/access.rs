@@ -110,7 +110,38 @@ impl Error {
             | Repr::InvalidFilter { reason }
             | Repr::UnexpectedResponse { reason, .. }
             | Repr::InvalidCursor { reason }
+            | Repr::InvalidStreamRecord { reason, .. }
             | Repr::InvalidKeyPattern { reason, .. } => Some(reason),
+            _ => None,
+        }
+    }
+
+    /// The event id and sequence number (when known) of the stream record
+    /// an [`InvalidStreamRecord`](crate::ErrorKind::InvalidStreamRecord)
+    /// error is about.
+    ///
+    /// ```
+    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
+    /// use dynamodb_mapper::Registry;
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
+    /// // A removal cannot carry the item as it is after the change.
+    /// let record = ChangeRecord::new("e1", ChangeKind::Remove, Default::default())
+    ///     .with_sequence_number("42")
+    ///     .with_new_image(Default::default());
+    /// let err = registry.decode_change(record).unwrap_err();
+    /// assert_eq!(err.stream_record(), Some(("e1", Some("42"))));
+    /// assert_eq!(dynamodb_mapper::Error::invalid_value("n", "x").stream_record(), None);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn stream_record(&self) -> Option<(&str, Option<&str>)> {
+        match &self.0.repr {
+            Repr::InvalidStreamRecord {
+                event_id,
+                sequence_number,
+                ..
+            } => Some((event_id, sequence_number.as_deref())),
             _ => None,
         }
     }

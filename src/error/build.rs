@@ -224,6 +224,18 @@ impl Error {
         })
     }
 
+    pub(crate) fn invalid_stream_record(
+        event_id: &str,
+        sequence_number: Option<&str>,
+        reason: impl Into<String>,
+    ) -> Self {
+        Error::from_repr(Repr::InvalidStreamRecord {
+            event_id: event_id.to_owned(),
+            sequence_number: sequence_number.map(str::to_owned),
+            reason: reason.into(),
+        })
+    }
+
     pub(crate) fn unexpected_response(operation: &'static str, reason: String) -> Self {
         Error::from_repr(Repr::UnexpectedResponse { operation, reason })
     }

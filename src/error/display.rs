@@ -154,6 +154,11 @@ impl Error {
                 write!(f, "the client cannot run dynamodb {operation}: {reason}")
             }
             Repr::InvalidCursor { reason } => write!(f, "invalid pagination cursor: {reason}"),
+            Repr::InvalidStreamRecord {
+                event_id, reason, ..
+            } => {
+                write!(f, "stream record {event_id:?} cannot be read: {reason}")
+            }
             Repr::UnexpectedResponse { operation, reason } => write!(
                 f,
                 "dynamodb {operation} returned an unexpected response: {reason}"

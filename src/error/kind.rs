@@ -98,6 +98,13 @@ pub enum ErrorKind {
     /// index, not signed with the expected secret, altered, or malformed
     /// ([`Error::reason`] says which). Nothing was sent.
     InvalidCursor,
+    /// A DynamoDB Streams record (from the Streams API or a Lambda event)
+    /// that cannot be read: an unknown event name, an image deeper than
+    /// DynamoDB allows or holding an attribute type this crate does not
+    /// know, an image the stream's view type does not carry
+    /// ([`Error::reason`] says which, [`Error::stream_record`] names the
+    /// record).
+    InvalidStreamRecord,
     /// The SDK client lacks something a helper needs ([`Error::operation`]
     /// says for which request): an async sleep implementation, to bound its
     /// calls and wait between retries. Nothing was sent.
@@ -148,6 +155,7 @@ impl Error {
             Repr::TableExists { .. } => ErrorKind::TableExists,
             Repr::ClientConfig { .. } => ErrorKind::ClientConfig,
             Repr::InvalidCursor { .. } => ErrorKind::InvalidCursor,
+            Repr::InvalidStreamRecord { .. } => ErrorKind::InvalidStreamRecord,
         }
     }
 

@@ -257,6 +257,11 @@ enum Repr {
     InvalidCursor {
         reason: String,
     },
+    InvalidStreamRecord {
+        event_id: String,
+        sequence_number: Option<String>,
+        reason: String,
+    },
     VersionCheckRequired {
         /// What was asked, e.g. `batch put`.
         operation: &'static str,

@@ -1,0 +1,145 @@
+//! [`Change`]: a stream record with its images decoded through a
+//! [`Registry`], by [`Registry::decode_change`].
+
+use std::time::SystemTime;
+
+use super::record::{ChangeKind, ChangeRecord, Which};
+use crate::error::Result;
+use crate::item::Item;
+use crate::registry::{Decoded, Registry};
+
+/// A stream record decoded: what happened, to which item, and the item
+/// before and after as the registry decodes them (an entity, or skipped or
+/// kept raw by its policies). `old` and `new` are `None` when the record
+/// does not carry that image: a `KEYS_ONLY` stream, the old image of an
+/// insert, the new image of a removal.
+///
+/// ```
+/// # use dynamodb_mapper::doc_support::*;
+/// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, ViewType};
+///
+/// let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
+/// let item = CustomerMapper::to_item(&Customer { id: "C1".into() })?;
+/// let expired = ChangeRecord::new("e2", ChangeKind::Remove, TABLE.key_of(&item)?)
+///     .with_view_type(ViewType::OldImage)
+///     .with_old_image(item)
+///     .with_user_identity("Service", "dynamodb.amazonaws.com");
+/// let change = registry.decode_change(expired)?;
+/// assert!(change.removed_by_ttl);
+/// assert!(change.old.unwrap().is_entity());
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Change<T> {
+    /// The record's event id.
+    pub event_id: String,
+    /// Insert, modify or remove.
+    pub kind: ChangeKind,
+    /// The item's primary key.
+    pub keys: Item,
+    /// The item before the change, decoded, when the record carries it.
+    pub old: Option<Decoded<T>>,
+    /// The item after the change, decoded, when the record carries it.
+    pub new: Option<Decoded<T>>,
+    /// Whether DynamoDB's TTL process removed the item (not a user).
+    pub removed_by_ttl: bool,
+    /// The record's sequence number, when known.
+    pub sequence_number: Option<String>,
+    /// The approximate time of the change, when known.
+    pub created_at: Option<SystemTime>,
+}
+
+impl<T> Registry<T> {
+    /// Decodes a stream record's images with the registered mappers, under
+    /// the registry's policies for unknown and missing discriminators, as
+    /// [`decode`](Registry::decode) does for a query's item.
+    ///
+    /// The record's view type, when it says one, is respected: the images
+    /// it promises must be there (an insert has no old image, a removal no
+    /// new one). Without a view type, the images present are decoded.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidStreamRecord`](crate::ErrorKind::InvalidStreamRecord)
+    /// for an old image on an insert, a new image on a removal, or an image
+    /// the view type promises and the record lacks (or carries though the
+    /// view type leaves it out); else the errors of
+    /// [`decode`](Registry::decode) for each image (they name the entity
+    /// type, the item's key and the attribute).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, ViewType};
+    ///
+    /// let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
+    /// let keys_only = ChangeRecord::new("e3", ChangeKind::Modify, Default::default())
+    ///     .with_view_type(ViewType::KeysOnly);
+    /// let change = registry.decode_change(keys_only)?;
+    /// assert!(change.old.is_none() && change.new.is_none());
+    ///
+    /// let lacking = ChangeRecord::new("e4", ChangeKind::Modify, Default::default())
+    ///     .with_view_type(ViewType::NewAndOldImages);
+    /// assert_eq!(
+    ///     registry.decode_change(lacking).unwrap_err().to_string(),
+    ///     "stream record \"e4\" cannot be read: its view type NEW_AND_OLD_IMAGES carries the \
+    ///      old image of MODIFY records, but the record has none"
+    /// );
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn decode_change(&self, record: ChangeRecord) -> Result<Change<T>> {
+        let parts = record.into_parts();
+        let which = Which {
+            event_id: &parts.event_id,
+            sequence_number: parts.sequence_number.as_deref(),
+        };
+        let kind = parts.kind;
+        let can_have_old = kind != ChangeKind::Insert;
+        let can_have_new = kind != ChangeKind::Remove;
+        let images = [
+            ("old", can_have_old, parts.old_image.is_some()),
+            ("new", can_have_new, parts.new_image.is_some()),
+        ];
+        for (which_image, possible, present) in images {
+            if present && !possible {
+                return Err(which.error(format!(
+                    "it carries the {which_image} image, which {} records never have",
+                    kind.event_name()
+                )));
+            }
+            let Some(view) = parts.view_type else {
+                continue;
+            };
+            let promised = possible
+                && if which_image == "old" {
+                    view.has_old()
+                } else {
+                    view.has_new()
+                };
+            let name = view.name();
+            if promised && !present {
+                return Err(which.error(format!(
+                    "its view type {name} carries the {which_image} image of {} records, but \
+                     the record has none",
+                    kind.event_name()
+                )));
+            }
+            if present && !promised {
+                return Err(which.error(format!(
+                    "it carries the {which_image} image, which its view type {name} leaves out"
+                )));
+            }
+        }
+        let old = parts.old_image.map(|i| self.decode(i)).transpose()?;
+        let new = parts.new_image.map(|i| self.decode(i)).transpose()?;
+        Ok(Change {
+            event_id: parts.event_id,
+            kind,
+            keys: parts.keys,
+            old,
+            new,
+            removed_by_ttl: parts.removed_by_ttl,
+            sequence_number: parts.sequence_number,
+            created_at: parts.created_at,
+        })
+    }
+}

@@ -1,0 +1,230 @@
+//! The record rules that need no source: images against kinds and view
+//! types, TTL removals, and the batch stopping at its first failure.
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use super::*;
+use crate::doc_support::{Customer, CustomerMapper, Entity, TABLE};
+use crate::{ErrorKind, Item, MapperExt, Registry, UnknownPolicy};
+
+fn registry(policy: UnknownPolicy) -> Registry<Entity> {
+    Registry::builder()
+        .register::<CustomerMapper>(Entity::Customer)
+        .on_unknown(policy)
+        .build()
+        .unwrap()
+}
+
+fn customer(id: &str) -> Item {
+    CustomerMapper::to_item(&Customer { id: id.into() }).unwrap()
+}
+
+fn record(kind: ChangeKind, view: ViewType, old: Option<Item>, new: Option<Item>) -> ChangeRecord {
+    let mut r = ChangeRecord::new("e", kind, Item::new()).with_view_type(view);
+    if let Some(old) = old {
+        r = r.with_old_image(old);
+    }
+    if let Some(new) = new {
+        r = r.with_new_image(new);
+    }
+    r
+}
+
+#[test]
+fn every_kind_and_view_type_combination() {
+    let registry = registry(UnknownPolicy::Error);
+    let views = [
+        ViewType::KeysOnly,
+        ViewType::NewImage,
+        ViewType::OldImage,
+        ViewType::NewAndOldImages,
+    ];
+    let kinds = [ChangeKind::Insert, ChangeKind::Modify, ChangeKind::Remove];
+    for kind in kinds {
+        for view in views {
+            for old in [false, true] {
+                for new in [false, true] {
+                    let expect_old = kind != ChangeKind::Insert && view.has_old();
+                    let expect_new = kind != ChangeKind::Remove && view.has_new();
+                    let r = record(
+                        kind,
+                        view,
+                        old.then(|| customer("A")),
+                        new.then(|| customer("B")),
+                    );
+                    let decoded = registry.decode_change(r);
+                    let valid = old == expect_old && new == expect_new;
+                    match decoded {
+                        Ok(change) => {
+                            assert!(valid, "{kind:?} {view:?} old={old} new={new} accepted");
+                            assert_eq!(change.old.is_some(), old);
+                            assert_eq!(change.new.is_some(), new);
+                        }
+                        Err(e) => {
+                            assert!(!valid, "{kind:?} {view:?} old={old} new={new}: {e}");
+                            assert_eq!(e.kind(), ErrorKind::InvalidStreamRecord);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn without_a_view_type_the_images_present_are_decoded() {
+    let registry = registry(UnknownPolicy::Error);
+    let r = ChangeRecord::new("e", ChangeKind::Modify, Item::new())
+        .with_old_image(customer("A"))
+        .with_new_image(customer("B"));
+    let change = registry.decode_change(r).unwrap();
+    assert_eq!(
+        change.new.unwrap().into_entity(),
+        Some(Entity::Customer(Customer { id: "B".into() }))
+    );
+    let insert_with_old =
+        ChangeRecord::new("e", ChangeKind::Insert, Item::new()).with_old_image(customer("A"));
+    assert_eq!(
+        registry
+            .decode_change(insert_with_old)
+            .unwrap_err()
+            .to_string(),
+        "stream record \"e\" cannot be read: it carries the old image, which INSERT records never have"
+    );
+}
+
+#[test]
+fn ttl_removals_are_told_apart_from_deletes() {
+    let remove = ChangeRecord::new("e", ChangeKind::Remove, Item::new());
+    assert!(!remove.clone().removed_by_ttl());
+    for (t, p, ttl) in [
+        ("Service", TTL_PRINCIPAL, true),
+        ("Service", "other.amazonaws.com", false),
+        ("User", TTL_PRINCIPAL, false),
+    ] {
+        let r = remove.clone().with_user_identity(t, p);
+        assert_eq!(r.removed_by_ttl(), ttl, "{t} {p}");
+        let change = registry(UnknownPolicy::Error).decode_change(r).unwrap();
+        assert_eq!(change.removed_by_ttl, ttl);
+    }
+    // Only a removal is a TTL expiry.
+    let modify = ChangeRecord::new("e", ChangeKind::Modify, Item::new())
+        .with_user_identity("Service", TTL_PRINCIPAL);
+    assert!(!modify.removed_by_ttl());
+}
+
+#[test]
+fn unknown_types_follow_the_registry_policy() {
+    let mut refund = customer("A");
+    refund.insert("entityType".into(), AttributeValue::S("Refund".into()));
+    let r = || {
+        ChangeRecord::new("e", ChangeKind::Insert, Item::new())
+            .with_view_type(ViewType::NewImage)
+            .with_new_image(refund.clone())
+    };
+    let err = registry(UnknownPolicy::Error)
+        .decode_change(r())
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnknownEntityType);
+    let skipped = registry(UnknownPolicy::Skip).decode_change(r()).unwrap();
+    assert!(matches!(skipped.new, Some(crate::Decoded::Skipped(_))));
+    let kept = registry(UnknownPolicy::Keep).decode_change(r()).unwrap();
+    assert!(matches!(kept.new, Some(crate::Decoded::Raw(_))));
+}
+
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(f)
+}
+
+fn insert(seq: Option<&str>, id: &str) -> crate::Result<ChangeRecord> {
+    let item = customer(id);
+    let mut r = ChangeRecord::new(format!("e-{id}"), ChangeKind::Insert, TABLE.key_of(&item)?)
+        .with_new_image(item);
+    if let Some(seq) = seq {
+        r = r.with_sequence_number(seq);
+    }
+    Ok(r)
+}
+
+#[test]
+fn a_batch_stops_at_its_first_failure_and_reports_only_it() {
+    let registry = registry(UnknownPolicy::Error);
+    let mut refund = customer("R");
+    refund.insert("entityType".into(), AttributeValue::S("Refund".into()));
+    let bad_image = Ok(ChangeRecord::new("e-bad", ChangeKind::Insert, Item::new())
+        .with_sequence_number("3")
+        .with_new_image(refund));
+    let unreadable = Err(crate::Error::invalid_stream_record(
+        "e-unreadable",
+        Some("2"),
+        "its event name is \"UPSERT\"",
+    ));
+    // A failure of each kind: an unreadable record, an image of an
+    // unknown type, a handler error; the records after it are not handled.
+    /// Records, the identifier reported, how many were handled, the event
+    /// id of the failed record.
+    type Case = (Vec<crate::Result<ChangeRecord>>, &'static str, usize, Option<&'static str>);
+    let cases: Vec<Case> = vec![
+        (
+            vec![insert(Some("1"), "A"), unreadable, insert(Some("3"), "C")],
+            "2",
+            1,
+            Some("e-unreadable"),
+        ),
+        (
+            vec![insert(Some("1"), "A"), insert(Some("2"), "B"), bad_image],
+            "3",
+            2,
+            Some("e-bad"),
+        ),
+        (
+            vec![
+                insert(Some("1"), "A"),
+                insert(Some("2"), "FAIL"),
+                insert(Some("3"), "C"),
+            ],
+            "2",
+            1,
+            Some("e-FAIL"),
+        ),
+        // No sequence number: an empty identifier, the whole batch again.
+        (
+            vec![insert(None, "FAIL"), insert(Some("3"), "C")],
+            "",
+            0,
+            Some("e-FAIL"),
+        ),
+    ];
+    for (records, identifier, handled, event_id) in cases {
+        let mut seen = Vec::new();
+        let outcome = block_on(process_records(&registry, records, |change| {
+            let id = match change.new.and_then(crate::Decoded::into_entity) {
+                Some(Entity::Customer(c)) => c.id,
+                _ => String::new(),
+            };
+            let fail = id == "FAIL";
+            seen.push(id);
+            async move { if fail { Err("handler failed") } else { Ok(()) } }
+        }));
+        assert_eq!(outcome.handled(), handled);
+        assert_eq!(seen.iter().filter(|id| *id != "FAIL").count(), handled);
+        assert_eq!(
+            outcome.failures(),
+            [BatchItemFailure {
+                item_identifier: identifier.to_owned()
+            }]
+        );
+        let failed = outcome.into_failed().unwrap();
+        assert_eq!(failed.event_id.as_deref(), event_id);
+    }
+    // Nothing fails: nothing to report, every record handled.
+    let records = vec![insert(Some("1"), "A"), insert(Some("2"), "B")];
+    let outcome = block_on(process_records(&registry, records, |_| async {
+        Ok::<(), crate::BoxError>(())
+    }));
+    assert_eq!(outcome.handled(), 2);
+    assert!(outcome.failures().is_empty() && outcome.failed().is_none());
+}
