@@ -381,8 +381,8 @@ async fn a_live_stream_is_read_back_and_decoded() {
     audit.insert("entityType".into(), AttributeValue::S("AuditEntry".into()));
     local::put_item(&client, &name, audit).await;
 
-    let streams = local::streams_client().await;
-    let records = local::stream_records(&client, &streams, &name)
+    let server = dynamodb_mapper_testkit::shared().await.unwrap();
+    let records = dynamodb_mapper_testkit::stream_records(&client, &server.streams_client(), &name)
         .await
         .unwrap();
     assert_eq!(records.len(), 5, "{records:#?}");

@@ -166,7 +166,12 @@ fn a_batch_stops_at_its_first_failure_and_reports_only_it() {
     // unknown type, a handler error; the records after it are not handled.
     /// Records, the identifier reported, how many were handled, the event
     /// id of the failed record.
-    type Case = (Vec<crate::Result<ChangeRecord>>, &'static str, usize, Option<&'static str>);
+    type Case = (
+        Vec<crate::Result<ChangeRecord>>,
+        &'static str,
+        usize,
+        Option<&'static str>,
+    );
     let cases: Vec<Case> = vec![
         (
             vec![insert(Some("1"), "A"), unreadable, insert(Some("3"), "C")],

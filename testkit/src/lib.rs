@@ -137,6 +137,7 @@ mod process;
 mod provision;
 mod server;
 mod shared;
+mod streams;
 mod tables;
 
 pub use backend::{BACKEND_ENV, Backend};
@@ -147,4 +148,5 @@ pub use provision::provision;
 pub use server::DynamoDbLocal;
 pub use server::{ACCESS_KEY, REGION, TestServer};
 pub use shared::{client, reference_client, shared, shared_reference};
+pub use streams::stream_records;
 pub use tables::{unique_table_name, wait_for_table_active};

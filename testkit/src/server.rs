@@ -476,6 +476,33 @@ impl TestServer {
             .endpoint_url(&self.endpoint)
     }
 
+    /// A new DynamoDB Streams client for this endpoint: the same region,
+    /// credentials and endpoint as [`TestServer::client`].
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), dynamodb_mapper_testkit::TestkitError> {
+    /// let db = dynamodb_mapper_testkit::shared().await?;
+    /// db.streams_client().list_streams().send().await.unwrap();
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn streams_client(&self) -> aws_sdk_dynamodbstreams::Client {
+        use aws_sdk_dynamodbstreams::config;
+        let config = config::Builder::new()
+            .behavior_version(config::BehaviorVersion::latest())
+            .region(config::Region::from_static(REGION))
+            .credentials_provider(config::Credentials::new(
+                ACCESS_KEY,
+                ACCESS_KEY,
+                None,
+                None,
+                "dynamodb-mapper-testkit",
+            ))
+            .endpoint_url(&self.endpoint)
+            .build();
+        aws_sdk_dynamodbstreams::Client::from_conf(config)
+    }
+
     /// A new client for this endpoint, configured as in [`TestServer::config`].
     ///
     /// Every call builds a new client with its own connection pool. Do not
