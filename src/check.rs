@@ -91,14 +91,38 @@ fn discriminator(item: &Item, attribute: &str, entity_type: &str) -> Result<()> 
     }
 }
 
+/// A string key attribute of a multi-attribute index that a part pattern
+/// renders: when present, it must match the pattern.
+fn part_pattern(item: &Item, keys: &IndexKeys, attribute: &str) -> Result<()> {
+    let Some(AttributeValue::S(value)) = item.get(attribute) else {
+        return Ok(()); // absent (sparse) or not a string (checked by the schema)
+    };
+    let pattern = keys.partition_key();
+    if pattern.matches(value) {
+        return Ok(());
+    }
+    Err(Error::invalid_key(
+        attribute,
+        format!(
+            "of index {} is {value:?}, which does not match its key pattern `{pattern}`",
+            keys.index_name().unwrap_or_default()
+        ),
+    ))
+}
+
 /// Checks that the string keys the hooks wrote match the key patterns the
 /// mapper declares (for each index it declares patterns for; an absent index
 /// key is a sparse index and fine), so the design the registry checked is the
 /// design in the table.
 fn key_patterns(item: &Item, table: &TableSchema, patterns: &[IndexKeys]) -> Result<()> {
     for (i, keys) in patterns.iter().enumerate() {
+        if let Some(attribute) = keys.part_attribute() {
+            part_pattern(item, keys, attribute)?;
+            continue;
+        }
         let index = keys.index_name();
-        if patterns.iter().take(i).any(|k| k.index_name() == index) {
+        let whole = |k: &&IndexKeys| k.part_attribute().is_none() && k.index_name() == index;
+        if patterns.iter().take(i).any(|k| whole(&k)) {
             continue; // checked with the first declaration for this index
         }
         let (pk_attr, sk_attr) = match index {
@@ -121,7 +145,7 @@ fn key_patterns(item: &Item, table: &TableSchema, patterns: &[IndexKeys]) -> Res
             Some(AttributeValue::S(v)) => Some(v.as_str()),
             _ => None,
         });
-        let candidates = || patterns.iter().filter(|k| k.index_name() == index);
+        let candidates = || patterns.iter().filter(whole);
         let fits = candidates().any(|k| {
             k.partition_key().matches(pk)
                 && match (k.sort_key(), sk) {

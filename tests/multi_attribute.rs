@@ -49,9 +49,17 @@ const BY_COURIER: GlobalSecondaryIndex = GlobalSecondaryIndex::multi_attribute(
     &[],
 );
 
+/// A string key attribute rendered from a key pattern (`teamKey`), next to
+/// typed fields.
+const BY_TEAM: GlobalSecondaryIndex = GlobalSecondaryIndex::multi_attribute(
+    "ByTeam",
+    &[KeyAttribute::new("teamKey"), KeyAttribute::new("region")],
+    &[KeyAttribute::new("rankKey")],
+);
+
 const T: TableSchema = TableSchema::new("pk")
     .sort_key("sk")
-    .indexes(&[BY_REGION, WIDEST, BY_COURIER]);
+    .indexes(&[BY_REGION, WIDEST, BY_COURIER, BY_TEAM]);
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Order {
@@ -72,9 +80,20 @@ impl Mapper for OrderMapper {
     const ENTITY_TYPE: &'static str = "Order";
     const TABLE: TableSchema = T;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
-    const KEY_PATTERNS: &'static [IndexKeys] =
-        &[IndexKeys::table(KeyPattern::partition("TENANT#{tenant}"))
-            .sort(KeyPattern::sort("ORDER#{order_id}"))];
+    const KEY_PATTERNS: &'static [IndexKeys] = &[
+        IndexKeys::table(KeyPattern::partition("TENANT#{tenant}"))
+            .sort(KeyPattern::sort("ORDER#{order_id}")),
+        IndexKeys::part(
+            "ByTeam",
+            "teamKey",
+            KeyPattern::partition("TEAM#{tenant}#{channel}"),
+        ),
+        IndexKeys::part(
+            "ByTeam",
+            "rankKey",
+            KeyPattern::sort("P#{priority:i1}#{order_id}"),
+        ),
+    ];
 }
 
 fn order(n: u32) -> Order {
@@ -618,6 +637,94 @@ fn key_patterns_cannot_render_a_multi_attribute_key() {
         [
             "key patterns name index ByRegion, whose keys are multi-attribute: its key attributes \
           are typed attributes the entity's fields (or its hook) write, not rendered key strings"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn key_patterns_render_string_parts_of_a_multi_attribute_key() {
+    let (table, orders) = table_of_orders().await;
+    // The parts are written with the item, and checked against the patterns.
+    let item = OrderMapper::to_item(&orders[6]).unwrap();
+    assert_eq!(item["teamKey"], AttributeValue::S("TEAM#acme#web".into()));
+    assert_eq!(item["rankKey"], AttributeValue::S("P#P1#O06".into()));
+    // A hook that writes the part by hand is checked against the pattern.
+    struct Forging;
+    impl Mapper for Forging {
+        type Entity = Order;
+        const ENTITY_TYPE: &'static str = "Order";
+        const TABLE: TableSchema = T;
+        const NAMING: NamingConvention = NamingConvention::CamelCase;
+        const KEY_PATTERNS: &'static [IndexKeys] = OrderMapper::KEY_PATTERNS;
+        fn after_to_item(_: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+            dynamodb_mapper::hooks::put_str(item, "teamKey", "acme");
+            Ok(())
+        }
+    }
+    let err = Forging::to_item(&orders[6]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Order: key attribute `teamKey` of index ByTeam is \"acme\", which does not match its key \
+         pattern `TEAM#{tenant}#{channel}`"
+    );
+
+    // A lookup binds the parts' placeholders like fields.
+    let team = OrderMapper::lookup()
+        .on_index("ByTeam")
+        .with("tenant", "acme")
+        .with("channel", "web")
+        .with("region", "eu-west");
+    let mut want: Vec<&Order> = orders
+        .iter()
+        .filter(|o| o.tenant == "acme" && o.region == "eu-west")
+        .collect();
+    want.sort_by_key(|o| (o.priority, o.order_id.clone()));
+    let found = read(&table, team.key_condition().unwrap()).await;
+    assert_eq!(
+        ids(&found),
+        want.iter().map(|o| o.order_id.as_str()).collect::<Vec<_>>()
+    );
+    // A range over the sort part's first placeholder: priorities 0 and 1.
+    let ranged = team.clone().sort_between("priority", 0, 1);
+    let found = read(&table, ranged.key_condition().unwrap()).await;
+    let expected: Vec<&str> = want
+        .iter()
+        .filter(|o| (0..=1).contains(&o.priority))
+        .map(|o| o.order_id.as_str())
+        .collect();
+    assert_eq!(ids(&found), expected);
+    assert!(!expected.is_empty() && expected.len() < want.len());
+    // The whole sort part: one order.
+    let one = team.with("priority", 1).with("order_id", "O02");
+    let found = read(&table, one.key_condition().unwrap()).await;
+    assert_eq!(ids(&found), ["O02"]);
+}
+
+#[test]
+fn part_patterns_are_checked_against_the_index() {
+    struct Wrong;
+    impl Mapper for Wrong {
+        type Entity = Order;
+        const ENTITY_TYPE: &'static str = "Wrong";
+        const TABLE: TableSchema = T;
+        const KEY_PATTERNS: &'static [IndexKeys] = &[
+            IndexKeys::table(KeyPattern::partition("TENANT#{tenant}"))
+                .sort(KeyPattern::sort("ORDER#{order_id}")),
+            IndexKeys::part("ByTeam", "rankKey", KeyPattern::partition("R#{order_id}")),
+            IndexKeys::part("ByTeam", "nope", KeyPattern::partition("N#{order_id}")),
+            IndexKeys::part("ByRegion", "placedAt", KeyPattern::sort("{placed_at}")),
+        ];
+    }
+    let problems = Wrong::check().unwrap_err().problems().to_vec();
+    assert_eq!(
+        problems,
+        [
+            "key pattern `R#{order_id}` is a partition key pattern, but `rankKey` is a sort key \
+             attribute of index ByTeam",
+            "key pattern `N#{order_id}` renders attribute `nope`, which is not a key attribute \
+             of index ByTeam (its keys: teamKey, region, rankKey)",
+            "key pattern `{placed_at}` renders strings, but key attribute `placedAt` is a number \
+             (N)",
         ]
     );
 }

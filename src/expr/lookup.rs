@@ -29,7 +29,10 @@ impl<M: Mapper> Lookup<'_, M> {
     ///
     /// On a [multi-attribute](crate::GlobalSecondaryIndex::multi_attribute)
     /// index, each key attribute is compared with the value bound to its
-    /// field (or to the attribute's name): every partition key attribute by
+    /// field (or to the attribute's name), or with its
+    /// [part pattern](crate::IndexKeys::part) rendered from the bound
+    /// placeholders (a range over one of them uses the pattern's bounds):
+    /// every partition key attribute by
     /// equality, then the bound sort key attributes from the left by
     /// equality, and a range ([`Lookup::sort_between`], `sort_from`,
     /// `sort_through`) on the next one. Numbers bind as numbers, text as
@@ -116,7 +119,8 @@ impl<M: Mapper> Lookup<'_, M> {
     }
 
     /// The key condition on a multi-attribute index: the bound values of its
-    /// key attributes.
+    /// key attributes (a field's value, or a part pattern rendered from its
+    /// placeholders).
     fn multi_attribute_condition(&self, index: &GlobalSecondaryIndex) -> Result<KeyCondition> {
         let fields = field_table::<M::Entity>(M::NAMING)?;
         // The attribute a bound name stands for: a field's stored name, or
@@ -130,22 +134,59 @@ impl<M: Mapper> Lookup<'_, M> {
             Error::invalid_key(attribute, format!("of index {} {reason}", index.name))
                 .with_entity_type(M::ENTITY_TYPE)
         };
-        let bound: Vec<(String, &str, &KeyValue<'_>)> = self
-            .values()
-            .iter()
-            .map(|(name, value)| (attribute_of(name), *name, value))
-            .collect();
-        let value_of = |key: &KeyAttribute| bound.iter().find(|(a, _, _)| a == key.name);
+        let part_of = |key: &KeyAttribute| {
+            M::KEY_PATTERNS
+                .iter()
+                .find(|k| {
+                    k.index_name() == Some(index.name) && k.part_attribute() == Some(key.name)
+                })
+                .map(crate::key::IndexKeys::partition_key)
+        };
+        // Whether the bound name `name` gives `key`'s value: its field, or a
+        // placeholder of its part pattern.
+        let targets = |key: &KeyAttribute, name: &str| {
+            attribute_of(name) == key.name
+                || part_of(key).is_some_and(|p| {
+                    p.placeholders()
+                        .is_ok_and(|list| list.iter().any(|(n, _)| *n == name))
+                })
+        };
         let list = |keys: &[KeyAttribute]| {
             keys.iter()
                 .map(|k| format!("`{}`", k.name))
                 .collect::<Vec<_>>()
                 .join(", ")
         };
+        // The value of `key`, and the bound names it takes; `None` when
+        // nothing is bound for it.
+        let value_of = |key: &KeyAttribute| -> Result<Option<(AttributeValue, Vec<&str>)>> {
+            if let Some(pattern) = part_of(key) {
+                let placeholders = pattern.placeholders()?;
+                let bound: Vec<&str> = self
+                    .values()
+                    .iter()
+                    .map(|(name, _)| *name)
+                    .filter(|name| placeholders.iter().any(|(p, _)| p == name))
+                    .collect();
+                if bound.is_empty() && !placeholders.is_empty() {
+                    return Ok(None);
+                }
+                let rendered = self
+                    .bound(pattern)
+                    .render()
+                    .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
+                return Ok(Some((AttributeValue::S(rendered), bound)));
+            }
+            Ok(self
+                .values()
+                .iter()
+                .find(|(name, _)| attribute_of(name) == key.name)
+                .map(|(name, value)| (attribute_value(key, value), vec![*name])))
+        };
         let mut used: Vec<&str> = Vec::new();
         let mut partition = Vec::new();
         for key in index.partition_keys() {
-            let Some((_, name, value)) = value_of(key) else {
+            let Some((value, names)) = value_of(key)? else {
                 return Err(error(
                     key.name,
                     format!(
@@ -154,8 +195,8 @@ impl<M: Mapper> Lookup<'_, M> {
                     ),
                 ));
             };
-            used.push(name);
-            partition.push(attribute_value(key, value));
+            used.extend(names);
+            partition.push(value);
         }
         let mut values = partition.into_iter();
         let Some(first) = values.next() else {
@@ -172,7 +213,7 @@ impl<M: Mapper> Lookup<'_, M> {
         let mut range_used = false;
         let mut open: Option<&str> = None; // the first sort attribute without a value
         for key in index.sort_keys() {
-            if let Some((_, name, value)) = value_of(key) {
+            if let Some((value, names)) = value_of(key)? {
                 if let Some(gap) = open {
                     return Err(error(
                         key.name,
@@ -183,15 +224,30 @@ impl<M: Mapper> Lookup<'_, M> {
                         ),
                     ));
                 }
-                used.push(name);
-                condition = condition.sort_eq(attribute_value(key, value));
+                used.extend(names);
+                condition = condition.sort_eq(value);
                 continue;
             }
-            if let Some(r) = range.filter(|r| attribute_of(r.name) == key.name && open.is_none()) {
-                let (low, high) = (
-                    r.low.as_ref().map(|v| attribute_value(key, v)),
-                    r.high.as_ref().map(|v| attribute_value(key, v)),
-                );
+            let ranged = range.filter(|r| open.is_none() && targets(key, r.name));
+            if let Some(r) = ranged {
+                let (low, high) = match part_of(key) {
+                    Some(pattern) => {
+                        let base = self.bound(pattern);
+                        let of_type = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
+                        let low = r.low.as_ref().map(|v| base.lower_bound(r.name, v.clone()));
+                        let high = r.high.as_ref().map(|v| base.upper_bound(r.name, v.clone()));
+                        let text = |b: Option<Result<String>>| -> Result<Option<AttributeValue>> {
+                            b.transpose()
+                                .map(|b| b.map(AttributeValue::S))
+                                .map_err(of_type)
+                        };
+                        (text(low)?, text(high)?)
+                    }
+                    None => (
+                        r.low.as_ref().map(|v| attribute_value(key, v)),
+                        r.high.as_ref().map(|v| attribute_value(key, v)),
+                    ),
+                };
                 condition = match (low, high) {
                     (Some(low), Some(high)) => condition.sort_between(low, high),
                     (Some(low), None) => condition.sort_ge(low),
@@ -202,17 +258,17 @@ impl<M: Mapper> Lookup<'_, M> {
             }
             open.get_or_insert(key.name);
         }
-        let mut unused = bound
+        let unused_value = self
+            .values()
             .iter()
-            .filter(|(_, name, _)| !used.contains(name))
-            .map(|(attribute, name, _)| (attribute.clone(), *name))
-            .chain(
-                range
-                    .filter(|_| !range_used)
-                    .map(|r| (attribute_of(r.name), r.name)),
-            );
-        if let Some((attribute, name)) = unused.next() {
-            let is_key = index.key_attributes().any(|k| k.name == attribute);
+            .map(|(name, _)| *name)
+            .find(|name| !used.contains(name));
+        let unused = unused_value.or(range.filter(|_| !range_used).map(|r| r.name));
+        if let Some(name) = unused {
+            let attribute = attribute_of(name);
+            let is_key = index
+                .key_attributes()
+                .any(|k| k.name == attribute || targets(&k, name));
             let reason = if is_key {
                 format!(
                     "cannot take the value bound to `{name}`: sort key attributes ({}) are \

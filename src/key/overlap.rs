@@ -17,6 +17,10 @@ use crate::error::{Error, Result};
 /// (say `ACTIVE_PRODUCT` or `ARCHIVED_PRODUCT`) declares one `IndexKeys` per
 /// pattern.
 ///
+/// On an index with [multi-attribute keys](crate::GlobalSecondaryIndex::multi_attribute),
+/// whose key attributes are usually the entity's own fields, a pattern may
+/// render one string key attribute ([`part`](Self::part)).
+///
 /// ```
 /// use dynamodb_mapper::key::{IndexKeys, KeyPattern};
 ///
@@ -34,6 +38,7 @@ pub struct IndexKeys {
     partition: KeyPattern,
     sort: Option<KeyPattern>,
     by_hook: bool,
+    part: Option<&'static str>,
 }
 
 impl IndexKeys {
@@ -51,6 +56,7 @@ impl IndexKeys {
             partition,
             sort: None,
             by_hook: false,
+            part: None,
         }
     }
 
@@ -68,7 +74,45 @@ impl IndexKeys {
             partition,
             sort: None,
             by_hook: false,
+            part: None,
         }
+    }
+
+    /// A pattern that renders the one string key attribute `attribute` of
+    /// the multi-attribute index `index` (a partition pattern for a
+    /// partition key attribute, a sort pattern for a sort key attribute),
+    /// the index's other key attributes being the entity's fields. A lookup
+    /// on the index binds the pattern's placeholders like fields. Parts take
+    /// no part in the overlap analysis: an index's other attributes are
+    /// typed values it cannot see.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::{IndexKeys, KeyPattern};
+    /// const K: IndexKeys = IndexKeys::part("ByTeam", "teamKey", KeyPattern::partition("TEAM#{org}#{team}"));
+    /// assert_eq!(K.part_attribute(), Some("teamKey"));
+    /// assert_eq!(K.partition_key().template(), "TEAM#{org}#{team}");
+    /// ```
+    #[must_use]
+    pub const fn part(index: &'static str, attribute: &'static str, pattern: KeyPattern) -> Self {
+        IndexKeys {
+            index: Some(index),
+            partition: pattern,
+            sort: None,
+            by_hook: false,
+            part: Some(attribute),
+        }
+    }
+
+    /// The key attribute a [`part`](Self::part) renders; `None` for keys of
+    /// a whole index.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::{IndexKeys, KeyPattern};
+    /// assert_eq!(IndexKeys::table(KeyPattern::partition("A")).part_attribute(), None);
+    /// ```
+    #[must_use]
+    pub const fn part_attribute(&self) -> Option<&'static str> {
+        self.part
     }
 
     /// The same keys with a sort key pattern.
@@ -131,7 +175,8 @@ impl IndexKeys {
         self.index
     }
 
-    /// The partition key pattern.
+    /// The partition key pattern (for a [`part`](Self::part), the part's
+    /// pattern, whichever its role).
     ///
     /// ```
     /// use dynamodb_mapper::key::{IndexKeys, KeyPattern};
@@ -485,6 +530,14 @@ pub fn find_overlaps(
     declarations: &[KeyDeclaration<'_>],
     allowed: &[AllowedOverlap<'_>],
 ) -> Result<Vec<Overlap>> {
+    if declarations.iter().any(|d| d.keys.part.is_some()) {
+        let whole: Vec<KeyDeclaration<'_>> = declarations
+            .iter()
+            .filter(|d| d.keys.part.is_none())
+            .copied()
+            .collect();
+        return find_overlaps(&whole, allowed);
+    }
     let mut prepared = Vec::with_capacity(declarations.len());
     for d in declarations {
         let with_type = |e: Error| e.with_entity_type(d.entity_type);

@@ -190,8 +190,9 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// index `name` instead of the table's.
     ///
     /// On an index with [multi-attribute keys](crate::GlobalSecondaryIndex::multi_attribute)
-    /// there are no patterns: its key attributes are the entity's own
-    /// fields, so bind the fields (by field name, or by attribute name) and
+    /// the key attributes are the entity's own fields (or string parts
+    /// rendered by [`IndexKeys::part`] patterns): bind the fields (by field
+    /// name, or by attribute name) and the parts' placeholders, and
     /// [`key_condition`](Lookup::key_condition) compares each attribute
     /// with its value.
     ///
@@ -276,7 +277,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     pub fn keys(&self) -> Result<IndexKeys> {
         let declared: Vec<&IndexKeys> = M::KEY_PATTERNS
             .iter()
-            .filter(|k| k.index_name() == self.index)
+            .filter(|k| k.index_name() == self.index && k.part_attribute().is_none())
             .collect();
         if declared.is_empty() {
             let on = self

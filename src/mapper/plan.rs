@@ -16,7 +16,7 @@ use super::Mapper;
 use crate::error::{Error, Result};
 use crate::fields::field_table;
 use crate::item::{Item, type_name};
-use crate::key::{Encoding, IndexKeys, KeyPattern, KeyValue, decode_timestamp};
+use crate::key::{Encoding, IndexKeys, KeyPattern, KeyRole, KeyValue, decode_timestamp};
 use crate::probe::{Shape, field_shape};
 use crate::schema::{KeyAttribute, ScalarType, TableSchema};
 
@@ -112,6 +112,9 @@ pub(crate) fn attributes_of(
             "key patterns name index {name}, which the table does not have"
         ));
     };
+    if let Some(attribute) = keys.part_attribute() {
+        return part_attribute(index, attribute, keys.partition_key()).map(|a| (a, None));
+    }
     index.single_keys().ok_or_else(|| {
         format!(
             "key patterns name index {name}, whose keys are multi-attribute: its key \
@@ -121,10 +124,56 @@ pub(crate) fn attributes_of(
     })
 }
 
+/// The key attribute a part pattern renders: a string key attribute of a
+/// multi-attribute index, of the pattern's role.
+fn part_attribute(
+    index: &crate::schema::GlobalSecondaryIndex,
+    attribute: &str,
+    pattern: KeyPattern,
+) -> std::result::Result<KeyAttribute, String> {
+    let name = index.name;
+    if !index.is_multi_attribute() {
+        return Err(format!(
+            "key pattern `{pattern}` renders attribute `{attribute}` of index {name}, whose \
+             keys are single attributes: declare them with `IndexKeys::index`"
+        ));
+    }
+    let partition = index.partition_keys().iter().find(|k| k.name == attribute);
+    let sort = index.sort_keys().iter().find(|k| k.name == attribute);
+    let (key, role) = match (partition, sort) {
+        (Some(k), _) => (*k, KeyRole::Partition),
+        (None, Some(k)) => (*k, KeyRole::Sort),
+        (None, None) => {
+            let list: Vec<&str> = index.key_attributes().map(|k| k.name).collect();
+            return Err(format!(
+                "key pattern `{pattern}` renders attribute `{attribute}`, which is not a key \
+                 attribute of index {name} (its keys: {})",
+                list.join(", ")
+            ));
+        }
+    };
+    if pattern.role() != role {
+        let what = |r: KeyRole| match r {
+            KeyRole::Partition => "partition",
+            KeyRole::Sort => "sort",
+        };
+        return Err(format!(
+            "key pattern `{pattern}` is a {} key pattern, but `{attribute}` is a {} key \
+             attribute of index {name}",
+            what(pattern.role()),
+            what(role)
+        ));
+    }
+    Ok(key)
+}
+
 /// Where `on` is named in messages.
 fn on(keys: &IndexKeys) -> String {
-    keys.index_name()
-        .map_or_else(|| "the table".to_owned(), |i| format!("index {i}"))
+    match (keys.index_name(), keys.part_attribute()) {
+        (None, _) => "the table".to_owned(),
+        (Some(i), None) => format!("index {i}"),
+        (Some(i), Some(a)) => format!("attribute `{a}` of index {i}"),
+    }
 }
 
 /// What the attribute `name` is to the mapper, if it writes it itself: the
@@ -162,6 +211,16 @@ fn role_of<M: Mapper>(name: &str) -> Option<String> {
                 index.name
             ));
         }
+    }
+    if let Some(keys) = M::KEY_PATTERNS
+        .iter()
+        .find(|k| k.part_attribute() == Some(name))
+    {
+        return Some(format!(
+            "the key attribute of index {} its key pattern `{}` writes",
+            keys.index_name().unwrap_or_default(),
+            keys.partition_key()
+        ));
     }
     if t.discriminator_attribute() == Some(name) {
         return Some("the discriminator attribute".to_owned());
@@ -263,16 +322,12 @@ fn work_out<M: Mapper>() -> Checked {
         if keys.is_by_hook() || !valid {
             continue;
         }
-        let same_index = M::KEY_PATTERNS
-            .iter()
-            .filter(|k| k.index_name() == keys.index_name())
-            .count();
+        let same_target = |k: &&IndexKeys| {
+            (k.index_name(), k.part_attribute()) == (keys.index_name(), keys.part_attribute())
+        };
+        let same_index = M::KEY_PATTERNS.iter().filter(same_target).count();
         if same_index > 1 {
-            if M::KEY_PATTERNS
-                .iter()
-                .position(|k| k.index_name() == keys.index_name())
-                == Some(i)
-            {
+            if M::KEY_PATTERNS.iter().position(|k| same_target(&k)) == Some(i) {
                 problems.push(format!(
                     "declares {same_index} key patterns for {on}; which one applies depends on \
                      state only the hook knows: mark them `.by_hook()` and write the keys in \

@@ -210,6 +210,14 @@ pub(super) fn key_overlaps<T>(
     let mut declarations = Vec::new();
     for entry in entries {
         for keys in entry.key_patterns {
+            if keys.part_attribute().is_some() {
+                // A part of a multi-attribute key: checked by the mapper's
+                // own check, outside the overlap analysis.
+                if let Err(e) = keys.partition_key().validate() {
+                    problems.push(e.with_entity_type(entry.entity_type).to_string());
+                }
+                continue;
+            }
             let (on, has_sort) = match keys.index_name() {
                 None => ("the table".to_owned(), table.sort_key_attribute().is_some()),
                 Some(name) => match table.index(name) {
