@@ -27,6 +27,25 @@ pub struct BatchItemFailure {
 }
 
 /// The record a batch stopped at, and why.
+///
+/// ```
+/// # use dynamodb_mapper::doc_support::*;
+/// use dynamodb_mapper::stream::{process_records, ChangeKind, ChangeRecord};
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
+/// // A removal that claims to carry the item after the change.
+/// let odd = ChangeRecord::new("e7", ChangeKind::Remove, Default::default())
+///     .with_sequence_number("700")
+///     .with_new_image(Default::default());
+/// let outcome = process_records(&registry, [Ok(odd)], |_| async { Ok::<(), Error>(()) }).await;
+/// let failed = outcome.failed().unwrap();
+/// assert_eq!(failed.event_id.as_deref(), Some("e7"));
+/// assert_eq!(failed.sequence_number.as_deref(), Some("700"));
+/// assert_eq!(failed.error.kind(), ErrorKind::InvalidStreamRecord);
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// # })?;
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct FailedRecord {
