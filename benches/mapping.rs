@@ -4,7 +4,9 @@
 //! and the lossless record path against the plain path.
 //! Run: `cargo bench --bench mapping`.
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -14,6 +16,95 @@ use dynamodb_mapper::{
     IndexKeys, Item, KeyCondition, KeyPattern, Mapper, MapperExt, NamingConvention, TableSchema,
 };
 use dynamodb_mapper_support::seed001::*;
+
+/// Counts heap allocations (and reallocations) while [`COUNTING`] is on, so
+/// each benchmark's count per call is reported next to its time; off while
+/// criterion measures time, so the count costs the timings nothing but a
+/// relaxed load.
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+static COUNTING: AtomicBool = AtomicBool::new(false);
+
+fn count_one() {
+    if COUNTING.load(Ordering::Relaxed) {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+// SAFETY: every call is passed to the system allocator unchanged; the
+// wrapper only counts.
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count_one();
+        // SAFETY: forwarded as received.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded as received.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count_one();
+        // SAFETY: forwarded as received.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// The allocations one call of `f` on an input from `setup` makes (the
+/// input made and the result dropped outside the count), the median of 5
+/// calls.
+fn allocations<I, R>(mut setup: impl FnMut() -> I, mut f: impl FnMut(I) -> R) -> u64 {
+    let mut counts: Vec<u64> = (0..5)
+        .map(|_| {
+            let input = setup();
+            COUNTING.store(true, Ordering::Relaxed);
+            let before = ALLOCATIONS.load(Ordering::Relaxed);
+            let out = black_box(f(input));
+            let after = ALLOCATIONS.load(Ordering::Relaxed);
+            COUNTING.store(false, Ordering::Relaxed);
+            drop(out);
+            after - before
+        })
+        .collect();
+    counts.sort_unstable();
+    counts[2]
+}
+
+/// Allocation counts per call, written to
+/// `target/criterion/allocations-mapping.json` for the report.
+#[derive(Default)]
+struct Counts(Vec<(String, u64)>);
+
+impl Counts {
+    fn add<R>(&mut self, id: &str, mut f: impl FnMut() -> R) {
+        self.0.push((id.to_owned(), allocations(|| (), |()| f())));
+    }
+
+    fn add_batched<I, R>(&mut self, id: &str, setup: impl FnMut() -> I, f: impl FnMut(I) -> R) {
+        self.0.push((id.to_owned(), allocations(setup, f)));
+    }
+
+    fn write(&self) {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/criterion");
+        let body: Vec<String> = self
+            .0
+            .iter()
+            .map(|(id, n)| format!("  {id:?}: {n}"))
+            .collect();
+        let json = format!("{{\n{}\n}}\n", body.join(",\n"));
+        if std::fs::create_dir_all(&dir).is_ok() {
+            let _ = std::fs::write(dir.join("allocations-mapping.json"), json);
+        }
+        for (id, n) in &self.0 {
+            println!("allocations per call: {id}: {n}");
+        }
+    }
+}
 
 /// The order mapper with serde's own names, so its items match what plain
 /// `serde_dynamo` produces.
@@ -190,7 +281,33 @@ fn hand_from_item(mut item: Item) -> Order {
     }
 }
 
+type Group<'a> = criterion::BenchmarkGroup<'a, criterion::measurement::WallTime>;
+
+/// Benchmarks `f` as `id` (`group/name`) and counts its allocations.
+fn run<R>(g: &mut Group<'_>, counts: &mut Counts, id: &str, mut f: impl FnMut() -> R) {
+    counts.add(id, &mut f);
+    let name = id.rsplit('/').next().unwrap_or(id);
+    g.bench_function(name, |b| b.iter(&mut f));
+}
+
+/// Benchmarks `f` on inputs made by `setup` (outside the measurement, and
+/// outside the count).
+fn run_batched<I, R>(
+    g: &mut Group<'_>,
+    counts: &mut Counts,
+    id: &str,
+    mut setup: impl FnMut() -> I,
+    mut f: impl FnMut(I) -> R,
+) {
+    counts.add_batched(id, &mut setup, &mut f);
+    let name = id.rsplit('/').next().unwrap_or(id);
+    g.bench_function(name, |b| {
+        b.iter_batched(&mut setup, &mut f, criterion::BatchSize::SmallInput)
+    });
+}
+
 fn bench(c: &mut Criterion) {
+    let mut counts = Counts::default();
     let order = order("C1", "O1", "2024-01-15T10:30:00Z", OrderStatus::Shipped);
     let item = OrderAsIs::to_item(&order).expect("valid");
     assert_eq!(
@@ -207,52 +324,81 @@ fn bench(c: &mut Criterion) {
     stored.insert("giftNote".into(), s("happy birthday".into()));
     stored.insert("loyaltyTier".into(), s("gold".into()));
     let record = OrderAsIs::record_from_item(stored.clone()).expect("valid");
-    let small = criterion::BatchSize::SmallInput;
 
     let mut g = c.benchmark_group("to_item");
-    g.bench_function("hand_written", |b| {
-        b.iter(|| hand_to_item(black_box(&order)))
+    run(&mut g, &mut counts, "to_item/hand_written", || {
+        hand_to_item(black_box(&order))
     });
-    g.bench_function("serde_dynamo+keys", |b| {
-        b.iter(|| serde_dynamo_to_item(black_box(&order)))
+    run(&mut g, &mut counts, "to_item/serde_dynamo+keys", || {
+        serde_dynamo_to_item(black_box(&order))
     });
-    g.bench_function("mapper", |b| {
-        b.iter(|| OrderAsIs::to_item(black_box(&order)))
+    run(&mut g, &mut counts, "to_item/mapper", || {
+        OrderAsIs::to_item(black_box(&order))
     });
-    g.bench_function("mapper_camel_case", |b| {
-        b.iter(|| OrderMapper::to_item(black_box(&order)))
+    run(&mut g, &mut counts, "to_item/mapper_camel_case", || {
+        OrderMapper::to_item(black_box(&order))
     });
-    g.bench_function("mapper_key_patterns_checked", |b| {
-        b.iter(|| OrderChecked::to_item(black_box(&order)))
+    run(
+        &mut g,
+        &mut counts,
+        "to_item/mapper_key_patterns_checked",
+        || OrderChecked::to_item(black_box(&order)),
+    );
+    run(&mut g, &mut counts, "to_item/mapper_record", || {
+        OrderAsIs::record_to_item(black_box(&record))
     });
-    g.bench_function("mapper_record", |b| {
-        b.iter(|| OrderAsIs::record_to_item(black_box(&record)))
-    });
-    g.bench_function("mapper_plain_same_entity", |b| {
-        b.iter(|| OrderAsIs::to_item(black_box(&record.entity)))
-    });
+    run(
+        &mut g,
+        &mut counts,
+        "to_item/mapper_plain_same_entity",
+        || OrderAsIs::to_item(black_box(&record.entity)),
+    );
     g.finish();
 
     let mut g = c.benchmark_group("from_item");
-    g.bench_function("hand_written", |b| {
-        b.iter_batched(|| item.clone(), hand_from_item, small)
-    });
-    g.bench_function("serde_dynamo+check", |b| {
-        b.iter_batched(|| item.clone(), serde_dynamo_from_item, small)
-    });
-    g.bench_function("mapper", |b| {
-        b.iter_batched(|| item.clone(), OrderAsIs::from_item, small)
-    });
-    g.bench_function("mapper_camel_case", |b| {
-        b.iter_batched(|| camel_item.clone(), OrderMapper::from_item, small)
-    });
+    run_batched(
+        &mut g,
+        &mut counts,
+        "from_item/hand_written",
+        || item.clone(),
+        hand_from_item,
+    );
+    run_batched(
+        &mut g,
+        &mut counts,
+        "from_item/serde_dynamo+check",
+        || item.clone(),
+        serde_dynamo_from_item,
+    );
+    run_batched(
+        &mut g,
+        &mut counts,
+        "from_item/mapper",
+        || item.clone(),
+        OrderAsIs::from_item,
+    );
+    run_batched(
+        &mut g,
+        &mut counts,
+        "from_item/mapper_camel_case",
+        || camel_item.clone(),
+        OrderMapper::from_item,
+    );
     // The record path against the plain path, on the same stored item.
-    g.bench_function("mapper_plain_stored", |b| {
-        b.iter_batched(|| stored.clone(), OrderAsIs::from_item, small)
-    });
-    g.bench_function("mapper_record_stored", |b| {
-        b.iter_batched(|| stored.clone(), OrderAsIs::record_from_item, small)
-    });
+    run_batched(
+        &mut g,
+        &mut counts,
+        "from_item/mapper_plain_stored",
+        || stored.clone(),
+        OrderAsIs::from_item,
+    );
+    run_batched(
+        &mut g,
+        &mut counts,
+        "from_item/mapper_record_stored",
+        || stored.clone(),
+        OrderAsIs::record_from_item,
+    );
     g.finish();
 
     // Key rendering and expression building, next to the mapping they serve.
@@ -260,11 +406,17 @@ fn bench(c: &mut Criterion) {
     const ORDER_SK: KeyPattern = KeyPattern::sort("ORDER#{order_id}#{created:ts3}");
     let created = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_705_314_600);
     let mut g = c.benchmark_group("keys_and_expressions");
-    g.bench_function("mapper_to_item", |b| {
-        b.iter(|| OrderAsIs::to_item(black_box(&order)))
-    });
-    g.bench_function("render_pk_and_sk", |b| {
-        b.iter(|| {
+    run(
+        &mut g,
+        &mut counts,
+        "keys_and_expressions/mapper_to_item",
+        || OrderAsIs::to_item(black_box(&order)),
+    );
+    run(
+        &mut g,
+        &mut counts,
+        "keys_and_expressions/render_pk_and_sk",
+        || {
             let pk = CUSTOMER_PK
                 .with("customer_id", black_box("C1"))
                 .render()
@@ -275,50 +427,62 @@ fn bench(c: &mut Criterion) {
                 .render()
                 .expect("renders");
             (pk, sk)
-        })
-    });
+        },
+    );
     // The same two keys written by hand (no escaping), the floor.
-    g.bench_function("format_pk_and_sk", |b| {
-        b.iter(|| {
+    run(
+        &mut g,
+        &mut counts,
+        "keys_and_expressions/format_pk_and_sk",
+        || {
             let pk = format!("CUSTOMER#{}", black_box("C1"));
             let at = encode_timestamp(created, 3).expect("encodes");
             let sk = format!("ORDER#{}#{at}", black_box("O1"));
             (pk, sk)
-        })
-    });
+        },
+    );
     let sk = ORDER_SK
         .with("order_id", "O1")
         .with("created", created)
         .render()
         .expect("renders");
-    g.bench_function("parse_sk", |b| {
-        b.iter(|| ORDER_SK.parse(black_box(&sk)).expect("parses"))
+    run(&mut g, &mut counts, "keys_and_expressions/parse_sk", || {
+        ORDER_SK.parse(black_box(&sk)).expect("parses")
     });
-    g.bench_function("key_condition_begins_with", |b| {
-        b.iter(|| {
+    run(
+        &mut g,
+        &mut counts,
+        "keys_and_expressions/key_condition_begins_with",
+        || {
             KeyCondition::new(APP_TABLE, black_box("CUSTOMER#C1"))
                 .sort_begins_with(black_box("ORDER#"))
                 .build()
                 .expect("builds")
-        })
-    });
+        },
+    );
     // Updates: the builder (three actions, one a computation) next to
     // `to_item`, and the typed partial update, which writes both entities
     // (two `to_item`s) and compares them.
-    g.bench_function("update_builder", |b| {
-        b.iter(|| {
+    run(
+        &mut g,
+        &mut counts,
+        "keys_and_expressions/update_builder",
+        || {
             Update::new()
                 .set(attr("status"), black_box("Shipped"))
                 .set(attr("trackingNumber"), black_box("TRK1"))
                 .set(attr("totalCents"), attr("totalCents").plus(black_box(100)))
                 .build()
                 .expect("builds")
-        })
-    });
+        },
+    );
     // The same update written by hand for the SDK (text, names, values),
     // the floor.
-    g.bench_function("update_hand_written", |b| {
-        b.iter(|| {
+    run(
+        &mut g,
+        &mut counts,
+        "keys_and_expressions/update_hand_written",
+        || {
             let names = std::collections::HashMap::from([
                 ("#s".to_owned(), "status".to_owned()),
                 ("#t".to_owned(), "trackingNumber".to_owned()),
@@ -337,24 +501,29 @@ fn bench(c: &mut Criterion) {
                 names,
                 values,
             )
-        })
-    });
+        },
+    );
     let mut delivered = order.clone();
     delivered.status = OrderStatus::Delivered;
     delivered.tracking_number = Some("TRK1".into());
-    g.bench_function("update_between", |b| {
-        b.iter(|| {
-            Update::between::<OrderAsIs>(black_box(&order), black_box(&delivered)).expect("diffs")
-        })
-    });
-    g.bench_function("filter_condition", |b| {
-        b.iter(|| {
+    run(
+        &mut g,
+        &mut counts,
+        "keys_and_expressions/update_between",
+        || Update::between::<OrderAsIs>(black_box(&order), black_box(&delivered)).expect("diffs"),
+    );
+    run(
+        &mut g,
+        &mut counts,
+        "keys_and_expressions/filter_condition",
+        || {
             (attr("status").eq(black_box("Shipped")) & attr("totalCents").gt(black_box(1000)))
                 .build()
                 .expect("builds")
-        })
-    });
+        },
+    );
     g.finish();
+    counts.write();
 }
 
 criterion_group!(benches, bench);

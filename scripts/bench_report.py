@@ -187,7 +187,17 @@ def main():
         for k, v in json.loads(memory.read_text()).items():
             memory_rows.append(f"| {k} | {v / 1024:.0f} KiB |")
 
-    everything = [f"| {g} | {b} | {fmt_time(ns)} |" for g, b, ns in all_benchmarks()]
+    # Allocations per call, counted by benches/mapping.rs (outside the
+    # timed runs) next to each benchmark's time.
+    allocations = {}
+    counted = CRITERION / "allocations-mapping.json"
+    if counted.exists():
+        allocations = json.loads(counted.read_text())
+
+    everything = [
+        f"| {g} | {b} | {fmt_time(ns)} | {allocations.get(f'{g}/{b}', '')} |"
+        for g, b, ns in all_benchmarks()
+    ]
 
     chart = ROOT / "benches" / "chart.svg"
     if ratios:
@@ -257,7 +267,17 @@ def main():
             *memory_rows,
             "",
         ]
-    doc += ["## Every benchmark (median)", "", "| group | benchmark | median |", "|---|---|---|", *everything, ""]
+    doc += [
+        "## Every benchmark (median)",
+        "",
+        "Allocations: heap allocations and reallocations of one call, counted by a counting",
+        "allocator in `benches/mapping.rs` outside the timed runs (blank where not counted).",
+        "",
+        "| group | benchmark | median | allocations |",
+        "|---|---|---|---|",
+        *everything,
+        "",
+    ]
     (ROOT / "BENCHMARKS.md").write_text("\n".join(doc))
     print("\n".join(doc))
 

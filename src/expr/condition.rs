@@ -9,7 +9,7 @@ use super::expression::Expression;
 use super::operand::{Attr, Operand, OperandKind, Size, Step, ValueType};
 use super::placeholders::{Ctx, EXPRESSION, check_prefix, expr_error};
 use crate::error::{Error, ErrorKind, Result};
-use crate::item::{check_depth, check_values};
+use crate::item::{check_depth, check_values, parse_number};
 
 /// DynamoDB's limit on the values of one `IN`.
 const MAX_IN_VALUES: usize = 100;
@@ -573,13 +573,19 @@ impl Ctx<'_> {
                 // limits only their size, in the request); the rest is
                 // checked as an item's values are. Cloning recurses: depth
                 // first (a value can be built by hand, to any depth).
-                if !matches!(
-                    v,
-                    AttributeValue::S(_) | AttributeValue::B(_) | AttributeValue::Bool(_)
-                ) {
-                    let name = subject.to_owned();
-                    check_depth([(&name, v)]).map_err(operand_error)?;
-                    check_values([(&name, v)]).map_err(operand_error)?;
+                match v {
+                    AttributeValue::S(_) | AttributeValue::B(_) | AttributeValue::Bool(_) => {}
+                    // A number alone: its spelling is all there is to check.
+                    AttributeValue::N(n) => {
+                        parse_number(n).map_err(|reason| {
+                            operand_error(Error::invalid_value(subject, reason))
+                        })?;
+                    }
+                    _ => {
+                        let name = subject.to_owned();
+                        check_depth([(&name, v)]).map_err(operand_error)?;
+                        check_values([(&name, v)]).map_err(operand_error)?;
+                    }
                 }
                 self.push_value(v.clone(), out);
                 Ok(())

@@ -75,13 +75,31 @@ pub(super) enum Step<'a> {
     Index(u64),
 }
 
-fn parse_path(path: &str) -> std::result::Result<Vec<Step<'_>>, String> {
+/// A parsed path: most are one plain name, kept without a list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Steps<'a> {
+    One(Step<'a>),
+    Many(Vec<Step<'a>>),
+}
+
+impl<'a> std::ops::Deref for Steps<'a> {
+    type Target = [Step<'a>];
+
+    fn deref(&self) -> &[Step<'a>] {
+        match self {
+            Steps::One(step) => std::slice::from_ref(step),
+            Steps::Many(steps) => steps,
+        }
+    }
+}
+
+fn parse_path(path: &str) -> std::result::Result<Steps<'_>, String> {
     if path.is_empty() {
         return Err("it is empty".to_owned());
     }
     // Most paths are one plain name.
     if !path.bytes().any(|b| matches!(b, b'.' | b'[' | b']')) {
-        return Ok(vec![Step::Name(path)]);
+        return Ok(Steps::One(Step::Name(path)));
     }
     let mut steps = Vec::new();
     for (k, segment) in path.split('.').enumerate() {
@@ -119,7 +137,7 @@ fn parse_path(path: &str) -> std::result::Result<Vec<Step<'_>>, String> {
             rest = after;
         }
     }
-    Ok(steps)
+    Ok(Steps::Many(steps))
 }
 
 impl Attr {
@@ -186,7 +204,7 @@ impl Attr {
         &self.text
     }
 
-    pub(super) fn steps(&self) -> Result<Vec<Step<'_>>> {
+    pub(super) fn steps(&self) -> Result<Steps<'_>> {
         if let Some(names) = &self.names {
             if names.is_empty() || names.iter().any(String::is_empty) {
                 return Err(expr_error(
@@ -194,7 +212,7 @@ impl Attr {
                     "is not a valid attribute path: it has an empty name",
                 ));
             }
-            return Ok(names.iter().map(|n| Step::Name(n)).collect());
+            return Ok(Steps::Many(names.iter().map(|n| Step::Name(n)).collect()));
         }
         if self.top_level {
             if self.text.is_empty() {
@@ -203,7 +221,7 @@ impl Attr {
                     "is not a valid attribute name: it is empty",
                 ));
             }
-            return Ok(vec![Step::Name(&self.text)]);
+            return Ok(Steps::One(Step::Name(&self.text)));
         }
         parse_path(&self.text).map_err(|reason| {
             expr_error(
@@ -408,7 +426,11 @@ mod tests {
     #[test]
     fn paths() {
         assert_eq!(
-            parse_path("a[1][22].b").unwrap(),
+            parse_path("plain").unwrap(),
+            Steps::One(Step::Name("plain"))
+        );
+        assert_eq!(
+            *parse_path("a[1][22].b").unwrap(),
             [
                 Step::Name("a"),
                 Step::Index(1),

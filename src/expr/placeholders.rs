@@ -33,52 +33,53 @@ pub(super) fn check_prefix(prefix: &str) -> Result<()> {
     }
 }
 
-/// Placeholders handed out while rendering one expression. Kept in lists
-/// (an expression names few attributes, so a scan beats hashing), turned
-/// into the request's maps once at the end.
+/// Placeholders handed out while rendering one expression, straight into
+/// the request's maps. A name already handed out is found by scanning the
+/// names map (an expression names few attributes, so a scan beats a second
+/// map from name to placeholder); values are always new placeholders.
 pub(super) struct Ctx<'p> {
     prefix: &'p str,
-    /// (placeholder, attribute name).
-    names: Vec<(String, String)>,
-    /// (placeholder, value).
-    values: Vec<(String, AttributeValue)>,
+    /// placeholder → attribute name.
+    names: HashMap<String, String>,
+    /// placeholder → value.
+    values: HashMap<String, AttributeValue>,
 }
 
 impl<'p> Ctx<'p> {
     pub(super) fn new(prefix: &'p str) -> Self {
         Ctx {
             prefix,
-            names: Vec::new(),
-            values: Vec::new(),
+            names: HashMap::new(),
+            values: HashMap::new(),
         }
     }
 
+    /// `sigil`, the prefix and `n` (digits written without `fmt`).
     fn placeholder(&self, sigil: char, n: usize) -> String {
-        use std::fmt::Write as _;
         let mut p = String::with_capacity(1 + self.prefix.len() + 3);
         p.push(sigil);
         p.push_str(self.prefix);
-        let _ = write!(p, "{n}");
+        push_decimal(&mut p, n);
         p
     }
 
     /// Appends the placeholder of the attribute `name` (the same one each
     /// time the name comes back).
     pub(super) fn push_name(&mut self, name: &str, out: &mut String) {
-        if let Some((p, _)) = self.names.iter().find(|(_, n)| n == name) {
+        if let Some((p, _)) = self.names.iter().find(|(_, n)| *n == name) {
             out.push_str(p);
             return;
         }
         let p = self.placeholder('#', self.names.len());
         out.push_str(&p);
-        self.names.push((p, name.to_owned()));
+        self.names.insert(p, name.to_owned());
     }
 
     /// Appends a new placeholder for the value `v`.
     pub(super) fn push_value(&mut self, v: AttributeValue, out: &mut String) {
         let p = self.placeholder(':', self.values.len());
         out.push_str(&p);
-        self.values.push((p, v));
+        self.values.insert(p, v);
     }
 
     pub(super) fn name(&mut self, name: &str) -> String {
@@ -95,11 +96,19 @@ impl<'p> Ctx<'p> {
 
     /// The names and values handed out, to make the expression with.
     pub(super) fn into_bound(self) -> (HashMap<String, String>, HashMap<String, AttributeValue>) {
-        (
-            self.names.into_iter().collect(),
-            self.values.into_iter().collect(),
-        )
+        (self.names, self.values)
     }
+}
+
+/// Appends the decimal digits of `n`.
+fn push_decimal(out: &mut String, n: usize) {
+    if n < 10 {
+        // `n` is one digit, so the addition cannot overflow a byte.
+        out.push(char::from(b'0' + n as u8));
+        return;
+    }
+    push_decimal(out, n / 10);
+    out.push(char::from(b'0' + (n % 10) as u8));
 }
 
 // --------------------------------------------------------- renaming on merge

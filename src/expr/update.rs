@@ -7,7 +7,7 @@ use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::expression::Expression;
-use super::operand::{Attr, Operand, OperandKind, Step};
+use super::operand::{Attr, Operand, OperandKind, Step, Steps};
 use super::placeholders::{Ctx, EXPRESSION, check_prefix, expr_error};
 use crate::error::Result;
 
@@ -39,9 +39,9 @@ pub struct UpdateValue(ValueNode);
 enum ValueNode {
     Operand(Operand),
     IfNotExists(Attr, Box<ValueNode>),
-    ListAppend(Box<ValueNode>, Box<ValueNode>),
-    Plus(Box<ValueNode>, Box<ValueNode>),
-    Minus(Box<ValueNode>, Box<ValueNode>),
+    ListAppend(Box<(ValueNode, ValueNode)>),
+    Plus(Box<(ValueNode, ValueNode)>),
+    Minus(Box<(ValueNode, ValueNode)>),
 }
 
 impl UpdateValue {
@@ -54,7 +54,7 @@ impl UpdateValue {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn plus(self, other: impl Into<UpdateValue>) -> UpdateValue {
-        UpdateValue(ValueNode::Plus(Box::new(self.0), Box::new(other.into().0)))
+        UpdateValue(ValueNode::Plus(Box::new((self.0, other.into().0))))
     }
 
     /// `self - other`, as [`plus`](Self::plus).
@@ -66,7 +66,7 @@ impl UpdateValue {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn minus(self, other: impl Into<UpdateValue>) -> UpdateValue {
-        UpdateValue(ValueNode::Minus(Box::new(self.0), Box::new(other.into().0)))
+        UpdateValue(ValueNode::Minus(Box::new((self.0, other.into().0))))
     }
 }
 
@@ -81,10 +81,10 @@ impl UpdateValue {
 /// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```
 pub fn list_append(first: impl Into<UpdateValue>, second: impl Into<UpdateValue>) -> UpdateValue {
-    UpdateValue(ValueNode::ListAppend(
-        Box::new(first.into().0),
-        Box::new(second.into().0),
-    ))
+    UpdateValue(ValueNode::ListAppend(Box::new((
+        first.into().0,
+        second.into().0,
+    ))))
 }
 
 impl Attr {
@@ -185,6 +185,16 @@ impl Action {
     fn path(&self) -> &Attr {
         match self {
             Action::Set(a, _) | Action::Remove(a) | Action::Add(a, _) | Action::Delete(a, _) => a,
+        }
+    }
+
+    /// Its clause, in DynamoDB's order: SET, REMOVE, ADD, DELETE.
+    fn clause(&self) -> usize {
+        match self {
+            Action::Set(..) => 0,
+            Action::Remove(_) => 1,
+            Action::Add(..) => 2,
+            Action::Delete(..) => 3,
         }
     }
 }
@@ -365,63 +375,62 @@ impl Update {
         }
         let parsed = self.check_paths()?;
         let mut ctx = Ctx::new(prefix);
-        // Each clause's text, its keyword first: `SET a = :a, b = :b`.
-        let mut clauses: [(&str, String); 4] = [
-            ("SET ", String::new()),
-            ("REMOVE ", String::new()),
-            ("ADD ", String::new()),
-            ("DELETE ", String::new()),
-        ];
-        for (action, steps) in self.actions.iter().zip(&parsed) {
-            let subject = action.path().path();
-            let clause = match action {
-                Action::Set(..) => 0,
-                Action::Remove(_) => 1,
-                Action::Add(..) => 2,
-                Action::Delete(..) => 3,
-            };
-            let Some((keyword, out)) = clauses.get_mut(clause) else {
-                continue;
-            };
-            out.push_str(if out.is_empty() { keyword } else { ", " });
-            ctx.path_steps(steps, out);
-            match action {
-                Action::Set(_, value) => {
-                    out.push_str(" = ");
-                    ctx.update_value(value, subject, out)?;
+        // The clauses in DynamoDB's order, each action in its clause in the
+        // order given: `SET a = :a, b = :b REMOVE c`.
+        let mut text = String::with_capacity(24 * self.actions.len());
+        for (clause, keyword) in ["SET ", "REMOVE ", "ADD ", "DELETE "]
+            .into_iter()
+            .enumerate()
+        {
+            let mut first = true;
+            for (action, (subject, steps)) in self.actions.iter().zip(&parsed) {
+                if action.clause() != clause {
+                    continue;
                 }
-                Action::Remove(_) => {}
-                Action::Add(_, operand) => {
-                    check_value_type(operand, subject, "ADD", "a number or a set", |v| {
-                        matches!(
-                            v,
-                            AttributeValue::N(_)
-                                | AttributeValue::Ss(_)
-                                | AttributeValue::Ns(_)
-                                | AttributeValue::Bs(_)
-                        )
-                    })?;
-                    out.push(' ');
-                    ctx.operand(operand, subject, out)?;
+                if first {
+                    if !text.is_empty() {
+                        text.push(' ');
+                    }
+                    text.push_str(keyword);
+                    first = false;
+                } else {
+                    text.push_str(", ");
                 }
-                Action::Delete(_, operand) => {
-                    check_value_type(operand, subject, "DELETE", "a set", |v| {
-                        matches!(
-                            v,
-                            AttributeValue::Ss(_) | AttributeValue::Ns(_) | AttributeValue::Bs(_)
-                        )
-                    })?;
-                    out.push(' ');
-                    ctx.operand(operand, subject, out)?;
+                let out = &mut text;
+                ctx.path_steps(steps, out);
+                match action {
+                    Action::Set(_, value) => {
+                        out.push_str(" = ");
+                        ctx.update_value(value, subject, out)?;
+                    }
+                    Action::Remove(_) => {}
+                    Action::Add(_, operand) => {
+                        check_value_type(operand, subject, "ADD", "a number or a set", |v| {
+                            matches!(
+                                v,
+                                AttributeValue::N(_)
+                                    | AttributeValue::Ss(_)
+                                    | AttributeValue::Ns(_)
+                                    | AttributeValue::Bs(_)
+                            )
+                        })?;
+                        out.push(' ');
+                        ctx.operand(operand, subject, out)?;
+                    }
+                    Action::Delete(_, operand) => {
+                        check_value_type(operand, subject, "DELETE", "a set", |v| {
+                            matches!(
+                                v,
+                                AttributeValue::Ss(_)
+                                    | AttributeValue::Ns(_)
+                                    | AttributeValue::Bs(_)
+                            )
+                        })?;
+                        out.push(' ');
+                        ctx.operand(operand, subject, out)?;
+                    }
                 }
             }
-        }
-        let mut text = String::new();
-        for (_, clause) in clauses.iter().filter(|(_, c)| !c.is_empty()) {
-            if !text.is_empty() {
-                text.push(' ');
-            }
-            text.push_str(clause);
         }
         Ok(Expression::rendered(text, ctx))
     }
@@ -440,8 +449,8 @@ impl Update {
 
     /// Every path valid, at most 32 levels deep, and no two actions on
     /// overlapping paths; the paths parsed, in action order.
-    fn check_paths(&self) -> Result<Vec<Vec<Step<'_>>>> {
-        let mut seen: Vec<(&str, Vec<Step<'_>>)> = Vec::with_capacity(self.actions.len());
+    fn check_paths(&self) -> Result<Vec<(&str, Steps<'_>)>> {
+        let mut seen: Vec<(&str, Steps<'_>)> = Vec::with_capacity(self.actions.len());
         for action in &self.actions {
             let attr = action.path();
             let steps = attr.steps()?;
@@ -490,7 +499,7 @@ impl Update {
             }
             seen.push((attr.path(), steps));
         }
-        Ok(seen.into_iter().map(|(_, steps)| steps).collect())
+        Ok(seen)
     }
 }
 
@@ -544,7 +553,8 @@ impl Ctx<'_> {
                 out.push(')');
                 Ok(())
             }
-            ValueNode::ListAppend(a, b) => {
+            ValueNode::ListAppend(pair) => {
+                let (a, b) = &**pair;
                 for side in [a, b] {
                     literal_check(side, subject, "list_append", "a list", |v| {
                         matches!(v, AttributeValue::L(_))
@@ -557,13 +567,14 @@ impl Ctx<'_> {
                 out.push(')');
                 Ok(())
             }
-            ValueNode::Plus(a, b) | ValueNode::Minus(a, b) => {
+            ValueNode::Plus(pair) | ValueNode::Minus(pair) => {
+                let (a, b) = &**pair;
                 for side in [a, b] {
                     literal_check(side, subject, "+ and -", "numbers", |v| {
                         matches!(v, AttributeValue::N(_))
                     })?;
                     if matches!(
-                        **side,
+                        side,
                         ValueNode::Plus(..) | ValueNode::Minus(..) | ValueNode::ListAppend(..)
                     ) {
                         return Err(expr_error(
