@@ -46,7 +46,12 @@ COMPARISONS = [
     ("keys_and_expressions", "key_condition_begins_with", "mapper_to_item", "building a begins_with key condition vs one to_item", None),
     ("keys_and_expressions", "filter_condition", "mapper_to_item", "building a two-clause filter vs one to_item", None),
     ("decode_1000_mixed", "registry", "hand_match", "registry decoding of 1,000 mixed items vs hand-written match + from_item", 1.10),
+    ("keys_and_expressions", "update_builder", "mapper_to_item", "building a three-action update vs one to_item", None),
+    ("keys_and_expressions", "update_builder", "update_hand_written", "building a three-action update vs the same written by hand", None),
     ("write_10000", "sequential_put_item", "batch_writer", "writing 10,000 items: sequential PutItem vs batch helper (speed-up)", None),
+    ("write_10000", "concurrent_put_item", "batch_writer", "writing 10,000 items: 16 concurrent PutItems vs batch helper (speed-up)", None),
+    # Throughput at least 0.95x the hand-written loop: time at most 1/0.95.
+    ("write_10000", "batch_writer", "hand_batch_write_item", "writing 10,000 items: batch helper vs hand-written BatchWriteItem loop, 4 in flight (time)", 1 / 0.95),
 ]
 
 
@@ -211,7 +216,7 @@ def main():
         "## How to reproduce",
         "",
         "```sh",
-        "cargo bench                        # mapping, registry and e2e (e2e starts DynamoDB Local)",
+        "DYNAMODB_LOCAL_JIT=full cargo bench   # mapping, registry and e2e (e2e starts DynamoDB Local)",
         "for i in 1 2 3; do                 # repeated runs of the in-process benches",
         "  cargo bench --bench mapping --bench registry -- --save-baseline run-$i",
         "done",
@@ -241,6 +246,12 @@ def main():
         if profile.exists():
             p = json.loads(profile.read_text())
             wall, cpu = p.get("batch_wall_seconds"), p.get("batch_client_cpu_seconds")
+            jit = p.get("jit")
+            if jit:
+                doc += [
+                    f"Server: DynamoDB Local {'with the JVM default JIT (C1 then C2; `DYNAMODB_LOCAL_JIT=full`)' if jit == 'full' else 'with the C1-only JIT the testkit starts by default (about 1.7-1.9x slower per item than the full JIT)'}.",
+                    "",
+                ]
             if wall and cpu is not None:
                 doc += [
                     f"Where the batch write's time goes: this process used {cpu:.2f} s of CPU in "

@@ -404,27 +404,19 @@ impl Update {
                         ctx.update_value(value, subject, out)?;
                     }
                     Action::Remove(_) => {}
-                    Action::Add(_, operand) => {
-                        check_value_type(operand, subject, "ADD", "a number or a set", |v| {
-                            matches!(
-                                v,
-                                AttributeValue::N(_)
-                                    | AttributeValue::Ss(_)
-                                    | AttributeValue::Ns(_)
-                                    | AttributeValue::Bs(_)
-                            )
-                        })?;
-                        out.push(' ');
-                        ctx.operand(operand, subject, out)?;
-                    }
-                    Action::Delete(_, operand) => {
-                        check_value_type(operand, subject, "DELETE", "a set", |v| {
-                            matches!(
-                                v,
-                                AttributeValue::Ss(_)
-                                    | AttributeValue::Ns(_)
-                                    | AttributeValue::Bs(_)
-                            )
+                    Action::Add(_, operand) | Action::Delete(_, operand) => {
+                        let add = matches!(action, Action::Add(..));
+                        let (keyword, expected) = if add {
+                            ("ADD", "a number or a set")
+                        } else {
+                            ("DELETE", "a set")
+                        };
+                        check_value_type(operand, subject, keyword, expected, |v| match v {
+                            AttributeValue::N(_) => add,
+                            AttributeValue::Ss(_)
+                            | AttributeValue::Ns(_)
+                            | AttributeValue::Bs(_) => true,
+                            _ => false,
                         })?;
                         out.push(' ');
                         ctx.operand(operand, subject, out)?;

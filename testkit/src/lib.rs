@@ -143,6 +143,7 @@ mod tables;
 pub use backend::{BACKEND_ENV, Backend};
 pub use error::TestkitError;
 pub use pins::{DYNAMODB_LOCAL_VERSION, DYNOXIDE_VERSION, NPM_PACKAGE_VERSION};
+pub use process::{JIT_ENV, dynamodb_local_jit};
 pub use provision::provision;
 #[allow(deprecated)]
 pub use server::DynamoDbLocal;

@@ -272,6 +272,40 @@ pub(crate) struct JavaProcess {
 }
 
 /// `-D<name>=<value>`.
+/// The variable that chooses DynamoDB Local's JIT: `full` for the JVM's
+/// default tiered compilation (C1, then C2 for hot code: what a long
+/// benchmark should measure), anything else or unset for C1 only.
+pub const JIT_ENV: &str = "DYNAMODB_LOCAL_JIT";
+
+/// The JIT options for the value of [`JIT_ENV`]: C1 only by default, which
+/// starts about 30 % faster (1.7 s instead of 2.5 s here) and suits a test
+/// server, which never runs long enough for C2 to pay off; none (the JVM's
+/// default) for `full`.
+fn jit_args(value: Option<&std::ffi::OsStr>) -> Vec<OsString> {
+    if value.is_some_and(|v| v == "full") {
+        Vec::new()
+    } else {
+        vec!["-XX:TieredStopAtLevel=1".into()]
+    }
+}
+
+/// Which JIT [`JIT_ENV`] asks DynamoDB Local for: `"full"` or `"c1"`.
+///
+/// ```
+/// // Unset in the doc tests: C1 only.
+/// # if std::env::var_os("DYNAMODB_LOCAL_JIT").is_none() {
+/// assert_eq!(dynamodb_mapper_testkit::dynamodb_local_jit(), "c1");
+/// # }
+/// ```
+#[must_use]
+pub fn dynamodb_local_jit() -> &'static str {
+    if jit_args(std::env::var_os(JIT_ENV).as_deref()).is_empty() {
+        "full"
+    } else {
+        "c1"
+    }
+}
+
 fn system_property(name: &str, value: &Path) -> OsString {
     let mut arg = OsString::from(format!("-D{name}="));
     arg.push(value);
@@ -279,8 +313,8 @@ fn system_property(name: &str, value: &Path) -> OsString {
 }
 
 impl JavaProcess {
-    /// Creates a [`PrivateTempDir`] and starts, in it, `java -XX:TieredStopAtLevel=1
-    /// -Djava.io.tmpdir=<temp dir> -Djava.library.path=<dir>/DynamoDBLocal_lib
+    /// Creates a [`PrivateTempDir`] and starts, in it, `java -XX:TieredStopAtLevel=1`
+    /// (left out with `DYNAMODB_LOCAL_JIT=full`) `-Djava.io.tmpdir=<temp dir> -Djava.library.path=<dir>/DynamoDBLocal_lib
     /// [-Dorg.sqlite.lib.path=<dir>/DynamoDBLocal_lib -Dorg.sqlite.lib.name=<library>]
     /// -jar <dir>/DynamoDBLocal.jar -inMemory -sharedDb -disableTelemetry -port <port>`.
     pub(crate) fn spawn(java: &Path, dir: &Path, port: u16) -> Result<Self, TestkitError> {
@@ -288,15 +322,13 @@ impl JavaProcess {
         let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
         let lib_dir = dir.join(LIB_DIR);
         let temp_dir = PrivateTempDir::create()?;
-        let mut java_args: Vec<OsString> = vec![
-            // C1 only: starts about 30 % faster (1.7 s instead of 2.5 s
-            // here), and a test server never runs long enough for C2 to pay off.
-            "-XX:TieredStopAtLevel=1".into(),
+        let mut java_args: Vec<OsString> = jit_args(std::env::var_os(JIT_ENV).as_deref());
+        java_args.extend([
             // Where anything java writes to "the temp dir" lands; removed
             // with the process.
             system_property("java.io.tmpdir", temp_dir.path()),
             system_property("java.library.path", &lib_dir),
-        ];
+        ]);
         // DynamoDB Local 3.x loads sqlite4java's native library from
         // `org.sqlite.lib.path`/`org.sqlite.lib.name` when they name an
         // existing file; otherwise it copies the library out of its jar into
@@ -469,6 +501,15 @@ impl Drop for JavaProcess {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_jit_is_c1_only_unless_full_is_asked_for() {
+        let c1: Vec<OsString> = vec!["-XX:TieredStopAtLevel=1".into()];
+        assert_eq!(jit_args(None), c1);
+        assert_eq!(jit_args(Some("c1".as_ref())), c1);
+        assert_eq!(jit_args(Some("FULL".as_ref())), c1);
+        assert!(jit_args(Some("full".as_ref())).is_empty());
+    }
 
     #[test]
     fn tail_keeps_last_lines() {

@@ -466,13 +466,7 @@ impl TestServer {
         aws_sdk_dynamodb::Config::builder()
             .behavior_version(BehaviorVersion::latest())
             .region(Region::from_static(REGION))
-            .credentials_provider(Credentials::new(
-                ACCESS_KEY,
-                ACCESS_KEY,
-                None,
-                None,
-                "dynamodb-mapper-testkit",
-            ))
+            .credentials_provider(credentials())
             .endpoint_url(&self.endpoint)
     }
 
@@ -490,14 +484,8 @@ impl TestServer {
         use aws_sdk_dynamodbstreams::config;
         let config = config::Builder::new()
             .behavior_version(config::BehaviorVersion::latest())
-            .region(config::Region::from_static(REGION))
-            .credentials_provider(config::Credentials::new(
-                ACCESS_KEY,
-                ACCESS_KEY,
-                None,
-                None,
-                "dynamodb-mapper-testkit",
-            ))
+            .region(Region::from_static(REGION))
+            .credentials_provider(credentials())
             .endpoint_url(&self.endpoint)
             .build();
         aws_sdk_dynamodbstreams::Client::from_conf(config)
@@ -521,6 +509,18 @@ impl TestServer {
     pub fn client(&self) -> Client {
         Client::from_conf(self.config().build())
     }
+}
+
+/// The static credentials of every client the testkit hands out (the same
+/// type for the DynamoDB and the Streams SDK).
+fn credentials() -> Credentials {
+    Credentials::new(
+        ACCESS_KEY,
+        ACCESS_KEY,
+        None,
+        None,
+        "dynamodb-mapper-testkit",
+    )
 }
 
 enum Failure {
