@@ -97,7 +97,9 @@ fn decode<M: Mapper, T: DeserializeOwned>(
         .any(is_field);
     let early_key = key_is_field.then(|| M::TABLE.render_key(&item));
     // `item` keeps what the value consumes, `rest` gets the others.
-    let rest = item.extract_if(|k, _| !is_field(k)).collect::<Item>();
+    // Sized once: growing it attribute by attribute rehashed it three times.
+    let mut rest = Item::with_capacity(item.keys().filter(|k| !is_field(k)).count());
+    rest.extend(item.extract_if(|k, _| !is_field(k)));
     let key = || {
         early_key
             .clone()
