@@ -237,9 +237,16 @@ def main():
         "",
     ]
     if speedup:
+        loop = median_ns("write_10000", "hand_batch_write_item")
+        versus_loop = (
+            f", and takes {batch / loop:.2f}× the time of the best hand-written `BatchWriteItem` loop "
+            f"(4 requests in flight, no consumed capacity; target: at least 0.95× its throughput)"
+            if loop
+            else ""
+        )
         doc += [
-            f"Batch writing of 10,000 items is **{speedup:.1f}× faster** than sequential `PutItem` "
-            f"(target: at least 5×; every item written, asserted in the benchmark).",
+            f"Batch writing of 10,000 items is **{speedup:.1f}× faster** than sequential `PutItem`"
+            f"{versus_loop}; every item written, asserted in the benchmark.",
             "",
         ]
         profile = CRITERION / "e2e_profile.json"
