@@ -6,25 +6,26 @@ use serde::de::{self, IntoDeserializer, Unexpected, Visitor};
 use super::SdError;
 
 /// A map key: a string, read as `serde_dynamo` reads keys (as a string, a
-/// unit variant, an integer or a boolean).
-pub(super) struct Key(pub(super) String);
+/// unit variant, an integer or a boolean). Borrowed: the map keeps the key
+/// to name it in the path of an error in its value.
+pub(super) struct Key<'k>(pub(super) &'k str);
 
 macro_rules! integer_key {
     ($($method:ident => $visit:ident: $ty:ty,)*) => {$(
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
             match self.0.parse::<$ty>() {
                 Ok(v) => visitor.$visit(v),
-                Err(_) => Err(de::Error::invalid_value(Unexpected::Str(&self.0), &visitor)),
+                Err(_) => Err(de::Error::invalid_value(Unexpected::Str(self.0), &visitor)),
             }
         }
     )*};
 }
 
-impl<'de> de::Deserializer<'de> for Key {
+impl<'de> de::Deserializer<'de> for Key<'_> {
     type Error = SdError;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        visitor.visit_string(self.0)
+        visitor.visit_str(self.0)
     }
 
     integer_key! {
@@ -41,10 +42,10 @@ impl<'de> de::Deserializer<'de> for Key {
     }
 
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        match self.0.as_str() {
+        match self.0 {
             "true" => visitor.visit_bool(true),
             "false" => visitor.visit_bool(false),
-            _ => Err(de::Error::invalid_value(Unexpected::Str(&self.0), &visitor)),
+            _ => Err(de::Error::invalid_value(Unexpected::Str(self.0), &visitor)),
         }
     }
 

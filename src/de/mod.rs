@@ -4,16 +4,18 @@
 //! The top level is our own `MapAccess`: it hands each attribute to the
 //! entity under its field name (undoing the naming convention without
 //! rebuilding the map) and remembers which attribute it is on, so a failure in
-//! a scalar attribute is located for free. Only lists, maps and sets, where
-//! a failure can sit deeper, go through `serde_path_to_error`. Below the top
-//! level, [`Value`] walks lists and maps itself so every failure says what
-//! was expected and what was found.
+//! a scalar attribute is located for free. Below the top level, [`Value`]
+//! walks lists and maps itself so every failure says what was expected and
+//! what was found, and where: each level records its step only when its
+//! element fails (`path.rs`), so a read that succeeds copies no key.
 //!
 //! - `mod.rs`: the top level, [`from_fields`], and why it failed
 //!   ([`FieldsError`]: a missing field is told apart from serde's other
 //!   errors by serde's own `missing_field` call, not by its message).
 //! - `value.rs`: [`Value`], the deserializer for one attribute value.
 //! - `key.rs`: map keys (strings, read as numbers when asked).
+//! - `path.rs`: the path of a failure below the top level, recorded on the
+//!   way out.
 
 use std::collections::hash_map;
 use std::fmt;
@@ -25,10 +27,12 @@ use crate::fields::FieldTable;
 use crate::item::Item;
 
 mod key;
+mod path;
 #[cfg(test)]
 mod tests;
 mod value;
 
+pub(crate) use path::{clear as clear_failed_path, take as take_failed_path};
 pub(crate) use value::Value;
 
 /// The error of the value deserializer: `serde_dynamo`'s, so messages read
@@ -155,16 +159,15 @@ impl<'de> MapAccess<'de> for TopLevel<'_> {
                 | AttributeValue::Bs(_)
         );
         let de = Value::attribute(value);
-        if nested {
-            let mut track = serde_path_to_error::Track::new();
-            let result = seed.deserialize(serde_path_to_error::Deserializer::new(de, &mut track));
-            if result.is_err() {
-                self.nested = Some(track.path().to_string());
-            }
-            Ok(result?)
-        } else {
-            Ok(seed.deserialize(de)?)
+        if !nested {
+            return Ok(seed.deserialize(de)?);
         }
+        path::clear();
+        let result = seed.deserialize(de);
+        if result.is_err() {
+            self.nested = Some(path::take());
+        }
+        Ok(result?)
     }
 
     fn size_hint(&self) -> Option<usize> {

@@ -448,3 +448,138 @@ proptest! {
         }
     }
 }
+
+/// The path of a failure below the top level, as `from_fields` reports it.
+fn failed_path<T: de::DeserializeOwned + std::fmt::Debug + 'static>(item: Item) -> Option<String> {
+    let table = crate::fields::field_table::<T>(crate::NamingConvention::AsIs)
+        .unwrap()
+        .unwrap();
+    match from_fields::<T>(item, table) {
+        Err(FieldsError::Other(_, path)) => path,
+        other => panic!("expected a failure, got {other:?}"),
+    }
+}
+
+/// Reads numbers, and zero for an element that is not one: it recovers
+/// from its elements' failures and goes on.
+fn lenient<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<u32>, D::Error> {
+    struct Lenient;
+    impl<'de> serde::de::Visitor<'de> for Lenient {
+        type Value = Vec<u32>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a list")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u32>, A::Error> {
+            let mut out = Vec::new();
+            loop {
+                match seq.next_element::<u32>() {
+                    Ok(Some(n)) => out.push(n),
+                    Ok(None) => return Ok(out),
+                    Err(_) => out.push(0),
+                }
+            }
+        }
+    }
+    d.deserialize_seq(Lenient)
+}
+
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct Paths {
+    shapes: Vec<Shape>,
+    by_name: Option<HashMap<String, Vec<Inner>>>,
+    #[serde(default, deserialize_with = "lenient")]
+    lenient: Vec<u32>,
+    strict: Option<Vec<Inner>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct Wrapper {
+    #[serde(deserialize_with = "lenient")]
+    l: Vec<u32>,
+    x: u32,
+}
+
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct Wrapped {
+    w: Vec<Wrapper>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Lenient {
+    #[serde(deserialize_with = "lenient")]
+    lenient: Vec<u32>,
+}
+
+#[test]
+fn failure_paths_name_every_step_and_only_the_failure() {
+    let av = |v: SdValue| aws_sdk_dynamodb::types::AttributeValue::from(v);
+    let shapes = |inner: SdValue| {
+        (
+            "shapes".to_owned(),
+            av(SdValue::L(vec![
+                SdValue::S("Dot".into()),
+                SdValue::M(HashMap::from([("Rect".to_owned(), inner)])),
+            ])),
+        )
+    };
+    let bad_rect = SdValue::M(HashMap::from([
+        ("w".to_owned(), n("1")),
+        ("h".to_owned(), s("tall")),
+    ]));
+    // Inside a struct variant: the variant's name is a step.
+    let item = Item::from([shapes(bad_rect)]);
+    assert_eq!(
+        failed_path::<Paths>(item).as_deref(),
+        Some("shapes[1].Rect.h")
+    );
+
+    // Inside a map keyed by data, then a list, then a struct.
+    let good_rect = SdValue::M(HashMap::from([("w".to_owned(), n("1"))]));
+    let by_name = SdValue::M(HashMap::from([(
+        "alice".to_owned(),
+        SdValue::L(vec![SdValue::M(HashMap::from([("a".to_owned(), s("x"))]))]),
+    )]));
+    let item = Item::from([
+        shapes(good_rect.clone()),
+        ("by_name".to_owned(), av(by_name)),
+    ]);
+    assert_eq!(
+        failed_path::<Paths>(item).as_deref(),
+        Some("by_name.alice[0].a")
+    );
+
+    // A failure something recovered from leaves no step behind: the next
+    // failure's path is its own, in the same list or after it.
+    let item = Item::from([(
+        "lenient".to_owned(),
+        av(SdValue::L(vec![s("no"), n("3"), s("no")])),
+    )]);
+    let table = crate::fields::field_table::<Lenient>(crate::NamingConvention::AsIs)
+        .unwrap()
+        .unwrap();
+    let read: Lenient = from_fields(item, table).unwrap();
+    assert_eq!(read.lenient, [0, 3, 0]);
+    let lenient = SdValue::L(vec![s("not a number"), n("3")]);
+    let strict = SdValue::L(vec![
+        SdValue::M(HashMap::from([("a".to_owned(), n("1"))])),
+        SdValue::M(HashMap::from([("a".to_owned(), s("no"))])),
+    ]);
+    let item = Item::from([
+        shapes(good_rect),
+        ("lenient".to_owned(), av(lenient)),
+        ("strict".to_owned(), av(strict)),
+    ]);
+    assert_eq!(failed_path::<Paths>(item).as_deref(), Some("strict[1].a"));
+
+    // In one struct: a field that recovered from a failure, then a field
+    // that fails (in whichever order the map gives them).
+    let wrapper = SdValue::M(HashMap::from([
+        ("l".to_owned(), SdValue::L(vec![s("no"), n("1")])),
+        ("x".to_owned(), s("not a number")),
+    ]));
+    let item = Item::from([("w".to_owned(), av(SdValue::L(vec![wrapper])))]);
+    assert_eq!(failed_path::<Wrapped>(item).as_deref(), Some("w[0].x"));
+}

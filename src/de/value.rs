@@ -11,6 +11,7 @@ use serde::de::{
 
 use super::SdError;
 use super::key::Key;
+use super::path::{self, Step};
 use crate::item::{Item, MAX_NESTING, read_float, type_name};
 
 /// A deserializer for one attribute value, on the SDK's own type (no
@@ -261,15 +262,21 @@ impl<'de> de::Deserializer<'de> for Value {
             AttributeValue::L(list) => visitor.visit_seq(Seq {
                 iter: list.into_iter(),
                 depth,
+                index: 0,
+                base: path::mark(),
             }),
             // A set's members, each read as a value of its type.
             AttributeValue::Ss(set) => visitor.visit_seq(Seq {
                 iter: set.into_iter().map(AttributeValue::S),
                 depth,
+                index: 0,
+                base: path::mark(),
             }),
             AttributeValue::Ns(set) => visitor.visit_seq(Seq {
                 iter: set.into_iter().map(AttributeValue::N),
                 depth,
+                index: 0,
+                base: path::mark(),
             }),
             // As `serde_dynamo` (its members read as bytes by whatever asks,
             // a string included); converting a set does not recurse.
@@ -309,8 +316,10 @@ impl<'de> de::Deserializer<'de> for Value {
         match self.value {
             AttributeValue::M(map) => visitor.visit_map(Map {
                 iter: map.into_iter(),
+                key: None,
                 value: None,
                 depth,
+                base: path::mark(),
             }),
             other => Err(invalid_type(&other, &visitor)),
         }
@@ -366,6 +375,11 @@ struct Seq<I> {
     iter: I,
     /// Depth of the elements.
     depth: usize,
+    /// Index of the next element, for the path of an error.
+    index: usize,
+    /// The steps recorded when the list was opened: what an element's
+    /// recovered failure recorded beyond them is dropped.
+    base: usize,
 }
 
 impl<'de, I: ExactSizeIterator<Item = AttributeValue>> SeqAccess<'de> for Seq<I> {
@@ -375,14 +389,24 @@ impl<'de, I: ExactSizeIterator<Item = AttributeValue>> SeqAccess<'de> for Seq<I>
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, SdError> {
-        match self.iter.next() {
-            Some(value) => seed
-                .deserialize(Value {
-                    value,
-                    depth: self.depth,
-                })
-                .map(Some),
-            None => Ok(None),
+        let Some(value) = self.iter.next() else {
+            return Ok(None);
+        };
+        let index = self.index;
+        self.index += 1;
+        path::forget_since(self.base);
+        match seed.deserialize(Value {
+            value,
+            depth: self.depth,
+        }) {
+            Ok(v) => {
+                path::forget_since(self.base);
+                Ok(Some(v))
+            }
+            Err(e) => {
+                path::record(Step::Index(index));
+                Err(e)
+            }
         }
     }
 
@@ -394,9 +418,13 @@ impl<'de, I: ExactSizeIterator<Item = AttributeValue>> SeqAccess<'de> for Seq<I>
 /// The entries of a map.
 struct Map {
     iter: hash_map::IntoIter<String, AttributeValue>,
+    /// The key of the entry being read, for the path of an error.
+    key: Option<String>,
     value: Option<AttributeValue>,
     /// Depth of the values.
     depth: usize,
+    /// The steps recorded when the map was opened (see [`Seq`]).
+    base: usize,
 }
 
 impl<'de> MapAccess<'de> for Map {
@@ -409,6 +437,7 @@ impl<'de> MapAccess<'de> for Map {
         match self.iter.next() {
             Some((key, value)) => {
                 self.value = Some(value);
+                let key = self.key.insert(key);
                 seed.deserialize(Key(key)).map(Some)
             }
             None => Ok(None),
@@ -416,12 +445,22 @@ impl<'de> MapAccess<'de> for Map {
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, SdError> {
-        match self.value.take() {
-            Some(value) => seed.deserialize(Value {
-                value,
-                depth: self.depth,
-            }),
-            None => Err(de::Error::custom("value requested before key")),
+        let Some(value) = self.value.take() else {
+            return Err(de::Error::custom("value requested before key"));
+        };
+        path::forget_since(self.base);
+        match seed.deserialize(Value {
+            value,
+            depth: self.depth,
+        }) {
+            Ok(v) => {
+                path::forget_since(self.base);
+                Ok(v)
+            }
+            Err(e) => {
+                path::record(Step::Key(self.key.take().unwrap_or_default()));
+                Err(e)
+            }
         }
     }
 
@@ -439,27 +478,46 @@ struct Enum {
 
 impl<'de> EnumAccess<'de> for Enum {
     type Error = SdError;
-    type Variant = Value;
+    type Variant = Variant;
 
-    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Value), SdError> {
+    fn variant_seed<V: DeserializeSeed<'de>>(
+        self,
+        seed: V,
+    ) -> Result<(V::Value, Variant), SdError> {
         let Some((name, value)) = self.map.into_iter().next() else {
             return Err(de::Error::invalid_length(
                 0,
                 &"a map with one entry, the enum variant",
             ));
         };
-        let variant = seed.deserialize(name.into_deserializer())?;
+        let variant = seed.deserialize(name.as_str().into_deserializer())?;
         Ok((
             variant,
-            Value {
-                value,
-                depth: self.depth,
+            Variant {
+                name,
+                value: Value {
+                    value,
+                    depth: self.depth,
+                },
             },
         ))
     }
 }
 
-impl<'de> VariantAccess<'de> for Value {
+/// A variant's content, and its name for the path of an error in it.
+struct Variant {
+    name: String,
+    value: Value,
+}
+
+impl Variant {
+    /// `read`'s result; on failure the variant's name is a step of the path.
+    fn named<T>(name: String, read: Result<T, SdError>) -> Result<T, SdError> {
+        read.inspect_err(|_| path::record(Step::Key(name)))
+    }
+}
+
+impl<'de> VariantAccess<'de> for Variant {
     type Error = SdError;
 
     fn unit_variant(self) -> Result<(), SdError> {
@@ -467,11 +525,14 @@ impl<'de> VariantAccess<'de> for Value {
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, SdError> {
-        seed.deserialize(self)
+        Variant::named(self.name, seed.deserialize(self.value))
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, SdError> {
-        de::Deserializer::deserialize_seq(self, visitor)
+        Variant::named(
+            self.name,
+            de::Deserializer::deserialize_seq(self.value, visitor),
+        )
     }
 
     fn struct_variant<V: Visitor<'de>>(
@@ -479,6 +540,9 @@ impl<'de> VariantAccess<'de> for Value {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, SdError> {
-        de::Deserializer::deserialize_map(self, visitor)
+        Variant::named(
+            self.name,
+            de::Deserializer::deserialize_map(self.value, visitor),
+        )
     }
 }

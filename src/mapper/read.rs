@@ -109,10 +109,13 @@ fn decode<M: Mapper, T: DeserializeOwned>(
         Some(t) => {
             crate::de::from_fields(item, t).map_err(|e| deserialize_error::<M>(e, t, projected))
         }
-        None => serde_path_to_error::deserialize(crate::de::Value::item(item)).map_err(|e| {
-            let path = non_root(e.path().to_string());
-            Error::deserialize(path, e.into_inner()).with_entity_type(M::ENTITY_TYPE)
-        }),
+        None => {
+            crate::de::clear_failed_path();
+            T::deserialize(crate::de::Value::item(item)).map_err(|e| {
+                let path = non_root(crate::de::take_failed_path());
+                Error::deserialize(path, e).with_entity_type(M::ENTITY_TYPE)
+            })
+        }
     };
     let value: T = read.map_err(|e| e.with_key(key))?;
     Ok(Read {
