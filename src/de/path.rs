@@ -39,6 +39,27 @@ pub(super) fn forget_since(mark: usize) {
     });
 }
 
+/// Reads one element of a list or map opened at `base`: what earlier
+/// elements recorded is dropped first (they recovered, or the read would
+/// have stopped), and after a success; a failure records `step`.
+pub(super) fn element<T, E>(
+    base: usize,
+    read: impl FnOnce() -> Result<T, E>,
+    step: impl FnOnce() -> Step,
+) -> Result<T, E> {
+    forget_since(base);
+    match read() {
+        Ok(v) => {
+            forget_since(base);
+            Ok(v)
+        }
+        Err(e) => {
+            record(step());
+            Err(e)
+        }
+    }
+}
+
 /// Records that the element at `step` failed.
 pub(super) fn record(step: Step) {
     FAILED_AT.with(|log| log.borrow_mut().push(step));

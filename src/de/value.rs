@@ -394,20 +394,11 @@ impl<'de, I: ExactSizeIterator<Item = AttributeValue>> SeqAccess<'de> for Seq<I>
         };
         let index = self.index;
         self.index += 1;
-        path::forget_since(self.base);
-        match seed.deserialize(Value {
+        let value = Value {
             value,
             depth: self.depth,
-        }) {
-            Ok(v) => {
-                path::forget_since(self.base);
-                Ok(Some(v))
-            }
-            Err(e) => {
-                path::record(Step::Index(index));
-                Err(e)
-            }
-        }
+        };
+        path::element(self.base, || seed.deserialize(value), || Step::Index(index)).map(Some)
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -448,20 +439,16 @@ impl<'de> MapAccess<'de> for Map {
         let Some(value) = self.value.take() else {
             return Err(de::Error::custom("value requested before key"));
         };
-        path::forget_since(self.base);
-        match seed.deserialize(Value {
+        let value = Value {
             value,
             depth: self.depth,
-        }) {
-            Ok(v) => {
-                path::forget_since(self.base);
-                Ok(v)
-            }
-            Err(e) => {
-                path::record(Step::Key(self.key.take().unwrap_or_default()));
-                Err(e)
-            }
-        }
+        };
+        let key = &mut self.key;
+        path::element(
+            self.base,
+            || seed.deserialize(value),
+            || Step::Key(key.take().unwrap_or_default()),
+        )
     }
 
     fn size_hint(&self) -> Option<usize> {
