@@ -20,15 +20,33 @@ pub(crate) struct FieldTable {
     /// fields the convention renames. Binary search over a few short strings
     /// beats hashing them (measured in `benches/mapping.rs`).
     by_field: Vec<(&'static str, String)>,
+    /// `by_stored` again, sorted by (length, name), and where each length
+    /// starts in it: a lookup compares only names of its own length (one or
+    /// two, mostly), found without a search.
+    by_len: Vec<(String, &'static str)>,
+    /// `len_starts[n]..len_starts[n + 1]` is the range of `by_len` holding
+    /// the names of `n` bytes; a name longer than every field's is none.
+    len_starts: Vec<usize>,
 }
 
 impl FieldTable {
     /// The serde field name for a stored attribute, if the attribute is a field.
     pub(crate) fn field_for(&self, stored: &str) -> Option<&'static str> {
-        self.by_stored
-            .binary_search_by(|(s, _)| s.as_str().cmp(stored))
-            .ok()
-            .map(|i| self.by_stored[i].1)
+        let n = stored.len();
+        let (Some(&start), Some(&end)) = (self.len_starts.get(n), self.len_starts.get(n + 1))
+        else {
+            return None;
+        };
+        self.by_len
+            .get(start..end)?
+            .iter()
+            .find(|(s, _)| s.as_bytes() == stored.as_bytes())
+            .map(|(_, field)| *field)
+    }
+
+    /// How many fields the entity has.
+    pub(crate) fn len(&self) -> usize {
+        self.by_stored.len()
     }
 
     /// The entity's fields (serde names) and their stored names, in stored
@@ -125,9 +143,17 @@ fn build(fields: &'static [&'static str], naming: NamingConvention) -> Result<Fi
         .map(|(stored, field)| (*field, stored.clone()))
         .collect();
     by_field.sort_unstable();
+    let mut by_len = by_stored.clone();
+    by_len.sort_unstable_by(|(a, _), (b, _)| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+    let longest = by_len.last().map_or(0, |(s, _)| s.len());
+    let len_starts = (0..=longest + 1)
+        .map(|n| by_len.partition_point(|(s, _)| s.len() < n))
+        .collect();
     Ok(FieldTable {
         by_stored,
         by_field,
+        by_len,
+        len_starts,
     })
 }
 
@@ -231,5 +257,55 @@ mod tests {
             err.to_string(),
             "attribute `userId` is the camelCase name of both fields `userId` and `user_id`"
         );
+    }
+
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Mixed {
+        a: u8,
+        b: u8,
+        ab: u8,
+        ba: u8,
+        status: u8,
+        totals: u8,
+        tracking_number: u8,
+        #[serde(rename = "")]
+        empty: u8,
+        #[serde(rename = "héllo")]
+        accented: u8,
+    }
+
+    /// The length-indexed lookup finds exactly the names a scan of every
+    /// field finds: same lengths, other lengths, longer than any field,
+    /// empty, and multi-byte names.
+    #[test]
+    fn lookup_agrees_with_a_scan_of_every_field() {
+        for naming in [NamingConvention::AsIs, NamingConvention::CamelCase] {
+            let t = field_table::<Mixed>(naming).unwrap().unwrap();
+            let all: Vec<(&'static str, String)> =
+                t.fields().map(|(f, s)| (f, s.to_owned())).collect();
+            let mut probes: Vec<String> = all.iter().map(|(_, s)| s.clone()).collect();
+            probes.extend(
+                [
+                    "",
+                    "c",
+                    "aa",
+                    "abc",
+                    "statuz",
+                    "trackingNumber",
+                    "tracking_number",
+                    "tracking_numbers",
+                    "héllo",
+                    "hello",
+                    "a-very-long-name-longer-than-any-field",
+                ]
+                .map(String::from),
+            );
+            for probe in &probes {
+                let scanned = all.iter().find(|(_, s)| s == probe).map(|(f, _)| *f);
+                assert_eq!(t.field_for(probe), scanned, "{probe:?} under {naming:?}");
+            }
+            assert_eq!(t.len(), 9);
+        }
     }
 }

@@ -17,7 +17,7 @@
 //! - `path.rs`: the path of a failure below the top level, recorded on the
 //!   way out.
 
-use std::collections::hash_map;
+use std::cell::Cell;
 use std::fmt;
 
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -85,18 +85,37 @@ impl From<SdError> for TopError {
     }
 }
 
-/// Deserializes `T` from the attributes in `item` (all of them fields of `T`).
+/// An attribute that is a field of the entity: the field's name (as the
+/// entity spells it), the attribute's stored name and its value.
+pub(crate) type Field = (&'static str, String, AttributeValue);
+
+/// Takes the attributes of `item` that are fields of `table` out of it, in
+/// one pass, each with its field's name; what stays in `item` is the rest.
+/// Nothing is hashed again: the fields leave the map in place and the rest
+/// stays where it is.
+pub(crate) fn take_fields(item: &mut Item, table: &FieldTable) -> Vec<Field> {
+    // `extract_if` yields an entry right after its predicate accepted it,
+    // so the name the predicate found is the yielded entry's.
+    let found = Cell::new("");
+    let mut fields = Vec::with_capacity(table.len().min(item.len()));
+    fields.extend(
+        item.extract_if(|stored, _| table.field_for(stored).map(|f| found.set(f)).is_some())
+            .map(|(stored, value)| (found.get(), stored, value)),
+    );
+    fields
+}
+
+/// Deserializes `T` from `fields` (see [`take_fields`]).
 ///
 /// # Errors
 /// [`FieldsError::MissingField`] for a required field without an attribute;
 /// else `serde_dynamo`'s error and the attribute path, when known.
-pub(crate) fn from_fields<T>(item: Item, table: &FieldTable) -> Result<T, FieldsError>
+pub(crate) fn from_fields<T>(fields: Vec<Field>) -> Result<T, FieldsError>
 where
     T: de::DeserializeOwned,
 {
     let mut access = TopLevel {
-        iter: item.into_iter(),
-        table,
+        iter: fields.into_iter(),
         pending: None,
         current: None,
         nested: None,
@@ -115,9 +134,8 @@ where
     }
 }
 
-struct TopLevel<'t> {
-    iter: hash_map::IntoIter<String, AttributeValue>,
-    table: &'t FieldTable,
+struct TopLevel {
+    iter: std::vec::IntoIter<Field>,
     pending: Option<AttributeValue>,
     /// Stored name of the attribute being deserialized.
     current: Option<String>,
@@ -125,18 +143,17 @@ struct TopLevel<'t> {
     nested: Option<String>,
 }
 
-impl<'de> MapAccess<'de> for TopLevel<'_> {
+impl<'de> MapAccess<'de> for TopLevel {
     type Error = TopError;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, Self::Error> {
-        let Some((stored, value)) = self.iter.next() else {
+        let Some((field, stored, value)) = self.iter.next() else {
             self.current = None;
             return Ok(None);
         };
-        let field = self.table.field_for(&stored).unwrap_or("");
         self.pending = Some(value);
         self.current = Some(stored);
         let field: de::value::StrDeserializer<'_, TopError> = field.into_deserializer();
@@ -175,9 +192,9 @@ impl<'de> MapAccess<'de> for TopLevel<'_> {
     }
 }
 
-struct TopLevelDeserializer<'a, 't>(&'a mut TopLevel<'t>);
+struct TopLevelDeserializer<'a>(&'a mut TopLevel);
 
-impl<'de> de::Deserializer<'de> for TopLevelDeserializer<'_, '_> {
+impl<'de> de::Deserializer<'de> for TopLevelDeserializer<'_> {
     type Error = TopError;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {

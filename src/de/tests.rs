@@ -454,7 +454,8 @@ fn failed_path<T: de::DeserializeOwned + std::fmt::Debug + 'static>(item: Item) 
     let table = crate::fields::field_table::<T>(crate::NamingConvention::AsIs)
         .unwrap()
         .unwrap();
-    match from_fields::<T>(item, table) {
+    let mut item = item;
+    match from_fields::<T>(super::take_fields(&mut item, table)) {
         Err(FieldsError::Other(_, path)) => path,
         other => panic!("expected a failure, got {other:?}"),
     }
@@ -560,7 +561,8 @@ fn failure_paths_name_every_step_and_only_the_failure() {
     let table = crate::fields::field_table::<Lenient>(crate::NamingConvention::AsIs)
         .unwrap()
         .unwrap();
-    let read: Lenient = from_fields(item, table).unwrap();
+    let mut item = item;
+    let read: Lenient = from_fields(super::take_fields(&mut item, table)).unwrap();
     assert_eq!(read.lenient, [0, 3, 0]);
     let lenient = SdValue::L(vec![s("not a number"), n("3")]);
     let strict = SdValue::L(vec![

@@ -70,6 +70,18 @@ pub(crate) fn check_values<'a>(
 /// outside sets are checked when they are read, against the type they are
 /// read into.
 pub(crate) fn check_received(item: &Item, read: impl Fn(&str) -> bool) -> Result<()> {
+    // Most items pass: a quick look says so without building any path; only
+    // an item it doubts is walked, to say where and why (or to find that an
+    // unknown type sits where nothing reads it).
+    if item.values().all(|value| passes_received(value, 1)) {
+        return Ok(());
+    }
+    walk_received(item, read)
+}
+
+/// [`check_received`] by the walk alone, which builds the path of what it
+/// finds wrong.
+fn walk_received(item: &Item, read: impl Fn(&str) -> bool) -> Result<()> {
     let mut frames = Frames::new();
     for (name, value) in item {
         walk(&mut frames, name, value, |value, _| match value {
@@ -89,6 +101,32 @@ pub(crate) fn check_received(item: &Item, read: impl Fn(&str) -> bool) -> Result
         .map_err(|(path, reason)| Error::invalid_value(path, reason))?;
     }
     Ok(())
+}
+
+/// Whether `value`, at `depth` (a top-level attribute's own value is 1),
+/// certainly passes [`check_received`]: lists and maps at most
+/// [`MAX_NESTING`] deep, sets valid, every type known. It recurses, but
+/// never below a list or map deeper than [`MAX_NESTING`], so no value can
+/// exhaust the stack. `false` is "walk it": a value of an unknown type may
+/// still pass where nothing reads it.
+fn passes_received(value: &AttributeValue, depth: usize) -> bool {
+    match value {
+        AttributeValue::S(_)
+        | AttributeValue::N(_)
+        | AttributeValue::B(_)
+        | AttributeValue::Bool(_)
+        | AttributeValue::Null(_) => true,
+        AttributeValue::L(list) => {
+            depth <= MAX_NESTING && list.iter().all(|v| passes_received(v, depth + 1))
+        }
+        AttributeValue::M(map) => {
+            depth <= MAX_NESTING && map.values().all(|v| passes_received(v, depth + 1))
+        }
+        AttributeValue::Ss(_) | AttributeValue::Ns(_) | AttributeValue::Bs(_) => {
+            check_set(value).is_ok()
+        }
+        _ => false,
+    }
 }
 
 /// Checks only that lists and maps in `item` nest at most [`MAX_NESTING`]
@@ -440,5 +478,59 @@ mod tests {
         );
         assert_eq!(value_size(&item["d"]), 4 * 200_000 + 1);
         drop_item(item); // the derived `Drop` would overflow
+    }
+
+    /// The quick look never passes what the walk refuses, at the depths
+    /// around the limit, with sets valid and not, in lists and maps.
+    #[test]
+    fn the_quick_look_agrees_with_the_walk() {
+        let read_all = |_: &str| true;
+        let leaves = [
+            AttributeValue::Null(true),
+            AttributeValue::Ns(vec!["1".into(), "2".into()]),
+            AttributeValue::Ns(vec!["1".into(), "1.0".into()]),
+            AttributeValue::Ss(vec![]),
+            AttributeValue::L(vec![]),
+            AttributeValue::M(HashMap::new()),
+        ];
+        for depth in 0..=MAX_NESTING + 2 {
+            for leaf in &leaves {
+                for in_map in [false, true] {
+                    let mut value = leaf.clone();
+                    for _ in 0..depth {
+                        value = if in_map {
+                            AttributeValue::M(HashMap::from([("k".to_string(), value)]))
+                        } else {
+                            AttributeValue::L(vec![AttributeValue::S("x".into()), value])
+                        };
+                    }
+                    let item = Item::from([
+                        ("a".to_string(), AttributeValue::S("plain".into())),
+                        ("v".to_string(), value),
+                    ]);
+                    let walked = walk_received(&item, read_all);
+                    let quick = item.values().all(|v| passes_received(v, 1));
+                    assert!(
+                        !quick || walked.is_ok(),
+                        "depth {depth}, {leaf:?}, in_map {in_map}: quick look passed {walked:?}"
+                    );
+                    assert_eq!(
+                        check_received(&item, read_all).map_err(|e| e.to_string()),
+                        walked.map_err(|e| e.to_string())
+                    );
+                    // Valid items at any depth the limit allows pass quickly.
+                    let valid = !matches!(leaf, AttributeValue::Ns(n) if n.len() == 2 && n[1] == "1.0")
+                        && !matches!(leaf, AttributeValue::Ss(s) if s.is_empty());
+                    let leaf_is_container =
+                        matches!(leaf, AttributeValue::L(_) | AttributeValue::M(_));
+                    if valid && depth + usize::from(leaf_is_container) <= MAX_NESTING {
+                        assert!(
+                            quick,
+                            "depth {depth}, {leaf:?}: a valid item takes the walk"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

@@ -96,26 +96,31 @@ fn decode<M: Mapper, T: DeserializeOwned>(
         .chain(M::TABLE.sort_key_attribute().map(|k| k.name))
         .any(is_field);
     let early_key = key_is_field.then(|| M::TABLE.render_key(&item));
-    // `item` keeps what the value consumes, `rest` gets the others.
-    // Sized once: growing it attribute by attribute rehashed it three times.
-    let mut rest = Item::with_capacity(item.keys().filter(|k| !is_field(k)).count());
-    rest.extend(item.extract_if(|k, _| !is_field(k)));
+    // The fields leave `item` for the deserializer and what stays is the
+    // rest (one pass, nothing hashed again); an entity without a field
+    // table reads the whole map, so its rest is taken out instead.
+    let (read, rest) = match table {
+        Some(t) => {
+            let fields = crate::de::take_fields(&mut item, t);
+            let read =
+                crate::de::from_fields(fields).map_err(|e| deserialize_error::<M>(e, t, projected));
+            (read, item)
+        }
+        None => {
+            let mut rest = Item::with_capacity(item.keys().filter(|k| !is_field(k)).count());
+            rest.extend(item.extract_if(|k, _| !is_field(k)));
+            crate::de::clear_failed_path();
+            let read = T::deserialize(crate::de::Value::item(item)).map_err(|e| {
+                let path = non_root(crate::de::take_failed_path());
+                Error::deserialize(path, e).with_entity_type(M::ENTITY_TYPE)
+            });
+            (read, rest)
+        }
+    };
     let key = || {
         early_key
             .clone()
             .unwrap_or_else(|| M::TABLE.render_key(&rest))
-    };
-    let read = match table {
-        Some(t) => {
-            crate::de::from_fields(item, t).map_err(|e| deserialize_error::<M>(e, t, projected))
-        }
-        None => {
-            crate::de::clear_failed_path();
-            T::deserialize(crate::de::Value::item(item)).map_err(|e| {
-                let path = non_root(crate::de::take_failed_path());
-                Error::deserialize(path, e).with_entity_type(M::ENTITY_TYPE)
-            })
-        }
     };
     let value: T = read.map_err(|e| e.with_key(key))?;
     Ok(Read {
