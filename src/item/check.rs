@@ -5,7 +5,7 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::Item;
-use super::number::parse_decimal;
+use super::number::{checked_number_size, parse_decimal};
 use super::size::scalar_size;
 use crate::error::{Error, Result, shorten, shown};
 
@@ -24,7 +24,59 @@ pub(crate) const MAX_NESTING: usize = 31;
 /// names, lists and maps nested too deep, and values of a type this SDK
 /// version does not know. Errors name the attribute path. Walks the item
 /// without recursion (see [`walk`]), so any depth is safe.
-pub(crate) fn check_values<'a>(
+pub(crate) fn check_values<'a, I>(item: I) -> Result<usize>
+where
+    I: IntoIterator<Item = (&'a String, &'a AttributeValue)> + Clone,
+{
+    // Most items pass: a quick look sizes them without building any path;
+    // only an item it doubts is walked, to say where and why.
+    let quick = item.clone().into_iter().try_fold(0, |size, (name, value)| {
+        check_name(name).ok()?;
+        Some(size + name.len() + quick_size(value, 1)?)
+    });
+    match quick {
+        Some(size) => Ok(size),
+        None => walk_values(item),
+    }
+}
+
+/// The size of `value`, at `depth` (a top-level attribute's own value is
+/// 1), when it certainly passes [`check_values`]: `None` is "walk it". It
+/// recurses, but never below a list or map deeper than [`MAX_NESTING`], so
+/// no value can exhaust the stack. Sizes as [`walk_values`] counts them.
+fn quick_size(value: &AttributeValue, depth: usize) -> Option<usize> {
+    Some(match value {
+        AttributeValue::S(_)
+        | AttributeValue::B(_)
+        | AttributeValue::Bool(_)
+        | AttributeValue::Null(_) => scalar_size(value),
+        AttributeValue::N(n) => checked_number_size(n).ok()?,
+        AttributeValue::L(list) => {
+            if depth > MAX_NESTING {
+                return None;
+            }
+            list.iter()
+                .try_fold(3, |size, v| Some(size + 1 + quick_size(v, depth + 1)?))?
+        }
+        AttributeValue::M(map) => {
+            if depth > MAX_NESTING {
+                return None;
+            }
+            map.iter().try_fold(3, |size, (k, v)| {
+                check_name(k).ok()?;
+                Some(size + 1 + k.len() + quick_size(v, depth + 1)?)
+            })?
+        }
+        AttributeValue::Ss(_) | AttributeValue::Ns(_) | AttributeValue::Bs(_) => {
+            check_set(value).ok()?
+        }
+        _ => return None,
+    })
+}
+
+/// [`check_values`] by the walk alone, which builds the path of what it
+/// finds wrong.
+fn walk_values<'a>(
     item: impl IntoIterator<Item = (&'a String, &'a AttributeValue)>,
 ) -> Result<usize> {
     let mut size = 0;
@@ -43,7 +95,7 @@ pub(crate) fn check_values<'a>(
             };
             size += match value {
                 AttributeValue::L(_) | AttributeValue::M(_) => 3,
-                AttributeValue::N(n) => parse_decimal(n)?.size(),
+                AttributeValue::N(n) => checked_number_size(n)?,
                 AttributeValue::Ss(_) | AttributeValue::Ns(_) | AttributeValue::Bs(_) => {
                     check_set(value)?
                 }
@@ -531,6 +583,69 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The quick look sizes every item as the walk does, and passes nothing
+    /// the walk refuses: depths around the limit, numbers, sets, names.
+    #[test]
+    fn the_quick_size_agrees_with_the_walk() {
+        let leaves = [
+            AttributeValue::S("text".into()),
+            AttributeValue::N("-1200".into()),
+            AttributeValue::N("3.25e-7".into()),
+            AttributeValue::N("NaN".into()),
+            AttributeValue::N("9".repeat(39)),
+            AttributeValue::B(Blob::new(vec![1, 2, 3])),
+            AttributeValue::Bool(true),
+            AttributeValue::Null(true),
+            AttributeValue::Ns(vec!["1".into(), "2.5".into()]),
+            AttributeValue::Ns(vec!["1".into(), "1.0".into()]),
+            AttributeValue::Ss(vec![]),
+            AttributeValue::Bs(vec![Blob::new(vec![1])]),
+            AttributeValue::L(vec![]),
+            AttributeValue::M(HashMap::new()),
+            AttributeValue::M(HashMap::from([(String::new(), AttributeValue::Null(true))])),
+        ];
+        for depth in 0..=MAX_NESTING + 2 {
+            for leaf in &leaves {
+                for in_map in [false, true] {
+                    let mut value = leaf.clone();
+                    for _ in 0..depth {
+                        value = if in_map {
+                            AttributeValue::M(HashMap::from([
+                                ("key".to_string(), value),
+                                ("n".to_string(), AttributeValue::N("10".into())),
+                            ]))
+                        } else {
+                            AttributeValue::L(vec![AttributeValue::S("x".into()), value])
+                        };
+                    }
+                    let item = Item::from([
+                        ("a".to_string(), AttributeValue::N("42".into())),
+                        ("v".to_string(), value),
+                    ]);
+                    let walked = walk_values(&item).map_err(|e| e.to_string());
+                    let quick: Option<usize> = item
+                        .iter()
+                        .map(|(name, value)| Some(name.len() + quick_size(value, 1)?))
+                        .sum();
+                    assert_eq!(
+                        quick.is_some(),
+                        walked.is_ok(),
+                        "depth {depth}, {leaf:?}, in_map {in_map}: the quick look declines only what the walk refuses"
+                    );
+                    if let Some(size) = quick {
+                        assert_eq!(Ok(size), walked, "depth {depth}, {leaf:?}, in_map {in_map}");
+                    }
+                    assert_eq!(check_values(&item).map_err(|e| e.to_string()), walked);
+                }
+            }
+        }
+        // An empty or over-long top-level name is the walk's to report.
+        for name in [String::new(), "n".repeat(MAX_NAME_BYTES + 1)] {
+            let item = Item::from([(name, AttributeValue::Null(true))]);
+            assert!(check_values(&item).is_err());
         }
     }
 }

@@ -76,8 +76,7 @@ pub(super) fn parse_decimal(n: &str) -> std::result::Result<Decimal, String> {
 /// The syntax of [`parse_decimal`] without DynamoDB's limits on digits and
 /// magnitude.
 fn parse_decimal_syntax(n: &str) -> std::result::Result<Decimal, String> {
-    let shown = shown(n);
-    let not_a_number = || format!("is not a number: {shown:?}");
+    let not_a_number = || format!("is not a number: {:?}", shown(n));
     let bytes = n.as_bytes();
     let mut i = 0;
     let negative = bytes.first() == Some(&b'-');
@@ -153,6 +152,39 @@ fn parse_decimal_syntax(n: &str) -> std::result::Result<Decimal, String> {
         digits,
         adjusted,
     })
+}
+
+/// The stored size of `n` ([`Decimal::size`]) when it is a plain integer
+/// (an optional `-`, then 1 to 38 digits without a leading zero, or `0`):
+/// what serializers write for every integer type, sized without parsing
+/// into a [`Decimal`]. `None` for any other spelling.
+fn plain_integer_size(n: &str) -> Option<usize> {
+    let (negative, digits) = match n.strip_prefix('-') {
+        Some(rest) => (true, rest.as_bytes()),
+        None => (false, n.as_bytes()),
+    };
+    if n == "0" {
+        return Some(1);
+    }
+    let (&first, _) = digits.split_first()?;
+    if first == b'0' || digits.len() > MAX_NUMBER_DIGITS || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    // value = d.ddd × 10^(len - 1); the last significant digit's power of
+    // ten is the count of trailing zeros.
+    let len = digits.len();
+    let trailing = digits.iter().rev().take_while(|&&d| d == b'0').count();
+    let pairs = (len - 1) / 2 - trailing / 2 + 1;
+    Some(1 + pairs + usize::from(negative && pairs < 20))
+}
+
+/// Checks `n` as [`parse_decimal`] does and returns its stored size
+/// ([`Decimal::size`]).
+pub(super) fn checked_number_size(n: &str) -> std::result::Result<usize, String> {
+    match plain_integer_size(n) {
+        Some(size) => Ok(size),
+        None => parse_decimal(n).map(|d| d.size()),
+    }
 }
 
 /// Checks a DynamoDB number string and returns its count of significant digits.
@@ -255,6 +287,73 @@ pub(crate) fn read_float<F: Float>(n: &str) -> std::result::Result<F, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The plain-integer size is the parser's, for every integer spelling
+    /// serializers write (edges of every width, trailing zeros, 38 digits)
+    /// and it declines every other spelling.
+    #[test]
+    fn plain_integers_are_sized_as_the_parser_sizes_them() {
+        let mut spellings: Vec<String> = vec![
+            "0".into(),
+            "-0".into(),
+            "1".into(),
+            "-1".into(),
+            "10".into(),
+            "-100".into(),
+            "1000000000000000000000000000000000000".into(),
+            "9".repeat(38),
+            format!("-{}", "9".repeat(38)),
+            format!("1{}", "0".repeat(37)),
+        ];
+        for v in [
+            i128::MIN,
+            i128::MAX,
+            i64::MIN.into(),
+            i64::MAX.into(),
+            u64::MAX.into(),
+            -1_000_000,
+            1_020_300,
+        ] {
+            spellings.push(v.to_string());
+        }
+        for digits in 1..=38 {
+            for lead in ["1", "5", "9"] {
+                for tail in ["0", "7"] {
+                    let body = format!("{lead}{}", tail.repeat(digits - 1));
+                    spellings.push(body.clone());
+                    spellings.push(format!("-{body}"));
+                }
+            }
+        }
+        for n in &spellings {
+            let parsed = parse_decimal(n).map(|d| d.size());
+            assert_eq!(checked_number_size(n), parsed, "{n}");
+            if let Some(size) = plain_integer_size(n) {
+                assert_eq!(Ok(size), parsed, "{n}");
+            }
+        }
+        for other in [
+            "",
+            "-",
+            "01",
+            "-01",
+            "+1",
+            "1.0",
+            "1e3",
+            " 1",
+            "1 ",
+            "١",
+            &"9".repeat(39),
+            &u128::MAX.to_string(),
+        ] {
+            assert_eq!(plain_integer_size(other), None, "{other:?}");
+            assert_eq!(
+                checked_number_size(other),
+                parse_decimal(other).map(|d| d.size()),
+                "{other:?}"
+            );
+        }
+    }
 
     #[test]
     fn numbers() {

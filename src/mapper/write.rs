@@ -21,7 +21,13 @@ pub(super) fn build_item<M: Mapper>(entity: &M::Entity) -> Result<Item> {
         naming_needs_struct::<M>()?;
     }
     let plan = plan::<M>()?;
-    let mut item = match crate::ser::to_item(entity, table, M::NAMING, M::NONE_AS) {
+    let mut item = match crate::ser::to_item(
+        entity,
+        table,
+        M::NAMING,
+        M::NONE_AS,
+        M::TABLE.owned_attribute_bound(),
+    ) {
         Ok(item) => item,
         Err(SerError::NotAStruct) => serialize::<M>(entity)?,
         Err(SerError::Field(stored, failure)) => {

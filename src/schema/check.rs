@@ -174,18 +174,34 @@ impl TableSchema {
 /// sort key attribute.
 fn check_index_keys(item: &Item, index: &GlobalSecondaryIndex) -> Result<()> {
     let holds = |k: &KeyAttribute| item.contains_key(k.name);
+    // One lookup per key attribute: each is checked and counted.
+    let mut partition_held = 0;
+    let mut sort_held = 0;
     for key in index.partition_keys() {
-        check_key(item, *key, MAX_PARTITION_KEY_BYTES, index.name, false)?;
+        partition_held += usize::from(check_key(
+            item,
+            *key,
+            MAX_PARTITION_KEY_BYTES,
+            index.name,
+            false,
+        )?);
     }
     for key in index.sort_keys() {
-        check_key(item, *key, MAX_SORT_KEY_BYTES, index.name, false)?;
+        sort_held += usize::from(check_key(
+            item,
+            *key,
+            MAX_SORT_KEY_BYTES,
+            index.name,
+            false,
+        )?);
     }
+    let partitions = index.partition_keys().len();
     let in_index = if index.is_multi_attribute() {
-        index.partition_keys().iter().all(holds)
+        partition_held == partitions
     } else {
-        index.key_attributes().any(|k| holds(&k))
+        partition_held + sort_held > 0
     };
-    if !in_index {
+    if !in_index || partition_held + sort_held == partitions + index.sort_keys().len() {
         return Ok(());
     }
     let (present, absent): (Vec<KeyAttribute>, Vec<KeyAttribute>) =
@@ -222,23 +238,28 @@ fn check_index_keys(item: &Item, index: &GlobalSecondaryIndex) -> Result<()> {
     Ok(())
 }
 
+/// Checks the key attribute `attr` of `item` (missing is an error when
+/// `required`); whether the item holds it.
 fn check_key(
     item: &Item,
     attr: KeyAttribute,
     limit: usize,
     index: &str,
     required: bool,
-) -> Result<()> {
-    let of = if index.is_empty() {
-        String::new()
-    } else {
-        format!("of index {index} ")
+) -> Result<bool> {
+    // Only an error names the index: nothing is formatted for a valid key.
+    let of = || {
+        if index.is_empty() {
+            String::new()
+        } else {
+            format!("of index {index} ")
+        }
     };
     let Some(value) = item.get(attr.name) else {
         return if required {
-            Err(Error::invalid_key(attr.name, format!("{of}is missing")))
+            Err(Error::invalid_key(attr.name, format!("{}is missing", of())))
         } else {
-            Ok(())
+            Ok(false)
         };
     };
     let len = match (attr.scalar_type, value) {
@@ -246,14 +267,15 @@ fn check_key(
         (ScalarType::B, AttributeValue::B(b)) => b.as_ref().len(),
         (ScalarType::N, AttributeValue::N(n)) => {
             parse_number(n)
-                .map_err(|reason| Error::invalid_key(attr.name, format!("{of}{reason}")))?;
+                .map_err(|reason| Error::invalid_key(attr.name, format!("{}{reason}", of())))?;
             n.len()
         }
         (expected, found) => {
             return Err(Error::invalid_key(
                 attr.name,
                 format!(
-                    "{of}is {}, expected {}",
+                    "{}is {}, expected {}",
+                    of(),
                     type_name(found),
                     expected.describe()
                 ),
@@ -263,16 +285,16 @@ fn check_key(
     if len == 0 {
         return Err(Error::invalid_key(
             attr.name,
-            format!("{of}is empty; DynamoDB rejects empty key values"),
+            format!("{}is empty; DynamoDB rejects empty key values", of()),
         ));
     }
     if len > limit {
         return Err(Error::invalid_key(
             attr.name,
-            format!("{of}is {len} bytes, over the limit of {limit} bytes"),
+            format!("{}is {len} bytes, over the limit of {limit} bytes", of()),
         ));
     }
-    Ok(())
+    Ok(true)
 }
 
 #[cfg(test)]

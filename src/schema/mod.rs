@@ -276,6 +276,22 @@ impl TableSchema {
                 .any(|i| i.key_attributes().any(|k| k.name == name))
     }
 
+    /// At most how many attributes the layout adds to an item: its key
+    /// attributes (counted once per index that names them), discriminator,
+    /// TTL and version. Room reserved in a new item for them.
+    pub(crate) fn owned_attribute_bound(&self) -> usize {
+        let indexes: usize = self
+            .indexes
+            .iter()
+            .map(|i| i.key_attributes().count())
+            .sum();
+        1 + usize::from(self.sort_key.is_some())
+            + usize::from(self.discriminator.is_some())
+            + usize::from(self.ttl.is_some())
+            + usize::from(self.version.is_some())
+            + indexes
+    }
+
     /// Every key attribute of the table and its indexes, each name once.
     ///
     /// ```

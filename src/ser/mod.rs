@@ -150,11 +150,13 @@ pub(crate) fn to_item<T: Serialize + ?Sized>(
     table: Option<&FieldTable>,
     naming: NamingConvention,
     none: NoneAs,
+    extra: usize,
 ) -> Result<Item, SerError> {
     match value.serialize(TopLevel {
         table,
         naming,
         none,
+        extra,
     }) {
         Ok(item) => Ok(item),
         Err(TopFailure(e)) => Err(e),

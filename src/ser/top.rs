@@ -18,6 +18,9 @@ pub(super) struct TopLevel<'t> {
     pub(super) table: Option<&'t FieldTable>,
     pub(super) naming: NamingConvention,
     pub(super) none: NoneAs,
+    /// Room for the attributes added after the fields (keys, discriminator,
+    /// ...), so the item is allocated once, never grown.
+    pub(super) extra: usize,
 }
 
 #[derive(Debug)]
@@ -102,7 +105,7 @@ impl<'t> ser::Serializer for TopLevel<'t> {
 
     fn serialize_struct(self, _name: &'static str, len: usize) -> Result<Fields<'t>, TopFailure> {
         Ok(Fields {
-            item: Item::with_capacity(len + 8),
+            item: Item::with_capacity(len + self.extra),
             table: self.table,
             naming: self.naming,
             none: self.none,
