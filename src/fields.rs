@@ -71,7 +71,33 @@ impl FieldTable {
     }
 }
 
-type Cache = RwLock<HashMap<(TypeId, NamingConvention), Option<&'static FieldTable>>>;
+/// Hashes keys made of a `TypeId` and small values without SipHash: a
+/// `TypeId` is already a hash of its type, so its bits go in as they are,
+/// mixed by one multiplication. For the per-type caches every `to_item` and
+/// `from_item` looks up.
+#[derive(Default)]
+pub(crate) struct TypeIdHasher(u64);
+
+impl std::hash::Hasher for TypeIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+/// A map keyed by types (see [`TypeIdHasher`]).
+pub(crate) type TypeMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<TypeIdHasher>>;
+
+type Cache = RwLock<TypeMap<(TypeId, NamingConvention), Option<&'static FieldTable>>>;
 
 /// The field table of `T` under `naming`, or `None` when `T` is not a plain
 /// struct (an enum, a map, a struct with `#[serde(flatten)]`).

@@ -6,7 +6,6 @@
 //! `MapperExt::check` reports its problems.
 
 use std::any::TypeId;
-use std::collections::HashMap;
 use std::sync::{OnceLock, PoisonError, RwLock};
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -14,7 +13,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::Mapper;
 use crate::error::{Error, Result};
-use crate::fields::field_table;
+use crate::fields::{TypeMap, field_table};
 use crate::item::{Item, type_name};
 use crate::key::{Encoding, IndexKeys, KeyPattern, KeyRole, KeyValue, decode_timestamp};
 use crate::probe::{Shape, field_shape};
@@ -53,7 +52,7 @@ pub(crate) struct Plan {
 }
 
 type Checked = std::result::Result<Plan, Vec<String>>;
-type Cache = RwLock<HashMap<TypeId, &'static Checked>>;
+type Cache = RwLock<TypeMap<TypeId, &'static Checked>>;
 
 /// The plan of `M`, worked out on first use and cached.
 ///
