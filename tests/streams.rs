@@ -244,6 +244,23 @@ fn hostile_records_are_errors_not_crashes() {
         assert!(err.to_string().ends_with(expected), "{err}");
     }
 
+    // A record without keys could not be told to be any item's: refused,
+    // whether `Keys` is empty or absent.
+    for dynamodb in [
+        serde_json::json!({"Keys": {}, "SequenceNumber": "6", "SizeBytes": 1}),
+        serde_json::json!({"SequenceNumber": "6", "SizeBytes": 1}),
+    ] {
+        let event: Event = serde_json::from_value(serde_json::json!({"Records": [{
+            "eventID": "no-keys", "eventName": "REMOVE", "awsRegion": "eu-west-1",
+            "dynamodb": dynamodb
+        }]}))
+        .unwrap();
+        let err = lambda_records(event).next().unwrap().unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidStreamRecord);
+        assert_eq!(err.stream_record(), Some(("no-keys", Some("6"))));
+        assert!(err.to_string().ends_with("it has no keys"), "{err}");
+    }
+
     // Records of the Streams API: deep values and unknown names too.
     use aws_sdk_dynamodbstreams::types::{
         AttributeValue as V, OperationType, Record, StreamRecord,
@@ -276,6 +293,14 @@ fn hostile_records_are_errors_not_crashes() {
             .to_string()
             .contains("\"UPSERT\"")
     );
+    let record = Record::builder()
+        .event_id("sdk-no-keys")
+        .event_name(OperationType::Remove)
+        .dynamodb(StreamRecord::builder().sequence_number("12").build())
+        .build();
+    let err = ChangeRecord::try_from(record).unwrap_err();
+    assert_eq!(err.stream_record(), Some(("sdk-no-keys", Some("12"))));
+    assert!(err.to_string().ends_with("it has no keys"), "{err}");
     let record = Record::builder()
         .event_id("sdk-none")
         .event_name(OperationType::Insert)

@@ -140,6 +140,13 @@ impl BatchItemFailures {
 /// registry's policies (and the mapping's on-failure destination) with that
 /// in mind.
 ///
+/// Return the outcome as the function's response only when the event source
+/// mapping has `ReportBatchItemFailures` turned on: without it Lambda
+/// ignores the response and counts the whole batch as handled, and the
+/// records from the failed one on are lost. There, fail the invocation
+/// instead (`if let Some(failed) = outcome.into_failed() { return
+/// Err(failed.error.into()) }`), so Lambda retries the whole batch.
+///
 /// ```
 /// # use dynamodb_mapper::doc_support::*;
 /// use dynamodb_mapper::stream::{process_records, ChangeKind, ChangeRecord};

@@ -11,7 +11,7 @@ use serde_dynamo::AttributeValue as LambdaValue;
 
 use super::batch::BatchItemFailures;
 use super::record::{ChangeRecord, Which, kind_of, view_type_of};
-use super::value::{Opened, SourceValue, item_of};
+use super::value::{Opened, SourceValue, item_of, keys_of};
 use crate::error::{Error, Result};
 
 impl SourceValue for LambdaValue {
@@ -68,7 +68,7 @@ impl TryFrom<EventRecord> for ChangeRecord {
             return Err(which.error("it has no event id"));
         }
         let kind = kind_of(which, Some(&record.event_name))?;
-        let keys = item_of(change.keys.into_inner(), "keys", which)?;
+        let keys = keys_of(change.keys.into_inner(), which)?;
         let mut out = ChangeRecord::new(record.event_id.clone(), kind, keys);
         let old = change.old_image.into_inner();
         if !old.is_empty() {

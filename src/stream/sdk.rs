@@ -7,7 +7,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodbstreams::types::{AttributeValue as StreamValue, Record};
 
 use super::record::{ChangeRecord, Which, kind_of, view_type_of};
-use super::value::{Opened, SourceValue, item_of};
+use super::value::{Opened, SourceValue, item_of, keys_of};
 use crate::error::{Error, Result};
 
 impl SourceValue for StreamValue {
@@ -76,7 +76,7 @@ impl TryFrom<Record> for ChangeRecord {
         let Some(change) = change else {
             return Err(which.error("it has no `dynamodb` part (keys and images)"));
         };
-        let keys = item_of(change.keys.unwrap_or_default(), "keys", which)?;
+        let keys = keys_of(change.keys.unwrap_or_default(), which)?;
         let mut out = ChangeRecord::new(event_id.clone(), kind, keys);
         if let Some(image) = change.old_image {
             out = out.with_old_image(item_of(image, "old image", which)?);

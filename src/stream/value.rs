@@ -45,6 +45,18 @@ pub(super) fn item_of<V: SourceValue>(
     Ok(out)
 }
 
+/// A record's keys, converted as [`item_of`] converts an image; a record
+/// without them (DynamoDB sends them with every record, whatever the view
+/// type) is
+/// [`ErrorKind::InvalidStreamRecord`](crate::ErrorKind::InvalidStreamRecord):
+/// its change could not be told to be any item's.
+pub(super) fn keys_of<V: SourceValue>(keys: HashMap<String, V>, which: Which<'_>) -> Result<Item> {
+    if keys.is_empty() {
+        return Err(which.error("it has no keys"));
+    }
+    item_of(keys, "keys", which)
+}
+
 fn convert<V: SourceValue>(value: V, depth: usize) -> std::result::Result<AttributeValue, String> {
     let opened = value.open()?;
     let nested = |children_depth: usize| {
