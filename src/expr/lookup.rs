@@ -40,7 +40,8 @@ impl<M: Mapper> Lookup<'_, M> {
     /// seconds.
     ///
     /// # Errors
-    /// As [`Lookup::partition`] and [`Lookup::sort_prefix`]. On a
+    /// As [`Lookup::partition`] and [`Lookup::sort_prefix`], and a
+    /// placeholder given two values (or a value and a range). On a
     /// multi-attribute index: a partition key attribute without a value; a
     /// value bound to something that is not a key attribute of the index, or
     /// to a sort key attribute after one left without a value or after the
@@ -60,6 +61,7 @@ impl<M: Mapper> Lookup<'_, M> {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn key_condition(&self) -> Result<KeyCondition> {
+        self.bound_once()?;
         if let Some(index) = self.index_name().and_then(|name| M::TABLE.index(name))
             && index.is_multi_attribute()
         {
@@ -354,12 +356,18 @@ impl<M: Mapper> Lookup<'_, M> {
         client: &Client,
         table_name: impl Into<String>,
     ) -> Result<QueryFluentBuilder> {
+        // The expressions' own errors name the attribute; the entity type is
+        // added here, where it is known.
+        let typed = |e: crate::Error| e.with_entity_type(M::ENTITY_TYPE);
         let query = client
             .query()
             .table_name(table_name)
-            .with_key_condition(self.key_condition()?)?;
+            .with_key_condition(self.key_condition()?)
+            .map_err(typed)?;
         match self.filter() {
-            Some(filter) if self.index_holds_discriminator() => query.with_filter(filter),
+            Some(filter) if self.index_holds_discriminator() => {
+                query.with_filter(filter).map_err(typed)
+            }
             _ => Ok(query),
         }
     }

@@ -242,6 +242,25 @@ impl<'a, M: Mapper> Lookup<'a, M> {
         self.values.iter().any(|(n, _)| *n == name)
     }
 
+    /// Every placeholder given one value: a second `with` for a name, or a
+    /// `with` and a range on one name, would leave one of them unused
+    /// without a word.
+    pub(crate) fn bound_once(&self) -> Result<()> {
+        for (i, (name, _)) in self.values.iter().enumerate() {
+            if self.values.iter().take(i).any(|(n, _)| n == name) {
+                return Err(self.error(format!(
+                    "has two values for `{{{name}}}`; bind each placeholder once"
+                )));
+            }
+            if self.range.as_ref().is_some_and(|r| r.name == *name) {
+                return Err(self.error(format!(
+                    "has both a value and a range for `{{{name}}}`; give it one or the other"
+                )));
+            }
+        }
+        Ok(())
+    }
+
     fn error(&self, reason: impl Into<String>) -> Error {
         Error::invalid_key(self.attribute_label(), reason).with_entity_type(M::ENTITY_TYPE)
     }
@@ -260,12 +279,19 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// # Errors
     /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) when the
     /// mapper declares no key patterns for the index, when none has every
-    /// bound placeholder, or when more than one does.
+    /// bound placeholder, when more than one does, or when a placeholder is
+    /// given two values (or a value and a range).
     ///
     /// ```
     /// # use dynamodb_mapper::doc_support::*;
     /// let keys = InvoiceItemMapper::lookup().with("invoice", "I1").keys()?;
     /// assert_eq!(keys.partition_key().template(), "INVOICE#{invoice}");
+    /// let twice = InvoiceItemMapper::lookup().with("invoice", "I1").with("invoice", "I2");
+    /// assert_eq!(
+    ///     twice.keys().unwrap_err().to_string(),
+    ///     "InvoiceItem: key attribute `(table key)` has two values for `{invoice}`; bind each \
+    ///      placeholder once"
+    /// );
     /// let err = InvoiceItemMapper::lookup().with("invoce", "I1").keys().unwrap_err();
     /// assert_eq!(
     ///     err.to_string(),
@@ -275,6 +301,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn keys(&self) -> Result<IndexKeys> {
+        self.bound_once()?;
         let declared: Vec<&IndexKeys> = M::KEY_PATTERNS
             .iter()
             .filter(|k| k.index_name() == self.index && k.part_attribute().is_none())
