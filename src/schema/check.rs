@@ -390,4 +390,38 @@ mod tests {
         assert_eq!(t.key(s("a"), None).unwrap().len(), 1);
         assert!(T.string_key("", "x").is_err());
     }
+
+    /// An index declared multi-attribute keeps that declaration's rules with
+    /// one attribute a side: an item without its partition key attribute is
+    /// not in it, one with it needs the sort key attribute.
+    #[test]
+    fn a_multi_attribute_index_of_one_attribute_a_side_keeps_its_rules() {
+        use crate::KeyAttribute;
+        const M: TableSchema = TableSchema::new("pk").sort_key("sk").indexes(&[
+            GlobalSecondaryIndex::multi_attribute(
+                "ByTenant",
+                &[KeyAttribute::new("tenant")],
+                &[KeyAttribute::new("createdAt")],
+            ),
+        ]);
+        let index = &M.global_indexes()[0];
+        assert!(index.is_multi_attribute());
+        assert!(index.single_keys().is_none());
+        assert!(M.problems().is_empty());
+        let mut item = base();
+        item.insert("createdAt".into(), s("2025-01-01"));
+        assert!(
+            M.check_item(&item).is_ok(),
+            "without `tenant` it is not in the index"
+        );
+        item.remove("createdAt");
+        item.insert("tenant".into(), s("t1"));
+        let err = M.check_item(&item).unwrap_err().to_string();
+        assert!(
+            err.contains("`createdAt` of index ByTenant is missing"),
+            "{err}"
+        );
+        item.insert("createdAt".into(), s("2025-01-01"));
+        assert!(M.check_item(&item).is_ok());
+    }
 }

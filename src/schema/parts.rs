@@ -303,21 +303,32 @@ impl GlobalSecondaryIndex {
         self.sort.as_slice()
     }
 
-    /// Whether the index has more than one partition or sort key attribute.
+    /// Whether the index was declared with
+    /// [`multi_attribute`](Self::multi_attribute): its key attributes are
+    /// the item's own typed attributes, with that declaration's rules (an
+    /// item without every partition key attribute is not in the index),
+    /// however many there are on each side.
     ///
     /// ```
-    /// let gsi = dynamodb_mapper::GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk");
+    /// use dynamodb_mapper::{GlobalSecondaryIndex, KeyAttribute};
+    /// let gsi = GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk");
     /// assert!(!gsi.is_multi_attribute());
+    /// const TENANT: &[KeyAttribute] = &[KeyAttribute::new("tenant")];
+    /// const CREATED: &[KeyAttribute] = &[KeyAttribute::new("createdAt")];
+    /// assert!(GlobalSecondaryIndex::multi_attribute("ByTenant", TENANT, CREATED).is_multi_attribute());
     /// ```
     #[must_use]
     pub fn is_multi_attribute(&self) -> bool {
-        self.partition_keys().len() > 1 || self.sort_keys().len() > 1
+        matches!(self.partition, Attributes::Many(_)) || matches!(self.sort, Attributes::Many(_))
     }
 
     /// The single partition key attribute and optional single sort key
     /// attribute of an index that is not multi-attribute; `None` for one
     /// that is. The key patterns of the keys issue render these.
     pub(crate) fn single_keys(&self) -> Option<(KeyAttribute, Option<KeyAttribute>)> {
+        if self.is_multi_attribute() {
+            return None;
+        }
         match (self.partition_keys(), self.sort_keys()) {
             ([pk], []) => Some((*pk, None)),
             ([pk], [sk]) => Some((*pk, Some(*sk))),
