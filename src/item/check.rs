@@ -532,6 +532,36 @@ mod tests {
         drop_item(item); // the derived `Drop` would overflow
     }
 
+    /// Items holding `leaf` under `depth` lists or maps (beside a scalar at
+    /// each level), for every leaf, both ways, at the depths around the
+    /// nesting limit: `(depth, leaf, in a map, item)`.
+    fn around_the_limit(
+        leaves: &[AttributeValue],
+    ) -> impl Iterator<Item = (usize, &AttributeValue, bool, Item)> {
+        (0..=MAX_NESTING + 2).flat_map(move |depth| {
+            leaves.iter().flat_map(move |leaf| {
+                [false, true].into_iter().map(move |in_map| {
+                    let mut value = leaf.clone();
+                    for _ in 0..depth {
+                        value = if in_map {
+                            AttributeValue::M(HashMap::from([
+                                ("key".to_string(), value),
+                                ("n".to_string(), AttributeValue::N("10".into())),
+                            ]))
+                        } else {
+                            AttributeValue::L(vec![AttributeValue::S("x".into()), value])
+                        };
+                    }
+                    let item = Item::from([
+                        ("a".to_string(), AttributeValue::N("42".into())),
+                        ("v".to_string(), value),
+                    ]);
+                    (depth, leaf, in_map, item)
+                })
+            })
+        })
+    }
+
     /// The quick look never passes what the walk refuses, at the depths
     /// around the limit, with sets valid and not, in lists and maps.
     #[test]
@@ -545,43 +575,26 @@ mod tests {
             AttributeValue::L(vec![]),
             AttributeValue::M(HashMap::new()),
         ];
-        for depth in 0..=MAX_NESTING + 2 {
-            for leaf in &leaves {
-                for in_map in [false, true] {
-                    let mut value = leaf.clone();
-                    for _ in 0..depth {
-                        value = if in_map {
-                            AttributeValue::M(HashMap::from([("k".to_string(), value)]))
-                        } else {
-                            AttributeValue::L(vec![AttributeValue::S("x".into()), value])
-                        };
-                    }
-                    let item = Item::from([
-                        ("a".to_string(), AttributeValue::S("plain".into())),
-                        ("v".to_string(), value),
-                    ]);
-                    let walked = walk_received(&item, read_all);
-                    let quick = item.values().all(|v| passes_received(v, 1));
-                    assert!(
-                        !quick || walked.is_ok(),
-                        "depth {depth}, {leaf:?}, in_map {in_map}: quick look passed {walked:?}"
-                    );
-                    assert_eq!(
-                        check_received(&item, read_all).map_err(|e| e.to_string()),
-                        walked.map_err(|e| e.to_string())
-                    );
-                    // Valid items at any depth the limit allows pass quickly.
-                    let valid = !matches!(leaf, AttributeValue::Ns(n) if n.len() == 2 && n[1] == "1.0")
-                        && !matches!(leaf, AttributeValue::Ss(s) if s.is_empty());
-                    let leaf_is_container =
-                        matches!(leaf, AttributeValue::L(_) | AttributeValue::M(_));
-                    if valid && depth + usize::from(leaf_is_container) <= MAX_NESTING {
-                        assert!(
-                            quick,
-                            "depth {depth}, {leaf:?}: a valid item takes the walk"
-                        );
-                    }
-                }
+        for (depth, leaf, in_map, item) in around_the_limit(&leaves) {
+            let walked = walk_received(&item, read_all);
+            let quick = item.values().all(|v| passes_received(v, 1));
+            assert!(
+                !quick || walked.is_ok(),
+                "depth {depth}, {leaf:?}, in_map {in_map}: quick look passed {walked:?}"
+            );
+            assert_eq!(
+                check_received(&item, read_all).map_err(|e| e.to_string()),
+                walked.map_err(|e| e.to_string())
+            );
+            // Valid items at any depth the limit allows pass quickly.
+            let valid = !matches!(leaf, AttributeValue::Ns(n) if n.len() == 2 && n[1] == "1.0")
+                && !matches!(leaf, AttributeValue::Ss(s) if s.is_empty());
+            let leaf_is_container = matches!(leaf, AttributeValue::L(_) | AttributeValue::M(_));
+            if valid && depth + usize::from(leaf_is_container) <= MAX_NESTING {
+                assert!(
+                    quick,
+                    "depth {depth}, {leaf:?}: a valid item takes the walk"
+                );
             }
         }
     }
@@ -607,40 +620,21 @@ mod tests {
             AttributeValue::M(HashMap::new()),
             AttributeValue::M(HashMap::from([(String::new(), AttributeValue::Null(true))])),
         ];
-        for depth in 0..=MAX_NESTING + 2 {
-            for leaf in &leaves {
-                for in_map in [false, true] {
-                    let mut value = leaf.clone();
-                    for _ in 0..depth {
-                        value = if in_map {
-                            AttributeValue::M(HashMap::from([
-                                ("key".to_string(), value),
-                                ("n".to_string(), AttributeValue::N("10".into())),
-                            ]))
-                        } else {
-                            AttributeValue::L(vec![AttributeValue::S("x".into()), value])
-                        };
-                    }
-                    let item = Item::from([
-                        ("a".to_string(), AttributeValue::N("42".into())),
-                        ("v".to_string(), value),
-                    ]);
-                    let walked = walk_values(&item).map_err(|e| e.to_string());
-                    let quick: Option<usize> = item
-                        .iter()
-                        .map(|(name, value)| Some(name.len() + quick_size(value, 1)?))
-                        .sum();
-                    assert_eq!(
-                        quick.is_some(),
-                        walked.is_ok(),
-                        "depth {depth}, {leaf:?}, in_map {in_map}: the quick look declines only what the walk refuses"
-                    );
-                    if let Some(size) = quick {
-                        assert_eq!(Ok(size), walked, "depth {depth}, {leaf:?}, in_map {in_map}");
-                    }
-                    assert_eq!(check_values(&item).map_err(|e| e.to_string()), walked);
-                }
+        for (depth, leaf, in_map, item) in around_the_limit(&leaves) {
+            let walked = walk_values(&item).map_err(|e| e.to_string());
+            let quick: Option<usize> = item
+                .iter()
+                .map(|(name, value)| Some(name.len() + quick_size(value, 1)?))
+                .sum();
+            assert_eq!(
+                quick.is_some(),
+                walked.is_ok(),
+                "depth {depth}, {leaf:?}, in_map {in_map}: the quick look declines only what the walk refuses"
+            );
+            if let Some(size) = quick {
+                assert_eq!(Ok(size), walked, "depth {depth}, {leaf:?}, in_map {in_map}");
             }
+            assert_eq!(check_values(&item).map_err(|e| e.to_string()), walked);
         }
         // An empty or over-long top-level name is the walk's to report.
         for name in [String::new(), "n".repeat(MAX_NAME_BYTES + 1)] {
