@@ -694,6 +694,24 @@ async fn key_patterns_render_string_parts_of_a_multi_attribute_key() {
         .collect();
     assert_eq!(ids(&found), expected);
     assert!(!expected.is_empty() && expected.len() < want.len());
+    // A range over its second placeholder, the first bound: priority 1,
+    // order ids from O10 on.
+    let ranged = team
+        .clone()
+        .with("priority", 1)
+        .sort_from("order_id", "O10");
+    let found = read(&table, ranged.key_condition().unwrap()).await;
+    let expected: Vec<&str> = want
+        .iter()
+        .filter(|o| o.priority == 1 && o.order_id.as_str() >= "O10")
+        .map(|o| o.order_id.as_str())
+        .collect();
+    assert_eq!(ids(&found), expected);
+    assert!(!expected.is_empty());
+    assert!(
+        want.iter()
+            .any(|o| o.priority == 1 && o.order_id.as_str() < "O10")
+    );
     // The whole sort part: one order.
     let one = team.with("priority", 1).with("order_id", "O02");
     let found = read(&table, one.key_condition().unwrap()).await;

@@ -13,8 +13,8 @@ use super::operand::attr;
 use crate::error::{Error, Result};
 use crate::fields::field_table;
 use crate::item::parse_number;
-use crate::key::KeyValue;
 use crate::key::last_sort_key_with_prefix;
+use crate::key::{KeyPattern, KeyValue};
 use crate::mapper::{Lookup, Mapper};
 use crate::schema::{GlobalSecondaryIndex, IndexProjection, KeyAttribute, ScalarType};
 
@@ -159,18 +159,27 @@ impl<M: Mapper> Lookup<'_, M> {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
+        // The bound names that are placeholders of `pattern`.
+        let bound_in = |pattern: KeyPattern| -> Result<Vec<&str>> {
+            let placeholders = pattern.placeholders()?;
+            Ok(self
+                .values()
+                .iter()
+                .map(|(name, _)| *name)
+                .filter(|name| placeholders.iter().any(|(p, _)| p == name))
+                .collect())
+        };
         // The value of `key`, and the bound names it takes; `None` when
-        // nothing is bound for it.
+        // nothing is bound for it, or when the range is over one of its
+        // part pattern's placeholders (the range takes the bound ones).
         let value_of = |key: &KeyAttribute| -> Result<Option<(AttributeValue, Vec<&str>)>> {
             if let Some(pattern) = part_of(key) {
                 let placeholders = pattern.placeholders()?;
-                let bound: Vec<&str> = self
-                    .values()
-                    .iter()
-                    .map(|(name, _)| *name)
-                    .filter(|name| placeholders.iter().any(|(p, _)| p == name))
-                    .collect();
-                if bound.is_empty() && !placeholders.is_empty() {
+                let bound = bound_in(pattern)?;
+                let ranged = self
+                    .range()
+                    .is_some_and(|r| placeholders.iter().any(|(p, _)| *p == r.name));
+                if ranged || (bound.is_empty() && !placeholders.is_empty()) {
                     return Ok(None);
                 }
                 let rendered = self
@@ -234,6 +243,8 @@ impl<M: Mapper> Lookup<'_, M> {
             if let Some(r) = ranged {
                 let (low, high) = match part_of(key) {
                     Some(pattern) => {
+                        // The placeholders before the ranged one are bound.
+                        used.extend(bound_in(pattern)?);
                         let base = self.bound(pattern);
                         let of_type = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
                         let low = r.low.as_ref().map(|v| base.lower_bound(r.name, v.clone()));
