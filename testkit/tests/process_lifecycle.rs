@@ -66,6 +66,9 @@ fn shared_server_child(
     let temp_dir = PathBuf::from(child.wait_for_line("TEMP_DIR=").trim());
     assert!(is_running(pid), "java {pid} is not running");
     assert_java_temp_dir(&temp_dir);
+    // Only now may a child that ends by itself (exit, panic) go on: before,
+    // it could stop java before these checks ran.
+    child.go_on();
     (child, pid, temp_dir)
 }
 
@@ -216,6 +219,12 @@ fn child_process_entry() {
                 db.client().list_tables().send().await.unwrap();
                 println!("JAVA_PID={}", db.java_pid().unwrap());
                 println!("TEMP_DIR={}", db.temp_dir().unwrap().display());
+                if mode != "shared-then-sleep" {
+                    // Wait for the test to have checked java and its
+                    // directory (a line on stdin, or its end).
+                    let mut go = String::new();
+                    let _ = std::io::stdin().read_line(&mut go);
+                }
                 match mode.as_str() {
                     "shared-then-sleep" => tokio::time::sleep(Duration::from_secs(300)).await,
                     "shared-then-panic" => panic!("child panics on purpose"),

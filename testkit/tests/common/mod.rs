@@ -77,6 +77,9 @@ pub struct ChildTest {
     pub child: Child,
     lines: mpsc::Receiver<String>,
     pub output: Vec<String>,
+    /// The child's stdin: a line on it lets a child that waits for the
+    /// test go on (see [`go_on`](Self::go_on)).
+    stdin: Option<std::process::ChildStdin>,
 }
 
 impl ChildTest {
@@ -91,11 +94,12 @@ impl ChildTest {
                 "--test-threads=1",
             ])
             .env(CHILD_MODE, mode)
-            .stdin(Stdio::null())
+            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         configure(&mut command);
         let mut child = command.spawn().unwrap();
+        let stdin = child.stdin.take();
         let (tx, lines) = mpsc::channel();
         for stream in [
             Box::new(child.stdout.take().unwrap()) as Box<dyn std::io::Read + Send>,
@@ -115,6 +119,17 @@ impl ChildTest {
             child,
             lines,
             output: Vec::new(),
+            stdin,
+        }
+    }
+
+    /// Lets a child waiting on its stdin go on (a child that never reads
+    /// it, or is gone, is not disturbed): the test has checked what it
+    /// needed while the child was still there.
+    pub fn go_on(&mut self) {
+        use std::io::Write as _;
+        if let Some(mut stdin) = self.stdin.take() {
+            let _ = stdin.write_all(b"go\n");
         }
     }
 
@@ -145,6 +160,7 @@ impl ChildTest {
 
     /// Waits for the child to exit and returns all its output.
     pub fn finish(mut self) -> (std::process::ExitStatus, String) {
+        self.go_on();
         let status = self.child.wait().unwrap();
         while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(10)) {
             self.output.push(line);
