@@ -24,6 +24,9 @@ pub(crate) struct FieldTable {
     /// starts in it: a lookup compares only names of its own length (one or
     /// two, mostly), found without a search.
     by_len: Vec<(String, &'static str)>,
+    /// (serde field name, stored name), in the order the entity declares
+    /// its fields: the order a derived `Serialize` writes them in.
+    in_order: Vec<(&'static str, String)>,
     /// `len_starts[n]..len_starts[n + 1]` is the range of `by_len` holding
     /// the names of `n` bytes; a name longer than every field's is none.
     len_starts: Vec<usize>,
@@ -42,6 +45,30 @@ impl FieldTable {
             .iter()
             .find(|(s, _)| s.as_bytes() == stored.as_bytes())
             .map(|(_, field)| *field)
+    }
+
+    /// The stored name of `field`, serialized after the field at
+    /// `*position` in declaration order: found at once when fields come in
+    /// the order the entity declares them (skipped ones are passed over),
+    /// else by [`stored_for`](Self::stored_for). Moves `*position` past it.
+    pub(crate) fn stored_in_order<'a>(
+        &'a self,
+        position: &mut usize,
+        field: &'a str,
+        naming: NamingConvention,
+    ) -> std::borrow::Cow<'a, str> {
+        let found = self.in_order.get(*position..).and_then(|rest| {
+            rest.iter()
+                .position(|(f, _)| *f == field)
+                .map(|offset| *position + offset)
+        });
+        match found.and_then(|i| self.in_order.get(i).map(|(_, stored)| (i, stored))) {
+            Some((i, stored)) => {
+                *position = i + 1;
+                std::borrow::Cow::Borrowed(stored.as_str())
+            }
+            None => self.stored_for(field, naming),
+        }
     }
 
     /// How many fields the entity has.
@@ -147,9 +174,13 @@ fn stored_name(field: &'static str, naming: NamingConvention) -> std::borrow::Co
 }
 
 fn build(fields: &'static [&'static str], naming: NamingConvention) -> Result<FieldTable> {
-    let mut by_stored: Vec<(String, &'static str)> = fields
+    let in_order: Vec<(&'static str, String)> = fields
         .iter()
-        .map(|&field| (stored_name(field, naming).into_owned(), field))
+        .map(|&field| (field, stored_name(field, naming).into_owned()))
+        .collect();
+    let mut by_stored: Vec<(String, &'static str)> = in_order
+        .iter()
+        .map(|(field, stored)| (stored.clone(), *field))
         .collect();
     by_stored.sort_unstable();
     if let Some(pair) = by_stored.windows(2).find(|w| w[0].0 == w[1].0) {
@@ -178,6 +209,7 @@ fn build(fields: &'static [&'static str], naming: NamingConvention) -> Result<Fi
     Ok(FieldTable {
         by_stored,
         by_field,
+        in_order,
         by_len,
         len_starts,
     })
@@ -332,6 +364,48 @@ mod tests {
                 assert_eq!(t.field_for(probe), scanned, "{probe:?} under {naming:?}");
             }
             assert_eq!(t.len(), 9);
+        }
+    }
+
+    /// Looking names up in declaration order gives what `stored_for` gives,
+    /// whatever order the names come in: in order, with fields skipped, out
+    /// of order, repeated, or not fields at all.
+    #[test]
+    fn in_order_lookup_agrees_with_stored_for() {
+        for naming in [NamingConvention::AsIs, NamingConvention::CamelCase] {
+            let t = field_table::<Mixed>(naming).unwrap().unwrap();
+            let declared: Vec<&'static str> = t.in_order.iter().map(|(f, _)| *f).collect();
+            let mut sequences: Vec<Vec<&str>> = vec![
+                declared.clone(),
+                declared.iter().copied().step_by(2).collect(),
+                declared.iter().rev().copied().collect(),
+                vec![
+                    "status",
+                    "status",
+                    "a",
+                    "no_such_field",
+                    "tracking_number",
+                    "b",
+                ],
+            ];
+            sequences.push(
+                declared
+                    .iter()
+                    .copied()
+                    .skip(3)
+                    .chain(["ab", "zz"])
+                    .collect(),
+            );
+            for sequence in sequences {
+                let mut position = 0;
+                for field in &sequence {
+                    assert_eq!(
+                        t.stored_in_order(&mut position, field, naming),
+                        t.stored_for(field, naming),
+                        "{field} in {sequence:?} under {naming:?}"
+                    );
+                }
+            }
         }
     }
 }

@@ -57,21 +57,20 @@ impl TableSchema {
         }
         for name in self.ttl.iter().chain(self.version.iter()) {
             match item.get(*name) {
-                None | Some(AttributeValue::N(_)) => {}
+                None => {}
+                Some(AttributeValue::N(n)) if n.parse::<u64>().is_err() => {
+                    return Err(Error::invalid_value(
+                        *name,
+                        format!("is {n}, expected a whole non-negative number"),
+                    ));
+                }
+                Some(AttributeValue::N(_)) => {}
                 Some(other) => {
                     return Err(Error::invalid_value(
                         *name,
                         format!("is {}, expected a number (N)", type_name(other)),
                     ));
                 }
-            }
-            if let Some(AttributeValue::N(n)) = item.get(*name)
-                && n.parse::<u64>().is_err()
-            {
-                return Err(Error::invalid_value(
-                    *name,
-                    format!("is {n}, expected a whole non-negative number"),
-                ));
             }
         }
         Ok(())

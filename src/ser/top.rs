@@ -49,6 +49,8 @@ pub(super) struct Fields<'t> {
     table: Option<&'t FieldTable>,
     naming: NamingConvention,
     none: NoneAs,
+    /// Where the next field is expected in the table's declaration order.
+    position: usize,
 }
 
 impl ser::SerializeStruct for Fields<'_> {
@@ -61,7 +63,9 @@ impl ser::SerializeStruct for Fields<'_> {
         value: &V,
     ) -> Result<(), TopFailure> {
         let stored = match self.table {
-            Some(t) => t.stored_for(key, self.naming).into_owned(),
+            Some(t) => t
+                .stored_in_order(&mut self.position, key, self.naming)
+                .into_owned(),
             None => self.naming.apply(key).into_owned(),
         };
         // A top-level attribute's own value is depth 1.
@@ -109,6 +113,7 @@ impl<'t> ser::Serializer for TopLevel<'t> {
             table: self.table,
             naming: self.naming,
             none: self.none,
+            position: 0,
         })
     }
 
