@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::{Criterion, criterion_group, criterion_main};
-use dynamodb_mapper::expr::{Update, attr};
+use dynamodb_mapper::expr::{Update, UpdateExt, attr};
 use dynamodb_mapper::key::encode_timestamp;
 use dynamodb_mapper::{
     IndexKeys, Item, KeyCondition, KeyPattern, Mapper, MapperExt, NamingConvention, TableSchema,
@@ -501,6 +501,42 @@ fn bench(c: &mut Criterion) {
                 names,
                 values,
             )
+        },
+    );
+    // The same update as a user sends it: on an `UpdateItem` request, with
+    // `with_update`, against the SDK's own setters with hand-written text,
+    // names and values. No request is sent.
+    let client = dynamodb_mapper::doc_support::client();
+    run(
+        &mut g,
+        &mut counts,
+        "keys_and_expressions/update_request",
+        || {
+            client
+                .update_item()
+                .with_update(
+                    Update::new()
+                        .set(attr("status"), black_box("Shipped"))
+                        .set(attr("trackingNumber"), black_box("TRK1"))
+                        .set(attr("totalCents"), attr("totalCents").plus(black_box(100))),
+                )
+                .expect("builds")
+        },
+    );
+    run(
+        &mut g,
+        &mut counts,
+        "keys_and_expressions/update_request_hand_written",
+        || {
+            client
+                .update_item()
+                .update_expression("SET #s = :s, #t = :t, #c = #c + :c")
+                .expression_attribute_names("#s", "status")
+                .expression_attribute_names("#t", "trackingNumber")
+                .expression_attribute_names("#c", "totalCents")
+                .expression_attribute_values(":s", s(black_box("Shipped").to_owned()))
+                .expression_attribute_values(":t", s(black_box("TRK1").to_owned()))
+                .expression_attribute_values(":c", AttributeValue::N(black_box(100).to_string()))
         },
     );
     let mut delivered = order.clone();

@@ -886,6 +886,54 @@ fn query_gets_key_condition_and_filter_added_to_what_it_has() {
     );
 }
 
+/// Applying binds whole maps to a request that has none, adds pairs to one
+/// that has some, and never sets an empty map (DynamoDB rejects one).
+#[test]
+fn applying_binds_maps_without_empty_ones() {
+    // Names only, on a fresh request: the values stay unset.
+    let put = offline_client()
+        .put_item()
+        .with_condition(attr("pk").not_exists())
+        .unwrap();
+    let input = put.as_input();
+    assert_eq!(
+        input.get_expression_attribute_names().as_ref().unwrap(),
+        &names(&[("#c0", "pk")])
+    );
+    assert_eq!(input.get_expression_attribute_values(), &None);
+    // Values on a request with names but no values; `#c0` already means
+    // `pk`, so it is shared; the second condition's values are new.
+    let put = put.with_condition(attr("pk").ne("X")).unwrap();
+    let input = put.as_input();
+    assert_eq!(
+        input.get_condition_expression().as_deref(),
+        Some("(attribute_not_exists(#c0)) AND (#c0 <> :c0)")
+    );
+    assert_eq!(
+        input.get_expression_attribute_names().as_ref().unwrap(),
+        &names(&[("#c0", "pk")])
+    );
+    assert_eq!(
+        input.get_expression_attribute_values().as_ref().unwrap(),
+        &values(&[(":c0", s("X"))])
+    );
+    // Added to maps that are there: nothing the request holds is replaced.
+    let put = put.with_condition(attr("sk").eq("Y")).unwrap();
+    let input = put.as_input();
+    assert_eq!(
+        input.get_condition_expression().as_deref(),
+        Some("((attribute_not_exists(#c0)) AND (#c0 <> :c0)) AND (#c1 = :c1)")
+    );
+    assert_eq!(
+        input.get_expression_attribute_names().as_ref().unwrap(),
+        &names(&[("#c0", "pk"), ("#c1", "sk")])
+    );
+    assert_eq!(
+        input.get_expression_attribute_values().as_ref().unwrap(),
+        &values(&[(":c0", s("X")), (":c1", s("Y"))])
+    );
+}
+
 #[test]
 fn key_condition_conflicts_are_errors() {
     let key = || KeyCondition::new(TABLE, "A");

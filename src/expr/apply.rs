@@ -65,57 +65,74 @@ impl IntoExpression for &Condition {
 /// What applying an expression adds to a request.
 struct Merged {
     expression: String,
-    names: Vec<(String, String)>,
-    values: Vec<(String, AttributeValue)>,
+    names: HashMap<String, String>,
+    values: HashMap<String, AttributeValue>,
 }
 
-/// Renames `ours`' placeholders the request binds to something else, joins
-/// the expression with the request's existing one (`(existing) AND (ours)`),
-/// and lists the names and values the request does not hold yet.
+/// Renames `ours`' placeholders the request binds to something else and
+/// joins the expression with the request's existing one (`(existing) AND
+/// (ours)`). Its names and values may repeat pairs the request already
+/// holds (binding one again changes nothing).
 fn merge(
     existing: Option<&str>,
     names: Option<&HashMap<String, String>>,
     values: Option<&HashMap<String, AttributeValue>>,
     ours: Expression,
 ) -> Merged {
-    let no_names = HashMap::new();
-    let no_values = HashMap::new();
-    let names = names.unwrap_or(&no_names);
-    let values = values.unwrap_or(&no_values);
-    let (ours_expression, ours_names, ours_values) =
-        ours.renamed_against(names, values).into_parts();
-    let expression = match existing {
-        Some(e) if !e.trim().is_empty() => format!("({e}) AND ({ours_expression})"),
-        _ => ours_expression,
+    let ours = match (names, values) {
+        (None, None) => ours,
+        (names, values) => {
+            let no_names = HashMap::new();
+            let no_values = HashMap::new();
+            ours.renamed_against(names.unwrap_or(&no_names), values.unwrap_or(&no_values))
+        }
     };
-    let mut new_names: Vec<(String, String)> = ours_names
-        .into_iter()
-        .filter(|(k, v)| names.get(k) != Some(v))
-        .collect();
-    new_names.sort();
-    let mut new_values: Vec<(String, AttributeValue)> = ours_values
-        .into_iter()
-        .filter(|(k, v)| values.get(k) != Some(v))
-        .collect();
-    new_values.sort_by(|a, b| a.0.cmp(&b.0));
+    let (expression, names, values) = ours.into_parts();
+    let expression = match existing {
+        Some(e) if !e.trim().is_empty() => format!("({e}) AND ({expression})"),
+        _ => expression,
+    };
     Merged {
         expression,
-        names: new_names,
-        values: new_values,
+        names,
+        values,
     }
 }
 
-/// Adds a [`Merged`]'s names and values to a request builder.
+/// Adds names to a request builder: the map itself when the request has
+/// none yet (no copy, no rehash), else each pair; never an empty map, which
+/// DynamoDB rejects.
+macro_rules! bind_names {
+    ($builder:expr, $names:expr) => {{
+        let builder = $builder;
+        let names: HashMap<String, String> = $names;
+        if names.is_empty() {
+            builder
+        } else if builder.get_expression_attribute_names().is_none() {
+            builder.set_expression_attribute_names(Some(names))
+        } else {
+            names
+                .into_iter()
+                .fold(builder, |b, (k, v)| b.expression_attribute_names(k, v))
+        }
+    }};
+}
+
+/// Adds a [`Merged`]'s names and values to a request builder (values as
+/// [`bind_names`] adds names).
 macro_rules! bind {
-    ($builder:expr, $merged:expr) => {{
-        let mut builder = $builder;
-        for (k, v) in $merged.names {
-            builder = builder.expression_attribute_names(k, v);
+    ($builder:expr, $names:expr, $values:expr) => {{
+        let builder = bind_names!($builder, $names);
+        let values: HashMap<String, AttributeValue> = $values;
+        if values.is_empty() {
+            builder
+        } else if builder.get_expression_attribute_values().is_none() {
+            builder.set_expression_attribute_values(Some(values))
+        } else {
+            values
+                .into_iter()
+                .fold(builder, |b, (k, v)| b.expression_attribute_values(k, v))
         }
-        for (k, v) in $merged.values {
-            builder = builder.expression_attribute_values(k, v);
-        }
-        builder
     }};
 }
 
@@ -199,7 +216,7 @@ impl KeyConditionExt for QueryFluentBuilder {
         if let Some(index) = key.index_name() {
             query = query.index_name(index);
         }
-        Ok(bind!(query, merged))
+        Ok(bind!(query, merged.names, merged.values))
     }
 }
 
@@ -249,7 +266,7 @@ macro_rules! impl_expression_ext {
                     self.get_expression_attribute_values().as_ref(),
                     expression.into_expression()?,
                 );
-                Ok(bind!(self.$set(merged.expression), merged))
+                Ok(bind!(self.$set(merged.expression), merged.names, merged.values))
             }
         }
     )*};
@@ -380,7 +397,11 @@ macro_rules! impl_update_ext {
                     self.get_expression_attribute_values().as_ref(),
                     update.build()?,
                 );
-                Ok(bind!(self.update_expression(merged.expression), merged))
+                Ok(bind!(
+                    self.update_expression(merged.expression),
+                    merged.names,
+                    merged.values
+                ))
             }
         }
     )*};
@@ -443,11 +464,7 @@ macro_rules! impl_projection_ext {
                     projection.build()?,
                 );
                 // A projection binds names only.
-                let mut builder = self.projection_expression(merged.expression);
-                for (k, v) in merged.names {
-                    builder = builder.expression_attribute_names(k, v);
-                }
-                Ok(builder)
+                Ok(bind_names!(self.projection_expression(merged.expression), merged.names))
             }
         }
     )*};

@@ -9,7 +9,7 @@ use super::expression::Expression;
 use super::operand::{Attr, Operand, OperandKind, Size, Step, ValueType};
 use super::placeholders::{Ctx, EXPRESSION, check_prefix, expr_error};
 use crate::error::{Error, ErrorKind, Result};
-use crate::item::{check_depth, check_values, parse_number};
+use crate::item::{check_depth, check_number, check_values};
 
 /// DynamoDB's limit on the values of one `IN`.
 const MAX_IN_VALUES: usize = 100;
@@ -577,7 +577,7 @@ impl Ctx<'_> {
                     AttributeValue::S(_) | AttributeValue::B(_) | AttributeValue::Bool(_) => {}
                     // A number alone: its spelling is all there is to check.
                     AttributeValue::N(n) => {
-                        parse_number(n).map_err(|reason| {
+                        check_number(n).map_err(|reason| {
                             operand_error(Error::invalid_value(subject, reason))
                         })?;
                     }

@@ -10,7 +10,7 @@ use super::expression::Expression;
 use super::operand::{Operand, OperandKind};
 use super::placeholders::{Ctx, check_prefix};
 use crate::error::{Error, ErrorKind, Result};
-use crate::item::{check_depth, parse_number, type_name};
+use crate::item::{check_depth, check_number, type_name};
 use crate::key::{Selection, SortSelection};
 use crate::schema::{
     KeyAttribute, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, ScalarType, TableSchema,
@@ -551,7 +551,7 @@ fn key_value(
         (ScalarType::S, AttributeValue::S(s)) => s.len(),
         (ScalarType::B, AttributeValue::B(b)) => b.as_ref().len(),
         (ScalarType::N, AttributeValue::N(n)) => {
-            parse_number(n).map_err(|reason| err(format!("condition value {reason}")))?;
+            check_number(n).map_err(|reason| err(format!("condition value {reason}")))?;
             n.len()
         }
         (expected, found) => {

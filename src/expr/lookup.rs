@@ -12,7 +12,7 @@ use super::key_condition::KeyCondition;
 use super::operand::attr;
 use crate::error::{Error, Result};
 use crate::fields::field_table;
-use crate::item::parse_number;
+use crate::item::check_number;
 use crate::key::last_sort_key_with_prefix;
 use crate::key::{KeyPattern, KeyValue};
 use crate::mapper::{Lookup, Mapper};
@@ -390,7 +390,7 @@ impl<M: Mapper> Lookup<'_, M> {
 /// [`KeyCondition::build`] to report with the attribute's name.
 fn attribute_value(key: &KeyAttribute, value: &KeyValue<'_>) -> AttributeValue {
     match value {
-        KeyValue::Text(t) if key.scalar_type == ScalarType::N && parse_number(t).is_ok() => {
+        KeyValue::Text(t) if key.scalar_type == ScalarType::N && check_number(t).is_ok() => {
             AttributeValue::N(t.to_string())
         }
         KeyValue::Text(t) => AttributeValue::S(t.to_string()),

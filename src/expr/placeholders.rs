@@ -167,6 +167,13 @@ pub(super) fn rename_map<V: PartialEq>(
     taken: &HashMap<String, V>,
     renames: &mut HashMap<String, String>,
 ) -> HashMap<String, V> {
+    if !own
+        .iter()
+        .any(|(key, value)| taken.get(key).is_some_and(|bound| bound != value))
+    {
+        // Nothing clashes (the common case): kept as it is.
+        return own;
+    }
     let mut entries: Vec<(String, V)> = own.into_iter().collect();
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     let own_keys: HashSet<String> = entries.iter().map(|(k, _)| k.clone()).collect();

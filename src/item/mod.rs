@@ -25,7 +25,7 @@ pub use crate::error::type_name;
 pub(crate) use check::{MAX_NESTING, check_depth, check_received, check_values};
 pub(crate) use drop::drop_item;
 pub use ext::{ItemExt, ttl_value};
-pub(crate) use number::{canonical_number, parse_number, read_float};
+pub(crate) use number::{canonical_number, check_number, read_float};
 pub(crate) use size::largest_attributes;
 pub use size::{item_size, value_size};
 

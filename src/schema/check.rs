@@ -7,7 +7,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::{GlobalSecondaryIndex, KeyAttribute, ScalarType, TableSchema};
 use crate::error::{Error, Result};
-use crate::item::{Item, parse_number, type_name};
+use crate::item::{Item, check_number, type_name};
 
 /// Maximum partition key size in bytes.
 ///
@@ -265,7 +265,7 @@ fn check_key(
         (ScalarType::S, AttributeValue::S(s)) => s.len(),
         (ScalarType::B, AttributeValue::B(b)) => b.as_ref().len(),
         (ScalarType::N, AttributeValue::N(n)) => {
-            parse_number(n)
+            check_number(n)
                 .map_err(|reason| Error::invalid_key(attr.name, format!("{}{reason}", of())))?;
             n.len()
         }
