@@ -17,6 +17,9 @@ use dynamodb_mapper::{
 };
 use dynamodb_mapper_support::seed001::*;
 
+mod common;
+use common::*;
+
 /// Counts heap allocations (and reallocations) while [`COUNTING`] is on, so
 /// each benchmark's count per call is reported next to its time; off while
 /// criterion measures time, so the count costs the timings nothing but a
@@ -106,22 +109,6 @@ impl Counts {
     }
 }
 
-/// The order mapper with serde's own names, so its items match what plain
-/// `serde_dynamo` produces.
-struct OrderAsIs;
-impl Mapper for OrderAsIs {
-    type Entity = Order;
-    const ENTITY_TYPE: &'static str = "Order";
-    const TABLE: TableSchema = APP_TABLE;
-    const NAMING: NamingConvention = NamingConvention::AsIs;
-    fn before_to_item(o: &Order) -> dynamodb_mapper::Result<()> {
-        OrderMapper::before_to_item(o)
-    }
-    fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
-        OrderMapper::after_to_item(o, item)
-    }
-}
-
 /// The same mapper declaring the key patterns its hooks write (`by_hook`:
 /// written once, by the hook, not also rendered), so every `to_item` also
 /// checks the written keys against them.
@@ -150,134 +137,6 @@ impl Mapper for OrderChecked {
     }
     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
         OrderMapper::after_to_item(o, item)
-    }
-}
-
-fn s(v: String) -> AttributeValue {
-    AttributeValue::S(v)
-}
-
-/// The baseline: `serde_dynamo::to_item` and the same keys inserted by hand.
-fn serde_dynamo_to_item(o: &Order) -> Item {
-    let mut item: Item = serde_dynamo::to_item(o).expect("serializable");
-    item.extend(serde_dynamo_keys(o));
-    item
-}
-
-/// The baseline read: check the discriminator by hand, then `serde_dynamo`.
-fn serde_dynamo_from_item(item: Item) -> Order {
-    assert!(matches!(item.get("entityType"), Some(AttributeValue::S(t)) if t == "Order"));
-    serde_dynamo::from_item(item).expect("deserializable")
-}
-
-fn n(v: impl ToString) -> AttributeValue {
-    AttributeValue::N(v.to_string())
-}
-
-/// The floor: every attribute written by hand.
-fn hand_to_item(o: &Order) -> Item {
-    let mut item = serde_dynamo_keys(o);
-    item.insert("order_id".into(), s(o.order_id.clone()));
-    item.insert("customer_id".into(), s(o.customer_id.clone()));
-    item.insert("status".into(), s(o.status.name().into()));
-    item.insert("total_cents".into(), n(o.total_cents));
-    item.insert("created_at".into(), s(o.created_at.clone()));
-    let opt = |v: &Option<String>| match v {
-        Some(v) => s(v.clone()),
-        None => AttributeValue::Null(true),
-    };
-    item.insert("shipped_at".into(), opt(&o.shipped_at));
-    item.insert("tracking_number".into(), opt(&o.tracking_number));
-    let lines = o
-        .lines
-        .iter()
-        .map(|l| {
-            AttributeValue::M(Item::from([
-                ("sku".to_string(), s(l.sku.clone())),
-                ("quantity".to_string(), n(l.quantity)),
-                ("unit_price_cents".to_string(), n(l.unit_price_cents)),
-            ]))
-        })
-        .collect();
-    item.insert("lines".into(), AttributeValue::L(lines));
-    item
-}
-
-fn serde_dynamo_keys(o: &Order) -> Item {
-    let mut item = Item::with_capacity(20);
-    let date = o.created_at.get(..10).unwrap_or(&o.created_at);
-    item.insert("pk".into(), s(format!("CUSTOMER#{}", o.customer_id)));
-    item.insert("sk".into(), s(format!("ORDER#{}#{date}", o.order_id)));
-    item.insert("entityType".into(), s("Order".into()));
-    item.insert("gsi1pk".into(), s(format!("STATUS#{}", o.status.name())));
-    item.insert("gsi1sk".into(), s(o.created_at.clone()));
-    item.insert("gsi2pk".into(), s("ORDER".into()));
-    item.insert("gsi2sk".into(), s(o.created_at.clone()));
-    if let (Some(at), Some(_)) = (&o.shipped_at, &o.tracking_number) {
-        item.insert("gsi3pk".into(), s("SHIPPED".into()));
-        item.insert("gsi3sk".into(), s(at.clone()));
-    }
-    item
-}
-
-/// The floor read: every attribute taken apart by hand.
-fn hand_from_item(mut item: Item) -> Order {
-    assert!(matches!(item.get("entityType"), Some(AttributeValue::S(t)) if t == "Order"));
-    let mut take_s = |name: &str| match item.remove(name) {
-        Some(AttributeValue::S(v)) => v,
-        other => panic!("{name}: {other:?}"),
-    };
-    let order_id = take_s("order_id");
-    let customer_id = take_s("customer_id");
-    let status = match take_s("status").as_str() {
-        "Pending" => OrderStatus::Pending,
-        "Shipped" => OrderStatus::Shipped,
-        _ => OrderStatus::Delivered,
-    };
-    let created_at = take_s("created_at");
-    let total_cents = match item.remove("total_cents") {
-        Some(AttributeValue::N(v)) => v.parse().expect("number"),
-        other => panic!("total_cents: {other:?}"),
-    };
-    let mut opt = |name: &str| match item.remove(name) {
-        Some(AttributeValue::S(v)) => Some(v),
-        _ => None,
-    };
-    let shipped_at = opt("shipped_at");
-    let tracking_number = opt("tracking_number");
-    let lines = match item.remove("lines") {
-        Some(AttributeValue::L(lines)) => lines
-            .into_iter()
-            .map(|l| {
-                let AttributeValue::M(mut m) = l else {
-                    panic!("line")
-                };
-                let sku = match m.remove("sku") {
-                    Some(AttributeValue::S(v)) => v,
-                    other => panic!("sku: {other:?}"),
-                };
-                let mut num = |name: &str| match m.remove(name) {
-                    Some(AttributeValue::N(v)) => v.parse::<u64>().expect("number"),
-                    other => panic!("{name}: {other:?}"),
-                };
-                OrderLine {
-                    sku,
-                    quantity: num("quantity") as u32,
-                    unit_price_cents: num("unit_price_cents"),
-                }
-            })
-            .collect(),
-        other => panic!("lines: {other:?}"),
-    };
-    Order {
-        order_id,
-        customer_id,
-        status,
-        total_cents,
-        created_at,
-        shipped_at,
-        tracking_number,
-        lines,
     }
 }
 
