@@ -104,6 +104,8 @@ fn changes<M: Mapper>(old: &M::Entity, new: &M::Entity, nested: bool) -> Result<
 
 /// Adds to `update` what turns the map `before` into `after`, at `path`,
 /// in name order (so the same change always renders the same expression).
+/// Only the names whose values differ are sorted and copied: most
+/// attributes of an update's two items are equal.
 fn diff(
     before: &HashMap<String, AttributeValue>,
     after: &HashMap<String, AttributeValue>,
@@ -111,13 +113,27 @@ fn diff(
     nested: bool,
     update: &mut Update,
 ) {
-    let mut names: Vec<&String> = after.keys().chain(before.keys()).collect();
-    names.sort_unstable();
-    names.dedup();
-    for name in names {
+    let mut changed: Vec<&String> = Vec::new();
+    let mut kept = 0;
+    for (name, now) in after {
+        match before.get(name) {
+            Some(was) => {
+                kept += 1;
+                if was != now {
+                    changed.push(name);
+                }
+            }
+            None => changed.push(name),
+        }
+    }
+    // Names only `before` has (removed), looked for only when there are.
+    if kept < before.len() {
+        changed.extend(before.keys().filter(|name| !after.contains_key(*name)));
+    }
+    changed.sort_unstable();
+    for name in changed {
         path.push(name.clone());
         match (before.get(name), after.get(name)) {
-            (Some(was), Some(now)) if was == now => {}
             // Items are at most 32 levels deep (checked by `to_item`), so
             // this recursion is bounded.
             (Some(AttributeValue::M(was)), Some(AttributeValue::M(now))) if nested => {
