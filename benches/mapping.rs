@@ -1,7 +1,9 @@
 //! Per-item cost of the mapper on the seed-001 order (8 fields, nested lines,
-//! pk/sk, 3 GSI pairs, discriminator), side by side with `serde_dynamo` plus
-//! hand-inserted keys and with hand-written `AttributeValue` code (the floor),
-//! and the lossless record path against the plain path.
+//! pk/sk, 3 GSI pairs, discriminator) and on the flat seed-001 customer (4
+//! string fields, pk/sk, 1 GSI pair, discriminator), side by side with
+//! `serde_dynamo` plus hand-inserted keys and with hand-written
+//! `AttributeValue` code (the floor), and the lossless record path against
+//! the plain path.
 //! Run: `cargo bench --bench mapping`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -183,6 +185,16 @@ fn bench(c: &mut Criterion) {
     stored.insert("giftNote".into(), s("happy birthday".into()));
     stored.insert("loyaltyTier".into(), s("gold".into()));
     let record = OrderAsIs::record_from_item(stored.clone()).expect("valid");
+    let customer = Customer {
+        customer_id: "C1".into(),
+        email: "ada@example.com".into(),
+        name: "Ada".into(),
+        created_at: "2024-01-15T10:30:00Z".into(),
+    };
+    let customer_item = CustomerAsIs::to_item(&customer).expect("valid");
+    assert_eq!(customer_item, hand_customer_to_item(&customer));
+    assert_eq!(customer_item, serde_dynamo_customer_to_item(&customer));
+    assert_eq!(hand_customer_from_item(customer_item.clone()), customer);
 
     let mut g = c.benchmark_group("to_item");
     run(&mut g, &mut counts, "to_item/hand_written", || {
@@ -212,6 +224,19 @@ fn bench(c: &mut Criterion) {
         "to_item/mapper_plain_same_entity",
         || OrderAsIs::to_item(black_box(&record.entity)),
     );
+    // The flat entity (strings only, no nesting), the same three ways.
+    run(&mut g, &mut counts, "to_item/flat_hand_written", || {
+        hand_customer_to_item(black_box(&customer))
+    });
+    run(
+        &mut g,
+        &mut counts,
+        "to_item/flat_serde_dynamo+keys",
+        || serde_dynamo_customer_to_item(black_box(&customer)),
+    );
+    run(&mut g, &mut counts, "to_item/flat_mapper", || {
+        CustomerAsIs::to_item(black_box(&customer))
+    });
     g.finish();
 
     let mut g = c.benchmark_group("from_item");
@@ -257,6 +282,27 @@ fn bench(c: &mut Criterion) {
         "from_item/mapper_record_stored",
         || stored.clone(),
         OrderAsIs::record_from_item,
+    );
+    run_batched(
+        &mut g,
+        &mut counts,
+        "from_item/flat_hand_written",
+        || customer_item.clone(),
+        hand_customer_from_item,
+    );
+    run_batched(
+        &mut g,
+        &mut counts,
+        "from_item/flat_serde_dynamo+check",
+        || customer_item.clone(),
+        serde_dynamo_customer_from_item,
+    );
+    run_batched(
+        &mut g,
+        &mut counts,
+        "from_item/flat_mapper",
+        || customer_item.clone(),
+        CustomerAsIs::from_item,
     );
     g.finish();
 

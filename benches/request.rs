@@ -21,7 +21,7 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use dynamodb_mapper::{Item, Mapper, MapperExt, NamingConvention, TableSchema, item_size};
+use dynamodb_mapper::{Item, Mapper, MapperExt, item_size};
 use dynamodb_mapper_support::seed001::*;
 
 mod common;
@@ -31,66 +31,6 @@ const TABLE: &str = "AppTable";
 
 /// Lines in the large order: about 350 KB of item.
 const LARGE_LINES: usize = 7_150;
-
-/// The customer mapper with serde's own names, as [`OrderAsIs`].
-struct CustomerAsIs;
-impl Mapper for CustomerAsIs {
-    type Entity = Customer;
-    const ENTITY_TYPE: &'static str = "Customer";
-    const TABLE: TableSchema = APP_TABLE;
-    const NAMING: NamingConvention = NamingConvention::AsIs;
-    const OWNED_ATTRIBUTES: &'static [&'static str] = CustomerMapper::OWNED_ATTRIBUTES;
-    fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
-        CustomerMapper::after_to_item(c, item)
-    }
-}
-
-/// The customer's keys and derived attributes, by hand.
-fn customer_keys(c: &Customer, item: &mut Item) {
-    item.insert("pk".into(), s(format!("CUSTOMER#{}", c.customer_id)));
-    item.insert("sk".into(), s("METADATA".into()));
-    item.insert("recordType".into(), s("Customer".into()));
-    item.insert("gsi1pk".into(), s(format!("EMAIL#{}", c.email)));
-    item.insert("gsi1sk".into(), s(format!("CUSTOMER#{}", c.customer_id)));
-    item.insert("entityType".into(), s("Customer".into()));
-}
-
-/// The floor: the customer written by hand.
-fn hand_customer_to_item(c: &Customer) -> Item {
-    let mut item = Item::with_capacity(10);
-    customer_keys(c, &mut item);
-    item.insert("customer_id".into(), s(c.customer_id.clone()));
-    item.insert("email".into(), s(c.email.clone()));
-    item.insert("name".into(), s(c.name.clone()));
-    item.insert("created_at".into(), s(c.created_at.clone()));
-    item
-}
-
-/// The floor read: the customer taken apart by hand.
-fn hand_customer_from_item(mut item: Item) -> Customer {
-    assert!(matches!(item.get("entityType"), Some(AttributeValue::S(t)) if t == "Customer"));
-    let mut take_s = |name: &str| match item.remove(name) {
-        Some(AttributeValue::S(v)) => v,
-        other => panic!("{name}: {other:?}"),
-    };
-    Customer {
-        customer_id: take_s("customer_id"),
-        email: take_s("email"),
-        name: take_s("name"),
-        created_at: take_s("created_at"),
-    }
-}
-
-fn serde_dynamo_customer_to_item(c: &Customer) -> Item {
-    let mut item: Item = serde_dynamo::to_item(c).expect("serializable");
-    customer_keys(c, &mut item);
-    item
-}
-
-fn serde_dynamo_customer_from_item(item: Item) -> Customer {
-    assert!(matches!(item.get("entityType"), Some(AttributeValue::S(t)) if t == "Customer"));
-    serde_dynamo::from_item(item).expect("deserializable")
-}
 
 /// The same entities through modyne: its table (`PK`/`SK`, `GSI1`..`GSI3`)
 /// and an `Entity` implementation per entity, on newtypes (the entities and

@@ -118,8 +118,8 @@ macro_rules! bind_names {
     }};
 }
 
-/// Adds a [`Merged`]'s names and values to a request builder (values as
-/// [`bind_names`] adds names).
+/// Adds names and values (a [`Merged`]'s) to a request builder, each map
+/// as [`bind_names`] adds names.
 macro_rules! bind {
     ($builder:expr, $names:expr, $values:expr) => {{
         let builder = bind_names!($builder, $names);
