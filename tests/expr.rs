@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::types::{
 };
 use dynamodb_mapper::expr::{
     Attr, Condition, ConditionExt, Expression, FilterExt, IntoExpression, KeyCondition,
-    KeyConditionExt, ValueType, attr, value,
+    KeyConditionExt, Projection, ProjectionExt, ValueType, attr, value,
 };
 use dynamodb_mapper::hooks::put_str;
 use dynamodb_mapper::{
@@ -931,6 +931,79 @@ fn applying_binds_maps_without_empty_ones() {
     assert_eq!(
         input.get_expression_attribute_values().as_ref().unwrap(),
         &values(&[(":c0", s("X")), (":c1", s("Y"))])
+    );
+}
+
+/// The other halves: names added to a request holding only values, a
+/// partial clash renamed in the text, a projection beside a filter's
+/// values, and a request whose maps the caller set empty.
+#[test]
+fn applying_adds_to_either_map_and_renames_only_clashes() {
+    // Values but no names: the condition's names are set whole, the
+    // request's values untouched.
+    let put = offline_client()
+        .put_item()
+        .condition_expression("size(lines) > :min")
+        .expression_attribute_values(":min", n("0"))
+        .with_condition(attr("pk").exists())
+        .unwrap();
+    let input = put.as_input();
+    assert_eq!(
+        input.get_expression_attribute_names().as_ref().unwrap(),
+        &names(&[("#c0", "pk")])
+    );
+    assert_eq!(
+        input.get_expression_attribute_values().as_ref().unwrap(),
+        &values(&[(":min", n("0"))])
+    );
+    // `#c0` already means `pk`; the condition's `#c0` means `sk`: renamed,
+    // in the text too, and its `pk` shares the request's `#c0`.
+    let put = offline_client()
+        .put_item()
+        .condition_expression("attribute_exists(#c0)")
+        .expression_attribute_names("#c0", "pk")
+        .with_condition(attr("sk").exists() & attr("pk").exists())
+        .unwrap();
+    let input = put.as_input();
+    assert_eq!(
+        input.get_condition_expression().as_deref(),
+        Some("(attribute_exists(#c0)) AND (attribute_exists(#c2) AND attribute_exists(#c1))")
+    );
+    assert_eq!(
+        input.get_expression_attribute_names().as_ref().unwrap(),
+        &names(&[("#c0", "pk"), ("#c1", "pk"), ("#c2", "sk")])
+    );
+    // A projection on a query with a filter: names added, values kept.
+    let query = offline_client()
+        .query()
+        .with_filter(attr("total").gt(100))
+        .unwrap()
+        .with_projection(&Projection::paths([attr("total"), attr("id")]))
+        .unwrap();
+    let input = query.as_input();
+    assert_eq!(
+        input.get_expression_attribute_names().as_ref().unwrap(),
+        &names(&[("#c0", "total"), ("#p0", "total"), ("#p1", "id")])
+    );
+    assert_eq!(
+        input.get_expression_attribute_values().as_ref().unwrap(),
+        &values(&[(":c0", n("100"))])
+    );
+    // Maps the caller set empty are added to, not replaced by nothing.
+    let put = offline_client()
+        .put_item()
+        .set_expression_attribute_names(Some(HashMap::new()))
+        .set_expression_attribute_values(Some(HashMap::new()))
+        .with_condition(attr("pk").ne("X"))
+        .unwrap();
+    let input = put.as_input();
+    assert_eq!(
+        input.get_expression_attribute_names().as_ref().unwrap(),
+        &names(&[("#c0", "pk")])
+    );
+    assert_eq!(
+        input.get_expression_attribute_values().as_ref().unwrap(),
+        &values(&[(":c0", s("X"))])
     );
 }
 

@@ -150,3 +150,105 @@ fn diff(
         path.pop();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Serialize};
+
+    use super::*;
+    use crate::TableSchema;
+    use crate::hooks::put_str;
+    use crate::item::Item;
+
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    struct Doc {
+        id: String,
+        a: Option<String>,
+        b: Option<String>,
+        c: Option<String>,
+        address: BTreeMap<String, String>,
+    }
+
+    struct DocMapper;
+    impl Mapper for DocMapper {
+        type Entity = Doc;
+        const ENTITY_TYPE: &'static str = "Doc";
+        const TABLE: TableSchema = TableSchema::new("pk");
+        fn after_to_item(d: &Doc, item: &mut Item) -> Result<()> {
+            put_str(item, "pk", format!("DOC#{}", d.id));
+            Ok(())
+        }
+    }
+
+    fn doc(a: Option<&str>, b: Option<&str>, c: Option<&str>, address: &[(&str, &str)]) -> Doc {
+        Doc {
+            id: "D1".into(),
+            a: a.map(Into::into),
+            b: b.map(Into::into),
+            c: c.map(Into::into),
+            address: address
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        }
+    }
+
+    /// Same number of attributes, one name swapped for another (`b` gone,
+    /// `c` new), and a nested map with a member swapped too: every change
+    /// is found, in name order, members of the map one by one.
+    #[test]
+    fn swapped_names_are_removed_and_set_in_name_order() {
+        let old = doc(
+            Some("1"),
+            Some("2"),
+            None,
+            &[("city", "Lyon"), ("zip", "69001")],
+        );
+        let new = doc(
+            Some("1"),
+            None,
+            Some("3"),
+            &[("city", "Lyon"), ("floor", "3")],
+        );
+        let e = Update::between::<DocMapper>(&old, &new)
+            .unwrap()
+            .build()
+            .unwrap();
+        assert_eq!(
+            e.expression(),
+            "SET #u0.#u1 = :u0, #u2 = :u1 REMOVE #u0.#u3, #u4"
+        );
+        let names: Vec<(&str, &str)> = ["#u0", "#u1", "#u2", "#u3", "#u4"]
+            .into_iter()
+            .map(|p| (p, e.names()[p].as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("#u0", "address"),
+                ("#u1", "floor"),
+                ("#u2", "c"),
+                ("#u3", "zip"),
+                ("#u4", "b")
+            ]
+        );
+        // Replaced whole at the top level; nothing when nothing changed.
+        let e = Update::between_top_level::<DocMapper>(&old, &new)
+            .unwrap()
+            .build()
+            .unwrap();
+        assert_eq!(e.expression(), "SET #u0 = :u0, #u1 = :u1 REMOVE #u2");
+        assert!(
+            Update::between::<DocMapper>(&new, &new.clone())
+                .unwrap()
+                .is_empty()
+        );
+        assert!(
+            Update::between_top_level::<DocMapper>(&old, &old.clone())
+                .unwrap()
+                .is_empty()
+        );
+    }
+}

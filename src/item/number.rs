@@ -416,4 +416,37 @@ mod tests {
             )
         );
     }
+
+    /// `check_number` accepts and refuses exactly what the parser does,
+    /// around its plain-integer shortcut.
+    #[test]
+    fn check_number_agrees_with_the_parser() {
+        let forty = format!("1{}", "0".repeat(38));
+        let thirty_nine = "9".repeat(39);
+        for n in [
+            "0",
+            "-0",
+            "+1",
+            "01",
+            "-01",
+            "",
+            "-",
+            "7",
+            "-7",
+            "1e3",
+            "1.50",
+            forty.as_str(),
+            thirty_nine.as_str(),
+            "\u{661}",
+            " 1",
+            "1 ",
+        ] {
+            assert_eq!(check_number(n).is_ok(), parse_decimal(n).is_ok(), "{n:?}");
+        }
+        assert!(
+            check_number(&forty).is_ok(),
+            "trailing zeros are not significant"
+        );
+        assert!(check_number(&thirty_nine).is_err());
+    }
 }
