@@ -27,6 +27,20 @@ fn values(pairs: &[(&str, AttributeValue)]) -> HashMap<String, AttributeValue> {
         .collect()
 }
 
+/// What a request binds: exactly `want_names` and `want_values`, and no
+/// map at all where one is empty (DynamoDB rejects an empty map).
+fn assert_binds(
+    bound_names: &Option<HashMap<String, String>>,
+    bound_values: &Option<HashMap<String, AttributeValue>>,
+    want_names: &[(&str, &str)],
+    want_values: &[(&str, AttributeValue)],
+) {
+    let want_names = (!want_names.is_empty()).then(|| names(want_names));
+    let want_values = (!want_values.is_empty()).then(|| values(want_values));
+    assert_eq!(bound_names, &want_names, "names");
+    assert_eq!(bound_values, &want_values, "values");
+}
+
 /// The placeholders an expression text uses, each once, in order.
 fn used(expression: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -865,24 +879,22 @@ fn query_gets_key_condition_and_filter_added_to_what_it_has() {
         input.get_filter_expression().as_deref(),
         Some("(#c0 > :c0) AND (#c0 < :c1)")
     );
-    assert_eq!(
-        input.get_expression_attribute_names().as_ref().unwrap(),
-        &names(&[
+    assert_binds(
+        input.get_expression_attribute_names(),
+        input.get_expression_attribute_values(),
+        &[
             ("#k0", "orderId"),
             ("#name", "name"),
             ("#k1", "gsi1sk"),
             ("#k2", "gsi1pk"),
             ("#c0", "total"),
-        ])
-    );
-    assert_eq!(
-        input.get_expression_attribute_values().as_ref().unwrap(),
-        &values(&[
+        ],
+        &[
             (":k0", s("STATUS#open")),
             (":k1", s("2024-")),
             (":c0", n("100")),
             (":c1", n("1000")),
-        ])
+        ],
     );
 }
 
@@ -896,11 +908,12 @@ fn applying_binds_maps_without_empty_ones() {
         .with_condition(attr("pk").not_exists())
         .unwrap();
     let input = put.as_input();
-    assert_eq!(
-        input.get_expression_attribute_names().as_ref().unwrap(),
-        &names(&[("#c0", "pk")])
+    assert_binds(
+        input.get_expression_attribute_names(),
+        input.get_expression_attribute_values(),
+        &[("#c0", "pk")],
+        &[],
     );
-    assert_eq!(input.get_expression_attribute_values(), &None);
     // Values on a request with names but no values; `#c0` already means
     // `pk`, so it is shared; the second condition's values are new.
     let put = put.with_condition(attr("pk").ne("X")).unwrap();
@@ -909,13 +922,11 @@ fn applying_binds_maps_without_empty_ones() {
         input.get_condition_expression().as_deref(),
         Some("(attribute_not_exists(#c0)) AND (#c0 <> :c0)")
     );
-    assert_eq!(
-        input.get_expression_attribute_names().as_ref().unwrap(),
-        &names(&[("#c0", "pk")])
-    );
-    assert_eq!(
-        input.get_expression_attribute_values().as_ref().unwrap(),
-        &values(&[(":c0", s("X"))])
+    assert_binds(
+        input.get_expression_attribute_names(),
+        input.get_expression_attribute_values(),
+        &[("#c0", "pk")],
+        &[(":c0", s("X"))],
     );
     // Added to maps that are there: nothing the request holds is replaced.
     let put = put.with_condition(attr("sk").eq("Y")).unwrap();
@@ -924,13 +935,11 @@ fn applying_binds_maps_without_empty_ones() {
         input.get_condition_expression().as_deref(),
         Some("((attribute_not_exists(#c0)) AND (#c0 <> :c0)) AND (#c1 = :c1)")
     );
-    assert_eq!(
-        input.get_expression_attribute_names().as_ref().unwrap(),
-        &names(&[("#c0", "pk"), ("#c1", "sk")])
-    );
-    assert_eq!(
-        input.get_expression_attribute_values().as_ref().unwrap(),
-        &values(&[(":c0", s("X")), (":c1", s("Y"))])
+    assert_binds(
+        input.get_expression_attribute_names(),
+        input.get_expression_attribute_values(),
+        &[("#c0", "pk"), ("#c1", "sk")],
+        &[(":c0", s("X")), (":c1", s("Y"))],
     );
 }
 
@@ -948,13 +957,11 @@ fn applying_adds_to_either_map_and_renames_only_clashes() {
         .with_condition(attr("pk").exists())
         .unwrap();
     let input = put.as_input();
-    assert_eq!(
-        input.get_expression_attribute_names().as_ref().unwrap(),
-        &names(&[("#c0", "pk")])
-    );
-    assert_eq!(
-        input.get_expression_attribute_values().as_ref().unwrap(),
-        &values(&[(":min", n("0"))])
+    assert_binds(
+        input.get_expression_attribute_names(),
+        input.get_expression_attribute_values(),
+        &[("#c0", "pk")],
+        &[(":min", n("0"))],
     );
     // `#c0` already means `pk`; the condition's `#c0` means `sk`: renamed,
     // in the text too, and its `pk` shares the request's `#c0`.
@@ -981,13 +988,11 @@ fn applying_adds_to_either_map_and_renames_only_clashes() {
         .with_projection(&Projection::paths([attr("total"), attr("id")]))
         .unwrap();
     let input = query.as_input();
-    assert_eq!(
-        input.get_expression_attribute_names().as_ref().unwrap(),
-        &names(&[("#c0", "total"), ("#p0", "total"), ("#p1", "id")])
-    );
-    assert_eq!(
-        input.get_expression_attribute_values().as_ref().unwrap(),
-        &values(&[(":c0", n("100"))])
+    assert_binds(
+        input.get_expression_attribute_names(),
+        input.get_expression_attribute_values(),
+        &[("#c0", "total"), ("#p0", "total"), ("#p1", "id")],
+        &[(":c0", n("100"))],
     );
     // Maps the caller set empty are added to, not replaced by nothing.
     let put = offline_client()
@@ -997,13 +1002,11 @@ fn applying_adds_to_either_map_and_renames_only_clashes() {
         .with_condition(attr("pk").ne("X"))
         .unwrap();
     let input = put.as_input();
-    assert_eq!(
-        input.get_expression_attribute_names().as_ref().unwrap(),
-        &names(&[("#c0", "pk")])
-    );
-    assert_eq!(
-        input.get_expression_attribute_values().as_ref().unwrap(),
-        &values(&[(":c0", s("X"))])
+    assert_binds(
+        input.get_expression_attribute_names(),
+        input.get_expression_attribute_values(),
+        &[("#c0", "pk")],
+        &[(":c0", s("X"))],
     );
 }
 
@@ -1068,13 +1071,11 @@ fn scans_get_filters_joined() {
         scan.get_filter_expression().as_deref(),
         Some("(attribute_exists(#c0)) AND (begins_with(#c0, :c0))")
     );
-    assert_eq!(
-        scan.get_expression_attribute_names().as_ref().unwrap(),
-        &names(&[("#c0", "email")])
-    );
-    assert_eq!(
-        scan.get_expression_attribute_values().as_ref().unwrap(),
-        &values(&[(":c0", s("ada"))])
+    assert_binds(
+        scan.get_expression_attribute_names(),
+        scan.get_expression_attribute_values(),
+        &[("#c0", "email")],
+        &[(":c0", s("ada"))],
     );
     let err = offline_client()
         .scan()
@@ -1094,11 +1095,12 @@ fn writes_get_conditions_added() {
         put.get_condition_expression().as_deref(),
         Some("attribute_not_exists(#c0)")
     );
-    assert_eq!(
-        put.get_expression_attribute_names().as_ref().unwrap(),
-        &names(&[("#c0", "pk")])
+    assert_binds(
+        put.get_expression_attribute_names(),
+        put.get_expression_attribute_values(),
+        &[("#c0", "pk")],
+        &[],
     );
-    assert!(put.get_expression_attribute_values().is_none());
 
     let delete = offline_client()
         .delete_item()
@@ -1111,13 +1113,11 @@ fn writes_get_conditions_added() {
         delete.get_condition_expression().as_deref(),
         Some("(#v = :v) AND (#c0 <> :c0)")
     );
-    assert_eq!(
-        delete.get_expression_attribute_names().as_ref().unwrap(),
-        &names(&[("#v", "version"), ("#c0", "status")])
-    );
-    assert_eq!(
-        delete.get_expression_attribute_values().as_ref().unwrap(),
-        &values(&[(":v", n("3")), (":c0", s("locked"))])
+    assert_binds(
+        delete.get_expression_attribute_names(),
+        delete.get_expression_attribute_values(),
+        &[("#v", "version"), ("#c0", "status")],
+        &[(":v", n("3")), (":c0", s("locked"))],
     );
 
     let update = offline_client()
@@ -1133,18 +1133,16 @@ fn writes_get_conditions_added() {
         update.get_condition_expression().as_deref(),
         Some("#c0 = :c2 AND #c2 = :c3")
     );
-    assert_eq!(
-        update.get_expression_attribute_names().as_ref().unwrap(),
-        &names(&[("#c0", "status"), ("#c1", "shippedAt"), ("#c2", "version")])
-    );
-    assert_eq!(
-        update.get_expression_attribute_values().as_ref().unwrap(),
-        &values(&[
+    assert_binds(
+        update.get_expression_attribute_names(),
+        update.get_expression_attribute_values(),
+        &[("#c0", "status"), ("#c1", "shippedAt"), ("#c2", "version")],
+        &[
             (":c0", s("shipped")),
             (":c1", s("2024-01-15")),
             (":c2", s("paid")),
             (":c3", n("3")),
-        ])
+        ],
     );
     assert_exact(
         &format!(

@@ -99,41 +99,49 @@ fn merge(
     }
 }
 
-/// Adds names to a request builder: the map itself when the request has
-/// none yet (no copy, no rehash), else each pair; never an empty map, which
-/// DynamoDB rejects.
-macro_rules! bind_names {
-    ($builder:expr, $names:expr) => {{
+/// Adds a map of names or values to a request builder (`$get`, `$set` and
+/// `$add` are the builder's methods for that map): the map itself when the
+/// request has none yet (no copy, no rehash), else each pair; never an
+/// empty map, which DynamoDB rejects.
+macro_rules! bind_map {
+    ($builder:expr, $map:expr, $get:ident, $set:ident, $add:ident) => {{
         let builder = $builder;
-        let names: HashMap<String, String> = $names;
-        if names.is_empty() {
+        let map = $map;
+        if map.is_empty() {
             builder
-        } else if builder.get_expression_attribute_names().is_none() {
-            builder.set_expression_attribute_names(Some(names))
+        } else if builder.$get().is_none() {
+            builder.$set(Some(map))
         } else {
-            names
-                .into_iter()
-                .fold(builder, |b, (k, v)| b.expression_attribute_names(k, v))
+            map.into_iter().fold(builder, |b, (k, v)| b.$add(k, v))
         }
     }};
 }
 
-/// Adds names and values (a [`Merged`]'s) to a request builder, each map
-/// as [`bind_names`] adds names.
+/// Adds names to a request builder (see [`bind_map`]).
+macro_rules! bind_names {
+    ($builder:expr, $names:expr) => {
+        bind_map!(
+            $builder,
+            $names,
+            get_expression_attribute_names,
+            set_expression_attribute_names,
+            expression_attribute_names
+        )
+    };
+}
+
+/// Adds names and values (a [`Merged`]'s) to a request builder (see
+/// [`bind_map`]).
 macro_rules! bind {
-    ($builder:expr, $names:expr, $values:expr) => {{
-        let builder = bind_names!($builder, $names);
-        let values: HashMap<String, AttributeValue> = $values;
-        if values.is_empty() {
-            builder
-        } else if builder.get_expression_attribute_values().is_none() {
-            builder.set_expression_attribute_values(Some(values))
-        } else {
-            values
-                .into_iter()
-                .fold(builder, |b, (k, v)| b.expression_attribute_values(k, v))
-        }
-    }};
+    ($builder:expr, $names:expr, $values:expr) => {
+        bind_map!(
+            bind_names!($builder, $names),
+            $values,
+            get_expression_attribute_values,
+            set_expression_attribute_values,
+            expression_attribute_values
+        )
+    };
 }
 
 /// Adds a key condition to a `Query`.
