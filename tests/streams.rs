@@ -185,6 +185,19 @@ fn a_malformed_image_names_the_type_the_key_and_the_attribute() {
     for part in ["Session", "USER#u3", "device"] {
         assert!(message.contains(part), "{part} not in {message}");
     }
+    // And which record and which of its images.
+    assert_eq!(err.stream_image(), Some("new"));
+    assert_eq!(
+        err.stream_record(),
+        Some((
+            "1679091c5a880faf6fb5e6087eb1b2dc",
+            Some("111100000000000000006")
+        ))
+    );
+    assert!(
+        message.starts_with("stream record \"1679091c5a880faf6fb5e6087eb1b2dc\", new image: "),
+        "{message}"
+    );
 }
 
 /// A Lambda event record with `image` as its new image.

@@ -136,6 +136,9 @@ impl Error {
     /// ```
     #[must_use]
     pub fn stream_record(&self) -> Option<(&str, Option<&str>)> {
+        if let Some(at) = &self.0.image {
+            return Some((&at.event_id, at.sequence_number.as_deref()));
+        }
         match &self.0.repr {
             Repr::InvalidStreamRecord {
                 event_id,
@@ -144,6 +147,35 @@ impl Error {
             } => Some((event_id, sequence_number.as_deref())),
             _ => None,
         }
+    }
+
+    /// Which image of a stream record (`"old"` or `"new"`) could not be
+    /// decoded, for an error raised decoding one; the error itself says
+    /// what was wrong with it (its kind, entity type, key and attribute).
+    ///
+    /// ```
+    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, ViewType};
+    /// use dynamodb_mapper::{ErrorKind, Item, Registry};
+    /// # use dynamodb_mapper::doc_support::*;
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
+    /// let item = CustomerMapper::to_item(&Customer { id: "C1".into() })?;
+    /// let mut broken = item.clone();
+    /// broken.insert("entityType".into(), AttributeValue::N("7".into()));
+    /// let record = ChangeRecord::new("e3", ChangeKind::Modify, TABLE.key_of(&item)?)
+    ///     .with_sequence_number("43")
+    ///     .with_old_image(item)
+    ///     .with_new_image(broken);
+    /// let err = registry.decode_change(record).unwrap_err();
+    /// assert_eq!(err.stream_image(), Some("new"));
+    /// assert_eq!(err.stream_record(), Some(("e3", Some("43"))));
+    /// assert!(err.to_string().starts_with("stream record \"e3\", new image: "));
+    /// assert_eq!(dynamodb_mapper::Error::invalid_value("n", "x").stream_image(), None);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn stream_image(&self) -> Option<&'static str> {
+        self.0.image.as_ref().map(|at| at.image)
     }
 
     /// The name of the hook that failed, e.g. `before_to_item`.

@@ -14,7 +14,26 @@ impl Error {
             entity_type: Slot::Never,
             key: Slot::Never,
             attribute: None,
+            image: None,
         }))
+    }
+
+    /// Says the error was raised decoding the `image` (`old` or `new`) of
+    /// the stream record `event_id`: its message starts with the record and
+    /// the image, and [`stream_record`](Error::stream_record) and
+    /// [`stream_image`](Error::stream_image) return them.
+    pub(crate) fn in_stream_image(
+        mut self,
+        event_id: &str,
+        sequence_number: Option<&str>,
+        image: &'static str,
+    ) -> Self {
+        self.0.image = Some(Box::new(super::StreamImage {
+            event_id: event_id.to_owned(),
+            sequence_number: sequence_number.map(str::to_owned),
+            image,
+        }));
+        self
     }
 
     /// Of a kind that names the entity type ([`Error::with_entity_type`]

@@ -10,6 +10,9 @@ impl fmt::Display for Error {
     /// This error's message; with `{:#}`, followed by each of its sources,
     /// joined with `: `.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(at) = &self.0.image {
+            write!(f, "stream record {:?}, {} image: ", at.event_id, at.image)?;
+        }
         self.message(f)?;
         if f.alternate() {
             let mut source = std::error::Error::source(self);

@@ -111,6 +111,18 @@ struct Inner {
     key: Slot<Box<str>>,
     /// The attribute or attribute path, when known.
     attribute: Option<String>,
+    /// The stream record and image the error was raised in, when decoding
+    /// one ([`Error::in_stream_image`]).
+    image: Option<Box<StreamImage>>,
+}
+
+/// Which stream record's image an error was raised in.
+#[derive(Debug)]
+struct StreamImage {
+    event_id: String,
+    sequence_number: Option<String>,
+    /// `old` or `new`.
+    image: &'static str,
 }
 
 /// A piece of context an error kind may carry.

@@ -129,8 +129,14 @@ impl<T> Registry<T> {
                 )));
             }
         }
-        let old = parts.old_image.map(|i| self.decode(i)).transpose()?;
-        let new = parts.new_image.map(|i| self.decode(i)).transpose()?;
+        let decode = |image: Option<Item>, name: &'static str| {
+            image
+                .map(|i| self.decode(i))
+                .transpose()
+                .map_err(|e| e.in_stream_image(which.event_id, which.sequence_number, name))
+        };
+        let old = decode(parts.old_image, "old")?;
+        let new = decode(parts.new_image, "new")?;
         Ok(Change {
             event_id: parts.event_id,
             kind,
