@@ -72,11 +72,11 @@ impl TryFrom<EventRecord> for ChangeRecord {
         let mut out = ChangeRecord::new(record.event_id.clone(), kind, keys);
         let old = change.old_image.into_inner();
         if !old.is_empty() {
-            out = out.with_old_image(item_of(old, "old image", which)?);
+            out = out.with_old_image(item_of(old, "old image's", which)?);
         }
         let new = change.new_image.into_inner();
         if !new.is_empty() {
-            out = out.with_new_image(item_of(new, "new image", which)?);
+            out = out.with_new_image(item_of(new, "new image's", which)?);
         }
         if let Some(view) = change.stream_view_type {
             out = out.with_view_type(view_type_of(which, &view.to_string())?);

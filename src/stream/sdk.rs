@@ -79,10 +79,10 @@ impl TryFrom<Record> for ChangeRecord {
         let keys = keys_of(change.keys.unwrap_or_default(), which)?;
         let mut out = ChangeRecord::new(event_id.clone(), kind, keys);
         if let Some(image) = change.old_image {
-            out = out.with_old_image(item_of(image, "old image", which)?);
+            out = out.with_old_image(item_of(image, "old image's", which)?);
         }
         if let Some(image) = change.new_image {
-            out = out.with_new_image(item_of(image, "new image", which)?);
+            out = out.with_new_image(item_of(image, "new image's", which)?);
         }
         if let Some(view) = change.stream_view_type {
             out = out.with_view_type(view_type_of(which, view.as_str())?);
