@@ -18,8 +18,9 @@ async fn the_example_runs_and_handles_every_change() {
     expect("handled 7, failed 0");
     expect("O9 expired (TTL): archive it");
     expect(
-        "   stopped at record 101: item (pk=\"TENANT#acme\", sk=\"INVOICE#I1\"): discriminator \
-         `entityType` is \"Invoice\", which no registered mapper reads",
+        "   stopped at record 101: stream record \"2\", new image: item (pk=\"TENANT#acme\", \
+         sk=\"INVOICE#I1\"): discriminator `entityType` is \"Invoice\", which no registered \
+         mapper reads",
     );
     expect(r#"response: {"batchItemFailures":[{"itemIdentifier":"101"}]}"#);
     // The third record of the event comes again with the retry: not handled.
