@@ -154,10 +154,9 @@ impl Error {
     /// what was wrong with it (its kind, entity type, key and attribute).
     ///
     /// ```
-    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, ViewType};
-    /// use dynamodb_mapper::{ErrorKind, Item, Registry};
-    /// # use dynamodb_mapper::doc_support::*;
     /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
+    /// # use dynamodb_mapper::doc_support::*;
     /// let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
     /// let item = CustomerMapper::to_item(&Customer { id: "C1".into() })?;
     /// let mut broken = item.clone();
