@@ -18,10 +18,10 @@
 use std::hint::black_box;
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use dynamodb_mapper::{Item, Mapper, MapperExt, item_size};
+use dynamodb_mapper_support::requests::canned_client;
 use dynamodb_mapper_support::seed001::*;
 
 mod common;
@@ -153,28 +153,11 @@ fn wire_map(item: &Item) -> serde_json::Map<String, serde_json::Value> {
     item.iter().map(|(k, v)| (k.clone(), wire(v))).collect()
 }
 
-/// A client whose every request is answered at once with `body` (handed
-/// over without a copy).
-fn canned(body: String) -> Client {
-    let body = bytes::Bytes::from(body);
-    let http = aws_smithy_http_client::test_util::infallible_client_fn(move |_request| {
-        http::Response::builder()
-            .status(200)
-            .body(body.clone())
-            .expect("a canned response")
-    });
-    let conf = aws_sdk_dynamodb::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new("us-east-1"))
-        .credentials_provider(Credentials::new("bench", "bench", None, None, "bench"))
-        .http_client(http)
-        .build();
-    Client::from_conf(conf)
-}
-
 /// A client answering every `GetItem` with `item`.
 fn answering(item: &Item) -> Client {
-    canned(serde_json::json!({ "Item": wire_map(item) }).to_string())
+    canned_client(bytes::Bytes::from(
+        serde_json::json!({ "Item": wire_map(item) }).to_string(),
+    ))
 }
 
 /// One entity's way through each library: how to write it, read it and
@@ -252,7 +235,7 @@ fn bench_case<E: Peers>(c: &mut Criterion, rt: &tokio::runtime::Runtime, case: &
         item_size(&item),
         item_size(&modyne_item)
     );
-    let writes = canned("{}".to_owned());
+    let writes = canned_client("{}");
     let modyne_writes = AppTable(writes.clone());
     let reads = answering(&item);
     let modyne_reads = AppTable(answering(&modyne_item));

@@ -24,6 +24,30 @@ pub fn offline_client() -> Client {
     Client::from_conf(conf)
 }
 
+/// A client whose every request is answered at once with a 200 carrying
+/// `body` (cloned for each request: give `bytes::Bytes` to share it without
+/// a copy), in a region and with test credentials: for answers no emulator
+/// gives, and for measuring the request path without a network.
+pub fn canned_client<B>(body: B) -> Client
+where
+    B: Clone + Into<aws_smithy_types::body::SdkBody> + Send + Sync + 'static,
+{
+    use aws_sdk_dynamodb::config::{Credentials, Region};
+    let http = aws_smithy_http_client::test_util::infallible_client_fn(move |_request| {
+        http::Response::builder()
+            .status(200)
+            .body(body.clone())
+            .expect("a canned response")
+    });
+    let conf = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new("us-east-1"))
+        .credentials_provider(Credentials::new("test", "test", None, None, "canned"))
+        .http_client(http)
+        .build();
+    Client::from_conf(conf)
+}
+
 /// A client whose requests `rules` answer (whichever rule matches, in any
 /// order), with the SDK's own retries off: every attempt a test counts is
 /// the crate's.

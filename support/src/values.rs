@@ -21,20 +21,7 @@ pub fn unknown_value() -> aws_sdk_dynamodb::types::AttributeValue {
         std::sync::OnceLock::new();
     VALUE
         .get_or_init(|| {
-            use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
-            let http = aws_smithy_http_client::test_util::infallible_client_fn(|_req| {
-                http::Response::builder()
-                    .status(200)
-                    .body(r#"{"Item":{"x":{"FUTURE_TYPE":"1"}}}"#)
-                    .expect("static response")
-            });
-            let conf = aws_sdk_dynamodb::Config::builder()
-                .behavior_version(BehaviorVersion::latest())
-                .region(Region::new("us-east-1"))
-                .credentials_provider(Credentials::new("test", "test", None, None, "fixture"))
-                .http_client(http)
-                .build();
-            let client = aws_sdk_dynamodb::Client::from_conf(conf);
+            let client = crate::requests::canned_client(r#"{"Item":{"x":{"FUTURE_TYPE":"1"}}}"#);
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
