@@ -72,6 +72,7 @@ impl FieldTable {
     }
 
     /// How many fields the entity has.
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.by_stored.len()
     }

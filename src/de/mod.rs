@@ -87,41 +87,40 @@ impl From<SdError> for TopError {
 
 /// An attribute that is a field of the entity: the field's name (as the
 /// entity spells it), the attribute's stored name and its value.
-pub(crate) type Field = (&'static str, String, AttributeValue);
+type Field = (&'static str, String, AttributeValue);
 
-/// Takes the attributes of `item` that are fields of `table` out of it, in
-/// one pass, each with its field's name; what stays in `item` is the rest.
-/// Nothing is hashed again: the fields leave the map in place and the rest
-/// stays where it is.
-pub(crate) fn take_fields(item: &mut Item, table: &FieldTable) -> Vec<Field> {
-    // `extract_if` yields an entry right after its predicate accepted it,
-    // so the name the predicate found is the yielded entry's.
-    let found = Cell::new("");
-    let mut fields = Vec::with_capacity(table.len().min(item.len()));
-    fields.extend(
-        item.extract_if(|stored, _| table.field_for(stored).map(|f| found.set(f)).is_some())
-            .map(|(stored, value)| (found.get(), stored, value)),
-    );
-    fields
-}
-
-/// Deserializes `T` from `fields` (see [`take_fields`]).
+/// Deserializes `T` from the attributes of `item` that are fields of
+/// `table`, its field table, taking each out of `item` as the deserializer
+/// asks for it, paired with its field's name; what stays in `item` is the
+/// rest. One pass and nothing hashed again: the fields leave the map in
+/// place, nothing is collected first, and the rest stays where it is. A
+/// field the entity's `Deserialize` did not ask for (one that stops early)
+/// is taken out all the same, so the rest never holds a field.
 ///
 /// # Errors
 /// [`FieldsError::MissingField`] for a required field without an attribute;
 /// else `serde_dynamo`'s error and the attribute path, when known.
-pub(crate) fn from_fields<T>(fields: Vec<Field>) -> Result<T, FieldsError>
+pub(crate) fn from_fields<T>(item: &mut Item, table: &FieldTable) -> Result<T, FieldsError>
 where
     T: de::DeserializeOwned,
 {
+    // `extract_if` yields an entry right after its predicate accepted it,
+    // so the name the predicate found is the yielded entry's.
+    let found = Cell::new("");
+    let fields = item
+        .extract_if(|stored, _| table.field_for(stored).map(|f| found.set(f)).is_some())
+        .map(|(stored, value)| (found.get(), stored, value));
     let mut access = TopLevel {
-        iter: fields.into_iter(),
+        iter: fields,
         pending: None,
         current: None,
         nested: None,
     };
     match T::deserialize(TopLevelDeserializer(&mut access)) {
-        Ok(t) => Ok(t),
+        Ok(t) => {
+            access.iter.for_each(drop);
+            Ok(t)
+        }
         Err(TopError::MissingField(field)) => Err(FieldsError::MissingField(field)),
         Err(TopError::Other(e)) => {
             let path = access.current.map(|top| match access.nested.as_deref() {
@@ -134,8 +133,8 @@ where
     }
 }
 
-struct TopLevel {
-    iter: std::vec::IntoIter<Field>,
+struct TopLevel<I> {
+    iter: I,
     pending: Option<AttributeValue>,
     /// Stored name of the attribute being deserialized.
     current: Option<String>,
@@ -143,7 +142,7 @@ struct TopLevel {
     nested: Option<String>,
 }
 
-impl<'de> MapAccess<'de> for TopLevel {
+impl<'de, I: Iterator<Item = Field>> MapAccess<'de> for TopLevel<I> {
     type Error = TopError;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
@@ -186,15 +185,11 @@ impl<'de> MapAccess<'de> for TopLevel {
         }
         Ok(result?)
     }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.iter.len())
-    }
 }
 
-struct TopLevelDeserializer<'a>(&'a mut TopLevel);
+struct TopLevelDeserializer<'a, I>(&'a mut TopLevel<I>);
 
-impl<'de> de::Deserializer<'de> for TopLevelDeserializer<'_> {
+impl<'de, I: Iterator<Item = Field>> de::Deserializer<'de> for TopLevelDeserializer<'_, I> {
     type Error = TopError;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {

@@ -455,7 +455,7 @@ fn failed_path<T: de::DeserializeOwned + std::fmt::Debug + 'static>(item: Item) 
         .unwrap()
         .unwrap();
     let mut item = item;
-    match from_fields::<T>(super::take_fields(&mut item, table)) {
+    match from_fields::<T>(&mut item, table) {
         Err(FieldsError::Other(_, path)) => path,
         other => panic!("expected a failure, got {other:?}"),
     }
@@ -562,7 +562,7 @@ fn failure_paths_name_every_step_and_only_the_failure() {
         .unwrap()
         .unwrap();
     let mut item = item;
-    let read: Lenient = from_fields(super::take_fields(&mut item, table)).unwrap();
+    let read: Lenient = from_fields(&mut item, table).unwrap();
     assert_eq!(read.lenient, [0, 3, 0]);
     let lenient = SdValue::L(vec![s("not a number"), n("3")]);
     let strict = SdValue::L(vec![
@@ -584,4 +584,43 @@ fn failure_paths_name_every_step_and_only_the_failure() {
     ]));
     let item = Item::from([("w".to_owned(), av(SdValue::L(vec![wrapper])))]);
     assert_eq!(failed_path::<Wrapped>(item).as_deref(), Some("w[0].x"));
+}
+
+/// An entity whose `Deserialize` reads the first field it is given and
+/// stops: `from_fields` still takes its other field out of the item, so
+/// what stays is only what is not a field (the rest a record keeps).
+#[test]
+fn takes_out_the_fields_a_deserializer_stops_before() {
+    #[derive(Debug)]
+    struct First(String);
+    impl<'de> Deserialize<'de> for First {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> de::Visitor<'de> for V {
+                type Value = First;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("a map")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<First, A::Error> {
+                    let (_, value): (String, String) = map
+                        .next_entry()?
+                        .ok_or_else(|| de::Error::custom("empty"))?;
+                    Ok(First(value))
+                }
+            }
+            d.deserialize_struct("First", &["a", "b"], V)
+        }
+    }
+    let table = crate::fields::field_table::<First>(crate::NamingConvention::AsIs)
+        .unwrap()
+        .unwrap();
+    let text = |v: &str| AttributeValue::S(v.to_owned());
+    let mut item = Item::from([
+        ("a".to_owned(), text("1")),
+        ("b".to_owned(), text("2")),
+        ("other".to_owned(), text("kept")),
+    ]);
+    let read: First = from_fields(&mut item, table).unwrap();
+    assert!(read.0 == "1" || read.0 == "2", "{read:?}");
+    assert_eq!(item, Item::from([("other".to_owned(), text("kept"))]));
 }

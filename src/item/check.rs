@@ -32,7 +32,12 @@ where
     // only an item it doubts is walked, to say where and why.
     let quick = item.clone().into_iter().try_fold(0, |size, (name, value)| {
         check_name(name).ok()?;
-        Some(size + name.len() + quick_size(value, 1)?)
+        // Strings, most attributes, are sized without a call.
+        let value_size = match value {
+            AttributeValue::S(s) => s.len(),
+            _ => quick_size(value, 1)?,
+        };
+        Some(size + name.len() + value_size)
     });
     match quick {
         Some(size) => Ok(size),
@@ -46,10 +51,10 @@ where
 /// no value can exhaust the stack. Sizes as [`walk_values`] counts them.
 fn quick_size(value: &AttributeValue, depth: usize) -> Option<usize> {
     Some(match value {
-        AttributeValue::S(_)
-        | AttributeValue::B(_)
-        | AttributeValue::Bool(_)
-        | AttributeValue::Null(_) => scalar_size(value),
+        AttributeValue::S(s) => s.len(),
+        AttributeValue::B(_) | AttributeValue::Bool(_) | AttributeValue::Null(_) => {
+            scalar_size(value)
+        }
         AttributeValue::N(n) => checked_number_size(n).ok()?,
         AttributeValue::L(list) => {
             if depth > MAX_NESTING {
@@ -125,7 +130,16 @@ pub(crate) fn check_received(item: &Item, read: impl Fn(&str) -> bool) -> Result
     // Most items pass: a quick look says so without building any path; only
     // an item it doubts is walked, to say where and why (or to find that an
     // unknown type sits where nothing reads it).
-    if item.values().all(|value| passes_received(value, 1)) {
+    // Scalars, most attributes, pass without a call.
+    let passes = |value: &AttributeValue| match value {
+        AttributeValue::S(_)
+        | AttributeValue::N(_)
+        | AttributeValue::B(_)
+        | AttributeValue::Bool(_)
+        | AttributeValue::Null(_) => true,
+        _ => passes_received(value, 1),
+    };
+    if item.values().all(passes) {
         return Ok(());
     }
     walk_received(item, read)

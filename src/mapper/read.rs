@@ -101,9 +101,8 @@ fn decode<M: Mapper, T: DeserializeOwned>(
     // table reads the whole map, so its rest is taken out instead.
     let (read, rest) = match table {
         Some(t) => {
-            let fields = crate::de::take_fields(&mut item, t);
-            let read =
-                crate::de::from_fields(fields).map_err(|e| deserialize_error::<M>(e, t, projected));
+            let read = crate::de::from_fields(&mut item, t)
+                .map_err(|e| deserialize_error::<M>(e, t, projected));
             (read, item)
         }
         None => {
