@@ -21,6 +21,9 @@ use dynamodb_mapper_support::seed001::*;
 
 mod common;
 use common::*;
+#[path = "common/checked.rs"]
+mod checked;
+use checked::*;
 
 /// Counts heap allocations (and reallocations) while [`COUNTING`] is on, so
 /// each benchmark's count per call is reported next to its time; off while
@@ -195,10 +198,34 @@ fn bench(c: &mut Criterion) {
     assert_eq!(customer_item, hand_customer_to_item(&customer));
     assert_eq!(customer_item, serde_dynamo_customer_to_item(&customer));
     assert_eq!(hand_customer_from_item(customer_item.clone()), customer);
+    // The hand-written checks pass what the mapper writes and refuse what
+    // its layout check refuses: they are checks, not a no-op.
+    hand_check_write(&item, "Order");
+    hand_check_read(&item);
+    let quiet = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    for broken in ["sk", "gsi1sk", "entityType"] {
+        let mut bad = item.clone();
+        bad.remove(broken);
+        let refused = std::panic::catch_unwind(|| hand_check_write(&bad, "Order")).is_err();
+        assert!(refused, "the hand check passes an item without {broken}");
+    }
+    let mut deep = AttributeValue::S("x".into());
+    for _ in 0..40 {
+        deep = AttributeValue::L(vec![deep]);
+    }
+    let mut bad = item.clone();
+    bad.insert("deep".into(), deep);
+    assert!(std::panic::catch_unwind(|| hand_check_write(&bad, "Order")).is_err());
+    assert!(std::panic::catch_unwind(|| hand_check_read(&bad)).is_err());
+    std::panic::set_hook(quiet);
 
     let mut g = c.benchmark_group("to_item");
     run(&mut g, &mut counts, "to_item/hand_written", || {
         hand_to_item(black_box(&order))
+    });
+    run(&mut g, &mut counts, "to_item/hand_written_checked", || {
+        hand_checked_to_item(black_box(&order))
     });
     run(&mut g, &mut counts, "to_item/serde_dynamo+keys", || {
         serde_dynamo_to_item(black_box(&order))
@@ -231,6 +258,12 @@ fn bench(c: &mut Criterion) {
     run(
         &mut g,
         &mut counts,
+        "to_item/flat_hand_written_checked",
+        || hand_checked_customer_to_item(black_box(&customer)),
+    );
+    run(
+        &mut g,
+        &mut counts,
         "to_item/flat_serde_dynamo+keys",
         || serde_dynamo_customer_to_item(black_box(&customer)),
     );
@@ -246,6 +279,13 @@ fn bench(c: &mut Criterion) {
         "from_item/hand_written",
         || item.clone(),
         hand_from_item,
+    );
+    run_batched(
+        &mut g,
+        &mut counts,
+        "from_item/hand_written_checked",
+        || item.clone(),
+        hand_checked_from_item,
     );
     run_batched(
         &mut g,
@@ -289,6 +329,13 @@ fn bench(c: &mut Criterion) {
         "from_item/flat_hand_written",
         || customer_item.clone(),
         hand_customer_from_item,
+    );
+    run_batched(
+        &mut g,
+        &mut counts,
+        "from_item/flat_hand_written_checked",
+        || customer_item.clone(),
+        hand_checked_customer_from_item,
     );
     run_batched(
         &mut g,
