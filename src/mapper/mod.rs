@@ -466,7 +466,7 @@ pub trait MapperExt: Mapper {
     /// assert_eq!(err.to_string(), "Reading: attribute `value` is not a number: \"NaN\"");
     /// ```
     fn to_item(entity: &Self::Entity) -> Result<Item> {
-        let item = build_item::<Self>(entity)?;
+        let item = build_item::<Self>(entity, 0)?;
         finish::<Self>(item)
     }
 
@@ -490,7 +490,7 @@ pub trait MapperExt: Mapper {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     fn to_item_with_bag(entity: &Self::Entity, bag: &AttributeBag) -> Result<Item> {
-        let mut item = build_item::<Self>(entity)?;
+        let mut item = build_item::<Self>(entity, bag.len())?;
         merge_bag::<Self>(&mut item, bag)?;
         finish::<Self>(item)
     }
@@ -517,7 +517,8 @@ pub trait MapperExt: Mapper {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     fn record_to_item(record: &Record<Self::Entity>) -> Result<Item> {
-        let mut item = build_item::<Self>(&record.entity)?;
+        let version = usize::from(record.version.is_some());
+        let mut item = build_item::<Self>(&record.entity, record.bag.len() + version)?;
         if let (Some(attr), Some(v)) = (Self::TABLE.version_attribute(), record.version) {
             item.entry(attr.to_owned())
                 .or_insert_with(|| AttributeValue::N(v.to_string()));
@@ -724,7 +725,7 @@ pub trait MapperExt: Mapper {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     fn key(entity: &Self::Entity) -> Result<Item> {
-        let item = build_item::<Self>(entity)?;
+        let item = build_item::<Self>(entity, 0)?;
         Self::TABLE
             .key_of(&item)
             .map_err(|e| e.with_entity_type(Self::ENTITY_TYPE))

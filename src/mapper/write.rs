@@ -12,8 +12,10 @@ use crate::item::{Item, check_depth};
 use crate::record::AttributeBag;
 use crate::ser::{Cause, Failure, SerError};
 
-/// Hooks, serialization, renaming and discriminator; no checks yet.
-pub(super) fn build_item<M: Mapper>(entity: &M::Entity) -> Result<Item> {
+/// Hooks, serialization, renaming and discriminator; no checks yet. The
+/// item has room for `extra` more attributes (a bag merged in next), so
+/// adding them does not grow and rehash it.
+pub(super) fn build_item<M: Mapper>(entity: &M::Entity, extra: usize) -> Result<Item> {
     let ctx = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
     M::before_to_item(entity).map_err(ctx)?;
     let table = fields::<M>()?;
@@ -26,7 +28,7 @@ pub(super) fn build_item<M: Mapper>(entity: &M::Entity) -> Result<Item> {
         table,
         M::NAMING,
         M::NONE_AS,
-        M::TABLE.owned_attribute_bound(),
+        M::TABLE.owned_attribute_bound() + extra,
     ) {
         Ok(item) => item,
         Err(SerError::NotAStruct) => serialize::<M>(entity)?,
@@ -92,21 +94,19 @@ fn serialize_error<M: Mapper>(path: Option<String>, failure: Failure) -> Error {
 
 pub(super) fn merge_bag<M: Mapper>(item: &mut Item, bag: &AttributeBag) -> Result<()> {
     let table = fields::<M>()?;
-    let merged = |name: &str| {
-        !(item.contains_key(name)
+    for (name, value) in bag.as_item() {
+        if item.contains_key(name)
             || M::owns_attribute(name)
-            || table.is_some_and(|t| t.field_for(name).is_some()))
-    };
-    // Cloning recurses: the bag's depth is checked first (a bag can be
-    // built by hand, to any depth).
-    check_depth(bag.as_item().iter().filter(|(name, _)| merged(name)))
-        .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
-    let merge: Vec<(String, AttributeValue)> = bag
-        .iter()
-        .filter(|(name, _)| merged(name))
-        .map(|(name, value)| (name.to_owned(), value.clone()))
-        .collect();
-    item.extend(merge);
+            || table.is_some_and(|t| t.field_for(name).is_some())
+        {
+            continue;
+        }
+        // Cloning recurses: the depth is checked first (a bag can be built
+        // by hand, to any depth).
+        check_depth(std::iter::once((name, value)))
+            .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
+        item.insert(name.to_owned(), value.clone());
+    }
     Ok(())
 }
 
