@@ -40,10 +40,13 @@ impl FieldTable {
         else {
             return None;
         };
+        // Names of one length mostly differ in their first byte: compared
+        // before the call that compares the rest.
+        let first = stored.as_bytes().first();
         self.by_len
             .get(start..end)?
             .iter()
-            .find(|(s, _)| s.as_bytes() == stored.as_bytes())
+            .find(|(s, _)| s.as_bytes().first() == first && s.as_bytes() == stored.as_bytes())
             .map(|(_, field)| *field)
     }
 
