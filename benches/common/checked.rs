@@ -14,7 +14,7 @@ use crate::common::{hand_customer_from_item, hand_customer_to_item, hand_from_it
 /// table keys present, strings, non-empty and within DynamoDB's limits;
 /// each index's keys both present or both absent; the TTL a whole number;
 /// the discriminator; every name non-empty and every value valid, nested at
-/// most 32 deep; the item within 400 KB. A second floor: the mapping's own
+/// most 32 levels (31 inside a top-level attribute); the item within 400 KB. A second floor: the mapping's own
 /// cost, apart from the cost of the checks issue #20 says to keep.
 pub fn hand_check_write(item: &Item, entity_type: &str) {
     let key = |name: &str, limit: usize| match item.get(name) {
@@ -42,7 +42,7 @@ pub fn hand_check_write(item: &Item, entity_type: &str) {
     let size: usize = item
         .iter()
         .map(|(name, value)| {
-            assert!(!name.is_empty() && name.len() <= 65_535, "{name}");
+            assert!(!name.is_empty() && name.len() <= 65_536, "{name}");
             name.len() + hand_value_size(value, 1)
         })
         .sum();
@@ -50,8 +50,10 @@ pub fn hand_check_write(item: &Item, entity_type: &str) {
 }
 
 /// A value's size as DynamoDB counts it (numbers by their text), checked
-/// on the way: numbers parse, names are not empty, sets are not empty,
-/// lists and maps nest at most 32 deep, every type is known.
+/// on the way: numbers parse as finite floats (looser than the library's
+/// 38-digit decimal rule), names are not empty nor too long, sets are not
+/// empty (their members are not compared: neither bench item has a set),
+/// lists and maps nest at most 32 levels, every type is known.
 fn hand_value_size(value: &AttributeValue, depth: usize) -> usize {
     let number = |n: &String| {
         assert!(n.parse::<f64>().is_ok_and(f64::is_finite), "{n}");
@@ -63,18 +65,18 @@ fn hand_value_size(value: &AttributeValue, depth: usize) -> usize {
         AttributeValue::B(b) => b.as_ref().len(),
         AttributeValue::Bool(_) | AttributeValue::Null(_) => 1,
         AttributeValue::L(list) => {
-            assert!(depth <= 32, "nested too deep");
+            assert!(depth <= 31, "nested too deep");
             3 + list
                 .iter()
                 .map(|v| 1 + hand_value_size(v, depth + 1))
                 .sum::<usize>()
         }
         AttributeValue::M(map) => {
-            assert!(depth <= 32, "nested too deep");
+            assert!(depth <= 31, "nested too deep");
             3 + map
                 .iter()
                 .map(|(k, v)| {
-                    assert!(!k.is_empty(), "empty name");
+                    assert!(!k.is_empty() && k.len() <= 65_536, "{k}");
                     1 + k.len() + hand_value_size(v, depth + 1)
                 })
                 .sum::<usize>()
@@ -96,8 +98,9 @@ fn hand_value_size(value: &AttributeValue, depth: usize) -> usize {
 }
 
 /// The checks the mapper keeps on every read before its hooks and the
-/// deserializer see the item, by hand: every value of a known type, valid
-/// sets, lists and maps nested at most 32 deep. (The discriminator is the
+/// deserializer see the item, by hand: every value of a known type, sets
+/// not empty (members not compared: neither bench item has a set), lists and
+/// maps nested at most 32 levels. (The discriminator is the
 /// hand-written readers' own first line.)
 pub fn hand_check_read(item: &Item) {
     fn known(value: &AttributeValue, depth: usize) -> bool {
@@ -107,8 +110,8 @@ pub fn hand_check_read(item: &Item) {
             | AttributeValue::B(_)
             | AttributeValue::Bool(_)
             | AttributeValue::Null(_) => true,
-            AttributeValue::L(list) => depth <= 32 && list.iter().all(|v| known(v, depth + 1)),
-            AttributeValue::M(map) => depth <= 32 && map.values().all(|v| known(v, depth + 1)),
+            AttributeValue::L(list) => depth <= 31 && list.iter().all(|v| known(v, depth + 1)),
+            AttributeValue::M(map) => depth <= 31 && map.values().all(|v| known(v, depth + 1)),
             AttributeValue::Ss(set) => !set.is_empty(),
             AttributeValue::Ns(set) => !set.is_empty(),
             AttributeValue::Bs(set) => !set.is_empty(),

@@ -95,7 +95,8 @@ type Field = (&'static str, String, AttributeValue);
 /// rest. One pass and nothing hashed again: the fields leave the map in
 /// place, nothing is collected first, and the rest stays where it is. A
 /// field the entity's `Deserialize` did not ask for (one that stops early)
-/// is taken out all the same, so the rest never holds a field.
+/// is taken out all the same, so after a successful read the rest holds no
+/// field (after a failed one, the fields not yet read stay in it).
 ///
 /// # Errors
 /// [`FieldsError::MissingField`] for a required field without an attribute;

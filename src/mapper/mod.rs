@@ -517,8 +517,8 @@ pub trait MapperExt: Mapper {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     fn record_to_item(record: &Record<Self::Entity>) -> Result<Item> {
-        let version = usize::from(record.version.is_some());
-        let mut item = build_item::<Self>(&record.entity, record.bag.len() + version)?;
+        // The layout's bound already has room for the version.
+        let mut item = build_item::<Self>(&record.entity, record.bag.len())?;
         if let (Some(attr), Some(v)) = (Self::TABLE.version_attribute(), record.version) {
             item.entry(attr.to_owned())
                 .or_insert_with(|| AttributeValue::N(v.to_string()));
