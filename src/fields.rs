@@ -9,6 +9,7 @@ use std::sync::{OnceLock, PoisonError, RwLock};
 use serde::de::{self, Deserialize, Visitor};
 
 use crate::error::{Error, Result};
+use crate::names::ByLength;
 use crate::naming::NamingConvention;
 
 /// Field names of a struct entity under a naming convention.
@@ -20,34 +21,17 @@ pub(crate) struct FieldTable {
     /// fields the convention renames. Binary search over a few short strings
     /// beats hashing them (measured in `benches/mapping.rs`).
     by_field: Vec<(&'static str, String)>,
-    /// `by_stored` again, sorted by (length, name), and where each length
-    /// starts in it: a lookup compares only names of its own length (one or
-    /// two, mostly), found without a search.
-    by_len: Vec<(String, &'static str)>,
+    /// `by_stored` again, looked up by length (see `names.rs`).
+    by_len: ByLength<&'static str>,
     /// (serde field name, stored name), in the order the entity declares
     /// its fields: the order a derived `Serialize` writes them in.
     in_order: Vec<(&'static str, String)>,
-    /// `len_starts[n]..len_starts[n + 1]` is the range of `by_len` holding
-    /// the names of `n` bytes; a name longer than every field's is none.
-    len_starts: Vec<usize>,
 }
 
 impl FieldTable {
     /// The serde field name for a stored attribute, if the attribute is a field.
     pub(crate) fn field_for(&self, stored: &str) -> Option<&'static str> {
-        let n = stored.len();
-        let (Some(&start), Some(&end)) = (self.len_starts.get(n), self.len_starts.get(n + 1))
-        else {
-            return None;
-        };
-        // Names of one length mostly differ in their first byte: compared
-        // before the call that compares the rest.
-        let first = stored.as_bytes().first();
-        self.by_len
-            .get(start..end)?
-            .iter()
-            .find(|(s, _)| s.as_bytes().first() == first && s.as_bytes() == stored.as_bytes())
-            .map(|(_, field)| *field)
+        self.by_len.get(stored).copied()
     }
 
     /// The stored name of `field`, serialized after the field at
@@ -204,18 +188,16 @@ fn build(fields: &'static [&'static str], naming: NamingConvention) -> Result<Fi
         .map(|(stored, field)| (*field, stored.clone()))
         .collect();
     by_field.sort_unstable();
-    let mut by_len = by_stored.clone();
-    by_len.sort_unstable_by(|(a, _), (b, _)| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
-    let longest = by_len.last().map_or(0, |(s, _)| s.len());
-    let len_starts = (0..=longest + 1)
-        .map(|n| by_len.partition_point(|(s, _)| s.len() < n))
-        .collect();
+    let by_len = ByLength::new(
+        by_stored
+            .iter()
+            .map(|(stored, field)| (Box::from(stored.as_str()), *field)),
+    );
     Ok(FieldTable {
         by_stored,
         by_field,
         in_order,
         by_len,
-        len_starts,
     })
 }
 

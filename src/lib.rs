@@ -18,6 +18,8 @@
 //!   table and index.
 //! - `fields`, [`hooks`], `record` ([`Record`], [`AttributeBag`]), `view`
 //!   ([`PartitionView`]).
+//! - `names`: sets of attribute names looked up by length, without hashing
+//!   (an entity's fields, a mapper's own attributes).
 //! - `ser`, `de`: serde straight to and from the SDK's `AttributeValue`.
 //! - `check`: the one pass of write checks every outgoing item goes through.
 //! - `mapper`: the [`Mapper`] trait, its write path and its read path.
@@ -47,6 +49,7 @@ pub mod hooks;
 mod item;
 pub mod key;
 mod mapper;
+mod names;
 mod naming;
 pub mod ops;
 mod probe;

@@ -7,6 +7,7 @@
 //! - `plan.rs`: the mapper's declarations checked once per type, and the
 //!   keys rendered from its key patterns.
 //! - `lookup.rs`: [`Lookup`], keys from ids without an entity.
+//! - `owned.rs`: the attributes the mapper owns, as a set cached per type.
 //! - `read.rs`: the way in: the received item checked, read hooks, then
 //!   deserialization, every error naming the item's key.
 
@@ -25,6 +26,7 @@ use crate::schema::TableSchema;
 use crate::ser::NoneAs;
 
 mod lookup;
+mod owned;
 mod plan;
 mod projection;
 mod read;
@@ -422,7 +424,7 @@ pub trait MapperExt: Mapper {
     /// assert!(!M::owns_attribute("note"));
     /// ```
     fn owns_attribute(name: &str) -> bool {
-        Self::TABLE.owns(name) || Self::OWNED_ATTRIBUTES.contains(&name)
+        owned::owns::<Self>(name)
     }
 
     /// The item for an entity: runs the write hooks, adds the discriminator,
@@ -705,7 +707,8 @@ pub trait MapperExt: Mapper {
                 );
             }
         };
-        rest.retain(|name, _| !Self::owns_attribute(name));
+        let owned = owned::owned::<Self>();
+        rest.retain(|name, _| owned.get(name).is_none());
         Ok(Record::stored(entity, AttributeBag::from(rest), version))
     }
 

@@ -5,7 +5,7 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::plan::plan;
-use super::{Mapper, MapperExt, fields, naming_needs_struct};
+use super::{Mapper, fields, naming_needs_struct};
 use crate::check::{self, WriteRules};
 use crate::error::{Error, Result};
 use crate::item::{Item, check_depth};
@@ -94,9 +94,10 @@ fn serialize_error<M: Mapper>(path: Option<String>, failure: Failure) -> Error {
 
 pub(super) fn merge_bag<M: Mapper>(item: &mut Item, bag: &AttributeBag) -> Result<()> {
     let table = fields::<M>()?;
+    let owned = super::owned::owned::<M>();
     for (name, value) in bag.as_item() {
         if item.contains_key(name)
-            || M::owns_attribute(name)
+            || owned.get(name).is_some()
             || table.is_some_and(|t| t.field_for(name).is_some())
         {
             continue;

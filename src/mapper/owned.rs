@@ -1,0 +1,117 @@
+//! The attributes a mapper owns (its table layout's and its
+//! `OWNED_ATTRIBUTES`), as a set worked out once per mapper type and cached:
+//! a record's read asks it of every attribute left over, a bag's merge of
+//! every bag attribute, so a lookup must cost less than comparing the name
+//! with each of the layout's.
+
+use std::any::TypeId;
+use std::sync::{OnceLock, PoisonError, RwLock};
+
+use super::Mapper;
+use crate::fields::TypeMap;
+use crate::names::ByLength;
+
+type Cache = RwLock<TypeMap<TypeId, &'static ByLength<()>>>;
+
+/// Whether `M` owns the attribute `name`.
+pub(super) fn owns<M: Mapper>(name: &str) -> bool {
+    owned::<M>().get(name).is_some()
+}
+
+/// The attributes `M` owns; a caller asking about many names fetches the
+/// set once.
+pub(super) fn owned<M: Mapper>() -> &'static ByLength<()> {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = TypeId::of::<M>();
+    if let Some(found) = cache
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+    {
+        return found;
+    }
+    let table = &M::TABLE;
+    let names = table
+        .key_attributes()
+        .into_iter()
+        .map(|k| k.name)
+        .chain(table.discriminator_attribute())
+        .chain(table.ttl_attribute())
+        .chain(table.version_attribute())
+        .chain(M::OWNED_ATTRIBUTES.iter().copied());
+    let set: &'static ByLength<()> =
+        Box::leak(Box::new(ByLength::new(names.map(|n| (Box::from(n), ())))));
+    let mut cache = cache.write().unwrap_or_else(PoisonError::into_inner);
+    cache.entry(key).or_insert(set)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::doc_support::NoteMapper;
+    use crate::{GlobalSecondaryIndex, Item, KeyAttribute, TableSchema};
+
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct E {}
+
+    struct Wide;
+    impl Mapper for Wide {
+        type Entity = E;
+        const ENTITY_TYPE: &'static str = "E";
+        const TABLE: TableSchema = TableSchema::new("pk")
+            .sort_key("sk")
+            .indexes(&[
+                GlobalSecondaryIndex::new("g1", "gsi1pk").sort_key("gsi1sk"),
+                GlobalSecondaryIndex::new("g2", "sk").sort_key("gsi2sk"),
+                GlobalSecondaryIndex::multi_attribute(
+                    "g3",
+                    &[KeyAttribute::new("tenant"), KeyAttribute::new("region")],
+                    &[KeyAttribute::new("at")],
+                ),
+            ])
+            .ttl("expires")
+            .version("v");
+        const OWNED_ATTRIBUTES: &'static [&'static str] = &["recordType", "pk"];
+        fn after_to_item(_: &E, _: &mut Item) -> crate::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The cached set answers what the layout and `OWNED_ATTRIBUTES` say,
+    /// for every name they hold and for names close to them.
+    #[test]
+    fn owns_what_the_layout_owns() {
+        let probes = [
+            "pk",
+            "sk",
+            "gsi1pk",
+            "gsi1sk",
+            "gsi2sk",
+            "tenant",
+            "region",
+            "at",
+            "expires",
+            "v",
+            "entityType",
+            "recordType",
+            "gsi2pk",
+            "gsi1p",
+            "p",
+            "",
+            "Pk",
+            "entitytype",
+            "note",
+        ];
+        for name in probes {
+            let expected = Wide::TABLE.owns(name) || Wide::OWNED_ATTRIBUTES.contains(&name);
+            assert_eq!(owns::<Wide>(name), expected, "{name:?}");
+            assert_eq!(
+                owns::<NoteMapper>(name),
+                NoteMapper::TABLE.owns(name) || NoteMapper::OWNED_ATTRIBUTES.contains(&name),
+                "{name:?}"
+            );
+        }
+        assert!(owns::<Wide>("tenant") && !owns::<Wide>("note"));
+    }
+}
