@@ -3,14 +3,13 @@
 //! naming convention maps them.
 
 use std::any::TypeId;
-use std::collections::HashMap;
-use std::sync::{OnceLock, PoisonError, RwLock};
 
 use serde::de::{self, Deserialize, Visitor};
 
 use crate::error::{Error, Result};
 use crate::names::ByLength;
 use crate::naming::NamingConvention;
+use crate::type_cache::TypeCache;
 
 /// Field names of a struct entity under a naming convention.
 #[derive(Debug)]
@@ -86,59 +85,19 @@ impl FieldTable {
     }
 }
 
-/// Hashes keys made of a `TypeId` and small values without SipHash: a
-/// `TypeId` is already a hash of its type, so its bits go in as they are,
-/// mixed by one multiplication. For the per-type caches every `to_item` and
-/// `from_item` looks up.
-#[derive(Default)]
-pub(crate) struct TypeIdHasher(u64);
-
-impl std::hash::Hasher for TypeIdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
-/// A map keyed by types (see [`TypeIdHasher`]).
-pub(crate) type TypeMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<TypeIdHasher>>;
-
-type Cache = RwLock<TypeMap<(TypeId, NamingConvention), Option<&'static FieldTable>>>;
-
 /// The field table of `T` under `naming`, or `None` when `T` is not a plain
 /// struct (an enum, a map, a struct with `#[serde(flatten)]`).
 pub(crate) fn field_table<T>(naming: NamingConvention) -> Result<Option<&'static FieldTable>>
 where
     T: for<'de> Deserialize<'de> + 'static,
 {
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    let key = (TypeId::of::<T>(), naming);
-    if let Some(found) = cache
-        .read()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get(&key)
-    {
-        return Ok(*found);
-    }
-    let table = match capture_fields::<T>() {
-        None => None,
-        Some(fields) => Some(&*Box::leak(Box::new(build(fields, naming)?))),
-    };
-    cache
-        .write()
-        .unwrap_or_else(PoisonError::into_inner)
-        .insert(key, table);
-    Ok(table)
+    static CACHE: TypeCache<(TypeId, NamingConvention), Option<FieldTable>> = TypeCache::new();
+    let table = CACHE.get_or_try_insert_with((TypeId::of::<T>(), naming), || {
+        capture_fields::<T>()
+            .map(|fields| build(fields, naming))
+            .transpose()
+    })?;
+    Ok(table.as_ref())
 }
 
 /// Whether `field` reads as a Rust field name (`snake_case`: ASCII lowercase

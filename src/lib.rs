@@ -20,6 +20,8 @@
 //!   ([`PartitionView`]).
 //! - `names`: sets of attribute names looked up by length, without hashing
 //!   (an entity's fields, a mapper's own attributes).
+//! - `type_cache`: what is worked out once per type and kept (an entity's
+//!   fields, a mapper's key plan and own attributes).
 //! - `ser`, `de`: serde straight to and from the SDK's `AttributeValue`.
 //! - `check`: the one pass of write checks every outgoing item goes through.
 //! - `mapper`: the [`Mapper`] trait, its write path and its read path.
@@ -59,6 +61,7 @@ mod schema;
 mod ser;
 pub mod stream;
 pub mod time;
+mod type_cache;
 mod view;
 
 pub use self::time::PointInTime;

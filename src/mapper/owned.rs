@@ -5,13 +5,10 @@
 //! with each of the layout's.
 
 use std::any::TypeId;
-use std::sync::{OnceLock, PoisonError, RwLock};
 
 use super::Mapper;
-use crate::fields::TypeMap;
 use crate::names::ByLength;
-
-type Cache = RwLock<TypeMap<TypeId, &'static ByLength<()>>>;
+use crate::type_cache::TypeCache;
 
 /// Whether `M` owns the attribute `name`.
 pub(super) fn owns<M: Mapper>(name: &str) -> bool {
@@ -21,29 +18,19 @@ pub(super) fn owns<M: Mapper>(name: &str) -> bool {
 /// The attributes `M` owns; a caller asking about many names fetches the
 /// set once.
 pub(super) fn owned<M: Mapper>() -> &'static ByLength<()> {
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    let key = TypeId::of::<M>();
-    if let Some(found) = cache
-        .read()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get(&key)
-    {
-        return found;
-    }
-    let table = &M::TABLE;
-    let names = table
-        .key_attributes()
-        .into_iter()
-        .map(|k| k.name)
-        .chain(table.discriminator_attribute())
-        .chain(table.ttl_attribute())
-        .chain(table.version_attribute())
-        .chain(M::OWNED_ATTRIBUTES.iter().copied());
-    let set: &'static ByLength<()> =
-        Box::leak(Box::new(ByLength::new(names.map(|n| (Box::from(n), ())))));
-    let mut cache = cache.write().unwrap_or_else(PoisonError::into_inner);
-    cache.entry(key).or_insert(set)
+    static CACHE: TypeCache<TypeId, ByLength<()>> = TypeCache::new();
+    CACHE.get_or_insert_with(TypeId::of::<M>(), || {
+        let table = &M::TABLE;
+        let names = table
+            .key_attributes()
+            .into_iter()
+            .map(|k| k.name)
+            .chain(table.discriminator_attribute())
+            .chain(table.ttl_attribute())
+            .chain(table.version_attribute())
+            .chain(M::OWNED_ATTRIBUTES.iter().copied());
+        ByLength::new(names.map(|n| (Box::from(n), ())))
+    })
 }
 
 #[cfg(test)]

@@ -6,18 +6,18 @@
 //! `MapperExt::check` reports its problems.
 
 use std::any::TypeId;
-use std::sync::{OnceLock, PoisonError, RwLock};
 use std::time::{Duration, UNIX_EPOCH};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::Mapper;
 use crate::error::{Error, Result};
-use crate::fields::{TypeMap, field_table};
+use crate::fields::field_table;
 use crate::item::{Item, type_name};
 use crate::key::{Encoding, IndexKeys, KeyPattern, KeyRole, KeyValue, decode_timestamp};
 use crate::probe::{Shape, field_shape};
 use crate::schema::{KeyAttribute, ScalarType, TableSchema};
+use crate::type_cache::TypeCache;
 
 /// Where one placeholder's value comes from: the entity's field, stored
 /// under `stored`.
@@ -52,7 +52,6 @@ pub(crate) struct Plan {
 }
 
 type Checked = std::result::Result<Plan, Vec<String>>;
-type Cache = RwLock<TypeMap<TypeId, &'static Checked>>;
 
 /// The plan of `M`, worked out on first use and cached.
 ///
@@ -60,23 +59,8 @@ type Cache = RwLock<TypeMap<TypeId, &'static Checked>>;
 /// [`ErrorKind::InvalidMapper`](crate::ErrorKind::InvalidMapper) listing
 /// every problem of the mapper's declarations.
 pub(crate) fn plan<M: Mapper>() -> Result<&'static Plan> {
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    let key = TypeId::of::<M>();
-    let found = cache
-        .read()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get(&key)
-        .copied();
-    let checked: &'static Checked = match found {
-        Some(checked) => checked,
-        None => {
-            let checked: &'static Checked = Box::leak(Box::new(work_out::<M>()));
-            let mut cache = cache.write().unwrap_or_else(PoisonError::into_inner);
-            let kept: &'static Checked = cache.entry(key).or_insert(checked);
-            kept
-        }
-    };
+    static CACHE: TypeCache<TypeId, Checked> = TypeCache::new();
+    let checked = CACHE.get_or_insert_with(TypeId::of::<M>(), work_out::<M>);
     match checked {
         Ok(plan) => Ok(plan),
         Err(problems) => {
