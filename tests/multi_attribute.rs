@@ -537,6 +537,20 @@ async fn lookups_on_multi_attribute_indexes_explain_what_is_missing() {
             .contains("cannot take the value bound to `order_id`"),
         "{err}"
     );
+    // A partition key attribute's part pattern takes every placeholder.
+    let err = OrderMapper::lookup()
+        .on_index("ByTeam")
+        .with("tenant", "acme")
+        .with("region", "eu-west")
+        .key_condition()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Order: key attribute `teamKey` of index ByTeam is a partition key attribute and needs \
+         its whole value, but `{channel}` of its key pattern `TEAM#{tenant}#{channel}` has no \
+         value"
+    );
+    assert_eq!(err.kind(), ErrorKind::InvalidKey);
     // A mistyped value is reported with the attribute.
     let err = OrderMapper::lookup()
         .on_index("ByRegion")
@@ -712,6 +726,35 @@ async fn key_patterns_render_string_parts_of_a_multi_attribute_key() {
         want.iter()
             .any(|o| o.priority == 1 && o.order_id.as_str() < "O10")
     );
+    // Its first placeholder alone: the part up to the next one, compared
+    // by begins_with (priority 1, every order id).
+    let started = team.clone().with("priority", 1);
+    let condition = started.key_condition().unwrap();
+    let built = condition.clone().build().unwrap();
+    assert!(
+        built.expression().contains("begins_with("),
+        "{}",
+        built.expression()
+    );
+    let prefix = format!(
+        "P#{}#",
+        KeyPattern::sort("{p:i1}").with("p", 1).render().unwrap()
+    );
+    assert!(
+        built
+            .values()
+            .values()
+            .any(|v| *v == AttributeValue::S(prefix.clone())),
+        "{built:?} has no {prefix}"
+    );
+    let found = read(&table, condition).await;
+    let expected: Vec<&str> = want
+        .iter()
+        .filter(|o| o.priority == 1)
+        .map(|o| o.order_id.as_str())
+        .collect();
+    assert_eq!(ids(&found), expected);
+    assert!(!expected.is_empty() && expected.len() < want.len());
     // The whole sort part: one order.
     let one = team.with("priority", 1).with("order_id", "O02");
     let found = read(&table, one.key_condition().unwrap()).await;
@@ -745,4 +788,82 @@ fn part_patterns_are_checked_against_the_index() {
              (N)",
         ]
     );
+}
+
+/// A sort key attribute given only the start of its part pattern is the
+/// last one the key condition compares: nothing after it, by value or
+/// range.
+#[test]
+fn a_sort_part_given_in_part_ends_the_key_condition() {
+    const STAGED: GlobalSecondaryIndex = GlobalSecondaryIndex::multi_attribute(
+        "Staged",
+        &[KeyAttribute::new("tenant")],
+        &[KeyAttribute::new("stage"), KeyAttribute::new("orderId")],
+    );
+    const S: TableSchema = TableSchema::new("pk").sort_key("sk").indexes(&[STAGED]);
+    struct Staged;
+    impl Mapper for Staged {
+        type Entity = Order;
+        const ENTITY_TYPE: &'static str = "Order";
+        const TABLE: TableSchema = S;
+        const NAMING: NamingConvention = NamingConvention::CamelCase;
+        const KEY_PATTERNS: &'static [IndexKeys] = &[
+            IndexKeys::table(KeyPattern::partition("TENANT#{tenant}"))
+                .sort(KeyPattern::sort("ORDER#{order_id}")),
+            IndexKeys::part("Staged", "stage", KeyPattern::sort("{status}#{channel}")),
+        ];
+    }
+    Staged::check().unwrap();
+    let lookup = Staged::lookup().on_index("Staged").with("tenant", "acme");
+
+    let started = lookup
+        .clone()
+        .with("status", "open")
+        .key_condition()
+        .unwrap();
+    let built = started.build().unwrap();
+    assert_eq!(built.expression(), "#k0 = :k0 AND begins_with(#k1, :k1)");
+    assert_eq!(built.names()["#k1"], "stage");
+    assert_eq!(built.values()[":k1"], AttributeValue::S("open#".into()));
+    // Bound whole, the part is compared by equality and the next attribute
+    // may follow.
+    let whole = lookup
+        .clone()
+        .with("status", "open")
+        .with("channel", "web")
+        .with("order_id", "O01")
+        .key_condition()
+        .unwrap()
+        .build()
+        .unwrap();
+    assert_eq!(whole.expression(), "#k0 = :k0 AND #k1 = :k1 AND #k2 = :k2");
+    assert_eq!(whole.values()[":k1"], AttributeValue::S("open#web".into()));
+
+    let err = lookup
+        .clone()
+        .with("status", "open")
+        .with("order_id", "O01")
+        .key_condition()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Order: key attribute `orderId` of index Staged has a value, but `stage` before it is \
+         given only the start of its key pattern; sort key attributes (`stage`, `orderId`) are \
+         given from the left, each whole but the last"
+    );
+    let err = lookup
+        .clone()
+        .with("status", "open")
+        .sort_from("order_id", "O01")
+        .key_condition()
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("cannot take the value bound to `order_id`"),
+        "{err}"
+    );
+    // A placeholder bound after one without a value is refused, as for a
+    // table key pattern's prefix.
+    let err = lookup.with("channel", "web").key_condition().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidKeyPattern, "{err}");
 }

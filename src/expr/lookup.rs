@@ -35,17 +35,24 @@ impl<M: Mapper> Lookup<'_, M> {
     /// every partition key attribute by
     /// equality, then the bound sort key attributes from the left by
     /// equality, and a range ([`Lookup::sort_between`], `sort_from`,
-    /// `sort_through`) on the next one. Numbers bind as numbers, text as
-    /// text (or as a number when the attribute is a Number), times as unix
-    /// seconds.
+    /// `sort_through`) on the next one. A sort key attribute whose part
+    /// pattern has only its first placeholders bound is compared by
+    /// `begins_with` with the part up to the first unbound one (ending at a
+    /// segment boundary, as [`Lookup::sort_prefix`]), and is the last one
+    /// compared. Numbers bind as numbers, text as text (or as a number when
+    /// the attribute is a Number), times as unix seconds.
     ///
     /// # Errors
     /// As [`Lookup::partition`] and [`Lookup::sort_prefix`], and a
     /// placeholder given two values (or a value and a range). On a
-    /// multi-attribute index: a partition key attribute without a value; a
-    /// value bound to something that is not a key attribute of the index, or
-    /// to a sort key attribute after one left without a value or after the
-    /// range (all [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey));
+    /// multi-attribute index: a partition key attribute without a value, or
+    /// whose part pattern has a placeholder without one; a value bound to
+    /// something that is not a key attribute of the index, or to a sort key
+    /// attribute after one left without a value, given only in part, or
+    /// after the range (all
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey)); a part
+    /// pattern with a placeholder bound after one without a value
+    /// ([`ErrorKind::InvalidKeyPattern`](crate::ErrorKind::InvalidKeyPattern));
     /// and as [`KeyCondition::build`].
     ///
     /// ```
@@ -169,10 +176,10 @@ impl<M: Mapper> Lookup<'_, M> {
                 .filter(|name| placeholders.iter().any(|(p, _)| p == name))
                 .collect())
         };
-        // The value of `key`, and the bound names it takes; `None` when
+        // What is bound for `key`, and the bound names it takes; `None` when
         // nothing is bound for it, or when the range is over one of its
         // part pattern's placeholders (the range takes the bound ones).
-        let value_of = |key: &KeyAttribute| -> Result<Option<(AttributeValue, Vec<&str>)>> {
+        let given_for = |key: &KeyAttribute| -> Result<Option<(Given, Vec<&str>)>> {
             if let Some(pattern) = part_of(key) {
                 let placeholders = pattern.placeholders()?;
                 let bound = bound_in(pattern)?;
@@ -182,22 +189,45 @@ impl<M: Mapper> Lookup<'_, M> {
                 if ranged || (bound.is_empty() && !placeholders.is_empty()) {
                     return Ok(None);
                 }
-                let rendered = self
-                    .bound(pattern)
-                    .render()
-                    .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
-                return Ok(Some((AttributeValue::S(rendered), bound)));
+                let of_type = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
+                let values = self.bound(pattern);
+                if bound.len() == placeholders.len() {
+                    let rendered = values.render().map_err(of_type)?;
+                    return Ok(Some((Given::Value(AttributeValue::S(rendered)), bound)));
+                }
+                // Some placeholders bound: the part up to the first unbound
+                // one, which a sort key attribute is compared with by
+                // `begins_with` (a partition key attribute cannot be).
+                if index.partition_keys().iter().any(|k| k.name == key.name) {
+                    let missing: Vec<String> = placeholders
+                        .iter()
+                        .filter(|(p, _)| !bound.contains(p))
+                        .map(|(p, _)| format!("`{{{p}}}`"))
+                        .collect();
+                    return Err(error(
+                        key.name,
+                        format!(
+                            "is a partition key attribute and needs its whole value, but {} of its \
+                             key pattern `{}` {} no value",
+                            missing.join(", "),
+                            pattern.template(),
+                            if missing.len() == 1 { "has" } else { "have" },
+                        ),
+                    ));
+                }
+                let prefix = values.prefix().map_err(of_type)?;
+                return Ok(Some((Given::Prefix(prefix), bound)));
             }
             Ok(self
                 .values()
                 .iter()
                 .find(|(name, _)| attribute_of(name) == key.name)
-                .map(|(name, value)| (attribute_value(key, value), vec![*name])))
+                .map(|(name, value)| (Given::Value(attribute_value(key, value)), vec![*name])))
         };
         let mut used: Vec<&str> = Vec::new();
         let mut partition = Vec::new();
         for key in index.partition_keys() {
-            let Some((value, names)) = value_of(key)? else {
+            let Some((Given::Value(value), names)) = given_for(key)? else {
                 return Err(error(
                     key.name,
                     format!(
@@ -223,8 +253,20 @@ impl<M: Mapper> Lookup<'_, M> {
         let range = self.range();
         let mut range_used = false;
         let mut open: Option<&str> = None; // the first sort attribute without a value
+        let mut prefixed: Option<&str> = None; // the sort attribute given a prefix
         for key in index.sort_keys() {
-            if let Some((value, names)) = value_of(key)? {
+            if let Some((given, names)) = given_for(key)? {
+                if let Some(before) = prefixed {
+                    return Err(error(
+                        key.name,
+                        format!(
+                            "has a value, but `{before}` before it is given only the start of \
+                             its key pattern; sort key attributes ({}) are given from the left, \
+                             each whole but the last",
+                            list(index.sort_keys())
+                        ),
+                    ));
+                }
                 if let Some(gap) = open {
                     return Err(error(
                         key.name,
@@ -236,10 +278,17 @@ impl<M: Mapper> Lookup<'_, M> {
                     ));
                 }
                 used.extend(names);
-                condition = condition.sort_eq(value);
+                condition = match given {
+                    Given::Value(value) => condition.sort_eq(value),
+                    Given::Prefix(prefix) => {
+                        prefixed = Some(key.name);
+                        condition.sort_begins_with(prefix)
+                    }
+                };
                 continue;
             }
-            let ranged = range.filter(|r| open.is_none() && targets(key, r.name));
+            let ranged =
+                range.filter(|r| open.is_none() && prefixed.is_none() && targets(key, r.name));
             if let Some(r) = ranged {
                 let (low, high) = match part_of(key) {
                     Some(pattern) => {
@@ -382,6 +431,15 @@ impl<M: Mapper> Lookup<'_, M> {
             _ => Ok(query),
         }
     }
+}
+
+/// What a lookup gives a key attribute of a multi-attribute index.
+enum Given {
+    /// Its whole value, compared by equality.
+    Value(AttributeValue),
+    /// The start of its part pattern, up to the first placeholder without a
+    /// value (a sort key attribute, compared by `begins_with`).
+    Prefix(String),
 }
 
 /// A bound value as the attribute value of a typed key attribute: numbers as
