@@ -10,7 +10,7 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::error::{Error, Result};
-use crate::item::{Item, MAX_ITEM_SIZE, check_values, largest_attributes};
+use crate::item::{Item, MAX_ITEM_SIZE, check_values, item_size, largest_attributes};
 use crate::key::IndexKeys;
 use crate::schema::TableSchema;
 
@@ -63,12 +63,23 @@ pub(crate) fn write(item: &Item, rules: WriteRules<'_>) -> Result<()> {
         }
     }
     let size = check_values(item).map_err(named)?;
+    within_size(item, size).map_err(named)
+}
+
+/// Checks the size of an item that passed [`write`] and then got an
+/// attribute of the crate's own (a version number): the one attribute the
+/// pass could not see.
+pub(crate) fn size(item: &Item) -> Result<()> {
+    within_size(item, item_size(item))
+}
+
+fn within_size(item: &Item, size: usize) -> Result<()> {
     if size > MAX_ITEM_SIZE {
-        return Err(named(Error::item_too_large(
+        return Err(Error::item_too_large(
             size,
             MAX_ITEM_SIZE,
             largest_attributes(item, 3),
-        )));
+        ));
     }
     Ok(())
 }

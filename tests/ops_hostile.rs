@@ -509,20 +509,29 @@ async fn transactions_keep_the_version_check_of_versioned_entities() {
     assert_eq!(tx.put_record::<CounterMapper>(&read).unwrap(), 42);
 }
 
-/// A TCP listener that accepts connections and never answers.
-fn silent_server() -> String {
+/// A TCP listener that accepts connections and never answers; the count
+/// of connections it accepted (a request sent again opens a new one: the
+/// unanswered one is still busy).
+fn silent_server() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
+    let accepted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = Arc::clone(&accepted);
     std::thread::spawn(move || {
         let mut held = Vec::new();
         for stream in listener.incoming().flatten() {
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             held.push(stream); // keep it open, say nothing
         }
     });
-    format!("http://{addr}")
+    (format!("http://{addr}"), accepted)
 }
 
 fn silent_client(operation_timeout: Option<Duration>) -> Client {
+    silent_client_at(&silent_server().0, operation_timeout)
+}
+
+fn silent_client_at(url: &str, operation_timeout: Option<Duration>) -> Client {
     let mut timeouts = aws_sdk_dynamodb::config::timeout::TimeoutConfig::builder();
     if let Some(t) = operation_timeout {
         timeouts = timeouts.operation_timeout(t);
@@ -533,7 +542,7 @@ fn silent_client(operation_timeout: Option<Duration>) -> Client {
         .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
             "test", "test", None, None, "test",
         ))
-        .endpoint_url(silent_server())
+        .endpoint_url(url)
         .retry_config(RetryConfig::disabled())
         .timeout_config(timeouts.build())
         .build();
@@ -577,9 +586,14 @@ async fn every_helper_returns_in_bounded_time_from_a_silent_server() {
                 .unwrap_err(),
         ),
     ];
-    let mut tx = Table::new(&client, TABLE, APP_TABLE).transaction();
+    // A transaction is sent again after a server error, not after running
+    // out of its call bound: one connection, whatever the retry policy.
+    let (url, accepted) = silent_server();
+    let tx_client = silent_client_at(&url, Some(Duration::from_millis(300)));
+    let mut tx = Table::new(&tx_client, TABLE, APP_TABLE).transaction();
     tx.put::<CustomerMapper>(&customer("C1")).unwrap();
     errors.push(("transaction", tx.send().await.unwrap_err()));
+    assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 1);
     let err = Table::new(&client, TABLE, APP_TABLE)
         .retry(fast_retry(2))
         .batch_writer()
@@ -838,9 +852,9 @@ async fn cancellation_reasons_that_do_not_match_the_actions_are_an_unexpected_re
 #[tokio::test]
 async fn a_transaction_sent_again_after_a_lost_answer_carries_the_same_token() {
     use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsOutput;
-    // The first answer is lost (a 500 with the SDK's retries off: the outcome
-    // is unknown); sending the same transaction again must reuse its token,
-    // so DynamoDB applies it at most once.
+    // The first answer is lost (a 500, and one attempt allowed: the outcome
+    // is unknown); the caller sending the same transaction again must reuse
+    // its token, so DynamoDB applies it at most once.
     let tokens = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&tokens);
     let rule = mock!(Client::transact_write_items)
@@ -855,7 +869,9 @@ async fn a_transaction_sent_again_after_a_lost_answer_carries_the_same_token() {
         .output(|| TransactWriteItemsOutput::builder().build())
         .build();
     let client = mock_client(&[&rule]);
-    let mut tx = Table::new(&client, TABLE, APP_TABLE).transaction();
+    let mut tx = Table::new(&client, TABLE, APP_TABLE)
+        .retry(fast_retry(1))
+        .transaction();
     tx.put_new::<CustomerMapper>(&customer("C001")).unwrap();
     let err = tx.send().await.unwrap_err();
     assert_ne!(err.kind(), ErrorKind::TransactionCanceled, "{err}");
@@ -1083,4 +1099,352 @@ async fn a_versioned_update_whose_answer_is_lost_is_not_claimed() {
         (Some(10), 1),
         "not claimed as written"
     );
+}
+
+/// A 400 answer with DynamoDB's error `code` (a refusal, nothing applied).
+fn refused(code: &str) -> String {
+    format!(r#"{{"__type":"com.amazonaws.dynamodb.v20120810#{code}","message":"refused"}}"#)
+}
+
+#[tokio::test]
+async fn an_attempt_that_may_have_applied_a_batch_write_is_never_hidden_by_a_later_refusal() {
+    // Found by review: with the SDK's own retries on (any default client),
+    // an attempt answered with a 500 (perhaps applied) then a throttled one
+    // read as "throttled": the writes came back as certainly not written.
+    // Each runner attempt is now one SDK attempt, so every answer is seen.
+    for later in ["ThrottlingException", "ValidationException"] {
+        let rule = mock!(Client::batch_write_item)
+            .sequence()
+            .http_status(500, None)
+            .http_status(400, Some(refused(later)))
+            .repeatedly()
+            .build();
+        let client = retrying_client(&rule);
+        let err = Table::new(&client, TABLE, APP_TABLE)
+            .retry(fast_retry(2))
+            .batch_writer()
+            .put::<CustomerMapper>(&customers(3))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            rule.num_calls(),
+            2,
+            "{later}: one SDK attempt per runner attempt"
+        );
+        let (written, unprocessed, in_doubt, _) = incomplete(&err, 3);
+        assert_eq!(
+            (written, unprocessed.len(), in_doubt.len()),
+            (0, 0, 3),
+            "{later}: {err:#}"
+        );
+        assert_eq!(err.attempts(), Some(2), "{err:#}");
+    }
+}
+
+#[tokio::test]
+async fn a_batch_get_counts_every_request_it_sends() {
+    use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
+    // The SDK's hidden retries made `requests` and `retries` undercount.
+    let rule = mock!(Client::batch_get_item)
+        .sequence()
+        .http_status(500, None)
+        .output(|| BatchGetItemOutput::builder().build())
+        .build();
+    let client = retrying_client(&rule);
+    let keys = vec![CustomerMapper::key(&customer("C1")).unwrap()];
+    let got = Table::new(&client, TABLE, APP_TABLE)
+        .retry(fast_retry(3))
+        .batch_getter()
+        .get::<CustomerMapper>(keys)
+        .await
+        .unwrap();
+    assert_eq!(rule.num_calls(), 2);
+    assert_eq!((got.summary.requests, got.summary.retries), (2, 1));
+}
+
+#[tokio::test]
+async fn a_transaction_resends_unanswered_and_throttled_sends_with_its_token() {
+    use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsOutput;
+    let send = |rule: &aws_smithy_mocks::Rule, attempts: u32| {
+        let client = retrying_client(rule);
+        async move {
+            let mut tx = Table::new(&client, TABLE, APP_TABLE)
+                .retry(fast_retry(attempts))
+                .transaction();
+            tx.put_new::<CustomerMapper>(&customer("C001")).unwrap();
+            tx.send().await
+        }
+    };
+    let tokens = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&tokens);
+    // Unanswered, then in progress (the first send still being applied),
+    // then throttled, then applied: four sends of one token.
+    let rule = mock!(Client::transact_write_items)
+        .match_requests(move |req| {
+            seen.lock()
+                .unwrap()
+                .push(req.client_request_token().map(str::to_owned));
+            true
+        })
+        .sequence()
+        .http_status(500, None)
+        .http_status(400, Some(refused("TransactionInProgressException")))
+        .http_status(400, Some(refused("ThrottlingException")))
+        .output(|| TransactWriteItemsOutput::builder().build())
+        .build();
+    send(&rule, 4).await.unwrap();
+    let tokens = tokens.lock().unwrap().clone();
+    assert_eq!(tokens.len(), 4, "one SDK attempt per send");
+    assert!(
+        tokens.iter().all(|t| t.is_some() && *t == tokens[0]),
+        "{tokens:?}"
+    );
+
+    // Out of attempts on a refusal for now after an unanswered send: the
+    // outcome is unknown, so the error is the unanswered send's, not the
+    // refusal's (which would say nothing was applied).
+    let rule = mock!(Client::transact_write_items)
+        .sequence()
+        .http_status(500, None)
+        .http_status(400, Some(refused("ThrottlingException")))
+        .repeatedly()
+        .build();
+    let err = send(&rule, 2).await.unwrap_err();
+    assert_eq!(rule.num_calls(), 2);
+    assert_eq!(err.kind(), ErrorKind::Sdk, "{err:#}");
+    assert!(
+        !format!("{err:#}").contains("ThrottlingException"),
+        "{err:#}"
+    );
+    // Throttled from the start: refused, nothing applied, said as such.
+    let rule = mock!(Client::transact_write_items)
+        .sequence()
+        .http_status(400, Some(refused("ThrottlingException")))
+        .repeatedly()
+        .build();
+    let err = send(&rule, 2).await.unwrap_err();
+    assert_eq!(rule.num_calls(), 2);
+    assert!(
+        format!("{err:#}").contains("ThrottlingException"),
+        "{err:#}"
+    );
+    // A cancellation answers for every send of the token: nothing applied.
+    let rule = mock!(Client::transact_write_items)
+        .sequence()
+        .http_status(500, None)
+        .http_status(
+            400,
+            Some(
+                r#"{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","message":"canceled","CancellationReasons":[{"Code":"ConditionalCheckFailed"}]}"#
+                    .to_owned(),
+            ),
+        )
+        .build();
+    let err = send(&rule, 3).await.unwrap_err();
+    assert_eq!(rule.num_calls(), 2);
+    assert_eq!(err.kind(), ErrorKind::TransactionCanceled, "{err:#}");
+}
+
+/// An item of exactly DynamoDB's size limit, without a version number.
+fn item_at_the_limit() -> Item {
+    let mut item = CustomerMapper::key(&customer("C1")).unwrap();
+    item.insert("blob".into(), AttributeValue::S(String::new()));
+    let room = dynamodb_mapper::MAX_ITEM_SIZE - dynamodb_mapper::item_size(&item);
+    item.insert("blob".into(), AttributeValue::S("x".repeat(room)));
+    assert_eq!(
+        dynamodb_mapper::item_size(&item),
+        dynamodb_mapper::MAX_ITEM_SIZE
+    );
+    item
+}
+
+#[tokio::test]
+async fn a_version_number_that_takes_an_item_over_the_limit_is_refused_before_sending() {
+    // Found by review: the version went in after the size check, so an item
+    // at the limit was sent 18 bytes over it.
+    let sent =
+        mock!(Client::batch_write_item).then_output(|| BatchWriteItemOutput::builder().build());
+    let put = mock!(Client::put_item)
+        .then_output(|| aws_sdk_dynamodb::operation::put_item::PutItemOutput::builder().build());
+    let tx = mock!(Client::transact_write_items).then_output(|| {
+        aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsOutput::builder()
+            .build()
+    });
+    let client = mock_client(&[&sent, &put, &tx]);
+    let table = Table::new(&client, TABLE, VERSIONED_TABLE);
+
+    // Imported raw, and imported typed (a record whose bag fills the item).
+    let err = table
+        .batch_writer()
+        .import()
+        .put_items(vec![item_at_the_limit()])
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ItemTooLarge, "{err:#}");
+    assert!(err.to_string().contains("pk="), "names the key: {err}");
+    let mut record = Record::new(counter("big", 1));
+    let base = dynamodb_mapper::item_size(&CounterMapper::record_to_item(&record).unwrap());
+    let room = dynamodb_mapper::MAX_ITEM_SIZE - base - "blob".len();
+    record
+        .bag
+        .insert("blob", AttributeValue::S("x".repeat(room)));
+    let item = CounterMapper::record_to_item(&record).unwrap();
+    assert_eq!(
+        dynamodb_mapper::item_size(&item),
+        dynamodb_mapper::MAX_ITEM_SIZE
+    );
+    let err = table
+        .batch_writer()
+        .import()
+        .put_items(vec![item])
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ItemTooLarge, "{err:#}");
+
+    // Versioned put, and a versioned put in a transaction.
+    let err = table
+        .put_versioned::<CounterMapper>(&mut record)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ItemTooLarge, "{err:#}");
+    assert_eq!(err.entity_type(), Some("Counter"), "{err:#}");
+    let mut transaction = table.transaction();
+    let err = transaction
+        .put_record::<CounterMapper>(&record)
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ItemTooLarge, "{err:#}");
+    assert_eq!(
+        (sent.num_calls(), put.num_calls(), tx.num_calls()),
+        (0, 0, 0),
+        "nothing sent"
+    );
+    // One byte less, and the versioned item fits: sent.
+    record
+        .bag
+        .insert("blob", AttributeValue::S("x".repeat(room - 18)));
+    table
+        .put_versioned::<CounterMapper>(&mut record)
+        .await
+        .unwrap();
+    assert_eq!(put.num_calls(), 1);
+}
+
+/// A query rule that answers every page with one item and the key `again`
+/// as its `LastEvaluatedKey`.
+fn repeating_pages(again: Item) -> aws_smithy_mocks::Rule {
+    use aws_sdk_dynamodb::operation::query::QueryOutput;
+    mock!(Client::query).then_compute_output(move |req| {
+        let id = if req.exclusive_start_key().is_some() {
+            "C002"
+        } else {
+            "C001"
+        };
+        QueryOutput::builder()
+            .items(CustomerMapper::to_item(&customer(id)).unwrap())
+            .last_evaluated_key_from(&again)
+            .build()
+    })
+}
+
+trait LastKey {
+    fn last_evaluated_key_from(self, key: &Item) -> Self;
+}
+impl LastKey for aws_sdk_dynamodb::operation::query::builders::QueryOutputBuilder {
+    fn last_evaluated_key_from(self, key: &Item) -> Self {
+        self.set_last_evaluated_key(Some(key.clone()))
+    }
+}
+
+#[tokio::test]
+async fn a_read_whose_next_page_is_the_same_page_fails_instead_of_ending_quietly() {
+    use futures_util::StreamExt;
+    // Found by review: the SDK's paginator ends without an error when a
+    // page's LastEvaluatedKey is the key it was asked from, so the stream
+    // ended as if the read were complete.
+    let again = CustomerMapper::key(&customer("C001")).unwrap();
+    let rule = repeating_pages(again.clone());
+    let client = mock_client(&[&rule]);
+    let table = Table::new(&client, TABLE, APP_TABLE);
+    let registry = dynamodb_mapper::Registry::<Customer>::builder()
+        .register::<CustomerMapper>(|c| c)
+        .build()
+        .unwrap();
+    let query = table.query().key_condition_expression("pk = :p");
+    let out: Vec<_> = table.query_stream(query, &registry).collect().await;
+    let ids: Vec<String> = out
+        .iter()
+        .filter_map(|r| match r {
+            Ok(dynamodb_mapper::Decoded::Entity(c)) => Some(c.customer_id.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ids, ["C001", "C002"], "every item read is handed out");
+    let last = out.last().unwrap().as_ref().unwrap_err();
+    assert_eq!(last.kind(), ErrorKind::UnexpectedResponse, "{last:#}");
+    assert!(last.to_string().contains("LastEvaluatedKey"), "{last}");
+    assert_eq!(rule.num_calls(), 2);
+
+    // Asked from the key it answers with: the first page already repeats.
+    let query = table
+        .query()
+        .key_condition_expression("pk = :p")
+        .set_exclusive_start_key(Some(again.clone()));
+    let out: Vec<_> = table.query_stream(query, &registry).collect().await;
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert!(out[0].is_ok() && out[1].is_err(), "{out:?}");
+
+    // Page at a time: the cursor would lead back to the same page.
+    let cursors = dynamodb_mapper::cursor::Cursors::new(TABLE, APP_TABLE);
+    let first = table
+        .query_page(
+            table.query().key_condition_expression("pk = :p"),
+            &registry,
+            &cursors,
+            None,
+        )
+        .await
+        .unwrap();
+    let next = first.next.expect("a next page");
+    let err = table
+        .query_page(
+            table.query().key_condition_expression("pk = :p"),
+            &registry,
+            &cursors,
+            Some(&next),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnexpectedResponse, "{err:#}");
+}
+
+#[tokio::test]
+async fn a_record_read_answered_with_another_item_is_refused() {
+    use aws_sdk_dynamodb::operation::get_item::GetItemOutput;
+    // Found by review: a record of another key carries that item's version,
+    // so a versioned write from it would pass its check on the wrong item.
+    let other = CounterMapper::to_item(&counter("other", 1)).unwrap();
+    let rule = mock!(Client::get_item).then_output(move || {
+        GetItemOutput::builder()
+            .set_item(Some(other.clone()))
+            .build()
+    });
+    let client = mock_client(&[&rule]);
+    let table = Table::new(&client, TABLE, VERSIONED_TABLE);
+    let asked = CounterMapper::key(&counter("mine", 1)).unwrap();
+    let err = table.get_record::<CounterMapper>(asked).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnexpectedResponse, "{err:#}");
+    assert!(err.to_string().contains("other"), "names what came: {err}");
+    // The same key spelled the same way is the item asked for.
+    let mine = CounterMapper::to_item(&counter("mine", 1)).unwrap();
+    let rule = mock!(Client::get_item).then_output(move || {
+        GetItemOutput::builder()
+            .set_item(Some(mine.clone()))
+            .build()
+    });
+    let client = mock_client(&[&rule]);
+    let record = Table::new(&client, TABLE, VERSIONED_TABLE)
+        .get_record::<CounterMapper>(CounterMapper::key(&counter("mine", 1)).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(record.unwrap().entity.counter_id, "mine");
 }

@@ -107,6 +107,7 @@ impl Error {
             largest,
         })
         .of_entity()
+        .of_item()
     }
 
     pub(crate) fn wrong_type(attribute: &str, expected: &'static str, found: &'static str) -> Self {

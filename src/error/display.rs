@@ -59,7 +59,7 @@ impl Error {
                 largest,
             } => write!(
                 f,
-                "{prefix}item is {size} bytes, over the limit of {limit} bytes{}",
+                "{keyed}item is {size} bytes, over the limit of {limit} bytes{}",
                 Largest(largest)
             ),
             Repr::InvalidValue { reason } => write!(f, "{keyed}attribute `{attribute}` {reason}"),

@@ -164,6 +164,12 @@ where
 }
 
 /// Runs one SDK call within `bound`.
+///
+/// The failure is sorted by the answer of the SDK's *last* attempt, so a
+/// write must be sent with the SDK's own retries off ([`one_attempt`]):
+/// with them on, an attempt answered with a server error (perhaps applied)
+/// followed by one refused with throttling would read as refused, nothing
+/// applied. Reads may keep the SDK's retries.
 pub(crate) async fn call<T, E, F>(
     bound: &Bound,
     operation: &'static str,
@@ -206,6 +212,15 @@ where
     }
 }
 
+/// The configuration override that sends a request once: the SDK's own
+/// retries off, so that [`call`] sees the answer of every attempt. Every
+/// write a helper sends carries it; the helper retries by its own
+/// [`RetryPolicy`](super::RetryPolicy), knowing what each attempt meant.
+pub(crate) fn one_attempt() -> aws_sdk_dynamodb::config::Builder {
+    aws_sdk_dynamodb::config::Builder::default()
+        .retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled())
+}
+
 /// Errors with which DynamoDB refuses a write without applying it, asking
 /// to try again later: throttling, and an item locked by a transaction.
 pub(crate) trait RefusedForNow {
@@ -231,10 +246,34 @@ refused_for_now!(
     aws_sdk_dynamodb::operation::update_item::UpdateItemError
 );
 
+/// A transaction is refused for now when throttled, or when an earlier
+/// attempt with its token is still being applied (which only a resend
+/// meets: asked again later, DynamoDB answers with that attempt's outcome).
+impl RefusedForNow for aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError {
+    fn refused_for_now(&self) -> bool {
+        self.is_provisioned_throughput_exceeded_exception()
+            || self.is_throttling_exception()
+            || self.is_request_limit_exceeded()
+            || self.is_transaction_in_progress_exception()
+    }
+}
+
+/// Which failures [`call_conditional`] sends again.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Resend {
+    /// Only a request DynamoDB refused for now: an unanswered one may have
+    /// been applied, and applying it again is not safe.
+    Refused,
+    /// Also a request that got no credible answer (a server error, a broken
+    /// connection; not one that ran out of the call bound): only for a
+    /// request DynamoDB applies at most once whatever the number of sends (a
+    /// transaction with its client token, within ten minutes).
+    RefusedOrUnanswered,
+}
+
 /// Runs a conditional write: one SDK attempt per call (the SDK's own
-/// retries are off for it), retried here only when DynamoDB refused it
-/// without applying it (throttling, a transaction holding the item), up to
-/// `policy`.
+/// retries are off for it, see [`one_attempt`]), sent again only as
+/// `resend` allows, up to `policy`.
 ///
 /// Why not let the SDK retry: when the answer to an applied write is lost
 /// (a dropped connection, a 5xx after the write), the SDK sends it again,
@@ -242,10 +281,16 @@ refused_for_now!(
 /// version conflict for a write that happened; a read-modify-write would
 /// then apply its change a second time. Without SDK retries that case is
 /// reported as what it is: no answer, outcome unknown.
+///
+/// Once an attempt went unanswered, the outcome stays unknown unless a
+/// later attempt answers for it (a success, or a refusal that holds for
+/// every send): running out of attempts on a refusal for now, or failing to
+/// pause, returns that attempt's no-answer failure.
 pub(crate) async fn call_conditional<T, E, F>(
     bound: &Bound,
     operation: &'static str,
     policy: super::RetryPolicy,
+    resend: Resend,
     send: impl Fn(aws_sdk_dynamodb::config::Builder) -> F,
 ) -> Result<T, Failed<E>>
 where
@@ -254,18 +299,31 @@ where
     aws_sdk_dynamodb::Error: From<SdkError<E, HttpResponse>>,
 {
     let mut attempt = 0;
+    let mut unanswered: Option<Error> = None;
     loop {
         attempt += 1;
-        let no_retries = aws_sdk_dynamodb::config::Builder::default()
-            .retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled());
-        match call(bound, operation, send(no_retries)).await {
-            Err(Failed::Service(e)) if e.refused_for_now() && attempt < policy.max_attempts() => {
-                tracing::debug!(attempt, operation, "throttled, retrying");
-                if let Err(e) = bound.pause(operation, policy.delay(attempt)).await {
-                    return Err(Failed::NotSent(e));
+        let more = attempt < policy.max_attempts();
+        match call(bound, operation, send(one_attempt())).await {
+            Err(Failed::Service(e)) if e.refused_for_now() => {
+                if !more {
+                    return Err(unanswered.map_or(Failed::Service(e), Failed::NoAnswer));
                 }
+                tracing::debug!(attempt, operation, "refused for now, retrying");
+            }
+            // Not after running out of the call bound: that is the caller's
+            // budget for the call, not a fault a resend gets past.
+            Err(Failed::NoAnswer(e))
+                if resend == Resend::RefusedOrUnanswered
+                    && more
+                    && e.kind() != crate::ErrorKind::Timeout =>
+            {
+                tracing::debug!(attempt, operation, error = %e, "no answer, sending again");
+                unanswered = Some(e);
             }
             other => return other,
+        }
+        if let Err(e) = bound.pause(operation, policy.delay(attempt)).await {
+            return Err(unanswered.map_or(Failed::NotSent(e), Failed::NoAnswer));
         }
     }
 }
@@ -279,13 +337,19 @@ macro_rules! send_conditional {
         let policy = $table.retry_policy();
         let request = $request;
         async move {
-            $crate::ops::call::call_conditional(&bound, $operation, policy, |no_retries| {
-                request
-                    .clone()
-                    .customize()
-                    .config_override(no_retries)
-                    .send()
-            })
+            $crate::ops::call::call_conditional(
+                &bound,
+                $operation,
+                policy,
+                $crate::ops::call::Resend::Refused,
+                |no_retries| {
+                    request
+                        .clone()
+                        .customize()
+                        .config_override(no_retries)
+                        .send()
+                },
+            )
             .await
         }
     }};

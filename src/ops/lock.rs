@@ -38,7 +38,7 @@ async fn read<M: Mapper>(table: &Table, key: Item) -> Result<(Option<Record<M::E
         .client()
         .get_item()
         .table_name(table.name())
-        .set_key(Some(key))
+        .set_key(Some(key.clone()))
         .consistent_read(true)
         .set_return_consumed_capacity(mode)
         .send();
@@ -48,6 +48,30 @@ async fn read<M: Mapper>(table: &Table, key: Item) -> Result<(Option<Record<M::E
         .map_err(|f| f.into_error("GetItem"))?;
     capacity::add_all(&mut used, out.consumed_capacity());
     capacity::record(&span, used.as_ref());
+    if let Some(item) = &out.item {
+        // A record of another item would carry that item's version: a
+        // versioned write from it would pass its check and land elsewhere.
+        let answered = M::TABLE.key_of(item).map_or_else(
+            |e| format!("an item without a valid key ({e})"),
+            |found| {
+                if KeyId::of(&found) == KeyId::of(&key) {
+                    String::new()
+                } else {
+                    format!("the item at {}", describe_key(&found))
+                }
+            },
+        );
+        if !answered.is_empty() {
+            return Err(Error::unexpected_response(
+                "GetItem",
+                format!(
+                    "asked for the item at {}, it answered with {answered}",
+                    describe_key(&key)
+                ),
+            )
+            .with_entity_type(M::ENTITY_TYPE));
+        }
+    }
     let record = span.in_scope(|| out.item.map(M::record_from_item).transpose())?;
     Ok((record, used))
 }

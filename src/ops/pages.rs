@@ -44,40 +44,78 @@ impl Tally {
     }
 }
 
+/// How a stream goes on once the items it holds are handed out.
+enum Then {
+    /// Read the next page.
+    Read,
+    /// Hand out this error, then end.
+    Fail(Error),
+    /// End.
+    End,
+}
+
+/// The error of a page whose `LastEvaluatedKey` is the `ExclusiveStartKey`
+/// it was asked with: reading on would return the same page forever, and
+/// the SDK's paginator would end the stream as if the read were complete.
+fn repeated_key(operation: &'static str) -> Error {
+    Error::unexpected_response(
+        operation,
+        "a page's LastEvaluatedKey is the ExclusiveStartKey it was asked with: the next page \
+         would be the same, so the read cannot go on, and it is not complete"
+            .to_owned(),
+    )
+}
+
 macro_rules! decode_pages {
-    ($pages:expr, $registry:expr, $bound:expr, $operation:literal, $tally:expr) => {{
+    ($pages:expr, $start:expr, $registry:expr, $bound:expr, $operation:literal, $tally:expr) => {{
         let bound: Bound = $bound;
+        // The ExclusiveStartKey of the page asked for next.
+        let start: Option<crate::item::Item> = $start;
         let state = (
             $pages,
             $registry.clone(),
             Vec::new().into_iter(),
-            false,
+            Then::Read,
             $tally,
+            start,
         );
         stream::unfold(
             state,
-            move |(mut pages, registry, mut items, failed, mut tally)| {
+            move |(mut pages, registry, mut items, mut then, mut tally, mut start)| {
                 let bound = bound.clone();
                 async move {
                     loop {
                         if let Some(item) = items.next() {
                             let decoded = registry.decode(item);
-                            return Some((decoded, (pages, registry, items, failed, tally)));
+                            return Some((decoded, (pages, registry, items, then, tally, start)));
                         }
-                        if failed {
-                            return None;
+                        match then {
+                            Then::Read => {}
+                            Then::End => return None,
+                            Then::Fail(err) => {
+                                let state = (pages, registry, items, Then::End, tally, start);
+                                return Some((Err(err), state));
+                            }
                         }
                         let span = tally.span.clone();
                         let page = bound.run($operation, pages.next()).instrument(span).await;
                         let page = match page {
                             Ok(page) => page,
                             Err(err) => {
-                                return Some((Err(err), (pages, registry, items, true, tally)));
+                                let state = (pages, registry, items, Then::End, tally, start);
+                                return Some((Err(err), state));
                             }
                         };
                         match page {
                             None => return None,
                             Some(Ok(page)) => {
+                                // The paginator ends quietly on a repeated
+                                // key (after this page): said here instead.
+                                let next = page.last_evaluated_key.filter(|k| !k.is_empty());
+                                if next.is_some() && next == start {
+                                    then = Then::Fail(repeated_key($operation));
+                                }
+                                start = next;
                                 let page_items = page.items.unwrap_or_default();
                                 tally.page(page_items.len(), page.consumed_capacity.as_ref());
                                 tally.span.in_scope(|| {
@@ -95,7 +133,8 @@ macro_rules! decode_pages {
                             }
                             Some(Err(e)) => {
                                 let err = Error::sdk($operation, aws_sdk_dynamodb::Error::from(e));
-                                return Some((Err(err), (pages, registry, items, true, tally)));
+                                let state = (pages, registry, items, Then::End, tally, start);
+                                return Some((Err(err), state));
                             }
                         }
                     }
@@ -133,8 +172,10 @@ pub(super) fn query_stream<T: 'static>(
         consumed_capacity = tracing::field::Empty,
     );
     let tally = Tally::new(span, asked);
+    let start = query.get_exclusive_start_key().clone();
     decode_pages!(
         query.into_paginator().send(),
+        start,
         registry,
         bound,
         "Query",
@@ -161,7 +202,15 @@ pub(super) fn scan_stream<T: 'static>(
         consumed_capacity = tracing::field::Empty,
     );
     let tally = Tally::new(span, asked);
-    decode_pages!(scan.into_paginator().send(), registry, bound, "Scan", tally)
+    let start = scan.get_exclusive_start_key().clone();
+    decode_pages!(
+        scan.into_paginator().send(),
+        start,
+        registry,
+        bound,
+        "Scan",
+        tally
+    )
 }
 
 /// One page of a query ([`Table::query_page`](super::Table::query_page)):
@@ -232,6 +281,7 @@ pub(super) async fn query_page<T>(
     if let Some(token) = cursor {
         query = query.set_exclusive_start_key(Some(cursors.decode(token)?));
     }
+    let start = query.get_exclusive_start_key().clone();
     let mode = mode(query.get_return_consumed_capacity(), table_mode);
     let query = query.set_return_consumed_capacity(mode);
     let span = tracing::info_span!(
@@ -251,6 +301,11 @@ pub(super) async fn query_page<T>(
     span.record("items", found.len());
     let items = span.in_scope(|| registry.decode_all(found))?;
     let next = match out.last_evaluated_key {
+        // A cursor to this very page again: a caller reading on would never
+        // get past it.
+        Some(key) if !key.is_empty() && start.as_ref() == Some(&key) => {
+            return Err(repeated_key("Query"));
+        }
         Some(key) if !key.is_empty() => Some(cursors.encode(&key).map_err(|e| {
             Error::unexpected_response(
                 "Query",

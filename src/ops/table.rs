@@ -346,7 +346,10 @@ impl Table {
     /// # Errors
     /// [`ErrorKind::Sdk`](crate::ErrorKind::Sdk) when the request fails;
     /// [`ErrorKind::Timeout`](crate::ErrorKind::Timeout) when no answer came
-    /// in time; decoding errors.
+    /// in time;
+    /// [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse)
+    /// when the answer is an item of another key (or of no valid key);
+    /// decoding errors.
     ///
     /// ```no_run
     /// # use dynamodb_mapper::{Mapper, ops::Table};
@@ -616,7 +619,8 @@ impl Table {
     /// refused token, or `cursors` for another table or index than the
     /// query's; decoding errors as [`Registry::decode_all`] reports them;
     /// [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse)
-    /// when DynamoDB's `LastEvaluatedKey` does not fit the table's keys;
+    /// when DynamoDB's `LastEvaluatedKey` does not fit the table's keys, or
+    /// is the key the page was asked from (a cursor to the same page);
     /// [`ErrorKind::Timeout`](crate::ErrorKind::Timeout) and
     /// [`ErrorKind::Sdk`](crate::ErrorKind::Sdk) as for any read.
     ///
@@ -689,7 +693,11 @@ impl Table {
     /// stream with its error. Each page request is bounded by the table's
     /// [`call_bound`](Self::call_bound): a page that does not come in time
     /// ends the stream with an [`ErrorKind::Timeout`](crate::ErrorKind::Timeout)
-    /// error.
+    /// error. A page whose `LastEvaluatedKey` is the key it was asked from
+    /// (the next page would be the same one) ends the stream, after its
+    /// items, with an
+    /// [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse)
+    /// error: the read is not complete, and never ends quietly.
     ///
     /// The stream runs in a `dynamodb_mapper.query` tracing span (`pages`,
     /// `items`). When the table asks for consumed capacity and `query` does

@@ -11,7 +11,7 @@ use aws_sdk_dynamodb::types::{
 use tracing::Instrument;
 
 use super::Table;
-use super::call::{Failed, call};
+use super::call::{Failed, Resend, call_conditional};
 use super::capacity::{self, CapacityUsage};
 use super::describe_key;
 use super::identity::KeyId;
@@ -609,6 +609,14 @@ impl Transaction {
     /// is in the [`TransactionSummary`] and the `consumed_capacity` field of
     /// the `dynamodb_mapper.transact_write` span.
     ///
+    /// Each send is one SDK attempt (the SDK's own retries are off for it),
+    /// so every answer is seen. A send that was throttled, or that got no
+    /// credible answer (a server error, a broken connection), is sent again
+    /// with the same client token, up to the table's
+    /// [`retry_policy`](super::Table::retry_policy): DynamoDB applies the
+    /// transaction at most once and answers a resend with the outcome of
+    /// the first.
+    ///
     /// # Errors
     /// [`ErrorKind::TransactionCanceled`](crate::ErrorKind::TransactionCanceled)
     /// with each failed action's entity type, key, code and message (nothing
@@ -617,9 +625,12 @@ impl Transaction {
     /// when the cancellation reasons do not match the actions one to one
     /// (nothing was written either);
     /// [`ErrorKind::Timeout`](crate::ErrorKind::Timeout) when no answer came in
-    /// time (the outcome is unknown; it was applied at most once, and sending
+    /// time, and [`ErrorKind::Sdk`](crate::ErrorKind::Sdk) with a server
+    /// error (5xx) as its source, when the last send that could tell got
+    /// none (the outcome is unknown; it was applied at most once, and sending
     /// the same `Transaction` again within ten minutes cannot apply it twice);
-    /// [`ErrorKind::Sdk`](crate::ErrorKind::Sdk) otherwise.
+    /// [`ErrorKind::Sdk`](crate::ErrorKind::Sdk) otherwise (refused, nothing
+    /// applied).
     ///
     /// ```no_run
     /// # async fn demo(tx: dynamodb_mapper::ops::Transaction) -> dynamodb_mapper::Result<()> {
@@ -649,10 +660,27 @@ impl Transaction {
             .transact_write_items()
             .set_transact_items(Some(self.actions.clone()))
             .client_request_token(&self.token)
-            .set_return_consumed_capacity(asked)
-            .send()
-            .instrument(span.clone());
-        match call(&self.table.bound(), "TransactWriteItems", request).await {
+            .set_return_consumed_capacity(asked);
+        // One SDK attempt per send, each answer seen; sent again when
+        // throttled or unanswered (not when out of time): the token makes
+        // DynamoDB apply it at most once, and answer a resend with the first
+        // send's outcome.
+        let bound = self.table.bound();
+        let sent = call_conditional(
+            &bound,
+            "TransactWriteItems",
+            self.table.retry_policy(),
+            Resend::RefusedOrUnanswered,
+            |one_attempt| {
+                request
+                    .clone()
+                    .customize()
+                    .config_override(one_attempt)
+                    .send()
+            },
+        )
+        .instrument(span.clone());
+        match sent.await {
             Ok(out) => {
                 capacity::add_all(&mut summary.consumed_capacity, out.consumed_capacity());
                 capacity::record(&span, summary.consumed_capacity.as_ref());

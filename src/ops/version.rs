@@ -107,6 +107,11 @@ fn versioned_item<M: Mapper>(
     let key = M::TABLE
         .key_of(&item)
         .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
+    // `to_item` checked the item without its version number.
+    crate::check::size(&item).map_err(|e| {
+        e.with_entity_type(M::ENTITY_TYPE)
+            .with_key(|| crate::error::describe_key(&key))
+    })?;
     let condition = expected_state::<M>(stored, version, attr).build_with_prefix(PREFIX)?;
     Ok(VersionedPut {
         item,

@@ -14,7 +14,7 @@ use super::{BATCH_GET_LIMIT, BatchSummary, Entry};
 use crate::error::{Error, Result, Unread};
 use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt};
-use crate::ops::call::{Bound, Failed, call};
+use crate::ops::call::{Bound, Failed, call, one_attempt};
 use crate::ops::capacity;
 use crate::ops::describe_key;
 use crate::ops::identity::KeyId;
@@ -359,6 +359,10 @@ impl Job for BatchGetter {
                     .batch_get_item()
                     .request_items(self.table.clone(), keys)
                     .set_return_consumed_capacity(self.capacity.clone())
+                    // One SDK attempt per send: the runner retries by the
+                    // table's policy, and counts every request it makes.
+                    .customize()
+                    .config_override(one_attempt())
                     .send()
             });
         async move {

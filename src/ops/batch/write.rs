@@ -17,7 +17,7 @@ use crate::check::{self, WriteRules};
 use crate::error::{Error, Result, Unwritten};
 use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt};
-use crate::ops::call::{Bound, Failed, call};
+use crate::ops::call::{Bound, Failed, call, one_attempt};
 use crate::ops::capacity;
 use crate::ops::describe_key;
 use crate::ops::identity::KeyId;
@@ -324,10 +324,6 @@ impl BatchWriter {
         let mut entries = Vec::with_capacity(requests.len());
         for mut request in requests {
             let key = request_key(&self.schema, &request)?;
-            if let (Some(put), false) = (&request.put_request, items_checked) {
-                check::write(&put.item, WriteRules::raw(&self.schema))
-                    .map_err(|e| e.with_key(|| describe_key(&key)))?;
-            }
             if !self.import && self.schema.version_attribute().is_some() {
                 let operation = if request.put_request.is_some() {
                     "batch put"
@@ -336,13 +332,32 @@ impl BatchWriter {
                 };
                 return Err(self.refusal(&key, operation, self.schema));
             }
+            // Importing, the first version goes in before the checks: the
+            // item sent is the item checked.
+            let mut versioned = false;
             if let (Some(attr), Some(put)) = (
                 self.schema.version_attribute(),
                 request.put_request.as_mut(),
-            ) {
-                put.item
-                    .entry(attr.to_owned())
-                    .or_insert_with(|| AttributeValue::N(first_version().to_string()));
+            ) && !put.item.contains_key(attr)
+            {
+                put.item.insert(
+                    attr.to_owned(),
+                    AttributeValue::N(first_version().to_string()),
+                );
+                versioned = true;
+            }
+            if let Some(put) = &request.put_request {
+                let checked = if items_checked {
+                    // Checked by `to_item`; only the version is new.
+                    if versioned {
+                        check::size(&put.item)
+                    } else {
+                        Ok(())
+                    }
+                } else {
+                    check::write(&put.item, WriteRules::raw(&self.schema))
+                };
+                checked.map_err(|e| e.with_key(|| describe_key(&key)))?;
             }
             let id = KeyId::of(&key);
             if !seen.insert(id.clone()) {
@@ -393,6 +408,10 @@ impl Job for BatchWriter {
             .batch_write_item()
             .request_items(self.table.clone(), requests)
             .set_return_consumed_capacity(self.capacity.clone())
+            // One SDK attempt per send: the runner retries, and marks the
+            // requests in doubt after any attempt that may have applied them.
+            .customize()
+            .config_override(one_attempt())
             .send();
         call(&self.bound, OPERATION, request)
     }
