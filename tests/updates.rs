@@ -470,6 +470,8 @@ async fn concurrent_increments_are_never_lost() {
             .await
             .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidValue, "{attribute}");
+        assert_eq!(err.attribute(), Some(attribute), "{err}");
+        assert!(err.to_string().contains("cannot be updated"), "{err}");
     }
 }
 
@@ -587,7 +589,9 @@ async fn a_transaction_of_every_action_is_cancelled_by_one_condition_with_the_it
         ["O2"]
     );
 
-    // A raw update may not change the key or the version.
+    // A raw update may not change the key, the version or the entity type
+    // (found by review: the discriminator could be set or removed, and the
+    // item then read back as another type, or none).
     let mut tx = table.transaction();
     let err = tx
         .update::<OrderMapper>(
@@ -596,6 +600,21 @@ async fn a_transaction_of_every_action_is_cancelled_by_one_condition_with_the_it
         )
         .unwrap_err();
     assert_eq!(err.attribute(), Some("sk"));
+    for update in [
+        Update::new().set(attr("entityType"), "Customer"),
+        Update::new().remove(attr("entityType")),
+    ] {
+        let err = tx
+            .update::<OrderMapper>(OrderMapper::key(&o3).unwrap(), update)
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidValue, "{err}");
+        assert_eq!(
+            err.to_string(),
+            "Order: attribute `entityType` cannot be updated: it is the discriminator, which the \
+             mapper writes; an update cannot change an item's entity type"
+        );
+    }
+    assert!(tx.actions().is_empty(), "nothing was added");
     // Updating a missing item cancels the transaction (it is not created).
     let mut tx = table.transaction();
     tx.update::<OrderMapper>(

@@ -490,8 +490,8 @@ impl Transaction {
     /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) for a key that
     /// does not fit `M`'s table;
     /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) for an
-    /// update that changes a key attribute or the version attribute, or
-    /// that does not build ([`Update::build`]);
+    /// update that changes a key attribute, the version attribute or the
+    /// discriminator, or that does not build ([`Update::build`]);
     /// [`ErrorKind::VersionCheckRequired`](crate::ErrorKind::VersionCheckRequired)
     /// when `M`'s table has a version attribute (use
     /// [`update_record`](Self::update_record)); as [`Transaction::push`].

@@ -20,7 +20,9 @@ use crate::record::Record;
 
 /// Refuses a hand-built update of `M`'s items that changes an attribute
 /// the helpers keep: the table's key attributes (an update cannot move an
-/// item) and the version attribute (set by the versioned helpers only).
+/// item), the version attribute (set by the versioned helpers only) and the
+/// discriminator (the mapper writes it: an item whose type changes, or goes,
+/// reads back as another entity type, or as none).
 pub(crate) fn check_raw_update<M: Mapper>(update: &Update) -> Result<()> {
     let table = M::TABLE;
     for name in update.top_level_names() {
@@ -30,6 +32,8 @@ pub(crate) fn check_raw_update<M: Mapper>(update: &Update) -> Result<()> {
             "the sort key; an update cannot move an item: delete it and put the new one in one transaction"
         } else if table.version_attribute() == Some(name) {
             "the version attribute, which only the versioned helpers set"
+        } else if table.discriminator_attribute() == Some(name) {
+            "the discriminator, which the mapper writes; an update cannot change an item's entity type"
         } else {
             continue;
         };
@@ -189,13 +193,6 @@ pub(super) async fn increment<M: Mapper>(
     let mut update = Update::new().add(Attr::top_level(attribute), by);
     check_raw_update::<M>(&update)?;
     let discriminator = M::TABLE.discriminator_attribute();
-    if discriminator == Some(attribute) {
-        return Err(Error::invalid_value(
-            attribute,
-            "cannot be incremented: it is the discriminator",
-        )
-        .with_entity_type(M::ENTITY_TYPE));
-    }
     let mut condition = None;
     if let Some(d) = discriminator {
         // A new item gets the type; an existing one must be of it.
