@@ -14,6 +14,7 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
 use aws_sdk_dynamodb::operation::batch_write_item::{BatchWriteItemError, BatchWriteItemOutput};
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsInput;
 use aws_sdk_dynamodb::types::error::ResourceNotFoundException;
 use aws_sdk_dynamodb::types::{
     AttributeValue, KeysAndAttributes, ScalarAttributeType, WriteRequest,
@@ -849,21 +850,35 @@ async fn cancellation_reasons_that_do_not_match_the_actions_are_an_unexpected_re
     );
 }
 
+/// The client request tokens a rule was asked with, in order.
+type Tokens = Arc<Mutex<Vec<Option<String>>>>;
+
+/// The tokens of the transactions a rule is asked for, and the request
+/// matcher that records them.
+fn recorded_tokens() -> (
+    Tokens,
+    impl Fn(&TransactWriteItemsInput) -> bool + Send + Sync,
+) {
+    let tokens = Tokens::default();
+    let seen = Arc::clone(&tokens);
+    let record = move |req: &TransactWriteItemsInput| {
+        seen.lock()
+            .unwrap()
+            .push(req.client_request_token().map(str::to_owned));
+        true
+    };
+    (tokens, record)
+}
+
 #[tokio::test]
 async fn a_transaction_sent_again_after_a_lost_answer_carries_the_same_token() {
     use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsOutput;
     // The first answer is lost (a 500, and one attempt allowed: the outcome
     // is unknown); the caller sending the same transaction again must reuse
     // its token, so DynamoDB applies it at most once.
-    let tokens = Arc::new(Mutex::new(Vec::new()));
-    let seen = Arc::clone(&tokens);
+    let (tokens, record) = recorded_tokens();
     let rule = mock!(Client::transact_write_items)
-        .match_requests(move |req| {
-            seen.lock()
-                .unwrap()
-                .push(req.client_request_token().map(str::to_owned));
-            true
-        })
+        .match_requests(record)
         .sequence()
         .http_status(500, None)
         .output(|| TransactWriteItemsOutput::builder().build())
@@ -1175,17 +1190,11 @@ async fn a_transaction_resends_unanswered_and_throttled_sends_with_its_token() {
             tx.send().await
         }
     };
-    let tokens = Arc::new(Mutex::new(Vec::new()));
-    let seen = Arc::clone(&tokens);
+    let (tokens, record) = recorded_tokens();
     // Unanswered, then in progress (the first send still being applied),
     // then throttled, then applied: four sends of one token.
     let rule = mock!(Client::transact_write_items)
-        .match_requests(move |req| {
-            seen.lock()
-                .unwrap()
-                .push(req.client_request_token().map(str::to_owned));
-            true
-        })
+        .match_requests(record)
         .sequence()
         .http_status(500, None)
         .http_status(400, Some(refused("TransactionInProgressException")))
