@@ -51,21 +51,16 @@ async fn read<M: Mapper>(table: &Table, key: Item) -> Result<(Option<Record<M::E
     if let Some(item) = &out.item {
         // A record of another item would carry that item's version: a
         // versioned write from it would pass its check and land elsewhere.
-        let answered = M::TABLE.key_of(item).map_or_else(
-            |e| format!("an item without a valid key ({e})"),
-            |found| {
-                if KeyId::of(&found) == KeyId::of(&key) {
-                    String::new()
-                } else {
-                    format!("the item at {}", describe_key(&found))
-                }
-            },
-        );
-        if !answered.is_empty() {
+        let other = match M::TABLE.key_of(item) {
+            Ok(found) if KeyId::of(&found) == KeyId::of(&key) => None,
+            Ok(found) => Some(format!("the item at {}", describe_key(&found))),
+            Err(e) => Some(format!("an item without a valid key ({e})")),
+        };
+        if let Some(other) = other {
             return Err(Error::unexpected_response(
                 "GetItem",
                 format!(
-                    "asked for the item at {}, it answered with {answered}",
+                    "asked for the item at {}, it answered with {other}",
                     describe_key(&key)
                 ),
             )

@@ -347,15 +347,11 @@ impl BatchWriter {
                 versioned = true;
             }
             if let Some(put) = &request.put_request {
-                let checked = if items_checked {
+                let checked = match (items_checked, versioned) {
+                    (false, _) => check::write(&put.item, WriteRules::raw(&self.schema)),
                     // Checked by `to_item`; only the version is new.
-                    if versioned {
-                        check::size(&put.item)
-                    } else {
-                        Ok(())
-                    }
-                } else {
-                    check::write(&put.item, WriteRules::raw(&self.schema))
+                    (true, true) => check::size(&put.item),
+                    (true, false) => Ok(()),
                 };
                 checked.map_err(|e| e.with_key(|| describe_key(&key)))?;
             }
