@@ -554,6 +554,109 @@ fn is_timeout(err: &Error) -> bool {
     err.kind() == ErrorKind::Timeout || err.cause().is_some_and(is_timeout)
 }
 
+/// A client that retries generously and bounds no call of its own: only
+/// the helper's deadline stops the waiting (issue #29: a batch against a
+/// silent server did not return for minutes).
+fn patient_silent_client(url: &str) -> Client {
+    let conf = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+        .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
+        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
+            "test", "test", None, None, "test",
+        ))
+        .endpoint_url(url)
+        .retry_config(RetryConfig::standard().with_max_attempts(10))
+        .build();
+    Client::from_conf(conf)
+}
+
+#[tokio::test]
+async fn the_deadline_bounds_each_helper_call_with_its_accounting() {
+    let (url, _) = silent_server();
+    let client = patient_silent_client(&url);
+    let deadline = Duration::from_millis(800);
+    let table = Table::new(&client, TABLE, APP_TABLE).deadline(deadline);
+    assert_eq!(
+        table.retry_policy().max_attempts(),
+        10,
+        "the client's retries"
+    );
+    let within = |started: Instant, helper: &str| {
+        let took = started.elapsed();
+        assert!(
+            took >= deadline && took < deadline * 3,
+            "{helper} took {took:?} for a deadline of {deadline:?}"
+        );
+    };
+
+    // 200 puts in 8 requests, 4 in flight: the first 4 were sent and never
+    // answered (in doubt), the other 4 never sent (handed back), written 0.
+    let started = Instant::now();
+    let err = table
+        .batch_writer()
+        .concurrency(4)
+        .put::<CustomerMapper>(&customers(200))
+        .await
+        .unwrap_err();
+    within(started, "batch write");
+    let (written, unprocessed, in_doubt, cause) = incomplete(&err, 200);
+    assert_eq!(
+        (written, unprocessed.len(), in_doubt.len()),
+        (0, 100, 100),
+        "{err}"
+    );
+    let cause = cause.expect("the deadline stopped it");
+    assert_eq!(cause.kind(), ErrorKind::Timeout, "{cause}");
+    assert_eq!(
+        cause.to_string(),
+        "dynamodb BatchWriteItem ran out of the helper's deadline of 800ms"
+    );
+
+    // A batch get: every key handed back unread.
+    let keys: Vec<Item> = customers(150)
+        .iter()
+        .map(|c| CustomerMapper::key(c).unwrap())
+        .collect();
+    let started = Instant::now();
+    let err = table.batch_getter().get_items(keys).await.unwrap_err();
+    within(started, "batch get");
+    assert_eq!(err.unread_keys().len(), 150, "{err}");
+
+    // A single write: may have been applied, named by its key.
+    let versioned = Table::new(&client, TABLE, CounterMapper::TABLE).deadline(deadline);
+    let mut record = Record::new(counter("d", 1));
+    let started = Instant::now();
+    let err = versioned
+        .put_versioned::<CounterMapper>(&mut record)
+        .await
+        .unwrap_err();
+    within(started, "put_versioned");
+    assert_eq!(err.kind(), ErrorKind::MaybeApplied, "{err}");
+    assert!(err.key().is_some_and(|k| k.contains("COUNTER#d")), "{err}");
+    assert!(is_timeout(&err), "{err:?}");
+
+    // A helper made of helpers shares one deadline.
+    let started = Instant::now();
+    let err = versioned
+        .update_with_retry::<CounterMapper, _>(
+            CounterMapper::key(&counter("d", 1)).unwrap(),
+            |_| Ok(()),
+        )
+        .await
+        .unwrap_err();
+    within(started, "update_with_retry");
+    assert!(is_timeout(&err), "{err:?}");
+
+    // A transaction: may have been applied, named by its token.
+    let mut tx = table.transaction();
+    tx.put::<CustomerMapper>(&customer("T1")).unwrap();
+    let started = Instant::now();
+    let err = tx.send().await.unwrap_err();
+    within(started, "transaction");
+    assert_eq!(err.kind(), ErrorKind::MaybeApplied, "{err}");
+    assert!(err.key().is_some_and(|k| k.contains(tx.token())), "{err}");
+}
+
 #[tokio::test]
 async fn every_helper_returns_in_bounded_time_from_a_silent_server() {
     let client = silent_client(Some(Duration::from_millis(300)));
@@ -1034,7 +1137,9 @@ async fn an_increment_whose_answer_is_lost_is_sent_once_and_odd_answers_are_erro
         .await
         .unwrap_err();
     assert_eq!(rule.num_calls(), 1, "sent once");
-    assert_eq!(err.kind(), ErrorKind::Sdk, "{err}");
+    assert_eq!(err.kind(), ErrorKind::MaybeApplied, "{err}");
+    assert_eq!(err.key(), Some(r#"pk="COUNTER#c", sk="COUNTER""#), "{err}");
+    assert_eq!(err.cause().map(Error::kind), Some(ErrorKind::Sdk), "{err}");
 
     // Throttled: refused without being applied, so retried.
     let rule = mock!(Client::update_item)
@@ -1087,8 +1192,15 @@ async fn an_increment_whose_answer_is_lost_is_sent_once_and_odd_answers_are_erro
             .increment::<CounterMapper>(key.clone(), "count", 1)
             .await
             .unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::UnexpectedResponse);
-        assert!(err.to_string().contains(expected), "{err}");
+        // The answer came: the increment was applied, and the error says so.
+        assert_eq!(err.kind(), ErrorKind::MaybeApplied, "{err:#}");
+        let cause = err.cause().unwrap();
+        assert_eq!(cause.kind(), ErrorKind::UnexpectedResponse);
+        assert!(cause.to_string().contains(expected), "{err:#}");
+        assert!(
+            cause.to_string().contains("the increment was applied"),
+            "{err:#}"
+        );
     }
 }
 
@@ -1220,7 +1332,12 @@ async fn a_transaction_resends_unanswered_and_throttled_sends_with_its_token() {
         .build();
     let err = send(&rule, 2).await.unwrap_err();
     assert_eq!(rule.num_calls(), 2);
-    assert_eq!(err.kind(), ErrorKind::Sdk, "{err:#}");
+    assert_eq!(err.kind(), ErrorKind::MaybeApplied, "{err:#}");
+    assert_eq!(
+        err.cause().map(Error::kind),
+        Some(ErrorKind::Sdk),
+        "{err:#}"
+    );
     assert!(
         !format!("{err:#}").contains("ThrottlingException"),
         "{err:#}"

@@ -458,7 +458,11 @@ async fn concurrent_increments_are_never_lost() {
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidValue);
-    assert!(err.to_string().contains("not of this entity type"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("is of entity type \"Order\", not of this one"),
+        "{err}"
+    );
     assert_eq!(
         local::get_item(&client, &name, order_key).await.unwrap(),
         order_item

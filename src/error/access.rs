@@ -82,6 +82,7 @@ impl Error {
         match &self.0.repr {
             Repr::Sdk { operation, .. }
             | Repr::Timeout { operation, .. }
+            | Repr::MaybeApplied { operation, .. }
             | Repr::UnexpectedResponse { operation, .. }
             | Repr::ClientConfig { operation, .. }
             | Repr::VersionCheckRequired { operation, .. }
@@ -858,9 +859,10 @@ impl Error {
     }
 
     /// What stopped an incomplete batch, if something did (else its retries
-    /// ran out): an error of kind [`Sdk`](super::ErrorKind::Sdk),
-    /// [`Timeout`](super::ErrorKind::Timeout) or
-    /// [`UnexpectedResponse`](super::ErrorKind::UnexpectedResponse). It is
+    /// ran out), or why a write [may have been
+    /// applied](super::ErrorKind::MaybeApplied): an error of kind
+    /// [`Sdk`](super::ErrorKind::Sdk), [`Timeout`](super::ErrorKind::Timeout)
+    /// or [`UnexpectedResponse`](super::ErrorKind::UnexpectedResponse). It is
     /// also the error's [`source`](std::error::Error::source).
     ///
     /// ```
@@ -893,6 +895,7 @@ impl Error {
             Repr::BatchWriteIncomplete { cause, .. } | Repr::BatchGetIncomplete { cause, .. } => {
                 cause.as_ref()
             }
+            Repr::MaybeApplied { cause, .. } => Some(cause),
             _ => None,
         }
     }

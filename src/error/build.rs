@@ -204,7 +204,21 @@ impl Error {
     }
 
     pub(crate) fn timed_out(operation: &'static str, after: Duration) -> Self {
-        Error::from_repr(Repr::Timeout { operation, after })
+        Error::from_repr(Repr::Timeout {
+            operation,
+            after,
+            deadline: false,
+        })
+    }
+
+    /// The helper's deadline of `after` ran out during (or before)
+    /// `operation`.
+    pub(crate) fn deadline_passed(operation: &'static str, after: Duration) -> Self {
+        Error::from_repr(Repr::Timeout {
+            operation,
+            after,
+            deadline: true,
+        })
     }
 
     /// `table` was not active after waiting `after`; `status`: what the
@@ -281,6 +295,14 @@ impl Error {
     /// `expected`: the version the write expected (`None`: no item).
     pub(crate) fn version_conflict(key: String, expected: Option<u64>) -> Self {
         Error::from_repr(Repr::VersionConflict { expected })
+            .of_entity()
+            .at_key(key)
+    }
+
+    /// `operation` on the item at `key` got no credible answer (`cause`):
+    /// it may have been applied.
+    pub(crate) fn maybe_applied(operation: &'static str, key: String, cause: Error) -> Self {
+        Error::from_repr(Repr::MaybeApplied { operation, cause })
             .of_entity()
             .at_key(key)
     }

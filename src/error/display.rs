@@ -141,9 +141,19 @@ impl Error {
                 unread.unprocessed.len(),
                 unread.read.len()
             ),
-            Repr::Timeout { operation, after } => {
-                write!(f, "dynamodb {operation} got no answer within {after:?}")
-            }
+            Repr::Timeout {
+                operation,
+                after,
+                deadline: false,
+            } => write!(f, "dynamodb {operation} got no answer within {after:?}"),
+            Repr::Timeout {
+                operation,
+                after,
+                deadline: true,
+            } => write!(
+                f,
+                "dynamodb {operation} ran out of the helper's deadline of {after:?}"
+            ),
             Repr::TableNotActive {
                 table,
                 after,
@@ -181,6 +191,11 @@ impl Error {
                 Expected2(*expected)
             ),
             Repr::NotFound => write!(f, "{prefix}no item at {key}"),
+            Repr::MaybeApplied { operation, .. } => write!(
+                f,
+                "{prefix}dynamodb {operation} of {key} may have been applied: no credible answer \
+                 came (read the item to know)"
+            ),
             Repr::TransactionCanceled { canceled, .. } => {
                 write!(f, "transaction canceled: {}", Canceled(canceled))
             }
@@ -206,6 +221,7 @@ impl std::error::Error for Error {
             Repr::BatchWriteIncomplete { cause, .. } | Repr::BatchGetIncomplete { cause, .. } => {
                 cause.as_ref().map(|c| c as _)
             }
+            Repr::MaybeApplied { cause, .. } => Some(cause),
             _ => None,
         }
     }

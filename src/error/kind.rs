@@ -75,6 +75,13 @@ pub enum ErrorKind {
     VersionConflict,
     /// No item exists at the key.
     NotFound,
+    /// A write to one item got no credible answer (it ran out of time, the
+    /// connection broke, the server failed, or the answer cannot be read or
+    /// makes no sense): it may have been applied, or was, when the
+    /// message says so. [`Error::key`] names the item,
+    /// [`Error::operation`] the request; the cause is the source. Sending
+    /// it again may apply it twice: read the item to know.
+    MaybeApplied,
     /// A transaction was canceled; the reasons are mapped to its actions
     /// ([`Error::canceled`]).
     TransactionCanceled,
@@ -145,6 +152,7 @@ impl Error {
             }
             Repr::DuplicateKey { .. } => ErrorKind::DuplicateKey,
             Repr::VersionConflict { .. } => ErrorKind::VersionConflict,
+            Repr::MaybeApplied { .. } => ErrorKind::MaybeApplied,
             Repr::NotFound => ErrorKind::NotFound,
             Repr::TransactionCanceled { .. } => ErrorKind::TransactionCanceled,
             Repr::Limit { .. } => ErrorKind::Limit,

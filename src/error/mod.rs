@@ -246,6 +246,8 @@ enum Repr {
     Timeout {
         operation: &'static str,
         after: Duration,
+        /// The helper's whole deadline ran out (else one call's bound).
+        deadline: bool,
     },
     TableNotActive {
         table: String,
@@ -288,6 +290,12 @@ enum Repr {
         expected: Option<u64>,
     },
     NotFound,
+    MaybeApplied {
+        operation: &'static str,
+        /// Why no credible answer came: a timeout, a broken connection, a
+        /// server error, an answer that cannot be read or makes no sense.
+        cause: Error,
+    },
     TransactionCanceled {
         canceled: Vec<CanceledAction>,
         source: Box<aws_sdk_dynamodb::Error>,

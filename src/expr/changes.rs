@@ -99,7 +99,7 @@ fn changes<M: Mapper>(old: &M::Entity, new: &M::Entity, nested: bool) -> Result<
     }
     let mut update = Update::new();
     diff(&before, &after, &mut Vec::new(), nested, &mut update);
-    Ok(update)
+    Ok(update.rendered_by::<M>())
 }
 
 /// Adds to `update` what turns the map `before` into `after`, at `path`,

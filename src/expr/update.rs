@@ -3,6 +3,8 @@
 //! `if_not_exists`, `list_append`, `+` and `-`), rendered to an
 //! [`Expression`] through the same placeholders as conditions.
 
+use std::any::TypeId;
+
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 
@@ -235,6 +237,13 @@ impl Action {
 #[must_use]
 pub struct Update {
     actions: Vec<Action>,
+    /// The mapper whose `to_item` rendered every action (set by
+    /// [`between`](Self::between)): its derived attributes are right by
+    /// construction. Any action added by hand clears it.
+    rendered_by: Option<TypeId>,
+    /// Derived attributes the caller keeps right (see
+    /// [`caller_keeps`](Self::caller_keeps)).
+    kept: Vec<String>,
 }
 
 impl Update {
@@ -269,6 +278,7 @@ impl Update {
     /// ```
     pub fn set(mut self, path: Attr, value: impl Into<UpdateValue>) -> Self {
         self.actions.push(Action::Set(path, value.into().0));
+        self.rendered_by = None;
         self
     }
 
@@ -283,6 +293,7 @@ impl Update {
     /// ```
     pub fn remove(mut self, path: Attr) -> Self {
         self.actions.push(Action::Remove(path));
+        self.rendered_by = None;
         self
     }
 
@@ -298,6 +309,7 @@ impl Update {
     /// ```
     pub fn add(mut self, path: Attr, value: impl Into<Operand>) -> Self {
         self.actions.push(Action::Add(path, value.into()));
+        self.rendered_by = None;
         self
     }
 
@@ -313,6 +325,7 @@ impl Update {
     /// ```
     pub fn delete(mut self, path: Attr, set: impl Into<Operand>) -> Self {
         self.actions.push(Action::Delete(path, set.into()));
+        self.rendered_by = None;
         self
     }
 
@@ -325,8 +338,56 @@ impl Update {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn and(mut self, other: Update) -> Self {
+        self.rendered_by = match (self.actions.is_empty(), other.actions.is_empty()) {
+            (true, _) => other.rendered_by,
+            (false, true) => self.rendered_by,
+            (false, false) => self.rendered_by.filter(|by| other.rendered_by == Some(*by)),
+        };
         self.actions.extend(other.actions);
+        self.kept.extend(other.kept);
         self
+    }
+
+    /// Lets this update change `attribute`, a key the mapper derives from
+    /// fields (a GSI key rendered from a key pattern, or written by a
+    /// hook), or a field such a key is rendered from, when it is sent
+    /// through a helper ([`Transaction::update`](crate::ops::Transaction::update)).
+    /// Without it a helper refuses an update that would leave a derived key
+    /// stale, because the index would then find the item under a value it
+    /// no longer has; with it, keeping `attribute` right is the caller's
+    /// job (typically by setting it in the same update). Typed updates
+    /// ([`between`](Self::between), `update_entity`) render derived keys
+    /// themselves and need no such leave.
+    ///
+    /// ```
+    /// use dynamodb_mapper::expr::{attr, Update};
+    /// // `status` feeds `gsi1pk = STATUS#{status}`: set both, in one update.
+    /// let update = Update::new()
+    ///     .set(attr("status"), "shipped")
+    ///     .set(attr("gsi1pk"), "STATUS#shipped")
+    ///     .caller_keeps("gsi1pk");
+    /// assert_eq!(update.build()?.expression(), "SET #u0 = :u0, #u1 = :u1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn caller_keeps(mut self, attribute: &str) -> Self {
+        self.kept.push(attribute.to_owned());
+        self
+    }
+
+    /// Whether the caller keeps `attribute` right ([`caller_keeps`](Self::caller_keeps)).
+    pub(crate) fn keeps(&self, attribute: &str) -> bool {
+        self.kept.iter().any(|k| k == attribute)
+    }
+
+    /// Marks every action as rendered by `M`'s `to_item`.
+    pub(crate) fn rendered_by<M: 'static>(mut self) -> Self {
+        self.rendered_by = Some(TypeId::of::<M>());
+        self
+    }
+
+    /// Whether every action was rendered by `M`'s `to_item`.
+    pub(crate) fn is_rendered_by<M: 'static>(&self) -> bool {
+        self.rendered_by == Some(TypeId::of::<M>())
     }
 
     /// The expression, with placeholders `#u0`, `:u0`, ...

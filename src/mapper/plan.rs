@@ -386,6 +386,55 @@ fn work_out<M: Mapper>() -> Checked {
     }
 }
 
+/// How an attribute takes part in a mapper's derived attributes: what a
+/// raw update of it would leave stale.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Derivation {
+    /// It is a key attribute the mapper renders from `pattern`.
+    Rendered { pattern: KeyPattern },
+    /// It fills a placeholder of `pattern`, which renders `derived`.
+    Source {
+        derived: &'static str,
+        pattern: KeyPattern,
+    },
+    /// It is a key attribute of an index whose keys `after_to_item` writes
+    /// (`by_hook()`): what it is derived from only the hook knows.
+    ByHook,
+}
+
+/// What a raw change of the top-level attribute `name` of `M`'s items
+/// touches among the derived attributes, if anything: the first derived
+/// key it is, or feeds.
+///
+/// # Errors
+/// As [`plan`].
+pub(crate) fn derivation<M: Mapper>(name: &str) -> Result<Option<Derivation>> {
+    let plan = plan::<M>()?;
+    for keys in &plan.rendered {
+        for target in std::iter::once(&keys.partition).chain(keys.sort.as_ref()) {
+            if target.attribute == name {
+                return Ok(Some(Derivation::Rendered {
+                    pattern: target.pattern,
+                }));
+            }
+            if target.sources.iter().any(|s| s.stored == name) {
+                return Ok(Some(Derivation::Source {
+                    derived: target.attribute,
+                    pattern: target.pattern,
+                }));
+            }
+        }
+    }
+    for keys in M::KEY_PATTERNS.iter().filter(|k| k.is_by_hook()) {
+        if let Ok((pk, sk)) = attributes_of(&M::TABLE, keys)
+            && (pk.name == name || sk.is_some_and(|k| k.name == name))
+        {
+            return Ok(Some(Derivation::ByHook));
+        }
+    }
+    Ok(None)
+}
+
 /// Why a key was not rendered.
 enum Missing {
     /// A field is absent or NULL.

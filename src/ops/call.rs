@@ -3,12 +3,13 @@
 //! unknown) and whether trying again can help.
 
 use std::future::Future;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::config::{AsyncSleep, SharedAsyncSleep};
 use aws_sdk_dynamodb::error::SdkError;
+use aws_smithy_async::time::SharedTimeSource;
 use futures_util::future::{Either, select};
 
 use crate::error::Error;
@@ -30,6 +31,23 @@ use crate::error::Error;
 /// ```
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How long one helper call may take in all when the
+/// [`Table`](super::Table) sets no deadline: 60 s.
+///
+/// Every helper of [`ops`](crate::ops) returns within its deadline
+/// ([`Table::deadline`](super::Table::deadline)), every attempt, retry and
+/// pause included, each page of a stream counted on its own: an attempt
+/// still waiting when it runs out is cut short, no attempt starts after it,
+/// and the helper returns what it has: a batch its accounting (written,
+/// handed back, in doubt), a write
+/// [`ErrorKind::MaybeApplied`](crate::ErrorKind::MaybeApplied) when an
+/// attempt was sent, else [`ErrorKind::Timeout`](crate::ErrorKind::Timeout).
+///
+/// ```
+/// assert_eq!(dynamodb_mapper::ops::DEFAULT_DEADLINE.as_secs(), 60);
+/// ```
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
+
 /// The default bound for one call through `client`.
 pub(crate) fn call_timeout(client: &Client) -> Duration {
     client
@@ -43,10 +61,19 @@ pub(crate) fn call_timeout(client: &Client) -> Duration {
 /// (the one the SDK uses for its timeouts and retries), so the helpers run
 /// on whatever runtime the application gave the SDK and need no timer of
 /// their own.
+///
+/// A bound also carries the deadline of the helper call it serves: made
+/// with [`Bound::new`], it starts counting at [`Bound::start`] (the helper
+/// call's start); every call and pause after that ends by then.
 #[derive(Clone, Debug)]
 pub(crate) struct Bound {
     after: Duration,
     sleep: Option<SharedAsyncSleep>,
+    /// The helper call's whole budget.
+    deadline: Duration,
+    /// When it ends, once started.
+    until: Option<SystemTime>,
+    time: SharedTimeSource,
 }
 
 /// What a client without an async sleep lacks.
@@ -58,13 +85,52 @@ impl Bound {
     /// `after` for calls through `client`, measured with the sleep the
     /// client was given, else the one the SDK would use itself (tokio's when
     /// the SDK's `rt-tokio` feature is on).
-    pub(crate) fn new(client: &Client, after: Duration) -> Self {
+    pub(crate) fn new(client: &Client, after: Duration, deadline: Duration) -> Self {
         Bound {
             after,
             sleep: client
                 .config()
                 .sleep_impl()
                 .or_else(aws_smithy_async::rt::sleep::default_async_sleep),
+            deadline,
+            until: None,
+            time: client.config().time_source().unwrap_or_default(),
+        }
+    }
+
+    /// Each call bounded by `after`.
+    pub(crate) fn with_after(mut self, after: Duration) -> Self {
+        self.after = after;
+        self
+    }
+
+    /// Each helper call bounded by `deadline` in all.
+    pub(crate) fn with_deadline(mut self, deadline: Duration) -> Self {
+        self.deadline = deadline;
+        self
+    }
+
+    /// The bound of each call.
+    pub(crate) fn after(&self) -> Duration {
+        self.after
+    }
+
+    /// This bound with its deadline counting from now (kept when it already
+    /// counts: a helper built on another shares its deadline).
+    pub(crate) fn start(mut self) -> Self {
+        if self.until.is_none() {
+            self.until = self.time.now().checked_add(self.deadline);
+        }
+        self
+    }
+
+    /// What is left of the deadline (all of it before [`start`](Self::start)).
+    fn left(&self) -> Duration {
+        match self.until {
+            None => self.deadline,
+            Some(until) => until
+                .duration_since(self.time.now())
+                .unwrap_or(Duration::ZERO),
         }
     }
 
@@ -75,6 +141,11 @@ impl Bound {
         pause: Duration,
     ) -> Result<(), Error> {
         match &self.sleep {
+            // A pause that would end past the deadline leaves no time to
+            // send again: stop now rather than after a useless wait.
+            Some(_) if pause >= self.left() => {
+                Err(Error::deadline_passed(operation, self.deadline))
+            }
             Some(sleep) => {
                 sleep.sleep(pause).await;
                 Ok(())
@@ -94,11 +165,17 @@ impl Bound {
         let Some(sleep) = &self.sleep else {
             return Err(Error::client_config(operation, NO_SLEEP));
         };
+        let left = self.left();
+        let (wait, out_of_time) = if left < self.after {
+            (left, Error::deadline_passed(operation, self.deadline))
+        } else {
+            (self.after, Error::timed_out(operation, self.after))
+        };
         let work = std::pin::pin!(work);
-        let timer = sleep.sleep(self.after);
+        let timer = sleep.sleep(wait);
         match select(work, timer).await {
             Either::Left((output, _)) => Ok(output),
-            Either::Right(((), _)) => Err(Error::timed_out(operation, self.after)),
+            Either::Right(((), _)) => Err(out_of_time),
         }
     }
 }
@@ -161,6 +238,18 @@ where
     pub(crate) fn into_error(self, operation: &'static str) -> Error {
         self.attempt(operation).error
     }
+
+    /// The failure of a write to the item `key` (rendered) as the caller's
+    /// error: a [`MaybeApplied`](crate::ErrorKind::MaybeApplied) one when
+    /// the write may have been applied.
+    pub(crate) fn into_write_error(self, operation: &'static str, key: String) -> Error {
+        let attempt = self.attempt(operation);
+        if attempt.maybe_applied {
+            Error::maybe_applied(operation, key, attempt.error)
+        } else {
+            attempt.error
+        }
+    }
 }
 
 /// Runs one SDK call within `bound`.
@@ -181,6 +270,12 @@ where
 {
     if bound.sleep.is_none() {
         return Err(Failed::NotSent(Error::client_config(operation, NO_SLEEP)));
+    }
+    if bound.left().is_zero() {
+        return Err(Failed::NotSent(Error::deadline_passed(
+            operation,
+            bound.deadline,
+        )));
     }
     match bound.run(operation, request).await {
         Err(timed_out) => Err(Failed::NoAnswer(timed_out)),
@@ -372,6 +467,9 @@ mod tests {
         let bound = Bound {
             after: Duration::from_secs(1),
             sleep: None,
+            deadline: Duration::from_secs(1),
+            until: None,
+            time: SharedTimeSource::default(),
         };
         let polled = AtomicBool::new(false);
         let request = async {

@@ -122,7 +122,9 @@ async fn put<M: Mapper>(table: &Table, record: &mut Record<M::Entity>) -> Result
         Err(Failed::Service(e)) if e.is_conditional_check_failed_exception() => {
             Err(conflict::<M>(record, &put.key))
         }
-        Err(f) => Err(f.into_error("PutItem")),
+        Err(f) => Err(f
+            .into_write_error("PutItem", describe_key(&put.key))
+            .with_entity_type(M::ENTITY_TYPE)),
     }
 }
 
@@ -159,7 +161,9 @@ pub(super) async fn delete_versioned<M: Mapper>(
         Err(Failed::Service(e)) if e.is_conditional_check_failed_exception() => {
             Err(conflict::<M>(record, &key))
         }
-        Err(f) => Err(f.into_error("DeleteItem")),
+        Err(f) => Err(f
+            .into_write_error("DeleteItem", describe_key(&key))
+            .with_entity_type(M::ENTITY_TYPE)),
     }
 }
 
@@ -185,6 +189,8 @@ where
         .key_of(&key)
         .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
     let policy = table.retry_policy();
+    // Every read, write and pause shares one deadline.
+    let table = &table.started();
     let mut attempt = 0;
     // What every read and write consumed, the conflicting ones included.
     let mut used = capacity::start(capacity::asks(table.return_consumed_capacity()));

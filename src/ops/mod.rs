@@ -36,6 +36,7 @@ mod batch;
 mod call;
 mod capacity;
 mod create;
+mod gate;
 mod identity;
 mod lock;
 mod pages;
@@ -51,7 +52,7 @@ pub use batch::{
     BATCH_GET_LIMIT, BATCH_WRITE_LIMIT, BatchGetter, BatchRead, BatchSummary, BatchWriter,
     FailedItem,
 };
-pub use call::DEFAULT_CALL_TIMEOUT;
+pub use call::{DEFAULT_CALL_TIMEOUT, DEFAULT_DEADLINE};
 pub use capacity::{CapacityUsage, TableCapacity};
 pub use create::{CreateTable, CreatedTable, DEFAULT_ACTIVE_WAIT};
 pub use pages::Page;
@@ -92,6 +93,45 @@ impl Default for RetryPolicy {
 }
 
 impl RetryPolicy {
+    /// The policy of the client's retry configuration (set with
+    /// `aws_sdk_dynamodb::config::Builder::retry_config`, or `aws_config`'s
+    /// `retry_config`): its maximum attempts, initial backoff (the base
+    /// delay) and maximum backoff; [`RetryPolicy::default`] when the client
+    /// has none. [`Table::new`] starts from it, so an application configures
+    /// retries in one place.
+    ///
+    /// How the two interact: the helpers send every write as one SDK attempt
+    /// (the SDK's own retries off for that request, so each answer is seen
+    /// and a write whose answer was lost is never sent again blindly) and
+    /// retry by this policy themselves; reads keep the SDK's own retries.
+    /// A client with retries disabled (`RetryConfig::disabled()`) gets one
+    /// attempt per request from the helpers too: unprocessed batch entries
+    /// are then handed back at once.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use aws_sdk_dynamodb::config::retry::RetryConfig;
+    /// use dynamodb_mapper::ops::RetryPolicy;
+    ///
+    /// let config = aws_sdk_dynamodb::Config::builder()
+    ///     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+    ///     .retry_config(RetryConfig::standard().with_max_attempts(5))
+    ///     .build();
+    /// let policy = RetryPolicy::of_client(&aws_sdk_dynamodb::Client::from_conf(config));
+    /// assert_eq!(policy.max_attempts(), 5);
+    /// ```
+    #[must_use]
+    pub fn of_client(client: &aws_sdk_dynamodb::Client) -> Self {
+        match client.config().retry_config() {
+            Some(config) => RetryPolicy {
+                max_attempts: config.max_attempts().max(1),
+                base_delay: config.initial_backoff(),
+                max_delay: config.max_backoff(),
+            },
+            None => RetryPolicy::default(),
+        }
+    }
+
     /// A policy of at most `max_attempts` attempts (at least 1) with the
     /// default delays.
     ///

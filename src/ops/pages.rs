@@ -82,7 +82,8 @@ macro_rules! decode_pages {
         stream::unfold(
             state,
             move |(mut pages, registry, mut items, mut then, mut tally, mut start)| {
-                let bound = bound.clone();
+                // Each page has the whole deadline.
+                let bound = bound.clone().start();
                 async move {
                     loop {
                         if let Some(item) = items.next() {

@@ -11,6 +11,7 @@ use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use futures_util::Stream;
 
+use super::DEFAULT_DEADLINE;
 use super::RetryPolicy;
 use super::batch::{BatchGetter, BatchWriter};
 use super::call::{Bound, call_timeout};
@@ -59,14 +60,18 @@ pub struct Table {
     name: String,
     schema: TableSchema,
     retry: RetryPolicy,
-    call_bound: Duration,
+    /// Each call's bound and the deadline of each helper call (counting
+    /// from the call's start, or shared when started: see `started`).
+    bound: Bound,
     capacity: Option<ReturnConsumedCapacity>,
 }
 
 impl Table {
     /// The table `name`, laid out as `schema`, reached through `client`;
-    /// the default [`RetryPolicy`], and each call bounded by the client's
-    /// operation timeout or [`DEFAULT_CALL_TIMEOUT`](super::DEFAULT_CALL_TIMEOUT).
+    /// retries as the client's retry configuration says
+    /// ([`RetryPolicy::of_client`]), each call bounded by the client's
+    /// operation timeout or [`DEFAULT_CALL_TIMEOUT`](super::DEFAULT_CALL_TIMEOUT),
+    /// and each helper call by [`DEFAULT_DEADLINE`](super::DEFAULT_DEADLINE).
     ///
     /// ```
     /// # use dynamodb_mapper::doc_support::*;
@@ -78,8 +83,8 @@ impl Table {
             client: client.clone(),
             name: name.into(),
             schema,
-            retry: RetryPolicy::default(),
-            call_bound: call_timeout(client),
+            retry: RetryPolicy::of_client(client),
+            bound: Bound::new(client, call_timeout(client), DEFAULT_DEADLINE),
             capacity: None,
         }
     }
@@ -110,7 +115,32 @@ impl Table {
     /// assert_eq!(table.call_bound(), Duration::from_millis(500));
     /// ```
     pub fn call_timeout(mut self, after: Duration) -> Self {
-        self.call_bound = after;
+        self.bound = self.bound.with_after(after);
+        self
+    }
+
+    /// Bounds each helper call as a whole: every attempt, retry and pause
+    /// of one `put_versioned`, `update_with_retry`, batch write or get (of
+    /// any size), transaction, ..., and each page of a stream. An attempt
+    /// still waiting when it runs out is cut short and no attempt starts
+    /// after it; the helper then returns what it knows: a batch its
+    /// accounting (written, handed back, in doubt), a write
+    /// [`ErrorKind::MaybeApplied`](crate::ErrorKind::MaybeApplied) when an
+    /// attempt went unanswered, otherwise
+    /// [`ErrorKind::Timeout`](crate::ErrorKind::Timeout).
+    /// [`DEFAULT_DEADLINE`](super::DEFAULT_DEADLINE) when not set. A large
+    /// batch needs a deadline in proportion to its size.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// use std::time::Duration;
+    /// let table = dynamodb_mapper::ops::Table::new(&client(), "AppTable", TABLE)
+    ///     .call_timeout(Duration::from_secs(2))
+    ///     .deadline(Duration::from_secs(10));
+    /// # let _ = table;
+    /// ```
+    pub fn deadline(mut self, after: Duration) -> Self {
+        self.bound = self.bound.with_deadline(after);
         self
     }
 
@@ -228,12 +258,29 @@ impl Table {
     /// ```
     #[must_use]
     pub fn call_bound(&self) -> Duration {
-        self.call_bound
+        self.bound.after()
     }
 
-    /// The call bound, measured with the client's async sleep.
+    /// The bound of a helper call starting now (or of the one this table
+    /// was [`started`](Self::started) for), measured with the client's
+    /// async sleep.
     pub(crate) fn bound(&self) -> Bound {
-        Bound::new(&self.client, self.call_bound)
+        self.bound.clone().start()
+    }
+
+    /// The bound of each call, its deadline not started (for helpers that
+    /// start it themselves: each page of a stream, each batch call).
+    pub(crate) fn bound_unstarted(&self) -> Bound {
+        self.bound.clone()
+    }
+
+    /// This table with the deadline of a helper call started now: the
+    /// helpers called through it share it (a helper made of helpers).
+    pub(crate) fn started(&self) -> Table {
+        Table {
+            bound: self.bound(),
+            ..self.clone()
+        }
     }
 
     /// Creates this table from its layout and gets it ready to use, when
@@ -384,10 +431,12 @@ impl Table {
     /// # Errors
     /// [`ErrorKind::VersionConflict`](crate::ErrorKind::VersionConflict)
     /// naming the item's key when another writer got there first (nothing is
-    /// written); mapping errors; [`ErrorKind::Timeout`](crate::ErrorKind::Timeout)
-    /// when no answer came in time, and [`ErrorKind::Sdk`](crate::ErrorKind::Sdk)
-    /// for a dropped connection or an internal server error: then the outcome
-    /// is unknown (read the record again). Throttling is retried (the table's
+    /// written); mapping errors;
+    /// [`ErrorKind::MaybeApplied`](crate::ErrorKind::MaybeApplied) naming the
+    /// key when no credible answer came (a timeout, a dropped connection, an
+    /// internal server error; the cause says which): the outcome is unknown
+    /// (read the record again); [`ErrorKind::Sdk`](crate::ErrorKind::Sdk)
+    /// when DynamoDB refused the request. Throttling is retried (the table's
     /// [`RetryPolicy`]); the SDK's own retries are off for this write,
     /// because a retry of a write whose answer was lost fails its own
     /// condition and would look like a conflict.
@@ -510,8 +559,11 @@ impl Table {
     /// [`put_versioned`](Self::put_versioned) (a stale record gets a
     /// conflict, nothing is written; an item written before versioning is
     /// adopted). On success the record holds `new` and the new version,
-    /// which is returned. When nothing changed, nothing is sent and the
-    /// version read is returned.
+    /// which is returned. When nothing changed, nothing is written: one
+    /// strongly consistent read of the version checks that the stored item
+    /// is still the one read (the record's entity is then what is stored,
+    /// at the version returned); a record gone stale is a conflict, never a
+    /// silent success.
     ///
     /// Unlike `put_versioned`, attributes the record's bag holds are not
     /// written back (an update leaves them as they are stored).
@@ -559,17 +611,22 @@ impl Table {
     ///
     /// # Errors
     /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) naming the
-    /// attribute when it is a key, version or discriminator attribute, when
-    /// the item at `key` is of another entity type, or when the stored
-    /// value is not a number (DynamoDB's refusal);
+    /// attribute, with nothing written: before sending, when it is a key,
+    /// version or discriminator attribute, or a field a key pattern renders
+    /// a key from (the index would keep the old value: change it with
+    /// [`update_entity`](Self::update_entity) or
+    /// [`update_with_retry`](Self::update_with_retry), which render the key
+    /// again); after DynamoDB's refusal, when the item at `key` is of
+    /// another entity type, the stored value is not a number, or the sum
+    /// would leave the 64-bit integer range;
     /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) for a key that
     /// does not fit the table;
-    /// [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse)
-    /// when the answer holds no 64-bit integer;
-    /// [`ErrorKind::Timeout`](crate::ErrorKind::Timeout) and
-    /// [`ErrorKind::Sdk`](crate::ErrorKind::Sdk) when no answer came: the
-    /// increment may have been applied, and is not sent again (it would
-    /// count twice). Throttling is retried.
+    /// [`ErrorKind::MaybeApplied`](crate::ErrorKind::MaybeApplied) naming the
+    /// key when no credible answer came (a timeout, a dropped connection, a
+    /// server error: the increment may have been applied, and is not sent
+    /// again, as it would count twice), or when the answer holds no 64-bit
+    /// integer (it was applied; a stored number with a fraction). Throttling
+    /// is retried.
     ///
     /// ```no_run
     /// # use dynamodb_mapper::{Mapper, MapperExt, ops::Table};
@@ -728,7 +785,12 @@ impl Table {
         query: QueryFluentBuilder,
         registry: &Registry<T>,
     ) -> impl Stream<Item = Result<Decoded<T>>> + use<T> {
-        pages::query_stream(query, registry, self.bound(), self.capacity.clone())
+        pages::query_stream(
+            query,
+            registry,
+            self.bound_unstarted(),
+            self.capacity.clone(),
+        )
     }
 
     /// Runs a scan page by page and decodes every item through `registry`,
@@ -748,6 +810,11 @@ impl Table {
         scan: ScanFluentBuilder,
         registry: &Registry<T>,
     ) -> impl Stream<Item = Result<Decoded<T>>> + use<T> {
-        pages::scan_stream(scan, registry, self.bound(), self.capacity.clone())
+        pages::scan_stream(
+            scan,
+            registry,
+            self.bound_unstarted(),
+            self.capacity.clone(),
+        )
     }
 }

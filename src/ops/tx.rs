@@ -14,8 +14,8 @@ use super::Table;
 use super::call::{Failed, Resend, call_conditional};
 use super::capacity::{self, CapacityUsage};
 use super::describe_key;
+use super::gate::check_update;
 use super::identity::KeyId;
-use super::update::check_raw_update;
 use super::version::{versioned_delete, versioned_new, versioned_put, versioned_update};
 use crate::check::{self, WriteRules};
 use crate::error::{ActionInfo, ActionKind, CanceledAction};
@@ -491,7 +491,14 @@ impl Transaction {
     /// does not fit `M`'s table;
     /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) for an
     /// update that changes a key attribute, the version attribute or the
-    /// discriminator, or that does not build ([`Update::build`]);
+    /// discriminator, or that does not build ([`Update::build`]); and for
+    /// one that changes an index key the mapper derives (rendered from a key
+    /// pattern, or written by `after_to_item`) or a field a key pattern
+    /// renders from, unless [`Update::caller_keeps`] names that key: the
+    /// index would find the item under a value it no longer has. Use
+    /// [`update_entity`](Self::update_entity), which renders derived keys
+    /// again. Keys a hook derives from fields are the caller's to keep
+    /// right: the crate cannot know which fields they come from;
     /// [`ErrorKind::VersionCheckRequired`](crate::ErrorKind::VersionCheckRequired)
     /// when `M`'s table has a version attribute (use
     /// [`update_record`](Self::update_record)); as [`Transaction::push`].
@@ -537,7 +544,7 @@ impl Transaction {
             "transaction update",
             "Transaction::update_record with the record read",
         )?;
-        check_raw_update::<M>(&update)?;
+        check_update::<M>(&update, "Transaction::update_entity")?;
         let mut expected = Attr::top_level(M::TABLE.partition_key_attribute().name)
             .exists()
             .build_with_prefix("dme")?;
@@ -726,7 +733,10 @@ impl Transaction {
                     ),
                 ))
             }
-            Err(f) => Err(f.into_error("TransactWriteItems")),
+            Err(f) => Err(f.into_write_error(
+                "TransactWriteItems",
+                format!("the transaction with token {:?}", self.token),
+            )),
         }
     }
 

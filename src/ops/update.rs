@@ -4,46 +4,20 @@
 //! ([`Table::put_if_absent`]); and the check every raw [`Update`] a helper
 //! sends goes through.
 
-use aws_sdk_dynamodb::operation::update_item::UpdateItemOutput;
-use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
+use aws_sdk_dynamodb::operation::update_item::{UpdateItemError, UpdateItemOutput};
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
 use tracing::Instrument;
 
 use super::Table;
-use super::call::{Failed, send_conditional};
+use super::call::{Failed, call, send_conditional};
 use super::describe_key;
+use super::gate::check_update;
 use super::version::{conflict, first_version, version_attribute, versioned_new, versioned_update};
 use crate::error::{Error, Result};
-use crate::expr::{Attr, Condition, ConditionExt, Expression, Update, UpdateExt};
+use crate::expr::{Attr, Condition, ConditionExt, Expression, Update, UpdateExt, ValueType};
 use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt};
 use crate::record::Record;
-
-/// Refuses a hand-built update of `M`'s items that changes an attribute
-/// the helpers keep: the table's key attributes (an update cannot move an
-/// item), the version attribute (set by the versioned helpers only) and the
-/// discriminator (the mapper writes it: an item whose type changes, or goes,
-/// reads back as another entity type, or as none).
-pub(crate) fn check_raw_update<M: Mapper>(update: &Update) -> Result<()> {
-    let table = M::TABLE;
-    for name in update.top_level_names() {
-        let role = if name == table.partition_key_attribute().name {
-            "the partition key; an update cannot move an item: delete it and put the new one in one transaction"
-        } else if table.sort_key_attribute().is_some_and(|k| k.name == name) {
-            "the sort key; an update cannot move an item: delete it and put the new one in one transaction"
-        } else if table.version_attribute() == Some(name) {
-            "the version attribute, which only the versioned helpers set"
-        } else if table.discriminator_attribute() == Some(name) {
-            "the discriminator, which the mapper writes; an update cannot change an item's entity type"
-        } else {
-            continue;
-        };
-        return Err(
-            Error::invalid_value(name, format!("cannot be updated: it is {role}"))
-                .with_entity_type(M::ENTITY_TYPE),
-        );
-    }
-    Ok(())
-}
 
 /// The condition that the item at the key exists.
 fn exists<M: Mapper>() -> Result<Expression> {
@@ -61,7 +35,7 @@ async fn send(
     condition: Option<Expression>,
     return_values: Option<ReturnValue>,
     span: &tracing::Span,
-) -> Result<UpdateItemOutput, Failed<aws_sdk_dynamodb::operation::update_item::UpdateItemError>> {
+) -> Result<UpdateItemOutput, Failed<UpdateItemError>> {
     let mut request = table
         .client()
         .update_item()
@@ -72,7 +46,11 @@ async fn send(
         .with_update(update)
         .map_err(Failed::NotSent)?;
     if let Some(condition) = condition {
-        request = request.with_condition(condition).map_err(Failed::NotSent)?;
+        // The item as it was comes back with a refusal, to say why.
+        request = request
+            .with_condition(condition)
+            .map_err(Failed::NotSent)?
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
     }
     send_conditional!(table, "UpdateItem", request)
         .instrument(span.clone())
@@ -137,7 +115,9 @@ pub(super) async fn update_entity<M: Mapper>(
         Err(Failed::Service(e)) if e.is_conditional_check_failed_exception() => {
             Err(Error::not_found(describe_key(&key)).with_entity_type(M::ENTITY_TYPE))
         }
-        Err(f) => Err(f.into_error("UpdateItem")),
+        Err(f) => Err(f
+            .into_write_error("UpdateItem", describe_key(&key))
+            .with_entity_type(M::ENTITY_TYPE)),
     }
 }
 
@@ -147,11 +127,21 @@ pub(super) async fn update_versioned<M: Mapper>(
     record: &mut Record<M::Entity>,
     new: M::Entity,
 ) -> Result<u64> {
-    version_attribute::<M>()?;
+    let attribute = version_attribute::<M>()?;
     let update = Update::between::<M>(&record.entity, &new)?;
     if update.is_empty()
         && let Some(v) = record.version
     {
+        // Nothing to write, but the record may be stale: `new` is the
+        // stored state only if the item is still at the version read.
+        let key = M::key(&new)?;
+        let span = span::<M>("update", table, &key);
+        let stored = stored_version(table, key.clone(), attribute)
+            .instrument(span)
+            .await?;
+        if stored != Some(v) {
+            return Err(conflict::<M>(record, &key));
+        }
         record.entity = new;
         return Ok(v);
     }
@@ -176,8 +166,33 @@ pub(super) async fn update_versioned<M: Mapper>(
         Err(Failed::Service(e)) if e.is_conditional_check_failed_exception() => {
             Err(conflict::<M>(record, &versioned.key))
         }
-        Err(f) => Err(f.into_error("UpdateItem")),
+        Err(f) => Err(f
+            .into_write_error("UpdateItem", describe_key(&versioned.key))
+            .with_entity_type(M::ENTITY_TYPE)),
     }
+}
+
+/// The version of the item at `key` as stored now (a strongly consistent
+/// read of that one attribute): `None` when there is no item or it has no
+/// version a `u64` holds.
+async fn stored_version(table: &Table, key: Item, attribute: &str) -> Result<Option<u64>> {
+    let request = table
+        .client()
+        .get_item()
+        .table_name(table.name())
+        .set_key(Some(key))
+        .consistent_read(true)
+        .projection_expression("#v")
+        .expression_attribute_names("#v", attribute)
+        .set_return_consumed_capacity(table.return_consumed_capacity().cloned())
+        .send();
+    let out = call(&table.bound(), "GetItem", request)
+        .await
+        .map_err(|f| f.into_error("GetItem"))?;
+    Ok(match out.item().and_then(|item| item.get(attribute)) {
+        Some(AttributeValue::N(n)) => n.parse().ok(),
+        _ => None,
+    })
 }
 
 /// See [`Table::increment`].
@@ -191,10 +206,20 @@ pub(super) async fn increment<M: Mapper>(
         .key_of(&key)
         .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
     let mut update = Update::new().add(Attr::top_level(attribute), by);
-    check_raw_update::<M>(&update)?;
-    let discriminator = M::TABLE.discriminator_attribute();
-    let mut condition = None;
-    if let Some(d) = discriminator {
+    check_update::<M>(&update, "Table::update_entity or Table::update_with_retry")?;
+    // Applied only to a number whose sum stays a 64-bit integer (or to no
+    // value yet): DynamoDB would add to any number and refuse a string
+    // only after the request, and a sum out of range would be stored but
+    // could not be returned.
+    let counter = Attr::top_level(attribute);
+    let (low, high) = if by >= 0 {
+        (i64::MIN, i64::MAX - by)
+    } else {
+        (i64::MIN - by, i64::MAX)
+    };
+    let mut condition = counter.clone().not_exists()
+        | (counter.clone().has_type(ValueType::Number) & counter.between(low, high));
+    if let Some(d) = M::TABLE.discriminator_attribute() {
         // A new item gets the type; an existing one must be of it.
         update = update.set(
             Attr::top_level(d),
@@ -202,8 +227,7 @@ pub(super) async fn increment<M: Mapper>(
         );
         let types = std::iter::once(M::ENTITY_TYPE).chain(M::ALIASES.iter().copied());
         let pk = Attr::top_level(M::TABLE.partition_key_attribute().name);
-        condition =
-            Some((pk.not_exists() | Attr::top_level(d).is_in(types)).build_with_prefix("dmi")?);
+        condition = (pk.not_exists() | Attr::top_level(d).is_in(types)) & condition;
     }
     if let Some(v) = M::TABLE.version_attribute() {
         // A counter change is a change: the version moves on, so a writer
@@ -218,40 +242,78 @@ pub(super) async fn increment<M: Mapper>(
         table,
         key.clone(),
         update,
-        condition,
+        Some(condition.build_with_prefix("dmi")?),
         Some(ReturnValue::UpdatedNew),
         &span,
     )
     .await
     {
         Ok(out) => out,
-        Err(Failed::Service(e)) if e.is_conditional_check_failed_exception() => {
+        Err(Failed::Service(UpdateItemError::ConditionalCheckFailedException(e))) => {
+            let reason = refusal::<M>(e.item(), attribute, by);
             return Err(Error::invalid_value(
                 attribute,
                 format!(
-                    "cannot be incremented: the item at {} is not of this entity type",
+                    "cannot be incremented by {by} at {}: {reason}; nothing was written",
                     describe_key(&key)
                 ),
             )
             .with_entity_type(M::ENTITY_TYPE));
         }
-        Err(f) => return Err(f.into_error("UpdateItem")),
+        Err(f) => {
+            return Err(f
+                .into_write_error("UpdateItem", describe_key(&key))
+                .with_entity_type(M::ENTITY_TYPE));
+        }
     };
     let value = out.attributes().and_then(|a| a.get(attribute));
+    let applied = |reason: String| {
+        Error::maybe_applied(
+            "UpdateItem",
+            describe_key(&key),
+            Error::unexpected_response("UpdateItem", reason),
+        )
+        .with_entity_type(M::ENTITY_TYPE)
+    };
     match value {
         Some(AttributeValue::N(n)) => n.parse::<i64>().map_err(|_| {
-            Error::unexpected_response(
-                "UpdateItem",
-                format!("the new value of `{attribute}` is {n}, which is not a 64-bit integer"),
-            )
+            applied(format!(
+                "the increment was applied, but the new value of `{attribute}` is {n}, which is \
+                 not a 64-bit integer"
+            ))
         }),
-        other => Err(Error::unexpected_response(
-            "UpdateItem",
-            format!(
-                "the answer holds no number for `{attribute}` (found {})",
-                other.map_or("nothing", crate::item::type_name)
-            ),
-        )),
+        other => Err(applied(format!(
+            "the increment was applied, but the answer holds no number for `{attribute}` \
+             (found {})",
+            other.map_or("nothing", crate::item::type_name)
+        ))),
+    }
+}
+
+/// Why an increment's condition failed, from the item as it was (DynamoDB
+/// hands it back with the refusal).
+fn refusal<M: Mapper>(item: Option<&Item>, attribute: &str, by: i64) -> String {
+    let Some(item) = item else {
+        return "dynamodb refused it without saying why".to_owned();
+    };
+    if let Some(d) = M::TABLE.discriminator_attribute() {
+        let ours = |t: &str| t == M::ENTITY_TYPE || M::ALIASES.contains(&t);
+        match item.get(d) {
+            Some(AttributeValue::S(t)) if ours(t) => {}
+            Some(AttributeValue::S(t)) => {
+                return format!("the item there is of entity type {t:?}, not of this one");
+            }
+            _ => return "the item there has no entity type of this mapper".to_owned(),
+        }
+    }
+    match item.get(attribute) {
+        Some(AttributeValue::N(n)) => format!(
+            "it holds {n}, and the sum would leave the 64-bit integer range ({}..={})",
+            i64::MIN,
+            i64::MAX
+        ),
+        Some(other) => format!("it holds {}, not a number", crate::item::type_name(other)),
+        None => format!("dynamodb refused adding {by} to an absent value"),
     }
 }
 
@@ -280,6 +342,8 @@ pub(super) async fn put_if_absent<M: Mapper>(table: &Table, entity: &M::Entity) 
     match sent.instrument(span).await {
         Ok(_) => Ok(true),
         Err(Failed::Service(e)) if e.is_conditional_check_failed_exception() => Ok(false),
-        Err(f) => Err(f.into_error("PutItem")),
+        Err(f) => Err(f
+            .into_write_error("PutItem", describe_key(&key))
+            .with_entity_type(M::ENTITY_TYPE)),
     }
 }

@@ -152,7 +152,7 @@ impl BatchGetter {
             table: table.name().to_owned(),
             schema: table.schema(),
             retry: table.retry_policy(),
-            bound: table.bound(),
+            bound: table.bound_unstarted(),
             capacity: table.return_consumed_capacity().cloned(),
             concurrency: 4,
             consistent_read: false,
@@ -302,7 +302,12 @@ impl BatchGetter {
                     maybe_applied: false,
                 });
             }
-            let out = run(self, entries, self.retry, self.concurrency).await;
+            // The deadline counts from here, for every chunk and retry.
+            let job = Self {
+                bound: self.bound.clone().start(),
+                ..self.clone()
+            };
+            let out = run(&job, entries, self.retry, self.concurrency).await;
             recorder.record("requests", out.summary.requests);
             recorder.record("retries", out.summary.retries);
             capacity::record(&recorder, out.summary.consumed_capacity.as_ref());

@@ -85,7 +85,7 @@ impl BatchWriter {
             table: table.name().to_owned(),
             schema: table.schema(),
             retry: table.retry_policy(),
-            bound: table.bound(),
+            bound: table.bound_unstarted(),
             capacity: table.return_consumed_capacity().cloned(),
             concurrency: 4,
             import: false,
@@ -284,7 +284,12 @@ impl BatchWriter {
         let recorder = span.clone();
         async move {
             let entries = self.check(requests, items_checked)?;
-            let out = run(self, entries, self.retry, self.concurrency).await;
+            // The deadline counts from here, for every chunk and retry.
+            let job = Self {
+                bound: self.bound.clone().start(),
+                ..self.clone()
+            };
+            let out = run(&job, entries, self.retry, self.concurrency).await;
             recorder.record("requests", out.summary.requests);
             recorder.record("retries", out.summary.retries);
             capacity::record(&recorder, out.summary.consumed_capacity.as_ref());

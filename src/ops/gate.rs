@@ -1,0 +1,80 @@
+//! The write gate for raw updates: every [`Update`] a helper sends that was
+//! not rendered by the mapper itself passes [`check_update`], which knows
+//! which attributes the mapper derives (keys, index keys rendered from key
+//! patterns or written by a hook, discriminator, version) and from which
+//! fields, and refuses what would leave one of them stale or moved.
+//!
+//! Whole items need no such gate: they are rendered by `to_item` (or, raw,
+//! checked by `check::write`), derived attributes included.
+
+use crate::error::{Error, Result};
+use crate::expr::Update;
+use crate::mapper::{Derivation, Mapper, derivation};
+
+/// Refuses an update of `M`'s items, sent by `helper`, that changes an
+/// attribute the helpers keep: the table's key attributes (an update cannot
+/// move an item), the version attribute (set by the versioned helpers
+/// only), the discriminator (an item whose type changes, or goes, reads back
+/// as another entity type, or as none), and, unless the update was rendered
+/// by `M`'s `to_item` or the caller keeps it ([`Update::caller_keeps`]), a
+/// derived key or a field it is rendered from. `fix` names the helper that
+/// keeps the derived keys right.
+pub(crate) fn check_update<M: Mapper>(update: &Update, fix: &str) -> Result<()> {
+    let table = M::TABLE;
+    let rendered = update.is_rendered_by::<M>();
+    for name in update.top_level_names() {
+        let refusal = if name == table.partition_key_attribute().name
+            || table.sort_key_attribute().is_some_and(|k| k.name == name)
+        {
+            let which = if name == table.partition_key_attribute().name {
+                "partition"
+            } else {
+                "sort"
+            };
+            format!(
+                "cannot be updated: it is the {which} key; an update cannot move an item: delete \
+                 it and put the new one in one transaction"
+            )
+        } else if table.version_attribute() == Some(name) {
+            "cannot be updated: it is the version attribute, which only the versioned helpers \
+             set"
+            .to_owned()
+        } else if table.discriminator_attribute() == Some(name) {
+            "cannot be updated: it is the discriminator, which the mapper writes; an update \
+             cannot change an item's entity type"
+                .to_owned()
+        } else if rendered {
+            continue;
+        } else {
+            // The derived attribute at stake, and what keeps it from being
+            // updated by hand.
+            let (kept, why) = match derivation::<M>(name)? {
+                None => continue,
+                Some(Derivation::Rendered { pattern }) => (
+                    name,
+                    format!("the mapper renders it from key pattern `{pattern}`"),
+                ),
+                Some(Derivation::ByHook) => (
+                    name,
+                    "it is an index key the mapper's `after_to_item` writes".to_owned(),
+                ),
+                Some(Derivation::Source { derived, pattern }) => (
+                    derived,
+                    format!(
+                        "`{derived}` is rendered from it (key pattern `{pattern}`) and would be \
+                         left stale"
+                    ),
+                ),
+            };
+            if update.keeps(kept) {
+                continue;
+            }
+            format!(
+                "cannot be updated by hand: {why}; use {fix}, which renders it again, or name \
+                 `{kept}` in Update::caller_keeps and keep it right in the same update"
+            )
+        };
+        return Err(Error::invalid_value(name, refusal).with_entity_type(M::ENTITY_TYPE));
+    }
+    Ok(())
+}
