@@ -1,6 +1,6 @@
 //! Opaque cursors (#19) on a real emulator: every item read exactly once
 //! across pages, pages emptied by a filter still lead on, and tokens bound
-//! to their table, index and secret.
+//! to their table, index, secret and query (#29).
 
 use dynamodb_mapper::cursor::Cursors;
 use dynamodb_mapper::expr::{FilterExt, attr};
@@ -173,13 +173,95 @@ async fn tokens_from_elsewhere_are_refused_before_sending() {
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidCursor);
     // An unsigned token where signed ones are expected.
+    let item = EventMapper::to_item(&Event {
+        stream: "s1".into(),
+        seq: 13,
+        kind: "b".into(),
+    })
+    .unwrap();
+    let key = ["pk", "sk", "gsi1pk", "gsi1sk"]
+        .into_iter()
+        .map(|a| (a.to_owned(), item[a].clone()))
+        .collect();
     let unsigned = Cursors::new(table.name(), T)
         .on_index("GSI1")
-        .encode(&on_index.decode(&index_token).unwrap())
+        .encode(&key)
         .unwrap();
     let err = table
         .query_page(by_kind(), &registry, &on_index, Some(&unsigned))
         .await
         .unwrap_err();
     assert!(err.to_string().contains("not signed"), "{err}");
+}
+
+#[tokio::test]
+async fn a_cursor_continues_only_the_query_that_issued_it() {
+    let (table, registry) = table_of_events().await;
+    let cursors = Cursors::new(table.name(), T)
+        .on_index("GSI1")
+        .signed_with(SECRET);
+    let by_kind = |kind: &str| {
+        EventMapper::lookup()
+            .on_index("GSI1")
+            .with("kind", kind)
+            .query(table.client(), table.name())
+            .unwrap()
+            .limit(3)
+    };
+    let first = table
+        .query_page(by_kind("b"), &registry, &cursors, None)
+        .await
+        .unwrap();
+    let token = first.next.unwrap();
+    // Correctly signed, same table and index, but another partition,
+    // another filter, another order: refused before anything is sent.
+    let other_queries = [
+        by_kind("a"),
+        by_kind("b").with_filter(attr("seq").gt(20)).unwrap(),
+        by_kind("b").scan_index_forward(false),
+    ];
+    for query in other_queries {
+        let err = table
+            .query_page(query, &registry, &cursors, Some(&token))
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidCursor, "{err}");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "invalid pagination cursor: the token is for another query (its index, key \
+                 condition, filter, values or order differ): a cursor only continues the query \
+                 that issued it, on index GSI1 of table {}",
+                table.name()
+            )
+        );
+    }
+    // The same query, built again, continues.
+    let next = table
+        .query_page(by_kind("b"), &registry, &cursors, Some(&token))
+        .await
+        .unwrap();
+    let seqs: Vec<u32> = next.items.entities.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, [13, 14, 15]);
+    // A bound token is not a bare key, and a bare key's token does not
+    // continue a query.
+    let err = cursors.decode(&token).unwrap_err();
+    assert!(err.to_string().contains("bound to a query"), "{err}");
+    let bare = cursors
+        .encode(
+            &EventMapper::to_item(&first.items.entities[2])
+                .map(|item| {
+                    ["pk", "sk", "gsi1pk", "gsi1sk"]
+                        .into_iter()
+                        .map(|a| (a.to_owned(), item[a].clone()))
+                        .collect()
+                })
+                .unwrap(),
+        )
+        .unwrap();
+    let err = table
+        .query_page(by_kind("b"), &registry, &cursors, Some(&bare))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("not bound to a query"), "{err}");
 }

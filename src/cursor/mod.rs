@@ -4,6 +4,9 @@
 //!
 //! - `token`: the token format (bytes, tag, base64), read without panics on
 //!   any input.
+//! - `bind`: the digest that binds a token to the query that issued it, so
+//!   [`Table::query_page`](crate::ops::Table::query_page) refuses a token
+//!   of another query (partition, range, filter, order).
 //! - this file: [`Cursors`], which checks a key against the table's layout
 //!   both ways.
 //!
@@ -13,7 +16,10 @@
 //! keys. The page helper is
 //! [`Table::query_page`](crate::ops::Table::query_page).
 
+mod bind;
 mod token;
+
+pub(crate) use bind::{QueryShape, digest};
 
 use std::fmt;
 use std::sync::Arc;
@@ -233,6 +239,13 @@ impl Cursors {
     /// assert_eq!(err.to_string(), "invalid pagination cursor: cannot encode a key of table Orders: it lacks the key attribute `pk`");
     /// ```
     pub fn encode(&self, last_evaluated_key: &Item) -> Result<String> {
+        self.encode_for(last_evaluated_key, &[])
+    }
+
+    /// The token for `last_evaluated_key` of the query whose digest
+    /// ([`digest`]) is `query` (empty: not bound to a query): only a page of
+    /// that very query takes it back.
+    pub(crate) fn encode_for(&self, last_evaluated_key: &Item, query: &[u8]) -> Result<String> {
         let cannot = |reason: String| {
             Error::invalid_cursor(format!("cannot encode a key of {}: {reason}", self.on()))
         };
@@ -240,6 +253,7 @@ impl Cursors {
         token::encode(
             &self.table,
             self.index.as_deref(),
+            query,
             last_evaluated_key,
             self.secret.as_deref(),
         )
@@ -273,6 +287,12 @@ impl Cursors {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn decode(&self, token: &str) -> Result<Item> {
+        self.decode_for(token, &[])
+    }
+
+    /// [`decode`](Self::decode) of a token that must be bound to the query
+    /// of digest `query` (empty: to none).
+    pub(crate) fn decode_for(&self, token: &str, query: &[u8]) -> Result<Item> {
         let contents = token::decode(token, self.secret.as_deref()).map_err(|reason| {
             Error::invalid_cursor(format!("the token cannot be read: {reason}"))
         })?;
@@ -288,6 +308,24 @@ impl Cursors {
                 was.on(),
                 self.on()
             )));
+        }
+        if contents.query != query {
+            let reason = match (contents.query.is_empty(), query.is_empty()) {
+                (true, _) => {
+                    "the token is not bound to a query, and this page's query needs one \
+                              of its own (issued by Table::query_page)"
+                }
+                (false, true) => {
+                    "the token is bound to a query: hand it back to \
+                                  Table::query_page with that query"
+                }
+                (false, false) => {
+                    "the token is for another query (its index, key condition, \
+                                   filter, values or order differ): a cursor only continues the \
+                                   query that issued it"
+                }
+            };
+            return Err(Error::invalid_cursor(format!("{reason}, on {}", self.on())));
         }
         self.check_key(&contents.key).map_err(|reason| {
             Error::invalid_cursor(format!(

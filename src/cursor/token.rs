@@ -1,8 +1,9 @@
 //! The token format: the key's bytes, bound to a table and index, with an
 //! optional HMAC-SHA256 tag, in URL-safe base64 without padding.
 //!
-//! Layout (before base64): version `1`, flags (bit 0: signed), the table
-//! name, the index name (a presence byte, then the name), the number of
+//! Layout (before base64): version `2`, flags (bit 0: signed), the table
+//! name, the index name (a presence byte, then the name), the digest of the
+//! query the token is bound to (empty when unbound), the number of
 //! attributes, and per attribute its name, its type (`S`, `N` or `B`) and
 //! its value; every string and value is a 4-byte little-endian length and
 //! the bytes. A signed token ends with the 32-byte tag over everything
@@ -17,7 +18,9 @@ use sha2::Sha256;
 
 use crate::item::Item;
 
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
+/// The length of a query digest (SHA-256).
+const DIGEST_BYTES: usize = 32;
 const SIGNED: u8 = 1;
 const TAG_BYTES: usize = 32;
 /// The most attributes a key of a table and an index can have.
@@ -30,6 +33,8 @@ pub(super) const MAX_TOKEN_CHARS: usize = 64 * 1024;
 pub(super) struct Contents {
     pub(super) table: String,
     pub(super) index: Option<String>,
+    /// The digest of the query it is bound to; empty when unbound.
+    pub(super) query: Vec<u8>,
     pub(super) key: Item,
 }
 
@@ -52,6 +57,7 @@ fn mac(secret: &[u8]) -> Result<Hmac<Sha256>, String> {
 pub(super) fn encode(
     table: &str,
     index: Option<&str>,
+    query: &[u8],
     key: &Item,
     secret: Option<&[u8]>,
 ) -> Result<String, String> {
@@ -66,6 +72,7 @@ pub(super) fn encode(
             put_bytes(&mut out, i.as_bytes())?;
         }
     }
+    put_bytes(&mut out, query)?;
     if key.len() > MAX_ATTRIBUTES {
         return Err(format!("the key has {} attributes", key.len()));
     }
@@ -214,6 +221,10 @@ pub(super) fn decode(token: &str, secret: Option<&[u8]>) -> Result<Contents, Str
         1 => Some(r.text()?),
         other => return Err(format!("it has an index marker {other}")),
     };
+    let query = r.sized()?.to_vec();
+    if !query.is_empty() && query.len() != DIGEST_BYTES {
+        return Err(format!("it has a query digest of {} bytes", query.len()));
+    }
     let count = usize::from(r.byte()?);
     if count > MAX_ATTRIBUTES {
         return Err(format!("it holds {count} key attributes"));
@@ -234,5 +245,10 @@ pub(super) fn decode(token: &str, secret: Option<&[u8]>) -> Result<Contents, Str
     if !r.bytes.is_empty() {
         return Err(format!("it has {} bytes after the key", r.bytes.len()));
     }
-    Ok(Contents { table, index, key })
+    Ok(Contents {
+        table,
+        index,
+        query,
+        key,
+    })
 }

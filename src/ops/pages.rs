@@ -10,7 +10,7 @@ use tracing::Instrument;
 
 use super::call::Bound;
 use super::capacity::{self, CapacityUsage};
-use crate::cursor::Cursors;
+use crate::cursor::{Cursors, QueryShape};
 use crate::error::{Error, Result};
 use crate::registry::{Decoded, DecodedItems, Registry};
 
@@ -278,9 +278,27 @@ pub(super) async fn query_page<T>(
             on(cursors.table_name(), cursors.index_name())
         )));
     }
+    if query.get_key_conditions().is_some() || query.get_query_filter().is_some() {
+        // The legacy parameters are not part of a cursor's binding.
+        return Err(Error::invalid_cursor(
+            "the query uses the legacy KeyConditions or QueryFilter parameters, which a \
+             cursor cannot be bound to: use a key condition and filter expression"
+                .to_owned(),
+        ));
+    }
+    // The cursor is bound to everything that decides which items come in
+    // which order: a token of another query is refused before sending.
+    let binding = crate::cursor::digest(&QueryShape {
+        index: query.get_index_name().as_deref(),
+        key_condition: query.get_key_condition_expression().as_deref(),
+        filter: query.get_filter_expression().as_deref(),
+        names: query.get_expression_attribute_names().as_ref(),
+        values: query.get_expression_attribute_values().as_ref(),
+        forward: *query.get_scan_index_forward(),
+    });
     let mut query = query;
     if let Some(token) = cursor {
-        query = query.set_exclusive_start_key(Some(cursors.decode(token)?));
+        query = query.set_exclusive_start_key(Some(cursors.decode_for(token, &binding)?));
     }
     let start = query.get_exclusive_start_key().clone();
     let mode = mode(query.get_return_consumed_capacity(), table_mode);
@@ -307,7 +325,7 @@ pub(super) async fn query_page<T>(
         Some(key) if !key.is_empty() && start.as_ref() == Some(&key) => {
             return Err(repeated_key("Query"));
         }
-        Some(key) if !key.is_empty() => Some(cursors.encode(&key).map_err(|e| {
+        Some(key) if !key.is_empty() => Some(cursors.encode_for(&key, &binding).map_err(|e| {
             Error::unexpected_response(
                 "Query",
                 format!(

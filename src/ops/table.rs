@@ -666,15 +666,19 @@ impl Table {
     /// previous [`Page::next`](super::Page), `None` for the first page):
     /// its items decoded through `registry`, and the cursor of the next
     /// page, for a client to hand back. `cursors` must be for the query's
-    /// table and index; a token from another table or index, unsigned when
-    /// `cursors` are signed, or altered is refused before anything is sent.
-    /// A page may be empty and still have a next cursor (see
-    /// [`Page`](super::Page)).
+    /// table and index. Each token is bound to the query that issued it
+    /// (a digest of its index, key condition, filter, their names and
+    /// values, and its order): a token from another table, index or query
+    /// (another partition, range or filter), unsigned when `cursors` are
+    /// signed, or altered is refused before anything is sent. A page may be
+    /// empty and still have a next cursor (see [`Page`](super::Page)).
     ///
     /// # Errors
     /// [`ErrorKind::InvalidCursor`](crate::ErrorKind::InvalidCursor) for a
-    /// refused token, or `cursors` for another table or index than the
-    /// query's; decoding errors as [`Registry::decode_all`] reports them;
+    /// refused token, `cursors` for another table or index than the
+    /// query's, or a query with the legacy `KeyConditions` or `QueryFilter`
+    /// parameters (a cursor cannot be bound to them); decoding errors as
+    /// [`Registry::decode_all`] reports them;
     /// [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse)
     /// when DynamoDB's `LastEvaluatedKey` does not fit the table's keys, or
     /// is the key the page was asked from (a cursor to the same page);
