@@ -867,3 +867,26 @@ fn deserialize_errors_keep_serde_dynamos_error_as_source() {
         "invalid type: a string (S) \"two\", expected u32"
     );
 }
+
+/// A lookup whose value a key pattern cannot render names the key
+/// attribute it was rendering, partition or sort (#29).
+#[test]
+fn a_key_a_lookup_cannot_render_names_its_key_attribute() {
+    use dynamodb_mapper_support::seed004::{CustomerMapper, OrderLineMapper};
+    let err = OrderLineMapper::lookup()
+        .with("customer_id", "C1")
+        .with("order_id", "O1")
+        .with("line_number", "two")
+        .sort()
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidKeyPattern);
+    assert_eq!(err.entity_type(), Some("OrderLine"));
+    assert_eq!(err.attribute(), Some("sk"), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("OrderLine: key attribute `sk`: key pattern `"),
+        "{err}"
+    );
+    let err = CustomerMapper::lookup().key().unwrap_err();
+    assert_eq!(err.attribute(), Some("pk"), "{err}");
+}

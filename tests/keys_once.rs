@@ -564,7 +564,7 @@ fn a_range_needs_its_earlier_placeholders_and_a_sort_key() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "Event: key pattern `TENANT#{tenant}` has no value for `{tenant}`"
+        "Event: key attribute `pk`: key pattern `TENANT#{tenant}` has no value for `{tenant}`"
     );
     // A range on a placeholder after an unbound one.
     let err = EventMapper::lookup()

@@ -299,6 +299,15 @@ impl Error {
             .at_key(key)
     }
 
+    /// Says the error is about the key attribute `name` (when it names no
+    /// attribute yet): a key pattern that cannot render the value of `sk`.
+    pub(crate) fn of_key_attribute(mut self, name: &str) -> Self {
+        if self.0.attribute.is_none() {
+            self.0.attribute = Some(name.to_owned());
+        }
+        self
+    }
+
     /// `operation` on the item at `key` got no credible answer (`cause`):
     /// it may have been applied.
     pub(crate) fn maybe_applied(operation: &'static str, key: String, cause: Error) -> Self {

@@ -203,9 +203,13 @@ impl Error {
                 f,
                 "{what} has {count} entries, more than dynamodb's limit of {limit}"
             ),
-            Repr::InvalidKeyPattern { pattern, reason } => {
-                write!(f, "{prefix}key pattern `{pattern}` {reason}")
-            }
+            Repr::InvalidKeyPattern { pattern, reason } => match self.attribute() {
+                Some(attribute) => write!(
+                    f,
+                    "{prefix}key attribute `{attribute}`: key pattern `{pattern}` {reason}"
+                ),
+                None => write!(f, "{prefix}key pattern `{pattern}` {reason}"),
+            },
         }
     }
 }

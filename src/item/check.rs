@@ -4,9 +4,9 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::Item;
 use super::number::{checked_number_size, parse_decimal};
 use super::size::scalar_size;
+use super::{Item, MAX_ITEM_SIZE};
 use crate::error::{Error, Result, shorten, shown};
 
 /// The longest attribute name DynamoDB documents (64 KB).
@@ -121,7 +121,8 @@ fn walk_values<'a>(
 /// lists and maps nested at most [`MAX_NESTING`] deep (checked without
 /// recursion, so later recursive code only ever sees bounded depth), and
 /// sets as DynamoDB keeps them: not empty, valid numbers, no duplicate
-/// members (numbers compared by value). In the attributes `read` says will
+/// members (numbers compared by value); no string or binary value larger
+/// than a whole item can be (409,600 bytes). In the attributes `read` says will
 /// be deserialized, also no value of a type this SDK version does not know
 /// (other attributes may keep one, as DynamoDB may add types). Numbers
 /// outside sets are checked when they are read, against the type they are
@@ -132,17 +133,24 @@ pub(crate) fn check_received(item: &Item, read: impl Fn(&str) -> bool) -> Result
     // unknown type sits where nothing reads it).
     // Scalars, most attributes, pass without a call.
     let passes = |value: &AttributeValue| match value {
-        AttributeValue::S(_)
-        | AttributeValue::N(_)
-        | AttributeValue::B(_)
-        | AttributeValue::Bool(_)
-        | AttributeValue::Null(_) => true,
+        AttributeValue::S(s) => s.len() <= MAX_ITEM_SIZE,
+        AttributeValue::B(b) => b.as_ref().len() <= MAX_ITEM_SIZE,
+        AttributeValue::N(_) | AttributeValue::Bool(_) | AttributeValue::Null(_) => true,
         _ => passes_received(value, 1),
     };
     if item.values().all(passes) {
         return Ok(());
     }
     walk_received(item, read)
+}
+
+/// Why a received value of `len` bytes cannot be: no item DynamoDB stores
+/// holds it.
+fn too_large(what: &str, len: usize) -> String {
+    format!(
+        "is a {what} of {len} bytes, more than an item of at most {MAX_ITEM_SIZE} bytes can \
+         hold: no item DynamoDB stores has it"
+    )
 }
 
 /// [`check_received`] by the walk alone, which builds the path of what it
@@ -153,6 +161,10 @@ fn walk_received(item: &Item, read: impl Fn(&str) -> bool) -> Result<()> {
         walk(&mut frames, name, value, |value, _| match value {
             AttributeValue::Ss(_) | AttributeValue::Ns(_) | AttributeValue::Bs(_) => {
                 check_set(value).map(drop)
+            }
+            AttributeValue::S(s) if s.len() > MAX_ITEM_SIZE => Err(too_large("string", s.len())),
+            AttributeValue::B(b) if b.as_ref().len() > MAX_ITEM_SIZE => {
+                Err(too_large("binary value", b.as_ref().len()))
             }
             AttributeValue::S(_)
             | AttributeValue::N(_)
@@ -177,11 +189,9 @@ fn walk_received(item: &Item, read: impl Fn(&str) -> bool) -> Result<()> {
 /// still pass where nothing reads it.
 fn passes_received(value: &AttributeValue, depth: usize) -> bool {
     match value {
-        AttributeValue::S(_)
-        | AttributeValue::N(_)
-        | AttributeValue::B(_)
-        | AttributeValue::Bool(_)
-        | AttributeValue::Null(_) => true,
+        AttributeValue::S(s) => s.len() <= MAX_ITEM_SIZE,
+        AttributeValue::B(b) => b.as_ref().len() <= MAX_ITEM_SIZE,
+        AttributeValue::N(_) | AttributeValue::Bool(_) | AttributeValue::Null(_) => true,
         AttributeValue::L(list) => {
             depth <= MAX_NESTING && list.iter().all(|v| passes_received(v, depth + 1))
         }
@@ -530,6 +540,37 @@ mod tests {
             check_received(&item, read_all).unwrap_err().attribute(),
             Some("m.k[1]")
         );
+        // A string or binary value no stored item can hold (#29), at the top
+        // and inside a map; one of exactly the limit passes.
+        let big = "x".repeat(MAX_ITEM_SIZE + 1);
+        for (item, path, what) in [
+            (
+                Item::from([("s".to_string(), AttributeValue::S(big.clone()))]),
+                "s",
+                "string",
+            ),
+            (
+                Item::from([(
+                    "m".to_string(),
+                    AttributeValue::M(HashMap::from([(
+                        "b".to_string(),
+                        AttributeValue::B(Blob::new(big.clone().into_bytes())),
+                    )])),
+                )]),
+                "m.b",
+                "binary value",
+            ),
+        ] {
+            assert_eq!(
+                check_received(&item, read_all).unwrap_err().to_string(),
+                format!(
+                    "attribute `{path}` is a {what} of 409601 bytes, more than an item of at \
+                     most 409600 bytes can hold: no item DynamoDB stores has it"
+                )
+            );
+        }
+        let item = Item::from([("s".to_string(), AttributeValue::S(big[1..].to_owned()))]);
+        assert!(check_received(&item, read_all).is_ok());
         // (A type this SDK does not know: `tests/mapper.rs`, which can make one.)
         // Depth, whatever it is, in constant stack: 200,000 levels.
         let mut deep = AttributeValue::Null(true);

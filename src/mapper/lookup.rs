@@ -392,7 +392,18 @@ impl<'a, M: Mapper> Lookup<'a, M> {
         let keys = self.keys()?;
         self.bound(keys.partition_key())
             .render()
-            .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))
+            .map_err(|e| self.key_error(e, &keys, false))
+    }
+
+    /// `e`, raised rendering a key of `keys`, naming the entity type and
+    /// the key attribute (`sort` or partition) it is for.
+    fn key_error(&self, e: Error, keys: &IndexKeys, sort: bool) -> Error {
+        let e = e.with_entity_type(M::ENTITY_TYPE);
+        match super::plan::attributes_of(&M::TABLE, keys) {
+            Ok((pk, _)) if !sort => e.of_key_attribute(pk.name),
+            Ok((_, Some(sk))) => e.of_key_attribute(sk.name),
+            _ => e,
+        }
     }
 
     /// The whole sort key, every placeholder of the sort key pattern bound;
@@ -412,7 +423,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
         keys.sort_key()
             .map(|p| self.bound(p).render())
             .transpose()
-            .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))
+            .map_err(|e| self.key_error(e, &keys, true))
     }
 
     /// The `begins_with` prefix of the sort keys this lookup selects: the
@@ -440,14 +451,14 @@ impl<'a, M: Mapper> Lookup<'a, M> {
         };
         let constant = pattern
             .constant_prefix()
-            .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
+            .map_err(|e| self.key_error(e, &keys, true))?;
         if constant.is_empty() && self.values_for(pattern).is_empty() {
             return Ok(None);
         }
         self.bound(pattern)
             .prefix()
             .map(Some)
-            .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))
+            .map_err(|e| self.key_error(e, &keys, true))
     }
 
     /// The primary key item, for `GetItem`, `DeleteItem` or
