@@ -8,6 +8,10 @@ top-level modules.
 Comments, doc comments and literals are ignored, so a doc link does not
 count; so are files named `tests.rs` (unit tests may use anything).
 
+The same holds between the files of each folder (a cycle through the
+folder's `mod.rs` re-exports included), so a folder's files form layers
+too.
+
 Usage: scripts/module_cycles.py [--layers ARCHITECTURE.md] [SRC_DIR ...]
 (default: src testkit/src support/src). Prints the edges and each cycle found; exits 1
 when there is one. With --layers, also reads the table of rows in that file
@@ -79,6 +83,59 @@ def edges(src: Path) -> dict[str, set[str]]:
             if name in modules and name != module:
                 graph[module].add(name)
     return graph
+
+
+IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+
+
+def folder_graphs(src: Path) -> dict[str, dict[str, set[str]]]:
+    """For each folder with a `mod.rs`, the dependencies between its files
+    (and sub-folders): `a` depends on `b` when `a` names `super::b`, a name
+    `mod.rs` re-exports from `b` (`super::Table` with `pub use
+    table::Table;` in `mod.rs`), or the crate path of `b`. `mod.rs` itself
+    is the folder's root and no node, as `lib.rs` is for the crate."""
+    out: dict[str, dict[str, set[str]]] = {}
+    for mod_rs in sorted(src.rglob("mod.rs")):
+        folder = mod_rs.parent
+        path = "::".join(folder.relative_to(src).parts)
+        siblings = {p.stem for p in folder.glob("*.rs") if p.name not in ("mod.rs", "tests.rs")}
+        siblings |= {d.name for d in folder.iterdir() if (d / "mod.rs").exists()}
+        reexported: dict[str, str] = {}
+        root = code_of(mod_rs.read_text())
+        for m in re.finditer(
+            r"\bpub(?:\([^)]*\))?\s+use\s+(?:self::)?(" + IDENT + r")::(\{[^}]*\}|" + IDENT + r")\s*;",
+            root,
+        ):
+            module, names = m.group(1), m.group(2)
+            if module in siblings:
+                for name in re.findall(IDENT, names.strip("{}")):
+                    reexported.setdefault(name, module)
+        graph: dict[str, set[str]] = {s: set() for s in siblings}
+        for node in sorted(siblings):
+            single = folder / f"{node}.rs"
+            files = [single] if single.exists() else sorted((folder / node).rglob("*.rs"))
+            for f in files:
+                if f.name == "tests.rs":
+                    continue
+                code = code_of(f.read_text())
+                # Unit tests (by convention at the end) may use anything.
+                code = code.split("#[cfg(test)]")[0]
+                refs: set[str] = set()
+                if f.parent == folder:
+                    refs |= set(re.findall(r"\bsuper::(" + IDENT + ")", code))
+                    for group in re.findall(r"\bsuper::\{([^}]*)\}", code):
+                        refs |= set(re.findall(r"(?:^|[,{\s])(" + IDENT + ")", group))
+                if path:
+                    prefix = r"\bcrate::" + re.escape(path) + "::"
+                    refs |= set(re.findall(prefix + "(" + IDENT + ")", code))
+                    for group in re.findall(prefix + r"\{([^}]*)\}", code):
+                        refs |= set(re.findall(r"(?:^|[,{\s])(" + IDENT + ")", group))
+                for ref in refs:
+                    target = ref if ref in siblings else reexported.get(ref)
+                    if target and target != node:
+                        graph[node].add(target)
+        out[path or "(crate)"] = graph
+    return out
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -163,6 +220,13 @@ def main() -> int:
                     print(f"    {a} -> {b}")
         if not found:
             print("  no cycle")
+        for folder, files in folder_graphs(src).items():
+            for comp in cycles(files):
+                failed = True
+                print(f"  CYCLE among the files of {folder}/: {', '.join(comp)}")
+                for a in comp:
+                    for b in sorted(files[a] & set(comp)):
+                        print(f"    {a} -> {b}")
         if table is not None and src == roots[0]:
             problems = check_layers(graph, layers(table))
             for p in problems:

@@ -423,34 +423,6 @@ where
     }
 }
 
-/// [`call_conditional`] of the fluent request `$request` on `$table`'s
-/// bound and retry policy: the future of its one SDK attempt per call,
-/// re-sent only when DynamoDB refused it for now.
-macro_rules! send_conditional {
-    ($table:expr, $operation:literal, $request:expr) => {{
-        let bound = $table.bound();
-        let policy = $table.retry_policy();
-        let request = $request;
-        async move {
-            $crate::ops::call::call_conditional(
-                &bound,
-                $operation,
-                policy,
-                $crate::ops::call::Resend::Refused,
-                |no_retries| {
-                    request
-                        .clone()
-                        .customize()
-                        .config_override(no_retries)
-                        .send()
-                },
-            )
-            .await
-        }
-    }};
-}
-pub(super) use send_conditional;
-
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicBool, Ordering};

@@ -17,7 +17,7 @@ use aws_sdk_dynamodb::types::{
 use tracing::Instrument;
 
 use super::Table;
-use super::call::{Failed, RefusedForNow, call, send_conditional};
+use super::call::{Failed, RefusedForNow, Resend, call, call_conditional};
 use crate::error::{Error, Result};
 use crate::schema::TableDefinition;
 
@@ -81,16 +81,82 @@ impl fmt::Debug for CreateTable {
     }
 }
 
-impl CreateTable {
-    pub(super) fn new(table: Table) -> Self {
+impl Table {
+    /// Creates this table from its layout and gets it ready to use, when
+    /// the returned [`CreateTable`] is sent: `CreateTable` (on-demand, every
+    /// index projecting all attributes, a stream if
+    /// [`stream`](CreateTable::stream) asks for one), then `DescribeTable`
+    /// until the table and its indexes are `ACTIVE` (at most
+    /// [`max_wait`](CreateTable::max_wait)), then `UpdateTimeToLive` when
+    /// the layout declares a TTL attribute. A table of that name that
+    /// exists already is an
+    /// [`ErrorKind::TableExists`](crate::ErrorKind::TableExists) error; see
+    /// [`CreateTable::send`] for every error.
+    ///
+    /// For the plain request, to send yourself, see
+    /// [`TableSchema::create_table_request`]; for the JSON documents of
+    /// infrastructure tools, [`TableDefinition`](crate::TableDefinition).
+    ///
+    /// ```
+    /// # use aws_sdk_dynamodb::Client;
+    /// # use aws_sdk_dynamodb::operation::create_table::CreateTableOutput;
+    /// # use aws_sdk_dynamodb::operation::describe_table::DescribeTableOutput;
+    /// # use aws_sdk_dynamodb::operation::update_time_to_live::UpdateTimeToLiveOutput;
+    /// # use aws_sdk_dynamodb::types::{StreamSpecification, TableDescription, TableStatus};
+    /// # use aws_smithy_mocks::{RuleMode, mock, mock_client};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # // A DynamoDB that creates tables active at once, with their stream.
+    /// # let create = mock!(Client::create_table).then_output(|| CreateTableOutput::builder().build());
+    /// # let describe = mock!(Client::describe_table).then_output(|| {
+    /// #     let stream = StreamSpecification::builder()
+    /// #         .stream_enabled(true)
+    /// #         .stream_view_type(aws_sdk_dynamodb::types::StreamViewType::NewAndOldImages)
+    /// #         .build()
+    /// #         .unwrap();
+    /// #     DescribeTableOutput::builder()
+    /// #         .table(
+    /// #             TableDescription::builder()
+    /// #                 .table_name("Sessions")
+    /// #                 .table_status(TableStatus::Active)
+    /// #                 .stream_specification(stream)
+    /// #                 .latest_stream_arn("arn:aws:dynamodb:eu-west-1:123456789012:table/Sessions/stream/2025-01-01T00:00:00.000")
+    /// #                 .build(),
+    /// #         )
+    /// #         .build()
+    /// # });
+    /// # let ttl = mock!(Client::update_time_to_live).then_compute_output(|req| {
+    /// #     UpdateTimeToLiveOutput::builder()
+    /// #         .set_time_to_live_specification(req.time_to_live_specification().cloned())
+    /// #         .build()
+    /// # });
+    /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&create, &describe, &ttl]);
+    /// use aws_sdk_dynamodb::types::StreamViewType;
+    /// use dynamodb_mapper::{TableSchema, ops::Table};
+    ///
+    /// const SESSIONS: TableSchema = TableSchema::new("pk").ttl("expiresAt");
+    ///
+    /// let created = Table::new(&client, "Sessions", SESSIONS)
+    ///     .create_table()
+    ///     .stream(StreamViewType::NewAndOldImages)
+    ///     .send()
+    ///     .await?;
+    /// assert!(created.stream_arn().is_some());
+    /// assert_eq!(created.time_to_live().map(|t| t.attribute_name()), Some("expiresAt"));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn create_table(&self) -> CreateTable {
         CreateTable {
-            definition: table.schema().definition(table.name()),
-            table,
+            definition: self.schema().definition(self.name()),
+            table: self.clone(),
             max_wait: DEFAULT_ACTIVE_WAIT,
             customize: None,
         }
     }
+}
 
+impl CreateTable {
     /// Enables the table's stream with `view_type`: what each stream record
     /// holds (`KeysOnly`, `NewImage`, `OldImage` or `NewAndOldImages`). The
     /// stream's ARN is then [`CreatedTable::stream_arn`].
@@ -376,7 +442,14 @@ impl RefusedForNow for UpdateTimeToLiveError {
 
 /// Step 1: `CreateTable`, once.
 async fn create(table: &Table, request: CreateTableFluentBuilder) -> Result<()> {
-    let sent = send_conditional!(table, "CreateTable", request);
+    let bound = table.bound();
+    let sent = call_conditional(
+        &bound,
+        "CreateTable",
+        table.retry_policy(),
+        Resend::Refused,
+        |once| request.clone().customize().config_override(once).send(),
+    );
     match sent.await {
         Ok(_) => Ok(()),
         Err(Failed::Service(e)) if e.is_resource_in_use_exception() => {
@@ -510,7 +583,14 @@ async fn enable_ttl(
         return Ok(None);
     };
     let attribute = table.schema().ttl_attribute().unwrap_or_default();
-    let sent = send_conditional!(table, "UpdateTimeToLive", request);
+    let bound = table.bound();
+    let sent = call_conditional(
+        &bound,
+        "UpdateTimeToLive",
+        table.retry_policy(),
+        Resend::Refused,
+        |once| request.clone().customize().config_override(once).send(),
+    );
     let output = sent
         .await
         .map_err(|failed| failed.into_error("UpdateTimeToLive"))?;

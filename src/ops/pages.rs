@@ -8,6 +8,7 @@ use futures_util::Stream;
 use futures_util::stream;
 use tracing::Instrument;
 
+use super::Table;
 use super::call::Bound;
 use super::capacity::{self, CapacityUsage};
 use crate::cursor::{Cursors, QueryShape};
@@ -154,66 +155,6 @@ fn mode(
     if set.is_some() { set.clone() } else { table }
 }
 
-/// See [`Table::query_stream`](super::Table::query_stream).
-pub(super) fn query_stream<T: 'static>(
-    query: QueryFluentBuilder,
-    registry: &Registry<T>,
-    bound: Bound,
-    table_mode: Option<ReturnConsumedCapacity>,
-) -> impl Stream<Item = Result<Decoded<T>>> + use<T> {
-    let mode = mode(query.get_return_consumed_capacity(), table_mode);
-    let asked = capacity::asks(mode.as_ref());
-    let query = query.set_return_consumed_capacity(mode);
-    let span = tracing::info_span!(
-        "dynamodb_mapper.query",
-        table = query.get_table_name().as_deref().unwrap_or_default(),
-        index = query.get_index_name().as_deref(),
-        pages = tracing::field::Empty,
-        items = tracing::field::Empty,
-        consumed_capacity = tracing::field::Empty,
-    );
-    let tally = Tally::new(span, asked);
-    let start = query.get_exclusive_start_key().clone();
-    decode_pages!(
-        query.into_paginator().send(),
-        start,
-        registry,
-        bound,
-        "Query",
-        tally
-    )
-}
-
-/// See [`Table::scan_stream`](super::Table::scan_stream).
-pub(super) fn scan_stream<T: 'static>(
-    scan: ScanFluentBuilder,
-    registry: &Registry<T>,
-    bound: Bound,
-    table_mode: Option<ReturnConsumedCapacity>,
-) -> impl Stream<Item = Result<Decoded<T>>> + use<T> {
-    let mode = mode(scan.get_return_consumed_capacity(), table_mode);
-    let asked = capacity::asks(mode.as_ref());
-    let scan = scan.set_return_consumed_capacity(mode);
-    let span = tracing::info_span!(
-        "dynamodb_mapper.scan",
-        table = scan.get_table_name().as_deref().unwrap_or_default(),
-        index = scan.get_index_name().as_deref(),
-        pages = tracing::field::Empty,
-        items = tracing::field::Empty,
-        consumed_capacity = tracing::field::Empty,
-    );
-    let tally = Tally::new(span, asked);
-    let start = scan.get_exclusive_start_key().clone();
-    decode_pages!(
-        scan.into_paginator().send(),
-        start,
-        registry,
-        bound,
-        "Scan",
-        tally
-    )
-}
-
 /// One page of a query ([`Table::query_page`](super::Table::query_page)):
 /// its items decoded through the registry, and the cursor of the next page.
 ///
@@ -251,90 +192,277 @@ impl<T> Page<T> {
     }
 }
 
-/// See [`Table::query_page`](super::Table::query_page).
-pub(super) async fn query_page<T>(
-    query: QueryFluentBuilder,
-    registry: &Registry<T>,
-    cursors: &Cursors,
-    cursor: Option<&str>,
-    bound: Bound,
-    table_mode: Option<ReturnConsumedCapacity>,
-) -> Result<Page<T>> {
-    let Some(table) = query.get_table_name().clone() else {
-        return Err(Error::invalid_cursor(format!(
-            "the query has no table name; the cursors are for table {}",
-            cursors.table_name()
-        )));
-    };
-    let index = query.get_index_name().clone();
-    if table != cursors.table_name() || index.as_deref() != cursors.index_name() {
-        let on = |t: &str, i: Option<&str>| match i {
-            None => format!("table {t}"),
-            Some(i) => format!("index {i} of table {t}"),
+impl Table {
+    /// One page of `query`, starting after `cursor` (a token from the
+    /// previous [`Page::next`](super::Page), `None` for the first page):
+    /// its items decoded through `registry`, and the cursor of the next
+    /// page, for a client to hand back. `cursors` must be for the query's
+    /// table and index. Each token is bound to the query that issued it
+    /// (a digest of its index, key condition, filter, their names and
+    /// values, and its order): a token from another table, index or query
+    /// (another partition, range or filter), unsigned when `cursors` are
+    /// signed, or altered is refused before anything is sent. A page may be
+    /// empty and still have a next cursor (see [`Page`](super::Page)).
+    ///
+    /// Returns within the table's [deadline](crate::ops::Table::deadline).
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidCursor`](crate::ErrorKind::InvalidCursor) for a
+    /// refused token, `cursors` for another table or index than the
+    /// query's, or a query with the legacy `KeyConditions` or `QueryFilter`
+    /// parameters (a cursor cannot be bound to them); decoding errors as
+    /// [`Registry::decode_all`] reports them;
+    /// [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse)
+    /// when DynamoDB's `LastEvaluatedKey` does not fit the table's keys, or
+    /// is the key the page was asked from (a cursor to the same page);
+    /// [`ErrorKind::Timeout`](crate::ErrorKind::Timeout) and
+    /// [`ErrorKind::Sdk`](crate::ErrorKind::Sdk) as for any read.
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::doc_support::*;
+    /// use dynamodb_mapper::cursor::Cursors;
+    /// # async fn demo(registry: Registry<Entity>, token_from_client: Option<String>) -> dynamodb_mapper::Result<()> {
+    /// let table = table();
+    /// let cursors = Cursors::new("AppTable", TABLE).signed_with(b"a secret of the server");
+    /// let query = OrderMapper::lookup().with("customer", "C1").query(table.client(), "AppTable")?.limit(20);
+    /// let page = table.query_page(query, &registry, &cursors, token_from_client.as_deref()).await?;
+    /// // Hand `page.items.entities` and `page.next` to the client.
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn query_page<T>(
+        &self,
+        query: QueryFluentBuilder,
+        registry: &Registry<T>,
+        cursors: &Cursors,
+        cursor: Option<&str>,
+    ) -> Result<Page<T>> {
+        let Some(table) = query.get_table_name().clone() else {
+            return Err(Error::invalid_cursor(format!(
+                "the query has no table name; the cursors are for table {}",
+                cursors.table_name()
+            )));
         };
-        return Err(Error::invalid_cursor(format!(
-            "the query reads {}, the cursors are for {}",
-            on(&table, index.as_deref()),
-            on(cursors.table_name(), cursors.index_name())
-        )));
-    }
-    if query.get_key_conditions().is_some() || query.get_query_filter().is_some() {
-        // The legacy parameters are not part of a cursor's binding.
-        return Err(Error::invalid_cursor(
-            "the query uses the legacy KeyConditions or QueryFilter parameters, which a \
-             cursor cannot be bound to: use a key condition and filter expression"
-                .to_owned(),
-        ));
-    }
-    // The cursor is bound to everything that decides which items come in
-    // which order: a token of another query is refused before sending.
-    let binding = crate::cursor::digest(&QueryShape {
-        index: query.get_index_name().as_deref(),
-        key_condition: query.get_key_condition_expression().as_deref(),
-        filter: query.get_filter_expression().as_deref(),
-        names: query.get_expression_attribute_names().as_ref(),
-        values: query.get_expression_attribute_values().as_ref(),
-        forward: *query.get_scan_index_forward(),
-    });
-    let mut query = query;
-    if let Some(token) = cursor {
-        query = query.set_exclusive_start_key(Some(cursors.decode_for(token, &binding)?));
-    }
-    let start = query.get_exclusive_start_key().clone();
-    let mode = mode(query.get_return_consumed_capacity(), table_mode);
-    let query = query.set_return_consumed_capacity(mode);
-    let span = tracing::info_span!(
-        "dynamodb_mapper.query_page",
-        table = %table,
-        index = index.as_deref().unwrap_or(""),
-        items = tracing::field::Empty,
-        consumed_capacity = tracing::field::Empty,
-    );
-    let out = super::call::call(&bound, "Query", query.send())
-        .instrument(span.clone())
-        .await
-        .map_err(|f| f.into_error("Query"))?;
-    let used = out.consumed_capacity().map(|c| c.capacity_units());
-    span.record("consumed_capacity", tracing::field::debug(used));
-    let found = out.items.unwrap_or_default();
-    span.record("items", found.len());
-    let items = span.in_scope(|| registry.decode_all(found))?;
-    let next = match out.last_evaluated_key {
-        // A cursor to this very page again: a caller reading on would never
-        // get past it.
-        Some(key) if !key.is_empty() && start.as_ref() == Some(&key) => {
-            return Err(repeated_key("Query"));
+        let index = query.get_index_name().clone();
+        if table != cursors.table_name() || index.as_deref() != cursors.index_name() {
+            let on = |t: &str, i: Option<&str>| match i {
+                None => format!("table {t}"),
+                Some(i) => format!("index {i} of table {t}"),
+            };
+            return Err(Error::invalid_cursor(format!(
+                "the query reads {}, the cursors are for {}",
+                on(&table, index.as_deref()),
+                on(cursors.table_name(), cursors.index_name())
+            )));
         }
-        Some(key) if !key.is_empty() => Some(cursors.encode_for(&key, &binding).map_err(|e| {
-            Error::unexpected_response(
-                "Query",
-                format!(
-                    "its LastEvaluatedKey cannot be a cursor: {}",
-                    e.reason().unwrap_or("it does not fit the table's keys")
-                ),
-            )
-        })?),
-        _ => None,
-    };
-    Ok(Page { items, next })
+        if query.get_key_conditions().is_some() || query.get_query_filter().is_some() {
+            // The legacy parameters are not part of a cursor's binding.
+            return Err(Error::invalid_cursor(
+                "the query uses the legacy KeyConditions or QueryFilter parameters, which a \
+                 cursor cannot be bound to: use a key condition and filter expression"
+                    .to_owned(),
+            ));
+        }
+        // The cursor is bound to everything that decides which items come in
+        // which order: a token of another query is refused before sending.
+        let binding = crate::cursor::digest(&QueryShape {
+            index: query.get_index_name().as_deref(),
+            key_condition: query.get_key_condition_expression().as_deref(),
+            filter: query.get_filter_expression().as_deref(),
+            names: query.get_expression_attribute_names().as_ref(),
+            values: query.get_expression_attribute_values().as_ref(),
+            forward: *query.get_scan_index_forward(),
+        });
+        let mut query = query;
+        if let Some(token) = cursor {
+            query = query.set_exclusive_start_key(Some(cursors.decode_for(token, &binding)?));
+        }
+        let start = query.get_exclusive_start_key().clone();
+        let mode = mode(
+            query.get_return_consumed_capacity(),
+            self.return_consumed_capacity().cloned(),
+        );
+        let query = query.set_return_consumed_capacity(mode);
+        let span = tracing::info_span!(
+            "dynamodb_mapper.query_page",
+            table = %table,
+            index = index.as_deref().unwrap_or(""),
+            items = tracing::field::Empty,
+            consumed_capacity = tracing::field::Empty,
+        );
+        let out = super::call::call(&self.bound(), "Query", query.send())
+            .instrument(span.clone())
+            .await
+            .map_err(|f| f.into_error("Query"))?;
+        let used = out.consumed_capacity().map(|c| c.capacity_units());
+        span.record("consumed_capacity", tracing::field::debug(used));
+        let found = out.items.unwrap_or_default();
+        span.record("items", found.len());
+        let items = span.in_scope(|| registry.decode_all(found))?;
+        let next = match out.last_evaluated_key {
+            // A cursor to this very page again: a caller reading on would never
+            // get past it.
+            Some(key) if !key.is_empty() && start.as_ref() == Some(&key) => {
+                return Err(repeated_key("Query"));
+            }
+            Some(key) if !key.is_empty() => {
+                Some(cursors.encode_for(&key, &binding).map_err(|e| {
+                    Error::unexpected_response(
+                        "Query",
+                        format!(
+                            "its LastEvaluatedKey cannot be a cursor: {}",
+                            e.reason().unwrap_or("it does not fit the table's keys")
+                        ),
+                    )
+                })?)
+            }
+            _ => None,
+        };
+        Ok(Page { items, next })
+    }
+
+    /// A `Query` of this table, to complete with a key condition (and pass
+    /// to [`query_stream`](Self::query_stream) or send yourself). It asks
+    /// for consumed capacity when the table does
+    /// ([`consumed_capacity`](Self::consumed_capacity)).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let table = dynamodb_mapper::ops::Table::new(&client(), "AppTable", TABLE);
+    /// assert_eq!(table.query().get_table_name().as_deref(), Some("AppTable"));
+    /// ```
+    pub fn query(&self) -> QueryFluentBuilder {
+        self.client()
+            .query()
+            .table_name(self.name())
+            .set_return_consumed_capacity(self.return_consumed_capacity().cloned())
+    }
+
+    /// A `Scan` of this table (asking for consumed capacity as
+    /// [`query`](Self::query) does).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let table = dynamodb_mapper::ops::Table::new(&client(), "AppTable", TABLE);
+    /// assert_eq!(table.scan().get_table_name().as_deref(), Some("AppTable"));
+    /// ```
+    pub fn scan(&self) -> ScanFluentBuilder {
+        self.client()
+            .scan()
+            .table_name(self.name())
+            .set_return_consumed_capacity(self.return_consumed_capacity().cloned())
+    }
+
+    /// Runs a query page by page and decodes every item through `registry`,
+    /// as a stream holding one page at a time. Skipped and raw items come
+    /// out as [`Decoded::Skipped`] and [`Decoded::Raw`] (per the registry's
+    /// policies), never silently dropped; a failed page request ends the
+    /// stream with its error. Each page request is bounded by the table's
+    /// [`call_bound`](Self::call_bound) and each page, with the SDK's own
+    /// retries, by its [`deadline`](Self::deadline): a page that does not
+    /// come in time
+    /// ends the stream with an [`ErrorKind::Timeout`](crate::ErrorKind::Timeout)
+    /// error. A page whose `LastEvaluatedKey` is the key it was asked from
+    /// (the next page would be the same one) ends the stream, after its
+    /// items, with an
+    /// [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse)
+    /// error: the read is not complete, and never ends quietly.
+    ///
+    /// The stream runs in a `dynamodb_mapper.query` tracing span (`pages`,
+    /// `items`). When the table asks for consumed capacity and `query` does
+    /// not set `ReturnConsumedCapacity` itself, every page asks for it; the
+    /// running sum of what the pages report is the span's
+    /// `consumed_capacity` field.
+    ///
+    /// ```no_run
+    /// use futures_util::{StreamExt, pin_mut};
+    /// use dynamodb_mapper::expr::{KeyCondition, KeyConditionExt};
+    /// # use dynamodb_mapper::{Registry, ops::Table};
+    /// # async fn demo(table: Table, registry: Registry<String>) -> dynamodb_mapper::Result<()> {
+    /// let query = table
+    ///     .query()
+    ///     .with_key_condition(KeyCondition::new(table.schema(), "CUSTOMER#C1"))?;
+    /// let stream = table.query_stream(query, &registry);
+    /// pin_mut!(stream);
+    /// while let Some(decoded) = stream.next().await {
+    ///     if let Some(entity) = decoded?.into_entity() {
+    ///         println!("{entity}");
+    ///     }
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn query_stream<T: 'static>(
+        &self,
+        query: QueryFluentBuilder,
+        registry: &Registry<T>,
+    ) -> impl Stream<Item = Result<Decoded<T>>> + use<T> {
+        let mode = mode(
+            query.get_return_consumed_capacity(),
+            self.return_consumed_capacity().cloned(),
+        );
+        let asked = capacity::asks(mode.as_ref());
+        let query = query.set_return_consumed_capacity(mode);
+        let span = tracing::info_span!(
+            "dynamodb_mapper.query",
+            table = query.get_table_name().as_deref().unwrap_or_default(),
+            index = query.get_index_name().as_deref(),
+            pages = tracing::field::Empty,
+            items = tracing::field::Empty,
+            consumed_capacity = tracing::field::Empty,
+        );
+        let tally = Tally::new(span, asked);
+        let start = query.get_exclusive_start_key().clone();
+        decode_pages!(
+            query.into_paginator().send(),
+            start,
+            registry,
+            self.bound_unstarted(),
+            "Query",
+            tally
+        )
+    }
+
+    /// Runs a scan page by page and decodes every item through `registry`,
+    /// as a stream, exactly as [`query_stream`](Self::query_stream) does for
+    /// queries (in a `dynamodb_mapper.scan` span).
+    ///
+    /// ```no_run
+    /// use futures_util::TryStreamExt;
+    /// # use dynamodb_mapper::{Registry, ops::Table};
+    /// # async fn demo(table: Table, registry: Registry<String>) -> dynamodb_mapper::Result<()> {
+    /// let all: Vec<_> = table.scan_stream(table.scan(), &registry).try_collect().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn scan_stream<T: 'static>(
+        &self,
+        scan: ScanFluentBuilder,
+        registry: &Registry<T>,
+    ) -> impl Stream<Item = Result<Decoded<T>>> + use<T> {
+        let mode = mode(
+            scan.get_return_consumed_capacity(),
+            self.return_consumed_capacity().cloned(),
+        );
+        let asked = capacity::asks(mode.as_ref());
+        let scan = scan.set_return_consumed_capacity(mode);
+        let span = tracing::info_span!(
+            "dynamodb_mapper.scan",
+            table = scan.get_table_name().as_deref().unwrap_or_default(),
+            index = scan.get_index_name().as_deref(),
+            pages = tracing::field::Empty,
+            items = tracing::field::Empty,
+            consumed_capacity = tracing::field::Empty,
+        );
+        let tally = Tally::new(span, asked);
+        let start = scan.get_exclusive_start_key().clone();
+        decode_pages!(
+            scan.into_paginator().send(),
+            start,
+            registry,
+            self.bound_unstarted(),
+            "Scan",
+            tally
+        )
+    }
 }

@@ -108,18 +108,26 @@ pub struct Transaction {
 /// The longest idempotency token DynamoDB accepts.
 const MAX_TOKEN_LEN: usize = 36;
 
-impl Transaction {
-    /// An empty transaction on `table` (see [`Table::transaction`]).
-    pub(super) fn new(table: Table) -> Self {
+impl Table {
+    /// An empty write transaction on this table.
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let tx = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE).transaction();
+    /// assert!(tx.is_empty());
+    /// ```
+    pub fn transaction(&self) -> Transaction {
         Transaction {
-            table,
+            table: self.clone(),
             actions: Vec::new(),
             infos: Vec::new(),
             seen: HashSet::new(),
             token: format!("{:032x}", fastrand::u128(..)),
         }
     }
+}
 
+impl Transaction {
     /// The idempotency token sent with the transaction: random (128 bits) for
     /// each new `Transaction`, or the one given to
     /// [`with_token`](Self::with_token). DynamoDB applies requests with one
@@ -623,6 +631,9 @@ impl Transaction {
     /// [`retry_policy`](super::Table::retry_policy): DynamoDB applies the
     /// transaction at most once and answers a resend with the outcome of
     /// the first.
+    ///
+    /// Returns within the table's [deadline](crate::ops::Table::deadline),
+    /// every attempt, retry and pause included.
     ///
     /// # Errors
     /// [`ErrorKind::TransactionCanceled`](crate::ErrorKind::TransactionCanceled)

@@ -1,23 +1,21 @@
 //! Updates through the helpers: typed partial updates
-//! ([`Table::update_entity`], version-checked [`Table::update_versioned`]),
-//! atomic counters ([`Table::increment`]) and set-if-absent
-//! ([`Table::put_if_absent`]); and the check every raw [`Update`] a helper
-//! sends goes through.
+//! ([`Table::update_entity`]) and atomic counters ([`Table::increment`]).
+//! The version-checked update lives with the other versioned helpers, in
+//! `version.rs`; raw updates pass the gate (`gate.rs`).
 
-use aws_sdk_dynamodb::operation::update_item::{UpdateItemError, UpdateItemOutput};
-use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
-use tracing::Instrument;
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 
 use super::Table;
-use super::call::{Failed, call, send_conditional};
+use super::call::Failed;
 use super::describe_key;
 use super::gate::check_update;
-use super::version::{conflict, first_version, version_attribute, versioned_new, versioned_update};
+use super::send::{HelperCall, item_span, send_update};
+use super::version::first_version;
 use crate::error::{Error, Result};
-use crate::expr::{Attr, Condition, ConditionExt, Expression, Update, UpdateExt, ValueType};
+use crate::expr::{Attr, Expression, Update, ValueType};
 use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt};
-use crate::record::Record;
 
 /// The condition that the item at the key exists.
 fn exists<M: Mapper>() -> Result<Expression> {
@@ -26,267 +24,196 @@ fn exists<M: Mapper>() -> Result<Expression> {
         .build_with_prefix("dme")
 }
 
-/// Sends one conditional `UpdateItem` (no SDK retries: see
-/// `call_conditional`).
-async fn send(
-    table: &Table,
-    key: Item,
-    update: Update,
-    condition: Option<Expression>,
-    return_values: Option<ReturnValue>,
-    span: &tracing::Span,
-) -> Result<UpdateItemOutput, Failed<UpdateItemError>> {
-    let mut request = table
-        .client()
-        .update_item()
-        .table_name(table.name())
-        .set_key(Some(key))
-        .set_return_values(return_values)
-        .set_return_consumed_capacity(table.return_consumed_capacity().cloned())
-        .with_update(update)
-        .map_err(Failed::NotSent)?;
-    if let Some(condition) = condition {
-        // The item as it was comes back with a refusal, to say why.
-        request = request
-            .with_condition(condition)
-            .map_err(Failed::NotSent)?
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
-    }
-    send_conditional!(table, "UpdateItem", request)
-        .instrument(span.clone())
-        .await
-}
-
-fn span<M: Mapper>(name: &'static str, table: &Table, key: &Item) -> tracing::Span {
-    match name {
-        "increment" => tracing::info_span!(
-            "dynamodb_mapper.increment",
-            table = table.name(),
-            entity_type = M::ENTITY_TYPE,
-            key = %describe_key(key),
-        ),
-        "put_if_absent" => tracing::info_span!(
-            "dynamodb_mapper.put_if_absent",
-            table = table.name(),
-            entity_type = M::ENTITY_TYPE,
-            key = %describe_key(key),
-        ),
-        _ => tracing::info_span!(
-            "dynamodb_mapper.update",
-            table = table.name(),
-            entity_type = M::ENTITY_TYPE,
-            key = %describe_key(key),
-        ),
-    }
-}
-
-/// See [`Table::update_entity`].
-pub(super) async fn update_entity<M: Mapper>(
-    table: &Table,
-    old: &M::Entity,
-    new: &M::Entity,
-) -> Result<()> {
-    let key = M::key(new)?;
-    if let Some(attribute) = M::TABLE.version_attribute() {
-        return Err(Error::version_check_required(
-            describe_key(&key),
-            "update",
-            attribute,
-            "Table::update_versioned with the record read",
-        )
-        .with_entity_type(M::ENTITY_TYPE));
-    }
-    let update = Update::between::<M>(old, new)?;
-    if update.is_empty() {
-        return Ok(());
-    }
-    let span = span::<M>("update", table, &key);
-    match send(
-        table,
-        key.clone(),
-        update,
-        Some(exists::<M>()?),
-        None,
-        &span,
-    )
-    .await
-    {
-        Ok(_) => Ok(()),
-        Err(Failed::Service(e)) if e.is_conditional_check_failed_exception() => {
-            Err(Error::not_found(describe_key(&key)).with_entity_type(M::ENTITY_TYPE))
-        }
-        Err(f) => Err(f
-            .into_write_error("UpdateItem", describe_key(&key))
-            .with_entity_type(M::ENTITY_TYPE)),
-    }
-}
-
-/// See [`Table::update_versioned`].
-pub(super) async fn update_versioned<M: Mapper>(
-    table: &Table,
-    record: &mut Record<M::Entity>,
-    new: M::Entity,
-) -> Result<u64> {
-    let attribute = version_attribute::<M>()?;
-    let update = Update::between::<M>(&record.entity, &new)?;
-    if update.is_empty()
-        && let Some(v) = record.version
-    {
-        // Nothing to write, but the record may be stale: `new` is the
-        // stored state only if the item is still at the version read.
-        let key = M::key(&new)?;
-        let span = span::<M>("update", table, &key);
-        let stored = stored_version(table, key.clone(), attribute)
-            .instrument(span)
-            .await?;
-        if stored != Some(v) {
-            return Err(conflict::<M>(record, &key));
-        }
-        record.entity = new;
-        return Ok(v);
-    }
-    let versioned = versioned_update::<M>(record, update)?;
-    let span = span::<M>("update", table, &versioned.key);
-    let sent = send(
-        table,
-        versioned.key.clone(),
-        versioned.update,
-        Some(versioned.condition),
-        None,
-        &span,
-    )
-    .await;
-    match sent {
-        Ok(_) => {
-            record.entity = new;
-            record.version = Some(versioned.next);
-            record.stored = true;
-            Ok(versioned.next)
-        }
-        Err(Failed::Service(e)) if e.is_conditional_check_failed_exception() => {
-            Err(conflict::<M>(record, &versioned.key))
-        }
-        Err(f) => Err(f
-            .into_write_error("UpdateItem", describe_key(&versioned.key))
-            .with_entity_type(M::ENTITY_TYPE)),
-    }
-}
-
-/// The version of the item at `key` as stored now (a strongly consistent
-/// read of that one attribute): `None` when there is no item or it has no
-/// version a `u64` holds.
-async fn stored_version(table: &Table, key: Item, attribute: &str) -> Result<Option<u64>> {
-    let request = table
-        .client()
-        .get_item()
-        .table_name(table.name())
-        .set_key(Some(key))
-        .consistent_read(true)
-        .projection_expression("#v")
-        .expression_attribute_names("#v", attribute)
-        .set_return_consumed_capacity(table.return_consumed_capacity().cloned())
-        .send();
-    let out = call(&table.bound(), "GetItem", request)
-        .await
-        .map_err(|f| f.into_error("GetItem"))?;
-    Ok(match out.item().and_then(|item| item.get(attribute)) {
-        Some(AttributeValue::N(n)) => n.parse().ok(),
-        _ => None,
-    })
-}
-
-/// See [`Table::increment`].
-pub(super) async fn increment<M: Mapper>(
-    table: &Table,
-    key: Item,
-    attribute: &str,
-    by: i64,
-) -> Result<i64> {
-    let key = M::TABLE
-        .key_of(&key)
-        .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
-    let mut update = Update::new().add(Attr::top_level(attribute), by);
-    check_update::<M>(&update, "Table::update_entity or Table::update_with_retry")?;
-    // Applied only to a number whose sum stays a 64-bit integer (or to no
-    // value yet): DynamoDB would add to any number and refuse a string
-    // only after the request, and a sum out of range would be stored but
-    // could not be returned.
-    let counter = Attr::top_level(attribute);
-    let (low, high) = if by >= 0 {
-        (i64::MIN, i64::MAX - by)
-    } else {
-        (i64::MIN - by, i64::MAX)
-    };
-    let mut condition = counter.clone().not_exists()
-        | (counter.clone().has_type(ValueType::Number) & counter.between(low, high));
-    if let Some(d) = M::TABLE.discriminator_attribute() {
-        // A new item gets the type; an existing one must be of it.
-        update = update.set(
-            Attr::top_level(d),
-            Attr::top_level(d).if_not_exists(M::ENTITY_TYPE),
-        );
-        let types = std::iter::once(M::ENTITY_TYPE).chain(M::ALIASES.iter().copied());
-        let pk = Attr::top_level(M::TABLE.partition_key_attribute().name);
-        condition = (pk.not_exists() | Attr::top_level(d).is_in(types)) & condition;
-    }
-    if let Some(v) = M::TABLE.version_attribute() {
-        // A counter change is a change: the version moves on, so a writer
-        // holding the old version cannot overwrite the new count.
-        update = update.set(
-            Attr::top_level(v),
-            Attr::top_level(v).if_not_exists(first_version()).plus(1),
-        );
-    }
-    let span = span::<M>("increment", table, &key);
-    let out = match send(
-        table,
-        key.clone(),
-        update,
-        Some(condition.build_with_prefix("dmi")?),
-        Some(ReturnValue::UpdatedNew),
-        &span,
-    )
-    .await
-    {
-        Ok(out) => out,
-        Err(Failed::Service(UpdateItemError::ConditionalCheckFailedException(e))) => {
-            let reason = refusal::<M>(e.item(), attribute, by);
-            return Err(Error::invalid_value(
+impl Table {
+    /// Updates the item of `old` to `new` with one `UpdateItem`: the
+    /// attributes that changed (maps member by member), the attributes that
+    /// became absent removed, and every attribute the mapper derives (GSI
+    /// keys, TTL, timestamps, discriminator) recomputed, as
+    /// [`Update::between`](crate::expr::Update::between) builds it. Nothing
+    /// is sent when nothing changed. The item must exist: an update never
+    /// creates a partial item.
+    ///
+    /// For a table without a version attribute; a versioned entity is
+    /// updated with [`update_versioned`](Self::update_versioned).
+    ///
+    /// Returns within the table's [deadline](crate::ops::Table::deadline),
+    /// every attempt, retry and pause included.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) naming the key
+    /// attribute when `new` has another primary key;
+    /// [`ErrorKind::VersionCheckRequired`](crate::ErrorKind::VersionCheckRequired)
+    /// on a versioned table; [`ErrorKind::NotFound`](crate::ErrorKind::NotFound)
+    /// when no item exists at the key (nothing written); mapping errors;
+    /// timeouts and SDK errors as for [`put_versioned`](Self::put_versioned)
+    /// (outcome unknown when no answer came).
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Mapper, ops::Table};
+    /// # #[derive(Clone, serde::Serialize, serde::Deserialize)] struct Order { id: String, status: String }
+    /// # async fn demo<M: Mapper<Entity = Order>>(table: Table, order: Order) -> dynamodb_mapper::Result<()> {
+    /// let mut shipped = order.clone();
+    /// shipped.status = "shipped".into();
+    /// table.update_entity::<M>(&order, &shipped).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn update_entity<M: Mapper>(&self, old: &M::Entity, new: &M::Entity) -> Result<()> {
+        let key = M::key(new)?;
+        if let Some(attribute) = M::TABLE.version_attribute() {
+            return Err(Error::version_check_required(
+                describe_key(&key),
+                "update",
                 attribute,
-                format!(
-                    "cannot be incremented by {by} at {}: {reason}; nothing was written",
-                    describe_key(&key)
-                ),
+                "Table::update_versioned with the record read",
             )
             .with_entity_type(M::ENTITY_TYPE));
         }
-        Err(f) => {
-            return Err(f
-                .into_write_error("UpdateItem", describe_key(&key))
-                .with_entity_type(M::ENTITY_TYPE));
+        let update = Update::between::<M>(old, new)?;
+        if update.is_empty() {
+            return Ok(());
         }
-    };
-    let value = out.attributes().and_then(|a| a.get(attribute));
-    let applied = |reason: String| {
-        Error::maybe_applied(
-            "UpdateItem",
-            describe_key(&key),
-            Error::unexpected_response("UpdateItem", reason),
+        let span = item_span!("dynamodb_mapper.update", self, M::ENTITY_TYPE, &key);
+        let mut call = HelperCall::new(self, span);
+        match send_update(&mut call, key.clone(), update, Some(exists::<M>()?), None).await {
+            Ok(_) => Ok(()),
+            Err(Failed::Service(UpdateItemError::ConditionalCheckFailedException(_))) => {
+                Err(Error::not_found(describe_key(&key)).with_entity_type(M::ENTITY_TYPE))
+            }
+            Err(f) => Err(f
+                .into_write_error("UpdateItem", describe_key(&key))
+                .with_entity_type(M::ENTITY_TYPE)),
+        }
+    }
+
+    /// Adds `by` (negative to subtract) to the number attribute `attribute`
+    /// of the item at `key` in one atomic `UpdateItem`, and returns the new
+    /// value. When no item exists, it is created with the key, `attribute =
+    /// by` and the discriminator; concurrent increments are never lost. On
+    /// a versioned table the version moves on too (a writer holding the
+    /// old version gets a conflict instead of overwriting the count).
+    ///
+    /// The item created holds only those attributes: use it for counter
+    /// entities whose other fields are optional or derived from the key.
+    /// An existing item of another entity type is not touched.
+    ///
+    /// Returns within the table's [deadline](crate::ops::Table::deadline),
+    /// every attempt, retry and pause included.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) naming the
+    /// attribute, with nothing written: before sending, when it is a key,
+    /// version or discriminator attribute, or a field a key pattern renders
+    /// a key from (the index would keep the old value: change it with
+    /// [`update_entity`](Self::update_entity) or
+    /// [`update_with_retry`](Self::update_with_retry), which render the key
+    /// again); after DynamoDB's refusal, when the item at `key` is of
+    /// another entity type, the stored value is not a number, or the sum
+    /// would leave the 64-bit integer range;
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) for a key that
+    /// does not fit the table;
+    /// [`ErrorKind::MaybeApplied`](crate::ErrorKind::MaybeApplied) naming the
+    /// key when no credible answer came (a timeout, a dropped connection, a
+    /// server error: the increment may have been applied, and is not sent
+    /// again, as it would count twice), or when the answer holds no 64-bit
+    /// integer (it was applied; a stored number with a fraction). Throttling
+    /// is retried.
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Mapper, MapperExt, ops::Table};
+    /// # async fn demo<M: Mapper>(table: Table) -> dynamodb_mapper::Result<()> {
+    /// let views = table.increment::<M>(M::string_key("PAGE#home", "STATS")?, "views", 1).await?;
+    /// println!("{views} views");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn increment<M: Mapper>(&self, key: Item, attribute: &str, by: i64) -> Result<i64> {
+        let key = M::TABLE
+            .key_of(&key)
+            .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
+        let mut update = Update::new().add(Attr::top_level(attribute), by);
+        check_update::<M>(&update, "Table::update_entity or Table::update_with_retry")?;
+        // Applied only to a number whose sum stays a 64-bit integer (or to no
+        // value yet): DynamoDB would add to any number and refuse a string
+        // only after the request, and a sum out of range would be stored but
+        // could not be returned.
+        let counter = Attr::top_level(attribute);
+        let (low, high) = if by >= 0 {
+            (i64::MIN, i64::MAX - by)
+        } else {
+            (i64::MIN - by, i64::MAX)
+        };
+        let mut condition = counter.clone().not_exists()
+            | (counter.clone().has_type(ValueType::Number) & counter.between(low, high));
+        if let Some(d) = M::TABLE.discriminator_attribute() {
+            // A new item gets the type; an existing one must be of it.
+            update = update.set(
+                Attr::top_level(d),
+                Attr::top_level(d).if_not_exists(M::ENTITY_TYPE),
+            );
+            let types = std::iter::once(M::ENTITY_TYPE).chain(M::ALIASES.iter().copied());
+            let pk = Attr::top_level(M::TABLE.partition_key_attribute().name);
+            condition = (pk.not_exists() | Attr::top_level(d).is_in(types)) & condition;
+        }
+        if let Some(v) = M::TABLE.version_attribute() {
+            // A counter change is a change: the version moves on, so a writer
+            // holding the old version cannot overwrite the new count.
+            update = update.set(
+                Attr::top_level(v),
+                Attr::top_level(v).if_not_exists(first_version()).plus(1),
+            );
+        }
+        let span = item_span!("dynamodb_mapper.increment", self, M::ENTITY_TYPE, &key);
+        let mut call = HelperCall::new(self, span);
+        let out = match send_update(
+            &mut call,
+            key.clone(),
+            update,
+            Some(condition.build_with_prefix("dmi")?),
+            Some(ReturnValue::UpdatedNew),
         )
-        .with_entity_type(M::ENTITY_TYPE)
-    };
-    match value {
-        Some(AttributeValue::N(n)) => n.parse::<i64>().map_err(|_| {
-            applied(format!(
-                "the increment was applied, but the new value of `{attribute}` is {n}, which is \
-                 not a 64-bit integer"
-            ))
-        }),
-        other => Err(applied(format!(
-            "the increment was applied, but the answer holds no number for `{attribute}` \
-             (found {})",
-            other.map_or("nothing", crate::item::type_name)
-        ))),
+        .await
+        {
+            Ok(out) => out,
+            Err(Failed::Service(UpdateItemError::ConditionalCheckFailedException(e))) => {
+                let reason = refusal::<M>(e.item(), attribute, by);
+                return Err(Error::invalid_value(
+                    attribute,
+                    format!(
+                        "cannot be incremented by {by} at {}: {reason}; nothing was written",
+                        describe_key(&key)
+                    ),
+                )
+                .with_entity_type(M::ENTITY_TYPE));
+            }
+            Err(f) => {
+                return Err(f
+                    .into_write_error("UpdateItem", describe_key(&key))
+                    .with_entity_type(M::ENTITY_TYPE));
+            }
+        };
+        let value = out.attributes().and_then(|a| a.get(attribute));
+        let applied = |reason: String| {
+            Error::maybe_applied(
+                "UpdateItem",
+                describe_key(&key),
+                Error::unexpected_response("UpdateItem", reason),
+            )
+            .with_entity_type(M::ENTITY_TYPE)
+        };
+        match value {
+            Some(AttributeValue::N(n)) => n.parse::<i64>().map_err(|_| {
+                applied(format!(
+                    "the increment was applied, but the new value of `{attribute}` is {n}, which is \
+                     not a 64-bit integer"
+                ))
+            }),
+            other => Err(applied(format!(
+                "the increment was applied, but the answer holds no number for `{attribute}` \
+                 (found {})",
+                other.map_or("nothing", crate::item::type_name)
+            ))),
+        }
     }
 }
 
@@ -314,36 +241,5 @@ fn refusal<M: Mapper>(item: Option<&Item>, attribute: &str, by: i64) -> String {
         ),
         Some(other) => format!("it holds {}, not a number", crate::item::type_name(other)),
         None => format!("dynamodb refused adding {by} to an absent value"),
-    }
-}
-
-/// See [`Table::put_if_absent`].
-pub(super) async fn put_if_absent<M: Mapper>(table: &Table, entity: &M::Entity) -> Result<bool> {
-    let (item, condition) = if M::TABLE.version_attribute().is_some() {
-        let put = versioned_new::<M>(entity)?;
-        (put.item, put.condition)
-    } else {
-        let item = M::to_item(entity)?;
-        let pk = Attr::top_level(M::TABLE.partition_key_attribute().name);
-        (item, Condition::build_with_prefix(&pk.not_exists(), "dmn")?)
-    };
-    let key = M::TABLE
-        .key_of(&item)
-        .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
-    let span = span::<M>("put_if_absent", table, &key);
-    let request = table
-        .client()
-        .put_item()
-        .table_name(table.name())
-        .set_item(Some(item))
-        .set_return_consumed_capacity(table.return_consumed_capacity().cloned())
-        .with_condition(condition)?;
-    let sent = send_conditional!(table, "PutItem", request);
-    match sent.instrument(span).await {
-        Ok(_) => Ok(true),
-        Err(Failed::Service(e)) if e.is_conditional_check_failed_exception() => Ok(false),
-        Err(f) => Err(f
-            .into_write_error("PutItem", describe_key(&key))
-            .with_entity_type(M::ENTITY_TYPE)),
     }
 }

@@ -4,9 +4,8 @@
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
 
-use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::batch_get_item::{BatchGetItemError, BatchGetItemOutput};
-use aws_sdk_dynamodb::types::{KeysAndAttributes, ReturnConsumedCapacity};
+use aws_sdk_dynamodb::types::KeysAndAttributes;
 use tracing::Instrument;
 
 use super::run::{Job, Sorted, run};
@@ -14,11 +13,11 @@ use super::{BATCH_GET_LIMIT, BatchSummary, Entry};
 use crate::error::{Error, Result, Unread};
 use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt};
+use crate::ops::Table;
 use crate::ops::call::{Bound, Failed, call, one_attempt};
 use crate::ops::capacity;
 use crate::ops::describe_key;
 use crate::ops::identity::KeyId;
-use crate::ops::{RetryPolicy, Table};
 use crate::registry::{Decoded, RawItem, Registry, Skipped};
 use crate::schema::TableSchema;
 
@@ -134,31 +133,33 @@ pub struct FailedItem {
 /// ```
 #[derive(Debug, Clone)]
 pub struct BatchGetter {
-    client: Client,
-    table: String,
-    schema: TableSchema,
-    retry: RetryPolicy,
-    bound: Bound,
-    capacity: Option<ReturnConsumedCapacity>,
+    /// The table, its deadline started only while a call runs.
+    table: Table,
     concurrency: usize,
     consistent_read: bool,
 }
 
-impl BatchGetter {
-    /// A reader for `table` (see [`Table`]).
-    pub(in crate::ops) fn new(table: Table) -> Self {
+impl Table {
+    /// A batch reader of this table (4 batches in flight, eventually
+    /// consistent reads).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let getter = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE)
+    ///     .batch_getter()
+    ///     .consistent_read(true);
+    /// # let _ = getter;
+    /// ```
+    pub fn batch_getter(&self) -> BatchGetter {
         BatchGetter {
-            client: table.client().clone(),
-            table: table.name().to_owned(),
-            schema: table.schema(),
-            retry: table.retry_policy(),
-            bound: table.bound_unstarted(),
-            capacity: table.return_consumed_capacity().cloned(),
+            table: self.clone(),
             concurrency: 4,
             consistent_read: false,
         }
     }
+}
 
+impl BatchGetter {
     /// Sets how many batches are in flight at once (at least 1).
     ///
     /// ```
@@ -190,6 +191,9 @@ impl BatchGetter {
     /// does not spoil the rest: it is reported in [`BatchRead::failed`] with
     /// its key and error.
     ///
+    /// Returns within the table's [deadline](crate::ops::Table::deadline),
+    /// every attempt, retry and pause included.
+    ///
     /// # Errors
     /// As [`get_items`](Self::get_items).
     ///
@@ -210,6 +214,9 @@ impl BatchGetter {
     /// missing types (what they skipped or kept raw is in the result). As
     /// with [`get`](Self::get), an item that does not decode is reported in
     /// [`BatchRead::failed`] and does not spoil the rest.
+    ///
+    /// Returns within the table's [deadline](crate::ops::Table::deadline),
+    /// every attempt, retry and pause included.
     ///
     /// # Errors
     /// As [`get_items`](Self::get_items).
@@ -247,7 +254,7 @@ impl BatchGetter {
         for item in items {
             // The key is taken before decoding consumes the item; it was
             // checked when the item was matched to the key asked for.
-            let key = self.schema.key_of(&item).unwrap_or_default();
+            let key = self.table.schema().key_of(&item).unwrap_or_default();
             match decode(item) {
                 Ok(Decoded::Entity(entity)) => read.entities.push(entity),
                 Ok(Decoded::Skipped(skipped)) => read.skipped.push(skipped),
@@ -259,6 +266,9 @@ impl BatchGetter {
     }
 
     /// Reads the items of `keys` as they are, with a summary.
+    ///
+    /// Returns within the table's [deadline](crate::ops::Table::deadline),
+    /// every attempt, retry and pause included.
     ///
     /// # Errors
     /// Before anything is sent:
@@ -280,7 +290,7 @@ impl BatchGetter {
     pub async fn get_items(&self, keys: Vec<Item>) -> Result<(Vec<Item>, BatchSummary)> {
         let span = tracing::info_span!(
             "dynamodb_mapper.batch_get",
-            table = %self.table,
+            table = self.table.name(),
             keys = keys.len(),
             requests = tracing::field::Empty,
             retries = tracing::field::Empty,
@@ -291,7 +301,7 @@ impl BatchGetter {
             let mut seen = HashSet::with_capacity(keys.len());
             let mut entries = Vec::with_capacity(keys.len());
             for key in keys {
-                let key = self.schema.key_of(&key)?;
+                let key = self.table.schema().key_of(&key)?;
                 let id = KeyId::of(&key);
                 if !seen.insert(id.clone()) {
                     return Err(Error::duplicate_key(OPERATION, describe_key(&key)));
@@ -304,10 +314,10 @@ impl BatchGetter {
             }
             // The deadline counts from here, for every chunk and retry.
             let job = Self {
-                bound: self.bound.clone().start(),
+                table: self.table.started(),
                 ..self.clone()
             };
-            let out = run(&job, entries, self.retry, self.concurrency).await;
+            let out = run(&job, entries, self.table.retry_policy(), self.concurrency).await;
             recorder.record("requests", out.summary.requests);
             recorder.record("retries", out.summary.retries);
             capacity::record(&recorder, out.summary.consumed_capacity.as_ref());
@@ -324,7 +334,7 @@ impl BatchGetter {
                 unprocessed,
             };
             Err(Error::batch_get_incomplete(
-                self.table.clone(),
+                self.table.name().to_owned(),
                 unread,
                 out.attempts,
                 out.cause,
@@ -342,12 +352,12 @@ impl Job for BatchGetter {
     const OPERATION: &'static str = OPERATION;
     const CHUNK: usize = BATCH_GET_LIMIT;
 
-    fn bound(&self) -> &Bound {
-        &self.bound
+    fn bound(&self) -> Bound {
+        self.table.bound()
     }
 
     fn asks_capacity(&self) -> bool {
-        capacity::asks(self.capacity.as_ref())
+        capacity::asks(self.table.return_consumed_capacity())
     }
 
     fn send(
@@ -360,19 +370,21 @@ impl Job for BatchGetter {
             .consistent_read(self.consistent_read)
             .build()
             .map(|keys| {
-                self.client
+                self.table
+                    .client()
                     .batch_get_item()
-                    .request_items(self.table.clone(), keys)
-                    .set_return_consumed_capacity(self.capacity.clone())
+                    .request_items(self.table.name(), keys)
+                    .set_return_consumed_capacity(self.table.return_consumed_capacity().cloned())
                     // One SDK attempt per send: the runner retries by the
                     // table's policy, and counts every request it makes.
                     .customize()
                     .config_override(one_attempt())
                     .send()
             });
+        let bound = self.table.bound();
         async move {
             match request {
-                Ok(request) => call(&self.bound, OPERATION, request).await,
+                Ok(request) => call(&bound, OPERATION, request).await,
                 // Unreachable (the only required field is set), but not a panic.
                 Err(e) => Err(Failed::NotSent(Error::sdk(OPERATION, e))),
             }
@@ -386,8 +398,8 @@ impl Job for BatchGetter {
     ) -> std::result::Result<Sorted, String> {
         let capacity = response.consumed_capacity.take().unwrap_or_default();
         let (found, again) = sort(
-            &self.table,
-            &self.schema,
+            self.table.name(),
+            &self.table.schema(),
             pending,
             response.responses,
             response.unprocessed_keys,

@@ -31,8 +31,9 @@ pub(super) trait Job {
     /// Whether the requests ask DynamoDB for consumed capacity.
     fn asks_capacity(&self) -> bool;
 
-    /// The bound of each attempt, whose sleep also paces the retries.
-    fn bound(&self) -> &Bound;
+    /// The bound of each attempt (and the batch call's deadline), whose
+    /// sleep also paces the retries.
+    fn bound(&self) -> Bound;
 
     /// Sends one attempt (bounded in time, see `ops::call`).
     fn send(

@@ -4,11 +4,8 @@
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
 
-use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::batch_write_item::{BatchWriteItemError, BatchWriteItemOutput};
-use aws_sdk_dynamodb::types::{
-    AttributeValue, DeleteRequest, PutRequest, ReturnConsumedCapacity, WriteRequest,
-};
+use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, PutRequest, WriteRequest};
 use tracing::Instrument;
 
 use super::run::{Job, Sorted, run};
@@ -17,12 +14,12 @@ use crate::check::{self, WriteRules};
 use crate::error::{Error, Result, Unwritten};
 use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt};
+use crate::ops::Table;
 use crate::ops::call::{Bound, Failed, call, one_attempt};
 use crate::ops::capacity;
 use crate::ops::describe_key;
 use crate::ops::identity::KeyId;
 use crate::ops::version::first_version;
-use crate::ops::{RetryPolicy, Table};
 use crate::schema::TableSchema;
 
 const OPERATION: &str = "BatchWriteItem";
@@ -67,31 +64,30 @@ const OPERATION: &str = "BatchWriteItem";
 /// ```
 #[derive(Debug, Clone)]
 pub struct BatchWriter {
-    client: Client,
-    table: String,
-    schema: TableSchema,
-    retry: RetryPolicy,
-    bound: Bound,
-    capacity: Option<ReturnConsumedCapacity>,
+    /// The table, its deadline started only while a call runs.
+    table: Table,
     concurrency: usize,
     import: bool,
 }
 
-impl BatchWriter {
-    /// A writer for `table` (see [`Table`]).
-    pub(in crate::ops) fn new(table: Table) -> Self {
+impl Table {
+    /// A batch writer into this table (4 batches in flight).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let writer = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE).batch_writer();
+    /// # let _ = writer;
+    /// ```
+    pub fn batch_writer(&self) -> BatchWriter {
         BatchWriter {
-            client: table.client().clone(),
-            table: table.name().to_owned(),
-            schema: table.schema(),
-            retry: table.retry_policy(),
-            bound: table.bound_unstarted(),
-            capacity: table.return_consumed_capacity().cloned(),
+            table: self.clone(),
             concurrency: 4,
             import: false,
         }
     }
+}
 
+impl BatchWriter {
     /// Sets how many batches are in flight at once (at least 1).
     ///
     /// ```
@@ -125,6 +121,9 @@ impl BatchWriter {
 
     /// Puts entities through their mapper. Every entity is mapped (and
     /// checked) before anything is sent.
+    ///
+    /// Returns within the table's [deadline](crate::ops::Table::deadline),
+    /// every attempt, retry and pause included.
     ///
     /// # Errors
     /// Mapping errors;
@@ -161,6 +160,9 @@ impl BatchWriter {
     /// Puts items as they are (after the write checks, see
     /// [`write`](Self::write)).
     ///
+    /// Returns within the table's [deadline](crate::ops::Table::deadline),
+    /// every attempt, retry and pause included.
+    ///
     /// # Errors
     /// As [`write`](Self::write).
     ///
@@ -175,6 +177,9 @@ impl BatchWriter {
     }
 
     /// Deletes the items of these entities (their keys through the mapper).
+    ///
+    /// Returns within the table's [deadline](crate::ops::Table::deadline),
+    /// every attempt, retry and pause included.
     ///
     /// # Errors
     /// Mapping errors;
@@ -208,6 +213,9 @@ impl BatchWriter {
 
     /// Deletes items by primary key.
     ///
+    /// Returns within the table's [deadline](crate::ops::Table::deadline),
+    /// every attempt, retry and pause included.
+    ///
     /// # Errors
     /// As [`write`](Self::write).
     ///
@@ -237,6 +245,9 @@ impl BatchWriter {
     /// layout of the writer's schema, values as DynamoDB checks them, item
     /// size), so an item DynamoDB would reject cannot fail a batch after
     /// other batches were written.
+    ///
+    /// Returns within the table's [deadline](crate::ops::Table::deadline),
+    /// every attempt, retry and pause included.
     ///
     /// # Errors
     /// Before anything is sent:
@@ -275,7 +286,7 @@ impl BatchWriter {
     ) -> Result<BatchSummary> {
         let span = tracing::info_span!(
             "dynamodb_mapper.batch_write",
-            table = %self.table,
+            table = self.table.name(),
             items = requests.len(),
             requests = tracing::field::Empty,
             retries = tracing::field::Empty,
@@ -286,10 +297,10 @@ impl BatchWriter {
             let entries = self.check(requests, items_checked)?;
             // The deadline counts from here, for every chunk and retry.
             let job = Self {
-                bound: self.bound.clone().start(),
+                table: self.table.started(),
                 ..self.clone()
             };
-            let out = run(&job, entries, self.retry, self.concurrency).await;
+            let out = run(&job, entries, self.table.retry_policy(), self.concurrency).await;
             recorder.record("requests", out.summary.requests);
             recorder.record("retries", out.summary.retries);
             capacity::record(&recorder, out.summary.consumed_capacity.as_ref());
@@ -306,7 +317,7 @@ impl BatchWriter {
                 in_doubt: out.in_doubt,
             };
             Err(Error::batch_write_incomplete(
-                self.table.clone(),
+                self.table.name().to_owned(),
                 out.done,
                 unwritten,
                 out.attempts,
@@ -328,20 +339,20 @@ impl BatchWriter {
         let mut seen = HashSet::with_capacity(requests.len());
         let mut entries = Vec::with_capacity(requests.len());
         for mut request in requests {
-            let key = request_key(&self.schema, &request)?;
-            if !self.import && self.schema.version_attribute().is_some() {
+            let key = request_key(&self.table.schema(), &request)?;
+            if !self.import && self.table.schema().version_attribute().is_some() {
                 let operation = if request.put_request.is_some() {
                     "batch put"
                 } else {
                     "batch delete"
                 };
-                return Err(self.refusal(&key, operation, self.schema));
+                return Err(self.refusal(&key, operation, self.table.schema()));
             }
             // Importing, the first version goes in before the checks: the
             // item sent is the item checked.
             let mut versioned = false;
             if let (Some(attr), Some(put)) = (
-                self.schema.version_attribute(),
+                self.table.schema().version_attribute(),
                 request.put_request.as_mut(),
             ) && !put.item.contains_key(attr)
             {
@@ -353,7 +364,7 @@ impl BatchWriter {
             }
             if let Some(put) = &request.put_request {
                 let checked = match (items_checked, versioned) {
-                    (false, _) => check::write(&put.item, WriteRules::raw(&self.schema)),
+                    (false, _) => check::write(&put.item, WriteRules::raw(&self.table.schema())),
                     // Checked by `to_item`; only the version is new.
                     (true, true) => check::size(&put.item),
                     (true, false) => Ok(()),
@@ -391,12 +402,12 @@ impl Job for BatchWriter {
     const OPERATION: &'static str = OPERATION;
     const CHUNK: usize = BATCH_WRITE_LIMIT;
 
-    fn bound(&self) -> &Bound {
-        &self.bound
+    fn bound(&self) -> Bound {
+        self.table.bound()
     }
 
     fn asks_capacity(&self) -> bool {
-        capacity::asks(self.capacity.as_ref())
+        capacity::asks(self.table.return_consumed_capacity())
     }
 
     fn send(
@@ -405,16 +416,18 @@ impl Job for BatchWriter {
     ) -> impl Future<Output = std::result::Result<BatchWriteItemOutput, Failed<BatchWriteItemError>>>
     + Send {
         let request = self
-            .client
+            .table
+            .client()
             .batch_write_item()
-            .request_items(self.table.clone(), requests)
-            .set_return_consumed_capacity(self.capacity.clone())
+            .request_items(self.table.name(), requests)
+            .set_return_consumed_capacity(self.table.return_consumed_capacity().cloned())
             // One SDK attempt per send: the runner retries, and marks the
             // requests in doubt after any attempt that may have applied them.
             .customize()
             .config_override(one_attempt())
             .send();
-        call(&self.bound, OPERATION, request)
+        let bound = self.table.bound();
+        async move { call(&bound, OPERATION, request).await }
     }
 
     fn sort(
@@ -424,8 +437,8 @@ impl Job for BatchWriter {
     ) -> std::result::Result<Sorted, String> {
         let capacity = response.consumed_capacity.take().unwrap_or_default();
         let again = listed(
-            &self.table,
-            &self.schema,
+            self.table.name(),
+            &self.table.schema(),
             pending,
             response.unprocessed_items,
         )?;
