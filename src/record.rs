@@ -167,6 +167,9 @@ pub struct Record<E> {
     /// expects the item to exist still without a version, and gives it one.
     /// A record that was not read expects no item at all.
     pub stored: bool,
+    /// The projection the record was read through, if any: it lacks what
+    /// the projection left out, so it is never written back whole.
+    projection: Option<Box<str>>,
 }
 
 impl<E> Record<E> {
@@ -183,6 +186,7 @@ impl<E> Record<E> {
             bag: AttributeBag::new(),
             version: None,
             stored: false,
+            projection: None,
         }
     }
 
@@ -203,7 +207,34 @@ impl<E> Record<E> {
             bag,
             version,
             stored: true,
+            projection: None,
         }
+    }
+
+    /// The projection the record was read through (its attribute names,
+    /// as read), `None` for a whole item. Such a record holds only what the
+    /// projection asked for: a whole-item write of it
+    /// ([`record_to_item`](crate::MapperExt::record_to_item), and so
+    /// [`Table::put_versioned`](crate::ops::Table::put_versioned) and
+    /// [`Transaction::put_record`](crate::ops::Transaction::put_record)) is
+    /// refused with [`ErrorKind::PartialRecord`](crate::ErrorKind::PartialRecord),
+    /// as it would drop the rest. Update the fields it holds with
+    /// [`Table::update_versioned`](crate::ops::Table::update_versioned), or
+    /// read the whole item.
+    ///
+    /// ```
+    /// let record = dynamodb_mapper::Record::new("e");
+    /// assert_eq!(record.projection(), None);
+    /// ```
+    #[must_use]
+    pub fn projection(&self) -> Option<&str> {
+        self.projection.as_deref()
+    }
+
+    /// The record, read through `projection` when there was one.
+    pub(crate) fn read_through(mut self, projection: Option<&str>) -> Self {
+        self.projection = projection.map(Into::into);
+        self
     }
 
     /// Splits the record into its entity and bag.

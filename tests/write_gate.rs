@@ -383,3 +383,114 @@ async fn an_increment_dynamodb_would_refuse_or_overflow_writes_nothing() {
         .unwrap_err();
     assert!(err.to_string().contains("entity type \"Player\""), "{err}");
 }
+
+/// A profile whose bio a listing does not read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Profile {
+    id: String,
+    name: String,
+    bio: Option<String>,
+}
+
+struct ProfileMapper;
+impl Mapper for ProfileMapper {
+    type Entity = Profile;
+    const ENTITY_TYPE: &'static str = "Profile";
+    const TABLE: TableSchema = VERSIONED;
+    const KEY_PATTERNS: &'static [IndexKeys] =
+        &[IndexKeys::table(KeyPattern::partition("TEAM#t1"))
+            .sort(KeyPattern::sort("PROFILE#{id}"))];
+}
+
+#[tokio::test]
+async fn a_record_read_through_a_projection_is_never_written_whole() {
+    use dynamodb_mapper::cursor::Cursors;
+    use dynamodb_mapper::expr::{Projection, ProjectionExt};
+    use dynamodb_mapper::{Record, Registry};
+
+    let (client, name) = local::client_and_table("gate-partial", VERSIONED).await;
+    let table = Table::new(&client, &name, VERSIONED);
+    let mut record = Record::new(Profile {
+        id: "p1".into(),
+        name: "Ada".into(),
+        bio: Some("wrote the first program".into()),
+    });
+    let none_before = record.bag.insert("legacyFlag", AttributeValue::Bool(true));
+    assert_eq!(none_before, None);
+    table
+        .put_versioned::<ProfileMapper>(&mut record)
+        .await
+        .unwrap();
+    let key = ProfileMapper::key(&record.entity).unwrap();
+
+    // A listing reads names only (and what a versioned update needs).
+    let listing = Projection::paths([
+        attr("pk"),
+        attr("sk"),
+        attr("entityType"),
+        attr("version"),
+        attr("id"),
+        attr("name"),
+    ]);
+    let registry = Registry::builder()
+        .register_record::<ProfileMapper>(|r| r)
+        .build()
+        .unwrap();
+    let query = ProfileMapper::lookup()
+        .query(&client, &name)
+        .unwrap()
+        .with_projection(&listing)
+        .unwrap();
+    let page = table
+        .query_page(query, &registry, &Cursors::new(&name, VERSIONED), None)
+        .await
+        .unwrap();
+    let mut listed = page.items.entities.into_iter().next().unwrap();
+    assert_eq!(
+        listed.projection(),
+        Some("pk, sk, entityType, version, id, name")
+    );
+    assert_eq!(listed.entity.bio, None, "not read");
+
+    // Written whole, it would drop the bio and the bag: refused, nothing sent.
+    let err = table
+        .put_versioned::<ProfileMapper>(&mut listed.clone())
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::PartialRecord, "{err}");
+    assert_eq!(
+        err.to_string(),
+        "Profile: the record of pk=\"TEAM#t1\", sk=\"PROFILE#p1\" was read through the \
+         projection `pk, sk, entityType, version, id, name`, so it cannot be written whole: \
+         that would drop every attribute the projection left out; update the fields it holds \
+         (Table::update_versioned) or read the whole item"
+    );
+    let mut tx = table.transaction();
+    let err = tx.put_record::<ProfileMapper>(&listed).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::PartialRecord, "{err}");
+
+    // Updating the fields it holds stays possible, and keeps the rest.
+    let renamed = Profile {
+        name: "Ada Lovelace".into(),
+        ..listed.entity.clone()
+    };
+    table
+        .update_versioned::<ProfileMapper>(&mut listed, renamed)
+        .await
+        .unwrap();
+    let stored = table
+        .get_record::<ProfileMapper>(key)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.projection(), None, "a whole item");
+    assert_eq!(stored.entity.name, "Ada Lovelace");
+    assert_eq!(
+        stored.entity.bio.as_deref(),
+        Some("wrote the first program")
+    );
+    assert_eq!(
+        stored.bag.get("legacyFlag"),
+        Some(&AttributeValue::Bool(true))
+    );
+}

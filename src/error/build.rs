@@ -308,6 +308,15 @@ impl Error {
         self
     }
 
+    /// A whole-item write of the record of `key`, read through
+    /// `projection`.
+    pub(crate) fn partial_record(key: String, projection: &str) -> Self {
+        let projection = projection.to_owned();
+        Error::from_repr(Repr::PartialRecord { projection })
+            .of_entity()
+            .at_key(key)
+    }
+
     /// `operation` on the item at `key` got no credible answer (`cause`):
     /// it may have been applied.
     pub(crate) fn maybe_applied(operation: &'static str, key: String, cause: Error) -> Self {

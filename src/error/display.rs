@@ -191,6 +191,13 @@ impl Error {
                 Expected2(*expected)
             ),
             Repr::NotFound => write!(f, "{prefix}no item at {key}"),
+            Repr::PartialRecord { projection } => write!(
+                f,
+                "{prefix}the record of {key} was read through the projection `{projection}`, \
+                 so it cannot be written whole: that would drop every attribute the projection \
+                 left out; update the fields it holds (Table::update_versioned) or read the \
+                 whole item"
+            ),
             Repr::MaybeApplied { operation, .. } => write!(
                 f,
                 "{prefix}dynamodb {operation} of {key} may have been applied: no credible answer \

@@ -75,6 +75,10 @@ pub enum ErrorKind {
     VersionConflict,
     /// No item exists at the key.
     NotFound,
+    /// A record read through a projection ([`Record::projection`](crate::Record::projection))
+    /// would be written whole, dropping what the projection left out.
+    /// [`Error::key`] names the item. Nothing was sent.
+    PartialRecord,
     /// A write to one item got no credible answer (it ran out of time, the
     /// connection broke, the server failed, or the answer cannot be read or
     /// makes no sense): it may have been applied, or was, when the
@@ -153,6 +157,7 @@ impl Error {
             Repr::DuplicateKey { .. } => ErrorKind::DuplicateKey,
             Repr::VersionConflict { .. } => ErrorKind::VersionConflict,
             Repr::MaybeApplied { .. } => ErrorKind::MaybeApplied,
+            Repr::PartialRecord { .. } => ErrorKind::PartialRecord,
             Repr::NotFound => ErrorKind::NotFound,
             Repr::TransactionCanceled { .. } => ErrorKind::TransactionCanceled,
             Repr::Limit { .. } => ErrorKind::Limit,

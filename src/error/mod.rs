@@ -290,6 +290,10 @@ enum Repr {
         expected: Option<u64>,
     },
     NotFound,
+    PartialRecord {
+        /// The projection's attribute names, as read.
+        projection: String,
+    },
     MaybeApplied {
         operation: &'static str,
         /// Why no credible answer came: a timeout, a broken connection, a

@@ -7,7 +7,9 @@ use super::expression::Expression;
 use super::operand::Attr;
 use super::placeholders::{Ctx, EXPRESSION, check_prefix, expr_error};
 use crate::error::Result;
-use crate::mapper::{Mapper, projected_attributes};
+use crate::item::Item;
+use crate::mapper::{Mapper, MapperExt, projected_attributes};
+use crate::record::Record;
 
 /// The attributes a `GetItem`, `Query` or `Scan` returns: a projection
 /// expression, with every name behind a placeholder. Read the items with
@@ -79,6 +81,33 @@ impl Projection {
         Projection {
             paths: paths.into_iter().collect(),
         }
+    }
+
+    /// The record of `item`, read through this projection (as
+    /// [`MapperExt::record_from_item`](crate::MapperExt::record_from_item)
+    /// reads a whole item), marked with it ([`Record::projection`]): it
+    /// holds only what the projection asked for, so a whole-item write of
+    /// it is refused; an update of the fields it holds is not.
+    ///
+    /// # Errors
+    /// As [`MapperExt::record_from_item`](crate::MapperExt::record_from_item).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// use dynamodb_mapper::expr::{attr, Projection};
+    /// use dynamodb_mapper::{ErrorKind, MapperExt};
+    ///
+    /// let projection = Projection::paths([attr("pk"), attr("entityType"), attr("id"), attr("text")]);
+    /// let item = NoteMapper::to_item(&Note { id: 1, text: "hi".into() })?; // as if projected
+    /// let record = projection.record_from_item::<NoteMapper>(item)?;
+    /// assert_eq!(record.projection(), Some("pk, entityType, id, text"));
+    /// let err = NoteMapper::record_to_item(&record).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::PartialRecord);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn record_from_item<M: Mapper>(&self, item: Item) -> Result<Record<M::Entity>> {
+        let read: Vec<&str> = self.paths.iter().map(Attr::path).collect();
+        M::record_from_item(item).map(|record| record.read_through(Some(&read.join(", "))))
     }
 
     /// The expression, with placeholders `#p0`, `#p1`, ...

@@ -502,7 +502,9 @@ pub trait MapperExt: Mapper {
     /// carried through unchanged unless a hook wrote one.
     ///
     /// # Errors
-    /// As [`to_item`](MapperExt::to_item).
+    /// As [`to_item`](MapperExt::to_item);
+    /// [`ErrorKind::PartialRecord`](crate::ErrorKind::PartialRecord) for a
+    /// record read through a projection ([`Record::projection`]).
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
@@ -519,6 +521,12 @@ pub trait MapperExt: Mapper {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     fn record_to_item(record: &Record<Self::Entity>) -> Result<Item> {
+        if let Some(projection) = record.projection() {
+            let key = Self::key(&record.entity)
+                .map(|k| crate::error::describe_key(&k))
+                .unwrap_or_default();
+            return Err(Error::partial_record(key, projection).with_entity_type(Self::ENTITY_TYPE));
+        }
         // The layout's bound already has room for the version.
         let mut item = build_item::<Self>(&record.entity, record.bag.len())?;
         if let (Some(attr), Some(v)) = (Self::TABLE.version_attribute(), record.version) {

@@ -3,7 +3,9 @@
 
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
-use aws_sdk_dynamodb::types::{ConsumedCapacity, ReturnConsumedCapacity};
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::{ConsumedCapacity, ReturnConsumedCapacity, Select};
 use futures_util::Stream;
 use futures_util::stream;
 use tracing::Instrument;
@@ -22,15 +24,19 @@ struct Tally {
     items: usize,
     /// The capacity the pages reported: `None` when the requests do not ask.
     used: Option<CapacityUsage>,
+    /// What the request's projection reads, if it has one: the records
+    /// decoded are marked with it.
+    projection: Option<String>,
 }
 
 impl Tally {
-    fn new(span: tracing::Span, asked: bool) -> Self {
+    fn new(span: tracing::Span, asked: bool, projection: Option<String>) -> Self {
         Tally {
             span,
             pages: 0,
             items: 0,
             used: capacity::start(asked),
+            projection,
         }
     }
 
@@ -88,7 +94,7 @@ macro_rules! decode_pages {
                 async move {
                     loop {
                         if let Some(item) = items.next() {
-                            let decoded = registry.decode(item);
+                            let decoded = registry.decode_read(item, tally.projection.as_deref());
                             return Some((decoded, (pages, registry, items, then, tally, start)));
                         }
                         match then {
@@ -144,6 +150,51 @@ macro_rules! decode_pages {
             },
         )
     }};
+}
+
+/// What a request's projection reads, as attribute names, when it reads
+/// less than whole items: its projection expression with the names
+/// resolved, its (legacy) attributes to get, or the attributes an index
+/// projects.
+fn projection_of(
+    expression: Option<&str>,
+    names: Option<&HashMap<String, String>>,
+    attributes: Option<&[String]>,
+    select: Option<&Select>,
+) -> Option<String> {
+    if let Some(text) = expression {
+        let mut resolved = String::with_capacity(text.len());
+        let mut chars = text.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            if c != '#' {
+                resolved.push(c);
+                continue;
+            }
+            let mut end = i + 1;
+            while let Some(&(j, d)) = chars.peek() {
+                if !(d.is_ascii_alphanumeric() || d == '_') {
+                    break;
+                }
+                end = j + d.len_utf8();
+                chars.next();
+            }
+            let placeholder = text.get(i..end).unwrap_or_default();
+            match names.and_then(|n| n.get(placeholder)) {
+                Some(name) => resolved.push_str(name),
+                None => resolved.push_str(placeholder),
+            }
+        }
+        return Some(resolved);
+    }
+    if let Some(attributes) = attributes {
+        return Some(attributes.join(", "));
+    }
+    match select {
+        Some(Select::AllProjectedAttributes) => {
+            Some("the attributes the index projects".to_owned())
+        }
+        _ => None,
+    }
 }
 
 /// The mode a request sends: its own when it set one (`NONE` included),
@@ -273,6 +324,12 @@ impl Table {
             values: query.get_expression_attribute_values().as_ref(),
             forward: *query.get_scan_index_forward(),
         });
+        let projection = projection_of(
+            query.get_projection_expression().as_deref(),
+            query.get_expression_attribute_names().as_ref(),
+            query.get_attributes_to_get().as_deref(),
+            query.get_select().as_ref(),
+        );
         let mut query = query;
         if let Some(token) = cursor {
             query = query.set_exclusive_start_key(Some(cursors.decode_for(token, &binding)?));
@@ -298,7 +355,7 @@ impl Table {
         span.record("consumed_capacity", tracing::field::debug(used));
         let found = out.items.unwrap_or_default();
         span.record("items", found.len());
-        let items = span.in_scope(|| registry.decode_all(found))?;
+        let items = span.in_scope(|| registry.decode_all_read(found, projection.as_deref()))?;
         let next = match out.last_evaluated_key {
             // A cursor to this very page again: a caller reading on would never
             // get past it.
@@ -411,7 +468,13 @@ impl Table {
             items = tracing::field::Empty,
             consumed_capacity = tracing::field::Empty,
         );
-        let tally = Tally::new(span, asked);
+        let projection = projection_of(
+            query.get_projection_expression().as_deref(),
+            query.get_expression_attribute_names().as_ref(),
+            query.get_attributes_to_get().as_deref(),
+            query.get_select().as_ref(),
+        );
+        let tally = Tally::new(span, asked, projection);
         let start = query.get_exclusive_start_key().clone();
         decode_pages!(
             query.into_paginator().send(),
@@ -454,7 +517,13 @@ impl Table {
             items = tracing::field::Empty,
             consumed_capacity = tracing::field::Empty,
         );
-        let tally = Tally::new(span, asked);
+        let projection = projection_of(
+            scan.get_projection_expression().as_deref(),
+            scan.get_expression_attribute_names().as_ref(),
+            scan.get_attributes_to_get().as_deref(),
+            scan.get_select().as_ref(),
+        );
+        let tally = Tally::new(span, asked, projection);
         let start = scan.get_exclusive_start_key().clone();
         decode_pages!(
             scan.into_paginator().send(),

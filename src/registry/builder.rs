@@ -100,13 +100,15 @@ impl<T: 'static> RegistryBuilder<T> {
         self,
         into: impl Fn(M::Entity) -> T + Send + Sync + 'static,
     ) -> Self {
-        self.push::<M>(Box::new(move |item| M::from_item(item).map(&into)))
+        self.push::<M>(Box::new(move |item, _| M::from_item(item).map(&into)))
     }
 
     /// Registers a mapper for lossless reads: items are read with
     /// [`M::record_from_item`](crate::MapperExt::record_from_item), so the attributes
     /// the mapper does not own and the version come along in the
-    /// [`Record`].
+    /// [`Record`]. A record of a projected query or scan (through
+    /// [`Table::query_page`](crate::ops::Table::query_page) or the streams)
+    /// is marked with its projection ([`Record::projection`]).
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
@@ -128,7 +130,11 @@ impl<T: 'static> RegistryBuilder<T> {
         self,
         into: impl Fn(Record<M::Entity>) -> T + Send + Sync + 'static,
     ) -> Self {
-        self.push::<M>(Box::new(move |item| M::record_from_item(item).map(&into)))
+        self.push::<M>(Box::new(move |item, projection| {
+            M::record_from_item(item)
+                .map(|record| record.read_through(projection))
+                .map(&into)
+        }))
     }
 
     fn push<M: Mapper>(mut self, decode: DecodeFn<T>) -> Self {

@@ -258,7 +258,7 @@ impl<T> Registry<T> {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn decode(&self, item: Item) -> Result<Decoded<T>> {
-        self.inner.decode(item, None)
+        self.inner.decode(item, None, None)
     }
 
     /// Decodes many items (a page of a `Query` or `Scan`), in order. What the
@@ -293,7 +293,22 @@ impl<T> Registry<T> {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn decode_all(&self, items: impl IntoIterator<Item = Item>) -> Result<DecodedItems<T>> {
-        self.inner.decode_all(items, None)
+        self.inner.decode_all(items, None, None)
+    }
+
+    /// [`decode`](Self::decode) of an item read through `projection` (its
+    /// attribute names), when there was one: records are marked with it.
+    pub(crate) fn decode_read(&self, item: Item, projection: Option<&str>) -> Result<Decoded<T>> {
+        self.inner.decode(item, None, projection)
+    }
+
+    /// [`decode_all`](Self::decode_all) of items read through `projection`.
+    pub(crate) fn decode_all_read(
+        &self,
+        items: impl IntoIterator<Item = Item>,
+        projection: Option<&str>,
+    ) -> Result<DecodedItems<T>> {
+        self.inner.decode_all(items, None, projection)
     }
 
     /// A filter expression that keeps only items of the given entity types
@@ -394,7 +409,12 @@ impl<T> Inner<T> {
         }
     }
 
-    pub(super) fn decode(&self, item: Item, scope: Option<&GroupData>) -> Result<Decoded<T>> {
+    pub(super) fn decode(
+        &self,
+        item: Item,
+        scope: Option<&GroupData>,
+        projection: Option<&str>,
+    ) -> Result<Decoded<T>> {
         let route = self.route(&item, scope);
         // A mapper's read checks the item first; an item no mapper reads is
         // checked here, before it is dropped, trimmed or handed back: an
@@ -414,7 +434,7 @@ impl<T> Inner<T> {
         }
         match route {
             Route::Entry(_) => match entry {
-                Some(entry) => (entry.decode)(item).map(Decoded::Entity),
+                Some(entry) => (entry.decode)(item, projection).map(Decoded::Entity),
                 None => self.unknown(item, scope),
             },
             Route::Unknown => self.unknown(item, scope),
@@ -473,6 +493,7 @@ impl<T> Inner<T> {
         &self,
         items: impl IntoIterator<Item = Item>,
         scope: Option<&GroupData>,
+        projection: Option<&str>,
     ) -> Result<DecodedItems<T>> {
         let mut items = items.into_iter();
         let mut out = DecodedItems {
@@ -481,7 +502,7 @@ impl<T> Inner<T> {
             raw: Vec::new(),
         };
         while let Some(item) = items.next() {
-            match self.decode(item, scope) {
+            match self.decode(item, scope, projection) {
                 Ok(decoded) => out.push(decoded),
                 Err(e) => {
                     // The items not decoded are dropped without recursion

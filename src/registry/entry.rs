@@ -9,7 +9,9 @@ use crate::schema::TableSchema;
 
 use super::filter::DiscriminatorFilter;
 
-pub(super) type DecodeFn<T> = Box<dyn Fn(Item) -> Result<T> + Send + Sync>;
+/// Decodes an item read through the projection given (its attribute names),
+/// if any.
+pub(super) type DecodeFn<T> = Box<dyn Fn(Item, Option<&str>) -> Result<T> + Send + Sync>;
 
 pub(super) struct Entry<T> {
     pub(super) entity_type: &'static str,

@@ -191,7 +191,7 @@ impl<'r, T> Group<'r, T> {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn decode(&self, item: Item) -> Result<Decoded<T>> {
-        self.registry.inner.decode(item, Some(self.data))
+        self.registry.inner.decode(item, Some(self.data), None)
     }
 
     /// Decodes many items restricted to the group, as
@@ -222,6 +222,6 @@ impl<'r, T> Group<'r, T> {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn decode_all(&self, items: impl IntoIterator<Item = Item>) -> Result<DecodedItems<T>> {
-        self.registry.inner.decode_all(items, Some(self.data))
+        self.registry.inner.decode_all(items, Some(self.data), None)
     }
 }
