@@ -28,6 +28,7 @@ pub struct Note {
 }
 
 /// Maps [`Note`]s into a table keyed by `pk` only (`NOTE#{id}`).
+#[derive(Debug)]
 pub struct NoteMapper;
 
 impl Mapper for NoteMapper {
@@ -56,6 +57,7 @@ pub struct Order {
 }
 
 /// Maps [`Customer`]s.
+#[derive(Debug)]
 pub struct CustomerMapper;
 
 impl Mapper for CustomerMapper {
@@ -69,6 +71,7 @@ impl Mapper for CustomerMapper {
 
 /// Maps [`Order`]s; items written as `Purchase` (an older name) are read as
 /// orders too.
+#[derive(Debug)]
 pub struct OrderMapper;
 
 impl Mapper for OrderMapper {
@@ -109,6 +112,7 @@ pub struct InvoiceItem {
 }
 
 /// Maps [`Invoice`]s.
+#[derive(Debug)]
 pub struct InvoiceMapper;
 
 impl Mapper for InvoiceMapper {
@@ -121,6 +125,7 @@ impl Mapper for InvoiceMapper {
 }
 
 /// Maps [`InvoiceItem`]s.
+#[derive(Debug)]
 pub struct InvoiceItemMapper;
 
 impl Mapper for InvoiceItemMapper {

@@ -35,7 +35,8 @@
 //!   through the registry, and Lambda's partial-batch response.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
+#![warn(missing_debug_implementations, unreachable_pub)]
 #![warn(clippy::unwrap_used, clippy::expect_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
