@@ -533,6 +533,10 @@ fn silent_client(operation_timeout: Option<Duration>) -> Client {
 }
 
 fn silent_client_at(url: &str, operation_timeout: Option<Duration>) -> Client {
+    client_at(url, operation_timeout, RetryConfig::disabled())
+}
+
+fn client_at(url: &str, operation_timeout: Option<Duration>, retry: RetryConfig) -> Client {
     let mut timeouts = aws_sdk_dynamodb::config::timeout::TimeoutConfig::builder();
     if let Some(t) = operation_timeout {
         timeouts = timeouts.operation_timeout(t);
@@ -544,7 +548,7 @@ fn silent_client_at(url: &str, operation_timeout: Option<Duration>) -> Client {
             "test", "test", None, None, "test",
         ))
         .endpoint_url(url)
-        .retry_config(RetryConfig::disabled())
+        .retry_config(retry)
         .timeout_config(timeouts.build())
         .build();
     Client::from_conf(conf)
@@ -558,16 +562,7 @@ fn is_timeout(err: &Error) -> bool {
 /// the helper's deadline stops the waiting (issue #29: a batch against a
 /// silent server did not return for minutes).
 fn patient_silent_client(url: &str) -> Client {
-    let conf = aws_sdk_dynamodb::Config::builder()
-        .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-        .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
-        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
-            "test", "test", None, None, "test",
-        ))
-        .endpoint_url(url)
-        .retry_config(RetryConfig::standard().with_max_attempts(10))
-        .build();
-    Client::from_conf(conf)
+    client_at(url, None, RetryConfig::standard().with_max_attempts(10))
 }
 
 #[tokio::test]

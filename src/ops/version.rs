@@ -524,20 +524,16 @@ impl Table {
             None,
         )
         .await;
-        match sent {
-            Ok(_) => {
-                record.entity = new;
-                record.version = Some(versioned.next);
-                record.stored = true;
-                Ok(versioned.next)
-            }
-            Err(Failed::Service(UpdateItemError::ConditionalCheckFailedException(_))) => {
-                Err(conflict::<M>(record, &versioned.key))
-            }
-            Err(f) => Err(f
-                .into_write_error("UpdateItem", describe_key(&versioned.key))
-                .with_entity_type(M::ENTITY_TYPE)),
-        }
+        let refused = |e: &UpdateItemError| e.is_conditional_check_failed_exception();
+        let next = settle::<M, _, _>(
+            ("UpdateItem", sent),
+            refused,
+            record,
+            &versioned.key,
+            versioned.next,
+        )?;
+        record.entity = new;
+        Ok(next)
     }
 
     /// Puts `entity` only if no item exists at its key; `true` when it was
@@ -655,17 +651,34 @@ async fn put_record<M: Mapper>(
             request.clone().customize().config_override(once).send()
         })
         .await;
+    let refused = |e: &PutItemError| e.is_conditional_check_failed_exception();
+    settle::<M, _, _>(("PutItem", sent), refused, record, &put.key, put.next)
+}
+
+/// What the answer to a versioned write (`operation`) of `record` at `key` means: on
+/// success the record is stored at `next`, which is returned; a refused
+/// version check (`refused`) is a conflict; anything else is the write's
+/// error, [`MaybeApplied`](crate::ErrorKind::MaybeApplied) when no
+/// credible answer came.
+fn settle<M: Mapper, T, E>(
+    (operation, sent): (&'static str, std::result::Result<T, Failed<E>>),
+    refused: impl Fn(&E) -> bool,
+    record: &mut Record<M::Entity>,
+    key: &Item,
+    next: u64,
+) -> Result<u64>
+where
+    aws_sdk_dynamodb::Error: From<E>,
+{
     match sent {
         Ok(_) => {
-            record.version = Some(put.next);
+            record.version = Some(next);
             record.stored = true;
-            Ok(put.next)
+            Ok(next)
         }
-        Err(Failed::Service(PutItemError::ConditionalCheckFailedException(_))) => {
-            Err(conflict::<M>(record, &put.key))
-        }
+        Err(Failed::Service(e)) if refused(&e) => Err(conflict::<M>(record, key)),
         Err(f) => Err(f
-            .into_write_error("PutItem", describe_key(&put.key))
+            .into_write_error(operation, describe_key(key))
             .with_entity_type(M::ENTITY_TYPE)),
     }
 }
