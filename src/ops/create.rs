@@ -94,7 +94,7 @@ impl Table {
     /// [`CreateTable::send`] for every error.
     ///
     /// For the plain request, to send yourself, see
-    /// [`TableSchema::create_table_request`]; for the JSON documents of
+    /// [`TableSchema::create_table_request`](crate::TableSchema::create_table_request); for the JSON documents of
     /// infrastructure tools, [`TableDefinition`](crate::TableDefinition).
     ///
     /// ```

@@ -4,7 +4,7 @@
 //!
 //! Everything starts from a [`Table`]: the SDK's own
 //! [`Client`](aws_sdk_dynamodb::Client), the table's name and layout, and
-//! the options every helper shares (retry policy, call bound). Each helper
+//! the options every helper shares (retry policy, call bound, deadline). Each helper
 //! is a method of it with one shape, `table.helper::<Mapper>(what)`, and
 //! returns or accepts SDK types, so you can always drop down a level.
 //!
@@ -12,18 +12,29 @@
 //!
 //! - **Nothing lost, nothing twice.** What a helper did plus what it hands
 //!   back in its error is what it was asked to send; a request it cannot
-//!   account for (sent, but no credible answer) is reported as in doubt,
-//!   never as done.
+//!   account for (sent, but no credible answer) is reported as in doubt
+//!   ([`ErrorKind::MaybeApplied`](crate::ErrorKind::MaybeApplied) for one
+//!   item or a transaction), never as done or as refused. Success only
+//!   when the store holds what was asked.
+//! - **Derived attributes never stale.** Whole items come from `to_item`,
+//!   which renders every key; a raw update (`Transaction::update`,
+//!   [`Table::increment`]) passes one gate that refuses a change of a
+//!   derived key, or of a field a key is rendered from, unless
+//!   [`Update::caller_keeps`](crate::expr::Update::caller_keeps) names it.
+//!   A record read through a projection is never written whole.
 //! - **Versioned entities keep their version check** on every path: the
 //!   locking helpers and [`Transaction`] carry it, [`BatchWriter`] (which
 //!   cannot) refuses them unless told by name that it is an
 //!   [`import`](BatchWriter::import). Versions never repeat across a delete
 //!   and re-create (see [`Table::put_versioned`]).
-//! - **Bounded in time.** Every SDK call is bounded by
+//! - **Bounded in time.** Every helper call returns within its
+//!   [`Table::deadline`] (else [`DEFAULT_DEADLINE`]), every attempt, retry
+//!   and pause included; each SDK call within it is bounded by
 //!   [`Table::call_timeout`], else the client's operation timeout, else
-//!   [`DEFAULT_CALL_TIMEOUT`], and retries are bounded by the table's
-//!   [`RetryPolicy`]; running out is an
-//!   [`ErrorKind::Timeout`](crate::ErrorKind::Timeout).
+//!   [`DEFAULT_CALL_TIMEOUT`]; retries follow the table's [`RetryPolicy`]
+//!   (the client's `RetryConfig` by default). Running out is an
+//!   [`ErrorKind::Timeout`](crate::ErrorKind::Timeout), or for a write
+//!   that was sent, [`ErrorKind::MaybeApplied`](crate::ErrorKind::MaybeApplied).
 //! - **Never a panic** on any response: one that makes no sense is an
 //!   [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse).
 //! - **Consumed capacity on request only.** Nothing asks DynamoDB for

@@ -262,7 +262,7 @@ impl Table {
     /// internal server error; the cause says which): the outcome is unknown
     /// (read the record again); [`ErrorKind::Sdk`](crate::ErrorKind::Sdk)
     /// when DynamoDB refused the request. Throttling is retried (the table's
-    /// [`RetryPolicy`]); the SDK's own retries are off for this write,
+    /// [`RetryPolicy`](super::RetryPolicy)); the SDK's own retries are off for this write,
     /// because a retry of a write whose answer was lost fails its own
     /// condition and would look like a conflict.
     ///
@@ -347,7 +347,7 @@ impl Table {
     /// mapper does not own, e.g. for
     /// [`Timestamps`](crate::hooks::Timestamps)), writes it back
     /// version-checked, and on a conflict starts over, up to the table's
-    /// [`RetryPolicy`] (with its jittered backoff between attempts). Unknown
+    /// [`RetryPolicy`](super::RetryPolicy) (with its jittered backoff between attempts). Unknown
     /// attributes survive through the record's bag.
     ///
     /// Returns within the table's [deadline](crate::ops::Table::deadline),
