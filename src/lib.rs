@@ -1,38 +1,12 @@
 #![doc = include_str!("../README.md")]
 //!
-//! ## Module map
+//! ## Where things are
 //!
-//! From the bottom up; a module uses only those above it (see
-//! `ARCHITECTURE.md` for what each keeps true):
-//!
-//! - `error`: [`Error`], [`ErrorKind`], [`Result`]; `naming`:
-//!   [`NamingConvention`]; [`time`]: [`PointInTime`], the times of `std`,
-//!   `chrono`, `time` and `jiff` (cargo features), and TTL serde helpers.
-//! - `item`: [`Item`], [`ItemExt`], sizes and the value checks DynamoDB
-//!   applies.
-//! - `schema`: [`TableSchema`], [`GlobalSecondaryIndex`], [`TableDefinition`]
-//!   (the `CreateTable` and `UpdateTimeToLive` requests and JSON documents).
-//! - [`key`]: key formats, encodings, [`KeyBuilder`], [`KeyPattern`] and
-//!   their overlap analysis.
-//! - [`cursor`]: opaque, optionally signed pagination cursors bound to a
-//!   table and index.
-//! - `fields`, [`hooks`], `record` ([`Record`], [`AttributeBag`]), `view`
-//!   ([`PartitionView`]).
-//! - `names`: sets of attribute names looked up by length, without hashing
-//!   (an entity's fields, a mapper's own attributes).
-//! - `type_cache`: what is worked out once per type and kept (an entity's
-//!   fields, a mapper's key plan and own attributes).
-//! - `ser`, `de`: serde straight to and from the SDK's `AttributeValue`.
-//! - `check`: the one pass of write checks every outgoing item goes through.
-//! - `mapper`: the [`Mapper`] trait, its write path and its read path.
-//! - [`expr`]: [`Expression`], [`Condition`], [`KeyCondition`] and the SDK
-//!   builder extensions.
-//! - `registry`: [`Registry`], its design checks, [`DiscriminatorFilter`],
-//!   [`Buckets`].
-//! - [`ops`]: batches, optimistic locking, transactions, paged streams,
-//!   table creation.
-//! - [`stream`]: DynamoDB Streams records and Lambda events decoded
-//!   through the registry, and Lambda's partial-batch response.
+//! The public modules are [`key`], [`cursor`], [`hooks`], [`expr`],
+//! [`ops`], [`stream`] and [`time`]; the names every mapper needs are
+//! re-exported here. How the crate is layered, and what each layer keeps
+//! true, is in `ARCHITECTURE.md` at the repository's root, the one map of
+//! the code.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]

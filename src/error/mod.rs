@@ -7,20 +7,8 @@
 //! [`std::error::Error::source`], and printed only there.
 //!
 //! This is the crate's bottom layer: it depends on the SDK's types and
-//! nothing else of the crate, so every other module can use it.
-//!
-//! - `mod.rs`: [`Error`] and its private representation, [`Result`],
-//!   [`BoxError`] and the public constructors.
-//! - `build.rs`: the crate's own constructors, one per kind.
-//! - `kind.rs`: [`ErrorKind`], and what an error is about (entity type,
-//!   attribute, key).
-//! - `access.rs`: the data of each kind ([`Unwritten`], [`Unread`], the
-//!   canceled actions, ...).
-//! - `transaction.rs`: the actions of a canceled transaction
-//!   ([`CanceledAction`]), as [`Error::canceled`] reports them.
-//! - `describe.rs`: how keys and values are shown in messages.
-//! - `display.rs`: the messages, the source chain, and the pieces the
-//!   messages are made of.
+//! nothing else of the crate, so every other module can use it (see
+//! `ARCHITECTURE.md`). Each file's own docs say what it holds.
 
 use std::collections::HashMap;
 use std::time::Duration;

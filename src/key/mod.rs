@@ -44,27 +44,12 @@
 //! # Ok::<(), dynamodb_mapper::Error>(())
 //! ```
 //!
-//! # Module map
+//! # Where things are
 //!
-//! The files of this module, each using only those listed above it:
-//!
-//! - `format`: [`KeyFormat`] (delimiter, escaping, splitting keys into
-//!   components) and [`KeyRole`] (partition or sort key, size limits);
-//! - `value`: [`KeyValue`], the value of one component;
-//! - `encoding`: [`Encoding`] and the order-preserving encodings
-//!   ([`encode_unsigned`], [`encode_signed`], [`encode_timestamp`], ...);
-//! - `builder`: [`KeyBuilder`], a key built in code;
-//! - `template`: the key pattern template syntax, compiled into components;
-//! - `language`: the keys a template can render, as an NFA (prefix and
-//!   intersection tests);
-//! - `parts`: [`KeyParts`], the values parsed from a key;
-//! - `pattern`: [`KeyPattern`] and [`BoundPattern`], rendering and parsing
-//!   keys by template;
-//! - `overlap`: [`find_overlaps`] and its inputs and findings
-//!   ([`IndexKeys`], [`KeyDeclaration`], [`AllowedOverlap`], [`Overlap`]);
-//! - `select`: what a key condition selects in terms of string keys, and
-//!   whether a declaration's keys can be selected (for
-//!   [`Registry::entity_types_reached`](crate::Registry::entity_types_reached)).
+//! Each file's own docs say what it holds (formats and escaping, values,
+//! encodings, the key builder, templates, the pattern language, parts,
+//! patterns, overlaps, selections); `ARCHITECTURE.md` places this module
+//! among the others.
 
 #[cfg(test)]
 mod analysis_tests;
