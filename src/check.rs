@@ -25,6 +25,9 @@ pub(crate) struct WriteRules<'a> {
     /// The entity type written (none for a raw item): named in every error,
     /// and the value the discriminator attribute must hold.
     pub(crate) entity_type: Option<&'a str>,
+    /// Key attributes whose values the mapper rendered from its own
+    /// patterns and nothing changed since: not parsed back against them.
+    pub(crate) rendered: &'a [&'a str],
 }
 
 impl<'a> WriteRules<'a> {
@@ -34,6 +37,7 @@ impl<'a> WriteRules<'a> {
             table: Some(table),
             patterns: &[],
             entity_type: None,
+            rendered: &[],
         }
     }
 
@@ -43,6 +47,7 @@ impl<'a> WriteRules<'a> {
         table: None,
         patterns: &[],
         entity_type: None,
+        rendered: &[],
     };
 }
 
@@ -55,7 +60,7 @@ pub(crate) fn write(item: &Item, rules: WriteRules<'_>) -> Result<()> {
     };
     if let Some(table) = rules.table {
         table.check_item(item).map_err(named)?;
-        key_patterns(item, table, rules.patterns).map_err(named)?;
+        key_patterns(item, table, rules.patterns, rules.rendered).map_err(named)?;
         if let (Some(attribute), Some(entity_type)) =
             (table.discriminator_attribute(), rules.entity_type)
         {
@@ -125,7 +130,12 @@ fn part_pattern(item: &Item, keys: &IndexKeys, attribute: &str) -> Result<()> {
 /// mapper declares (for each index it declares patterns for; an absent index
 /// key is a sparse index and fine), so the design the registry checked is the
 /// design in the table.
-fn key_patterns(item: &Item, table: &TableSchema, patterns: &[IndexKeys]) -> Result<()> {
+fn key_patterns(
+    item: &Item,
+    table: &TableSchema,
+    patterns: &[IndexKeys],
+    rendered: &[&str],
+) -> Result<()> {
     for (i, keys) in patterns.iter().enumerate() {
         if let Some(attribute) = keys.part_attribute() {
             part_pattern(item, keys, attribute)?;
@@ -149,6 +159,10 @@ fn key_patterns(item: &Item, table: &TableSchema, patterns: &[IndexKeys]) -> Res
                 None => continue,
             },
         };
+        // Rendered from these very patterns, and left as rendered.
+        if rendered.contains(&pk_attr) && sk_attr.is_none_or(|sk| rendered.contains(&sk)) {
+            continue;
+        }
         let Some(AttributeValue::S(pk)) = item.get(pk_attr) else {
             continue; // absent (sparse) or not a string (checked by the schema)
         };

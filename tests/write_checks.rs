@@ -151,3 +151,58 @@ fn a_hook_cannot_write_an_item_under_another_entity_type() {
         "Note: discriminator `entityType` is \"Task\", expected \"Note\""
     );
 }
+
+/// Keys the mapper renders from its patterns are not parsed back (#31), but
+/// a hook that overwrites one is still checked against the pattern.
+#[test]
+fn a_rendered_key_a_hook_overwrote_is_checked_against_its_pattern() {
+    use dynamodb_mapper::{GlobalSecondaryIndex, IndexKeys, KeyPattern};
+    const T: TableSchema = TableSchema::new("pk")
+        .sort_key("sk")
+        .indexes(&[GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk")]);
+    #[derive(Serialize, Deserialize)]
+    struct Task {
+        id: String,
+        owner: String,
+    }
+    macro_rules! task_mapper {
+        ($name:ident, $gsi1pk:expr) => {
+            struct $name;
+            impl Mapper for $name {
+                type Entity = Task;
+                const ENTITY_TYPE: &'static str = "Task";
+                const TABLE: TableSchema = T;
+                const KEY_PATTERNS: &'static [IndexKeys] = &[
+                    IndexKeys::table(KeyPattern::partition("TASK#{id}"))
+                        .sort(KeyPattern::sort("TASK")),
+                    IndexKeys::index("GSI1", KeyPattern::partition("OWNER#{owner}"))
+                        .sort(KeyPattern::sort("TASK#{id}")),
+                ];
+                fn after_to_item(t: &Task, item: &mut Item) -> dynamodb_mapper::Result<()> {
+                    if let Some(value) = $gsi1pk(t) {
+                        put_str(item, "gsi1pk", value);
+                    }
+                    Ok(())
+                }
+            }
+        };
+    }
+    task_mapper!(Untouched, |_: &Task| None::<String>);
+    task_mapper!(SameValue, |t: &Task| Some(format!("OWNER#{}", t.owner)));
+    task_mapper!(Overwrites, |_: &Task| Some("BOGUS".to_owned()));
+    let task = Task {
+        id: "t1".into(),
+        owner: "ada".into(),
+    };
+    let item = Untouched::to_item(&task).unwrap();
+    assert_eq!(item["gsi1pk"], AttributeValue::S("OWNER#ada".into()));
+    assert_eq!(SameValue::to_item(&task).unwrap(), item);
+    let err = Overwrites::to_item(&task).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidKey, "{err}");
+    assert_eq!(err.attribute(), Some("gsi1pk"));
+    assert_eq!(
+        err.to_string(),
+        "Task: key attribute `gsi1pk` is \"BOGUS\", which matches none of the key patterns \
+         declared for index GSI1: OWNER#{owner}"
+    );
+}

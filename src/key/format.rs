@@ -184,6 +184,16 @@ impl KeyFormat {
     }
 
     pub(super) fn escape_into(&self, out: &mut String, text: &str) {
+        // Most values hold neither character: copied whole.
+        if self.delimiter.is_ascii()
+            && self.escape.is_ascii()
+            && !text
+                .bytes()
+                .any(|b| b == self.delimiter as u8 || b == self.escape as u8)
+        {
+            out.push_str(text);
+            return;
+        }
         for c in text.chars() {
             if c == self.delimiter || c == self.escape {
                 out.push(self.escape);

@@ -75,4 +75,5 @@ pub use parts::KeyParts;
 pub use pattern::{BoundPattern, KeyPattern};
 pub use value::KeyValue;
 
+pub(crate) use pattern::{Compiled, RenderFailure};
 pub(crate) use select::{Selection, SortSelection};

@@ -519,6 +519,80 @@ impl fmt::Display for KeyPattern {
     }
 }
 
+/// A pattern compiled once, kept by whoever renders it on every write (a
+/// mapper's plan): rendering it looks nothing up and builds nothing but the
+/// key.
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    pattern: KeyPattern,
+    components: Box<[Component]>,
+    /// The bytes of literal text and delimiters every key has.
+    literal: usize,
+}
+
+/// Why [`Compiled::render_with`] rendered no key.
+pub(crate) enum RenderFailure<E> {
+    /// The caller's value function failed.
+    Value(E),
+    /// A value the pattern cannot take, or a key over the size limit.
+    Pattern(Error),
+}
+
+impl KeyPattern {
+    /// This pattern compiled, to render many keys.
+    ///
+    /// # Errors
+    /// As [`validate`](Self::validate).
+    pub(crate) fn compile(&self) -> Result<Compiled> {
+        let components: Box<[Component]> = self.components()?.iter().copied().collect();
+        let literal = components
+            .iter()
+            .map(|c| c.before.len() + c.after.len() + 1)
+            .sum::<usize>();
+        Ok(Compiled {
+            pattern: *self,
+            components,
+            literal,
+        })
+    }
+}
+
+impl Compiled {
+    /// The key with the value of placeholder `i` (counting the
+    /// placeholders in template order from 0) from `value(i)`, rendered
+    /// into one string (sized for values of up to 16 bytes each).
+    pub(crate) fn render_with<'v, E>(
+        &self,
+        mut value: impl FnMut(usize) -> std::result::Result<KeyValue<'v>, E>,
+    ) -> std::result::Result<String, RenderFailure<E>> {
+        let f = self.pattern.format;
+        let mut out = String::with_capacity(self.literal + 16 * self.components.len());
+        let mut slot_index = 0;
+        for (i, component) in self.components.iter().enumerate() {
+            if i > 0 {
+                out.push(f.delimiter);
+            }
+            out.push_str(component.before);
+            if let Some(slot) = component.slot {
+                let v = value(slot_index).map_err(RenderFailure::Value)?;
+                slot_index += 1;
+                let encoded = slot.encoding.encode_reason(&v).map_err(|r| {
+                    RenderFailure::Pattern(
+                        self.pattern
+                            .error(format!("value for `{}`: {r}", slot.spec)),
+                    )
+                })?;
+                f.escape_into(&mut out, &encoded);
+            }
+            out.push_str(component.after);
+        }
+        check_size(&out, self.pattern.role).map_err(|r| {
+            RenderFailure::Pattern(self.pattern.error(format!("renders a key that {r}")))
+        })?;
+        Ok(out)
+    }
+}
+
 /// A template's `&'static str` (address and length) and format.
 type TemplateId = (usize, usize, KeyFormat);
 

@@ -468,8 +468,8 @@ pub trait MapperExt: Mapper {
     /// assert_eq!(err.to_string(), "Reading: attribute `value` is not a number: \"NaN\"");
     /// ```
     fn to_item(entity: &Self::Entity) -> Result<Item> {
-        let item = build_item::<Self>(entity, 0)?;
-        finish::<Self>(item)
+        let (item, unchanged) = build_item::<Self>(entity, 0)?;
+        finish::<Self>(item, &unchanged)
     }
 
     /// The item for an entity with the attributes of `bag` merged in: the
@@ -492,9 +492,9 @@ pub trait MapperExt: Mapper {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     fn to_item_with_bag(entity: &Self::Entity, bag: &AttributeBag) -> Result<Item> {
-        let mut item = build_item::<Self>(entity, bag.len())?;
+        let (mut item, unchanged) = build_item::<Self>(entity, bag.len())?;
         merge_bag::<Self>(&mut item, bag)?;
-        finish::<Self>(item)
+        finish::<Self>(item, &unchanged)
     }
 
     /// The item for a record: its entity, its bag merged back (as
@@ -528,13 +528,13 @@ pub trait MapperExt: Mapper {
             return Err(Error::partial_record(key, projection).with_entity_type(Self::ENTITY_TYPE));
         }
         // The layout's bound already has room for the version.
-        let mut item = build_item::<Self>(&record.entity, record.bag.len())?;
+        let (mut item, unchanged) = build_item::<Self>(&record.entity, record.bag.len())?;
         if let (Some(attr), Some(v)) = (Self::TABLE.version_attribute(), record.version) {
             item.entry(attr.to_owned())
                 .or_insert_with(|| AttributeValue::N(v.to_string()));
         }
         merge_bag::<Self>(&mut item, &record.bag)?;
-        finish::<Self>(item)
+        finish::<Self>(item, &unchanged)
     }
 
     /// The entity for an item: runs the read hooks and deserializes the
@@ -736,7 +736,7 @@ pub trait MapperExt: Mapper {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     fn key(entity: &Self::Entity) -> Result<Item> {
-        let item = build_item::<Self>(entity, 0)?;
+        let (item, _) = build_item::<Self>(entity, 0)?;
         Self::TABLE
             .key_of(&item)
             .map_err(|e| e.with_entity_type(Self::ENTITY_TYPE))

@@ -14,7 +14,9 @@ use super::Mapper;
 use crate::error::{Error, Result};
 use crate::fields::field_table;
 use crate::item::{Item, type_name};
-use crate::key::{Encoding, IndexKeys, KeyPattern, KeyRole, KeyValue, decode_timestamp};
+use crate::key::{
+    Compiled, Encoding, IndexKeys, KeyPattern, KeyRole, KeyValue, RenderFailure, decode_timestamp,
+};
 use crate::probe::{Shape, field_shape};
 use crate::schema::{KeyAttribute, ScalarType, TableSchema};
 use crate::type_cache::TypeCache;
@@ -23,7 +25,6 @@ use crate::type_cache::TypeCache;
 /// under `stored`.
 #[derive(Debug)]
 struct Source {
-    placeholder: &'static str,
     field: &'static str,
     stored: String,
     encoding: Encoding,
@@ -34,6 +35,9 @@ struct Source {
 struct Target {
     attribute: &'static str,
     pattern: KeyPattern,
+    /// The pattern compiled once: a write renders without looking it up.
+    compiled: Compiled,
+    /// One per placeholder, in the template's order.
     sources: Vec<Source>,
 }
 
@@ -354,15 +358,16 @@ fn work_out<M: Mapper>() -> Checked {
                     continue;
                 }
                 sources.push(Source {
-                    placeholder,
                     field,
                     stored: stored.to_owned(),
                     encoding,
                 });
             }
+            let compiled = pattern.compile().ok()?;
             complete.then_some(Target {
                 attribute,
                 pattern,
+                compiled,
                 sources,
             })
         };
@@ -435,6 +440,76 @@ pub(crate) fn derivation<M: Mapper>(name: &str) -> Result<Option<Derivation>> {
     Ok(None)
 }
 
+/// The most rendered keys a write keeps track of (a table and five indexes'
+/// partition and sort keys); more are checked against their patterns.
+const TRACKED: usize = 12;
+
+/// The keys a plan rendered into an item, kept so that, after the hooks,
+/// the write checks know which are still exactly as rendered: those need
+/// not be parsed back against the patterns they were rendered from.
+#[derive(Debug)]
+pub(crate) struct RenderedKeys {
+    /// Every rendered key, one after the other.
+    text: String,
+    keys: [(&'static str, usize, usize); TRACKED],
+    len: usize,
+}
+
+impl RenderedKeys {
+    pub(crate) fn new() -> Self {
+        RenderedKeys {
+            text: String::new(),
+            keys: [("", 0, 0); TRACKED],
+            len: 0,
+        }
+    }
+
+    fn add(&mut self, attribute: &'static str, value: &str) {
+        let Some(slot) = self.keys.get_mut(self.len) else {
+            return; // checked against its pattern instead
+        };
+        if self.text.capacity() == 0 {
+            self.text.reserve(32 * TRACKED);
+        }
+        let start = self.text.len();
+        self.text.push_str(value);
+        *slot = (attribute, start, self.text.len());
+        self.len += 1;
+    }
+
+    /// The rendered key attributes `item` still holds exactly as rendered.
+    pub(crate) fn unchanged(&self, item: &Item) -> Unchanged {
+        let mut out = Unchanged {
+            names: [""; TRACKED],
+            len: 0,
+        };
+        for &(attribute, start, end) in self.keys.iter().take(self.len) {
+            let same = matches!(
+                item.get(attribute),
+                Some(AttributeValue::S(s)) if Some(s.as_str()) == self.text.get(start..end)
+            );
+            if same && let Some(slot) = out.names.get_mut(out.len) {
+                *slot = attribute;
+                out.len += 1;
+            }
+        }
+        out
+    }
+}
+
+/// Key attributes still exactly as the plan rendered them.
+#[derive(Debug)]
+pub(crate) struct Unchanged {
+    names: [&'static str; TRACKED],
+    len: usize,
+}
+
+impl Unchanged {
+    pub(crate) fn names(&self) -> &[&'static str] {
+        self.names.get(..self.len).unwrap_or_default()
+    }
+}
+
 /// Why a key was not rendered.
 enum Missing {
     /// A field is absent or NULL.
@@ -450,18 +525,28 @@ impl Plan {
     /// index). For the table keys, an absent field is an error unless the
     /// hook writes the key itself: the error is handed back, to be raised
     /// after the hook ran if the key is still missing.
-    pub(crate) fn render(&self, item: &mut Item) -> Result<Vec<(&'static str, Error)>> {
+    pub(crate) fn render(
+        &self,
+        item: &mut Item,
+        rendered: &mut RenderedKeys,
+    ) -> Result<Vec<(&'static str, Error)>> {
         let mut pending = Vec::new();
         for keys in &self.rendered {
             let partition = render(&keys.partition, item);
             let sort = keys.sort.as_ref().map(|t| (t.attribute, render(t, item)));
-            let mut values = Vec::with_capacity(2);
+            let mut values: [Option<(&'static str, String)>; 2] = [None, None];
             let mut missing = None;
-            for (attribute, result) in
-                std::iter::once((keys.partition.attribute, partition)).chain(sort)
+            for (slot, (attribute, result)) in
+                std::iter::once((keys.partition.attribute, partition))
+                    .chain(sort)
+                    .enumerate()
             {
                 match result {
-                    Ok(value) => values.push((attribute, value)),
+                    Ok(value) => {
+                        if let Some(v) = values.get_mut(slot) {
+                            *v = Some((attribute, value));
+                        }
+                    }
                     Err(Missing::Failed(e)) => return Err(e),
                     Err(Missing::Absent(field)) => {
                         missing.get_or_insert((attribute, field));
@@ -470,13 +555,14 @@ impl Plan {
             }
             match missing {
                 None => {
-                    for (attribute, value) in values {
+                    for (attribute, value) in values.into_iter().flatten() {
+                        rendered.add(attribute, &value);
                         item.insert(attribute.to_owned(), AttributeValue::S(value));
                     }
                 }
                 Some(_) if !keys.table => {} // sparse index
                 Some((attribute, field)) => {
-                    for (attribute, value) in values {
+                    for (attribute, value) in values.into_iter().flatten() {
                         item.insert(attribute.to_owned(), AttributeValue::S(value));
                     }
                     let pattern = if attribute == keys.partition.attribute {
@@ -504,10 +590,18 @@ impl Plan {
 }
 
 fn render(target: &Target, item: &Item) -> std::result::Result<String, Missing> {
-    let mut bound = target.pattern.bind();
-    for source in &target.sources {
-        let value = match item.get(&source.stored) {
-            None | Some(AttributeValue::Null(_)) => return Err(Missing::Absent(source.field)),
+    let value = |i: usize| {
+        let Some(source) = target.sources.get(i) else {
+            return Err(Missing::Failed(Error::invalid_key(
+                target.attribute,
+                format!(
+                    "cannot be rendered from key pattern `{}`: placeholder {i} has no field",
+                    target.pattern
+                ),
+            )));
+        };
+        match item.get(&source.stored) {
+            None | Some(AttributeValue::Null(_)) => Err(Missing::Absent(source.field)),
             Some(v) => key_value(v, source.encoding).map_err(|reason| {
                 Missing::Failed(Error::invalid_key(
                     target.attribute,
@@ -516,16 +610,19 @@ fn render(target: &Target, item: &Item) -> std::result::Result<String, Missing> 
                         target.pattern, source.field
                     ),
                 ))
-            })?,
-        };
-        bound = bound.with(source.placeholder, value);
-    }
-    bound.render().map_err(|e| {
-        Missing::Failed(Error::invalid_key(
-            target.attribute,
-            format!("cannot be rendered: {e}"),
-        ))
-    })
+            }),
+        }
+    };
+    target
+        .compiled
+        .render_with(value)
+        .map_err(|failure| match failure {
+            RenderFailure::Value(missing) => missing,
+            RenderFailure::Pattern(e) => Missing::Failed(Error::invalid_key(
+                target.attribute,
+                format!("cannot be rendered: {e}"),
+            )),
+        })
 }
 
 /// A field's serialized value as a key component for `encoding`.

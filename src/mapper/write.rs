@@ -4,7 +4,7 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::plan::plan;
+use super::plan::{RenderedKeys, Unchanged, plan};
 use super::{Mapper, fields, naming_needs_struct};
 use crate::check::{self, WriteRules};
 use crate::error::{Error, Result};
@@ -15,7 +15,10 @@ use crate::ser::{Cause, Failure, SerError};
 /// Hooks, serialization, renaming and discriminator; no checks yet. The
 /// item has room for `extra` more attributes (a bag merged in next), so
 /// adding them does not grow and rehash it.
-pub(super) fn build_item<M: Mapper>(entity: &M::Entity, extra: usize) -> Result<Item> {
+///
+/// Also says which keys are still exactly as the plan rendered them after
+/// the hooks ran (those need not be parsed back against their patterns).
+pub(super) fn build_item<M: Mapper>(entity: &M::Entity, extra: usize) -> Result<(Item, Unchanged)> {
     let ctx = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
     M::before_to_item(entity).map_err(ctx)?;
     let table = fields::<M>()?;
@@ -43,7 +46,8 @@ pub(super) fn build_item<M: Mapper>(entity: &M::Entity, extra: usize) -> Result<
             AttributeValue::S(M::ENTITY_TYPE.to_owned()),
         );
     }
-    let pending = plan.render(&mut item).map_err(ctx)?;
+    let mut rendered = RenderedKeys::new();
+    let pending = plan.render(&mut item, &mut rendered).map_err(ctx)?;
     M::after_to_item(entity, &mut item).map_err(ctx)?;
     // A table key that could not be rendered is an error only if the hook
     // did not write it either.
@@ -53,7 +57,8 @@ pub(super) fn build_item<M: Mapper>(entity: &M::Entity, extra: usize) -> Result<
     {
         return Err(ctx(error));
     }
-    Ok(item)
+    let unchanged = rendered.unchanged(&item);
+    Ok((item, unchanged))
 }
 
 fn serialize<M: Mapper>(entity: &M::Entity) -> Result<Item> {
@@ -112,13 +117,14 @@ pub(super) fn merge_bag<M: Mapper>(item: &mut Item, bag: &AttributeBag) -> Resul
 }
 
 /// The write checks, in their one pass.
-pub(super) fn finish<M: Mapper>(item: Item) -> Result<Item> {
+pub(super) fn finish<M: Mapper>(item: Item, unchanged: &Unchanged) -> Result<Item> {
     check::write(
         &item,
         WriteRules {
             table: Some(&M::TABLE),
             patterns: M::KEY_PATTERNS,
             entity_type: Some(M::ENTITY_TYPE),
+            rendered: unchanged.names(),
         },
     )?;
     Ok(item)
