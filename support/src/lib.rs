@@ -11,6 +11,7 @@
 //! | [`seed002`] | seed 002 (key overloading): a multi-tenant billing table |
 //! | [`seed003`] | seed 003: a blog with comments, reactions and tags |
 //! | [`seed004`] | seed 004 (compound entities): a customer's orders as hierarchies of sort keys, and invoices ([`seed004::invoices`]) |
+//! | [`consistency`] | the consistency oracle: random writes through every helper against a model, the store checked after each |
 //! | [`local`] | DynamoDB Local (through `dynamodb-mapper-testkit`): a client, new tables, plain `GetItem`/`PutItem`, query reads |
 //! | [`raw`] | an entity whose mapper writes exactly the attributes it carries ([`raw_mapper!`]) |
 //! | [`requests`] | offline and mock clients, batch request builders, what a batch request carried, a fast retry policy |
@@ -21,6 +22,7 @@
 
 use dynamodb_mapper::{Error, ErrorKind};
 
+pub mod consistency;
 pub mod local;
 pub mod raw;
 pub mod requests;
