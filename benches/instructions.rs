@@ -1,0 +1,99 @@
+//! Instruction counts of the mapping path the README tells users to write
+//! (keys declared once in `KEY_PATTERNS`) beside the same mapper writing its
+//! keys in a hook, and beside hand-written `AttributeValue` code with and
+//! without the mapper's checks (the floors), on the flat seed-001 customer
+//! (four string fields, pk/sk, one GSI pair, discriminator). Each call's
+//! output is dropped inside the measured loop, for every variant alike.
+//!
+//! Not a criterion bench: `scripts/instructions.sh` runs it under
+//! `valgrind --tool=callgrind` twice per variant (no calls, then 2,000) and
+//! prints the difference per call, which does not move with the machine's
+//! load. By hand: `cargo bench --bench instructions -- <variant> <calls>`.
+
+use std::hint::black_box;
+
+use dynamodb_mapper::{
+    IndexKeys, Item, KeyPattern, Mapper, MapperExt, NamingConvention, TableSchema,
+};
+use dynamodb_mapper_support::seed001::*;
+
+// Shared with the other benches; this one uses the customer's part.
+#[allow(dead_code)]
+mod common;
+use common::*;
+#[allow(dead_code)]
+#[path = "common/checked.rs"]
+mod checked;
+use checked::*;
+
+/// The README's way: the keys declared once, rendered by the crate.
+struct CustomerPatterns;
+impl Mapper for CustomerPatterns {
+    type Entity = Customer;
+    const ENTITY_TYPE: &'static str = "Customer";
+    const TABLE: TableSchema = APP_TABLE;
+    const NAMING: NamingConvention = NamingConvention::AsIs;
+    const OWNED_ATTRIBUTES: &'static [&'static str] = CustomerMapper::OWNED_ATTRIBUTES;
+    const KEY_PATTERNS: &'static [IndexKeys] = &[
+        IndexKeys::table(KeyPattern::partition("CUSTOMER#{customer_id}"))
+            .sort(KeyPattern::sort("METADATA")),
+        IndexKeys::index("GSI1", KeyPattern::partition("EMAIL#{email}"))
+            .sort(KeyPattern::sort("CUSTOMER#{customer_id}")),
+    ];
+    fn after_to_item(_: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+        dynamodb_mapper::hooks::put_str(item, "recordType", "Customer");
+        Ok(())
+    }
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
+    let variant = args.next().unwrap_or_default();
+    let calls: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+    let customer = Customer {
+        customer_id: "C123".into(),
+        email: "ada@example.com".into(),
+        name: "Ada Lovelace".into(),
+        created_at: "2024-01-15T10:30:00Z".into(),
+    };
+    // The same item every way, and each way run once before counting (the
+    // per-type caches are filled on first use).
+    let floor = hand_customer_to_item(&customer);
+    assert_eq!(CustomerPatterns::to_item(&customer).expect("valid"), floor);
+    assert_eq!(CustomerAsIs::to_item(&customer).expect("valid"), floor);
+    assert_eq!(hand_checked_customer_to_item(&customer), floor);
+    let one = |variant: &str| -> usize {
+        match variant {
+            "to_item/patterns" => CustomerPatterns::to_item(black_box(&customer))
+                .expect("valid")
+                .len(),
+            "to_item/hook" => CustomerAsIs::to_item(black_box(&customer))
+                .expect("valid")
+                .len(),
+            "to_item/checked_floor" => hand_checked_customer_to_item(black_box(&customer)).len(),
+            "to_item/floor" => hand_customer_to_item(black_box(&customer)).len(),
+            "from_item/patterns" => {
+                let item = floor.clone();
+                CustomerPatterns::from_item(black_box(item))
+                    .expect("valid")
+                    .name
+                    .len()
+            }
+            "from_item/checked_floor" => hand_checked_customer_from_item(black_box(floor.clone()))
+                .name
+                .len(),
+            "clone_item" => black_box(floor.clone()).len(),
+            other => panic!(
+                "unknown variant {other:?}: to_item/patterns, to_item/hook, to_item/checked_floor, \
+                 to_item/floor, from_item/patterns, from_item/checked_floor, clone_item"
+            ),
+        }
+    };
+    if variant.is_empty() {
+        return; // `cargo bench` runs every bench binary: nothing to do here
+    }
+    black_box(one(&variant));
+    for _ in 0..calls {
+        black_box(one(&variant));
+    }
+}
