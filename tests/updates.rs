@@ -216,6 +216,23 @@ fn the_builder_refuses_what_dynamodb_would_refuse() {
         "attribute `l` list_append needs a list, found a number (N)"
     );
     assert!(err(Update::new().set(attr("s"), AttributeValue::Ss(vec![]))).contains("empty"));
+    // A name DynamoDB rejects, at the top or nested, as an item's names are
+    // checked (#29).
+    let long = "n".repeat(65_537);
+    for path in [long.clone(), format!("m.{long}")] {
+        let message = err(Update::new().set(attr(path.clone()), 1));
+        assert!(
+            message.contains("has a name of 65537 bytes, over DynamoDB's limit of 65536 bytes"),
+            "{}",
+            &message[..200.min(message.len())]
+        );
+    }
+    assert!(
+        Update::new()
+            .set(attr(long[1..].to_owned()), 1)
+            .build()
+            .is_ok()
+    );
 }
 
 #[tokio::test]

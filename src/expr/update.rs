@@ -404,7 +404,9 @@ impl Update {
     /// # Errors
     /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) naming the
     /// attribute path: a path that is empty, malformed or deeper than 32
-    /// levels; two actions on one path or on a path and a part of it; `ADD`
+    /// levels, or holds a name DynamoDB rejects (empty, or over 65,536
+    /// bytes, as an item's names are checked); two actions on one path or on
+    /// a path and a part of it; `ADD`
     /// or `DELETE` of a nested path; a
     /// value DynamoDB rejects (an empty set, a string set with duplicates, a
     /// value nested deeper than 32 levels, ...) or that cannot be converted;
@@ -516,6 +518,15 @@ impl Update {
         for action in &self.actions {
             let attr = action.path();
             let steps = attr.steps()?;
+            // Names as DynamoDB takes them (not empty, at most 65,535
+            // bytes), as an item's names are checked.
+            for step in steps.iter() {
+                if let Step::Name(name) = step {
+                    crate::item::check_name(name).map_err(|reason| {
+                        expr_error(&crate::error::shorten(attr.path()), reason)
+                    })?;
+                }
+            }
             if steps.len() > MAX_PATH_DEPTH {
                 return Err(expr_error(
                     attr.path(),

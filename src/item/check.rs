@@ -218,7 +218,7 @@ pub(crate) fn check_depth<'a>(
     Ok(())
 }
 
-fn check_name(name: &str) -> std::result::Result<(), String> {
+pub(crate) fn check_name(name: &str) -> std::result::Result<(), String> {
     if name.is_empty() {
         return Err("has an empty name; DynamoDB rejects empty attribute names".into());
     }

@@ -22,7 +22,7 @@ mod number;
 mod size;
 
 pub use crate::error::type_name;
-pub(crate) use check::{MAX_NESTING, check_depth, check_received, check_values};
+pub(crate) use check::{MAX_NESTING, check_depth, check_name, check_received, check_values};
 pub(crate) use drop::drop_item;
 pub use ext::{ItemExt, ttl_value};
 pub(crate) use number::{canonical_number, check_number, read_float};
