@@ -268,10 +268,18 @@ async fn a_partial_update_moves_the_item_to_its_new_gsi_key() {
     shipped.status = "shipped".into();
     shipped.address.city = "Paris".into();
     let update = Update::between::<OrderMapper>(&open, &shipped).unwrap();
+    // What changed, and GSI1's other source and key (`order_id`, `gsi1sk`,
+    // written even though unchanged: the keys must agree with the item even
+    // if `open` were stale).
+    let e = update.build().unwrap();
     assert_eq!(
-        update.build().unwrap().expression(),
-        "SET #u0.#u1 = :u0, #u2 = :u1, #u3 = :u2",
-        "address.city, gsi1pk, status"
+        e.expression(),
+        "SET #u0.#u1 = :u0, #u2 = :u1, #u3 = :u2, #u4 = :u3, #u5 = :u4",
+        "address.city, gsi1pk, status, gsi1sk, order_id"
+    );
+    assert_eq!(
+        [&e.names()["#u4"], &e.names()["#u5"]],
+        ["gsi1sk", "order_id"]
     );
     table
         .update_entity::<OrderMapper>(&open, &shipped)
@@ -748,7 +756,11 @@ async fn none_is_absent_on_put_update_and_read() {
     };
     assert_eq!(in_index(client.clone(), name.clone()).await, 1);
     let update = Update::between::<ProfileMapper>(&named, &anonymous).unwrap();
-    assert_eq!(update.build().unwrap().expression(), "REMOVE #u0, #u1, #u2");
+    // The sparse keys and the field go; the index's other source is written.
+    assert_eq!(
+        update.build().unwrap().expression(),
+        "SET #u0 = :u0 REMOVE #u1, #u2, #u3"
+    );
     table
         .update_entity::<ProfileMapper>(&named, &anonymous)
         .await

@@ -494,3 +494,98 @@ async fn a_record_read_through_a_projection_is_never_written_whole() {
         Some(&AttributeValue::Bool(true))
     );
 }
+
+/// A field feeding keys of two indexes (found by the oracle): a player's
+/// status ranks them in GSI1 and groups them by team in GSI2.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Member {
+    id: String,
+    status: String,
+    team: String,
+    region: Option<String>,
+}
+
+struct MemberMapper;
+impl Mapper for MemberMapper {
+    type Entity = Member;
+    const ENTITY_TYPE: &'static str = "Member";
+    const TABLE: TableSchema = T;
+    const KEY_PATTERNS: &'static [IndexKeys] = &[
+        IndexKeys::table(KeyPattern::partition("MEMBER#{id}")).sort(KeyPattern::sort("MEMBER")),
+        IndexKeys::index("GSI1", KeyPattern::partition("STATUS#{status}"))
+            .sort(KeyPattern::sort("TEAM#{team}#{status}")),
+        IndexKeys::index("GSI2", KeyPattern::partition("REGION#{region}"))
+            .sort(KeyPattern::sort("MEMBER#{id}")),
+    ];
+}
+
+#[tokio::test]
+async fn keeping_one_derived_key_never_hides_another() {
+    let (client, name) = local::client_and_table("gate-findings", T).await;
+    let table = Table::new(&client, &name, T);
+    let open = Member {
+        id: "m1".into(),
+        status: "open".into(),
+        team: "red".into(),
+        region: None,
+    };
+    local::put_item(&client, &name, MemberMapper::to_item(&open).unwrap()).await;
+    let key = MemberMapper::key(&open).unwrap();
+
+    // `status` feeds gsi1pk and gsi1sk: keeping one is not enough.
+    let mut tx = table.transaction();
+    let err = tx
+        .update::<MemberMapper>(
+            key.clone(),
+            Update::new()
+                .set(attr("status"), "done")
+                .set(attr("gsi1pk"), "STATUS#done")
+                .caller_keeps("gsi1pk"),
+        )
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("`gsi1sk` is rendered from it"),
+        "{err}"
+    );
+
+    // A sparse index's keys come and go together: setting `region` and
+    // keeping only gsi2pk would leave an item with half a key.
+    let err = tx
+        .update::<MemberMapper>(
+            key.clone(),
+            Update::new()
+                .set(attr("region"), "eu")
+                .set(attr("gsi2pk"), "REGION#eu")
+                .caller_keeps("gsi2pk"),
+        )
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("`gsi2sk` is rendered from it"),
+        "{err}"
+    );
+    assert!(tx.is_empty());
+
+    // An update from a stale `old` (it says `done`; the item says `open`)
+    // that changes only the team still stores keys that agree with the
+    // item: the status it renders them from is written too.
+    let stale = Member {
+        status: "done".into(),
+        ..open.clone()
+    };
+    let blue = Member {
+        team: "blue".into(),
+        ..stale.clone()
+    };
+    table
+        .update_entity::<MemberMapper>(&stale, &blue)
+        .await
+        .unwrap();
+    let item = stored(&client, &name, key).await;
+    let decoded = MemberMapper::from_item(item.clone()).unwrap();
+    assert_eq!(decoded, blue);
+    let rendered = MemberMapper::to_item(&decoded).unwrap();
+    for derived in ["gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk"] {
+        assert_eq!(item.get(derived), rendered.get(derived), "{derived}");
+    }
+    assert_eq!(s(&item, "gsi1sk").as_deref(), Some("TEAM#blue#done"));
+}

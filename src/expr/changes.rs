@@ -9,7 +9,7 @@ use super::operand::Attr;
 use super::update::Update;
 use crate::error::describe_value;
 use crate::error::{Error, Result};
-use crate::mapper::{Mapper, MapperExt};
+use crate::mapper::{Mapper, MapperExt, sources_of};
 
 impl Update {
     /// The update that turns the item of `old` into the item of `new`, both
@@ -17,7 +17,9 @@ impl Update {
     /// derives (GSI keys, TTL, discriminator, what the hooks add) is
     /// recomputed from `new`, so a partial update never leaves a GSI key
     /// stale; an attribute that became absent (a sparse index key, a
-    /// skipped field) is removed. Maps present on both sides are updated
+    /// skipped field) is removed. The fields a changed key is rendered from
+    /// are written too, changed or not, so the key agrees with the item even
+    /// when `old` is stale. Maps present on both sides are updated
     /// member by member (`SET address.city`), so members the entity does
     /// not know are kept; lists and sets are replaced whole. Attributes
     /// outside the mapper's items (the attribute bag) are untouched. Empty
@@ -99,6 +101,43 @@ fn changes<M: Mapper>(old: &M::Entity, new: &M::Entity, nested: bool) -> Result<
     }
     let mut update = Update::new();
     diff(&before, &after, &mut Vec::new(), nested, &mut update);
+    // A key re-rendered from `new` is right only if the item holds the
+    // fields it is rendered from as `new` has them, and a field written is
+    // right only if every key rendered from it is written too: `old` may be
+    // stale (the item changed since it was read), so the update is closed
+    // over both, changed or not, until nothing more is reached.
+    let touched: Vec<String> = update
+        .top_level_names()
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    let mut reached: Vec<&str> = touched.iter().map(String::as_str).collect();
+    let mut added: Vec<&str> = Vec::new();
+    let mut next = 0;
+    while let Some(name) = reached.get(next).copied() {
+        next += 1;
+        let keys = crate::mapper::derivation::<M>(name)?.feeds;
+        for linked in sources_of::<M>(name)?
+            .into_iter()
+            .chain(keys.into_iter().map(|(key, _)| key))
+        {
+            // The table's keys are equal on both sides (checked above) and
+            // cannot be in an update.
+            let table_key = linked == table.partition_key_attribute().name
+                || table.sort_key_attribute().is_some_and(|k| k.name == linked);
+            if !table_key && !reached.contains(&linked) {
+                reached.push(linked);
+                added.push(linked);
+            }
+        }
+    }
+    added.sort_unstable();
+    for name in added {
+        update = match after.get(name) {
+            Some(value) => update.set(Attr::top_level(name), value.clone()),
+            None => update.remove(Attr::top_level(name)),
+        };
+    }
     Ok(update.rendered_by::<M>())
 }
 

@@ -33,7 +33,7 @@ mod read;
 mod write;
 
 pub use lookup::Lookup;
-pub(crate) use plan::{Derivation, derivation, problems};
+pub(crate) use plan::{derivation, problems, sources_of};
 
 pub(crate) use projection::projected_attributes;
 use read::{read, read_projected};

@@ -26,6 +26,9 @@ use crate::type_cache::TypeCache;
 #[derive(Debug)]
 struct Source {
     field: &'static str,
+    /// An `Option` field: when it is `None`, a sparse index's keys are not
+    /// written at all.
+    optional: bool,
     stored: String,
     encoding: Encoding,
 }
@@ -359,6 +362,7 @@ fn work_out<M: Mapper>() -> Checked {
                 }
                 sources.push(Source {
                     field,
+                    optional: shape.optional,
                     stored: stored.to_owned(),
                     encoding,
                 });
@@ -392,52 +396,84 @@ fn work_out<M: Mapper>() -> Checked {
 }
 
 /// How an attribute takes part in a mapper's derived attributes: what a
-/// raw update of it would leave stale.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Derivation {
-    /// It is a key attribute the mapper renders from `pattern`.
-    Rendered { pattern: KeyPattern },
-    /// It fills a placeholder of `pattern`, which renders `derived`.
-    Source {
-        derived: &'static str,
-        pattern: KeyPattern,
-    },
+/// raw change of it would leave stale.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Derivation {
+    /// It is a key attribute the mapper renders from this pattern.
+    pub(crate) rendered: Option<KeyPattern>,
+    /// The key attributes rendered from it, each with its pattern (both
+    /// keys of a sparse index: they come and go together).
+    pub(crate) feeds: Vec<(&'static str, KeyPattern)>,
     /// It is a key attribute of an index whose keys `after_to_item` writes
     /// (`by_hook()`): what it is derived from only the hook knows.
-    ByHook,
+    pub(crate) by_hook: bool,
+}
+
+impl Derivation {
+    /// Whether a raw change of the attribute touches nothing derived.
+    pub(crate) fn is_free(&self) -> bool {
+        self.rendered.is_none() && self.feeds.is_empty() && !self.by_hook
+    }
 }
 
 /// What a raw change of the top-level attribute `name` of `M`'s items
-/// touches among the derived attributes, if anything: the first derived
-/// key it is, or feeds.
+/// touches among the derived attributes.
 ///
 /// # Errors
 /// As [`plan`].
-pub(crate) fn derivation<M: Mapper>(name: &str) -> Result<Option<Derivation>> {
+pub(crate) fn derivation<M: Mapper>(name: &str) -> Result<Derivation> {
     let plan = plan::<M>()?;
+    let mut out = Derivation::default();
     for keys in &plan.rendered {
-        for target in std::iter::once(&keys.partition).chain(keys.sort.as_ref()) {
+        let targets = || std::iter::once(&keys.partition).chain(keys.sort.as_ref());
+        for target in targets() {
             if target.attribute == name {
-                return Ok(Some(Derivation::Rendered {
-                    pattern: target.pattern,
-                }));
+                out.rendered = Some(target.pattern);
             }
-            if target.sources.iter().any(|s| s.stored == name) {
-                return Ok(Some(Derivation::Source {
-                    derived: target.attribute,
-                    pattern: target.pattern,
-                }));
-            }
+        }
+        // An index whose keys come and go with an optional field (a sparse
+        // index) has its keys written together or not at all: a source of
+        // one is a source of both.
+        let sparse = !keys.table && targets().any(|t| t.sources.iter().any(|s| s.optional));
+        let feeds = |t: &&Target| t.sources.iter().any(|s| s.stored == name);
+        if targets().any(|t| feeds(&t)) {
+            out.feeds.extend(
+                targets()
+                    .filter(|t| sparse || feeds(t))
+                    .map(|t| (t.attribute, t.pattern)),
+            );
         }
     }
     for keys in M::KEY_PATTERNS.iter().filter(|k| k.is_by_hook()) {
         if let Ok((pk, sk)) = attributes_of(&M::TABLE, keys)
             && (pk.name == name || sk.is_some_and(|k| k.name == name))
         {
-            return Ok(Some(Derivation::ByHook));
+            out.by_hook = true;
         }
     }
-    Ok(None)
+    Ok(out)
+}
+
+/// The stored names of every field the keys of `attribute`'s index are
+/// rendered from (both keys of the index), when `attribute` is a key the
+/// plan renders.
+///
+/// # Errors
+/// As [`plan`].
+pub(crate) fn sources_of<M: Mapper>(attribute: &str) -> Result<Vec<&'static str>> {
+    let plan = plan::<M>()?;
+    let mut out = Vec::new();
+    for keys in &plan.rendered {
+        let targets = || std::iter::once(&keys.partition).chain(keys.sort.as_ref());
+        if targets().any(|t| t.attribute == attribute) {
+            for source in targets().flat_map(|t| &t.sources) {
+                if !out.contains(&source.stored.as_str()) {
+                    out.push(source.stored.as_str());
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The most rendered keys a write keeps track of (a table and five indexes'

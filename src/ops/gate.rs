@@ -9,7 +9,7 @@
 
 use crate::error::{Error, Result};
 use crate::expr::Update;
-use crate::mapper::{Derivation, Mapper, derivation};
+use crate::mapper::{Mapper, derivation};
 
 /// Refuses an update of `M`'s items, sent by `helper`, that changes an
 /// attribute the helpers keep: the table's key attributes (an update cannot
@@ -46,29 +46,38 @@ pub(crate) fn check_update<M: Mapper>(update: &Update, fix: &str) -> Result<()> 
         } else if rendered {
             continue;
         } else {
-            // The derived attribute at stake, and what keeps it from being
-            // updated by hand.
-            let (kept, why) = match derivation::<M>(name)? {
-                None => continue,
-                Some(Derivation::Rendered { pattern }) => (
+            // The derived attributes at stake, and what keeps them from
+            // being updated by hand.
+            let derivation = derivation::<M>(name)?;
+            if derivation.is_free() {
+                continue;
+            }
+            let why = if let Some(pattern) = derivation.rendered.filter(|_| !update.keeps(name)) {
+                (
                     name,
                     format!("the mapper renders it from key pattern `{pattern}`"),
-                ),
-                Some(Derivation::ByHook) => (
+                )
+            } else if derivation.by_hook && !update.keeps(name) {
+                (
                     name,
                     "it is an index key the mapper's `after_to_item` writes".to_owned(),
-                ),
-                Some(Derivation::Source { derived, pattern }) => (
-                    derived,
+                )
+            } else if let Some((derived, pattern)) = derivation
+                .feeds
+                .iter()
+                .find(|(derived, _)| !update.keeps(derived))
+            {
+                (
+                    *derived,
                     format!(
                         "`{derived}` is rendered from it (key pattern `{pattern}`) and would be \
                          left stale"
                     ),
-                ),
-            };
-            if update.keeps(kept) {
+                )
+            } else {
                 continue;
-            }
+            };
+            let (kept, why) = why;
             format!(
                 "cannot be updated by hand: {why}; use {fix}, which renders it again, or name \
                  `{kept}` in Update::caller_keeps and keep it right in the same update"
