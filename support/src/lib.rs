@@ -11,8 +11,8 @@
 //! | [`seed002`] | seed 002 (key overloading): a multi-tenant billing table |
 //! | [`seed003`] | seed 003: a blog with comments, reactions and tags |
 //! | [`seed004`] | seed 004 (compound entities): a customer's orders as hierarchies of sort keys, and invoices ([`seed004::invoices`]) |
-//! | [`consistency`] | the consistency oracle: random writes through every helper against a model, the store checked after each |
 //! | [`local`] | DynamoDB Local (through `dynamodb-mapper-testkit`): a client, new tables, plain `GetItem`/`PutItem`, query reads |
+//! | [`oracle`] | the consistency oracle: random sequences of writes through every write helper, checked against a model after each step (`tests/oracle.rs`, the `oracle` fuzz target) |
 //! | [`raw`] | an entity whose mapper writes exactly the attributes it carries ([`raw_mapper!`]) |
 //! | [`requests`] | offline and mock clients, batch request builders, what a batch request carried, a fast retry policy |
 //! | [`values`] | `s`/`n` attribute value shorthands, and the `Unknown` value the SDK does not let a test build |
@@ -22,8 +22,8 @@
 
 use dynamodb_mapper::{Error, ErrorKind};
 
-pub mod consistency;
 pub mod local;
+pub mod oracle;
 pub mod raw;
 pub mod requests;
 pub mod seed000;
