@@ -53,9 +53,9 @@ fn table(
     schema: dynamodb_mapper::TableSchema,
     setting: &Option<ReturnConsumedCapacity>,
 ) -> Table {
-    let table = Table::new(client, TABLE, schema).retry(fast_retry(5));
+    let table = Table::new(client, TABLE, schema).retry_policy(fast_retry(5));
     match setting {
-        Some(mode) => table.consumed_capacity(mode.clone()),
+        Some(mode) => table.return_consumed_capacity(mode.clone()),
         None => table,
     }
 }
@@ -560,7 +560,7 @@ async fn a_real_server_reports_capacity_only_when_asked() {
 
     let total = plain
         .clone()
-        .consumed_capacity(ReturnConsumedCapacity::Total);
+        .return_consumed_capacity(ReturnConsumedCapacity::Total);
     let written = total
         .batch_writer()
         .put::<CustomerMapper>(&list)
@@ -584,7 +584,7 @@ async fn a_real_server_reports_capacity_only_when_asked() {
     // With INDEXES, the write's share on GSI1 (customers by email) shows.
     let indexes = plain
         .clone()
-        .consumed_capacity(ReturnConsumedCapacity::Indexes);
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
     let mut tx = indexes.transaction();
     tx.put::<CustomerMapper>(&customer("C100")).unwrap();
     let used = tx

@@ -66,7 +66,7 @@ async fn every_item_is_read_once_across_pages_even_through_empty_pages() {
     let query = || {
         EventMapper::lookup()
             .with("stream", "s1")
-            .query(table.client(), table.name())
+            .query(&table)
             .unwrap()
             .limit(10)
     };
@@ -119,7 +119,7 @@ async fn tokens_from_elsewhere_are_refused_before_sending() {
         EventMapper::lookup()
             .on_index("GSI1")
             .with("kind", "b")
-            .query(table.client(), table.name())
+            .query(&table)
             .unwrap()
             .limit(4)
     };
@@ -139,7 +139,7 @@ async fn tokens_from_elsewhere_are_refused_before_sending() {
     let stream = || {
         EventMapper::lookup()
             .with("stream", "s1")
-            .query(table.client(), table.name())
+            .query(&table)
             .unwrap()
             .limit(4)
     };
@@ -204,7 +204,7 @@ async fn a_cursor_continues_only_the_query_that_issued_it() {
         EventMapper::lookup()
             .on_index("GSI1")
             .with("kind", kind)
-            .query(table.client(), table.name())
+            .query(&table)
             .unwrap()
             .limit(3)
     };

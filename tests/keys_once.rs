@@ -6,6 +6,7 @@ use dynamodb_mapper::{
     ErrorKind, GlobalSecondaryIndex, IndexKeys, Item, KeyPattern, Mapper, MapperExt,
     NamingConvention, Registry, TableSchema,
 };
+use dynamodb_mapper::ops::Table;
 use dynamodb_mapper_support::local;
 use serde::{Deserialize, Serialize};
 
@@ -406,7 +407,7 @@ async fn a_one_type_query_reads_only_that_type_without_a_registry() {
     }
     let out = OrderMapper::lookup()
         .with("customer_id", "C1")
-        .query(&client, &table)
+        .query(&Table::new(&client, &table, T))
         .unwrap()
         .send()
         .await
@@ -438,7 +439,7 @@ async fn a_one_type_query_reads_only_that_type_without_a_registry() {
     let out = OrderMapper::lookup()
         .on_index("GSI1")
         .with("status", "Shipped")
-        .query(&client, &table)
+        .query(&Table::new(&client, &table, T))
         .unwrap()
         .send()
         .await
@@ -513,7 +514,7 @@ async fn a_range_over_a_composite_sort_key_includes_every_item_of_its_last_day()
     local::put_item(&client, &table, EventMapper::to_item(&other).unwrap()).await;
 
     let read = |lookup: dynamodb_mapper::Lookup<'static, EventMapper>| {
-        let q = lookup.query(&client, &table).unwrap();
+        let q = lookup.query(&Table::new(&client, &table, T)).unwrap();
         async move {
             let mut events = local::read_all::<EventMapper>(q).await.unwrap();
             events.sort_by(|a, b| (&a.day, &a.id).cmp(&(&b.day, &b.id)));

@@ -583,7 +583,7 @@ async fn last_evaluated_keys_of_a_multi_attribute_index_round_trip() {
             .on_index("ByRegion")
             .with("tenant", "acme")
             .with("region", "us-east")
-            .query(table.client(), table.name())
+            .query(&table)
             .unwrap()
             .limit(3)
     };

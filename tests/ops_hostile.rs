@@ -70,7 +70,7 @@ async fn write_with_odd_answer(
     });
     let client = mock_client(&[&rule]);
     let err = Table::new(&client, TABLE, APP_TABLE)
-        .retry(fast_retry(5))
+        .retry_policy(fast_retry(5))
         .batch_writer()
         .concurrency(1)
         .put::<CustomerMapper>(&customers(30))
@@ -196,7 +196,7 @@ async fn a_non_retryable_error_stops_the_batch_and_reports_what_was_written() {
     });
     let client = mock_client(&[&ok, &refused]);
     let err = Table::new(&client, TABLE, APP_TABLE)
-        .retry(fast_retry(5))
+        .retry_policy(fast_retry(5))
         .batch_writer()
         .concurrency(1)
         .put::<CustomerMapper>(&customers(80))
@@ -246,7 +246,7 @@ async fn unprocessed_entries_spelled_differently_still_match_what_was_sent() {
         .map(|i| Item::from([("id".to_string(), AttributeValue::N(i.to_string()))]))
         .collect();
     let summary = Table::new(&client, TABLE, NUMBERED)
-        .retry(fast_retry(3))
+        .retry_policy(fast_retry(3))
         .batch_writer()
         .put_items(items)
         .await
@@ -382,7 +382,7 @@ async fn batch_get_answers_that_make_no_sense_hand_every_key_back() {
         });
         let client = mock_client(&[&rule]);
         let err = Table::new(&client, TABLE, APP_TABLE)
-            .retry(fast_retry(3))
+            .retry_policy(fast_retry(3))
             .batch_getter()
             .get_items(keys.clone())
             .await
@@ -572,7 +572,7 @@ async fn the_deadline_bounds_each_helper_call_with_its_accounting() {
     let deadline = Duration::from_millis(800);
     let table = Table::new(&client, TABLE, APP_TABLE).deadline(deadline);
     assert_eq!(
-        table.retry_policy().max_attempts(),
+        table.get_retry_policy().max_attempts(),
         10,
         "the client's retries"
     );
@@ -678,7 +678,7 @@ async fn every_helper_returns_in_bounded_time_from_a_silent_server() {
         (
             "update_with_retry",
             Table::new(&client, TABLE, CounterMapper::TABLE)
-                .retry(fast_retry(2))
+                .retry_policy(fast_retry(2))
                 .update_with_retry::<CounterMapper, _>(key.clone(), |_| Ok(()))
                 .await
                 .map(|_| ())
@@ -694,7 +694,7 @@ async fn every_helper_returns_in_bounded_time_from_a_silent_server() {
     errors.push(("transaction", tx.send().await.unwrap_err()));
     assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 1);
     let err = Table::new(&client, TABLE, APP_TABLE)
-        .retry(fast_retry(2))
+        .retry_policy(fast_retry(2))
         .batch_writer()
         .put::<CustomerMapper>(&customers(30))
         .await
@@ -710,7 +710,7 @@ async fn every_helper_returns_in_bounded_time_from_a_silent_server() {
     errors.push((
         "batch get",
         Table::new(&client, TABLE, APP_TABLE)
-            .retry(fast_retry(2))
+            .retry_policy(fast_retry(2))
             .batch_getter()
             .get_items(keys)
             .await
@@ -873,7 +873,7 @@ async fn a_read_modify_write_whose_answer_is_lost_applies_its_change_once() {
     let counted = changes.clone();
     let key = CounterMapper::key(&counter("rmw", 5)).unwrap();
     let err = Table::new(&client, TABLE, CounterMapper::TABLE)
-        .retry(fast_retry(5))
+        .retry_policy(fast_retry(5))
         .update_with_retry::<CounterMapper, _>(key, |r| {
             *counted.lock().unwrap() += 1;
             r.entity.count += 1;
@@ -898,7 +898,7 @@ async fn a_read_modify_write_that_moves_the_item_names_the_key_attribute() {
     let client = mock_client(&[&get]);
     let key = CounterMapper::key(&counter("here", 5)).unwrap();
     let err = Table::new(&client, TABLE, CounterMapper::TABLE)
-        .retry(fast_retry(2))
+        .retry_policy(fast_retry(2))
         .update_with_retry::<CounterMapper, _>(key, |r| {
             r.entity.counter_id = "there".into();
             Ok(())
@@ -983,7 +983,7 @@ async fn a_transaction_sent_again_after_a_lost_answer_carries_the_same_token() {
         .build();
     let client = mock_client(&[&rule]);
     let mut tx = Table::new(&client, TABLE, APP_TABLE)
-        .retry(fast_retry(1))
+        .retry_policy(fast_retry(1))
         .transaction();
     tx.put_new::<CustomerMapper>(&customer("C001")).unwrap();
     let err = tx.send().await.unwrap_err();
@@ -1033,7 +1033,7 @@ async fn helpers_can_run_on_spawned_tasks() {
 async fn put_three(rule: &aws_smithy_mocks::Rule) -> Error {
     let client = mock_client(&[rule]);
     Table::new(&client, TABLE, APP_TABLE)
-        .retry(fast_retry(2))
+        .retry_policy(fast_retry(2))
         .batch_writer()
         .put::<CustomerMapper>(&customers(3))
         .await
@@ -1153,7 +1153,7 @@ async fn an_increment_whose_answer_is_lost_is_sent_once_and_odd_answers_are_erro
         .build();
     let client = retrying_client(&rule);
     let n = Table::new(&client, TABLE, CounterMapper::TABLE)
-        .retry(fast_retry(3))
+        .retry_policy(fast_retry(3))
         .increment::<CounterMapper>(key.clone(), "count", 1)
         .await
         .unwrap();
@@ -1243,7 +1243,7 @@ async fn an_attempt_that_may_have_applied_a_batch_write_is_never_hidden_by_a_lat
             .build();
         let client = retrying_client(&rule);
         let err = Table::new(&client, TABLE, APP_TABLE)
-            .retry(fast_retry(2))
+            .retry_policy(fast_retry(2))
             .batch_writer()
             .put::<CustomerMapper>(&customers(3))
             .await
@@ -1275,7 +1275,7 @@ async fn a_batch_get_counts_every_request_it_sends() {
     let client = retrying_client(&rule);
     let keys = vec![CustomerMapper::key(&customer("C1")).unwrap()];
     let got = Table::new(&client, TABLE, APP_TABLE)
-        .retry(fast_retry(3))
+        .retry_policy(fast_retry(3))
         .batch_getter()
         .get::<CustomerMapper>(keys)
         .await
@@ -1291,7 +1291,7 @@ async fn a_transaction_resends_unanswered_and_throttled_sends_with_its_token() {
         let client = retrying_client(rule);
         async move {
             let mut tx = Table::new(&client, TABLE, APP_TABLE)
-                .retry(fast_retry(attempts))
+                .retry_policy(fast_retry(attempts))
                 .transaction();
             tx.put_new::<CustomerMapper>(&customer("C001")).unwrap();
             tx.send().await

@@ -146,7 +146,7 @@ async fn sixteen_tasks_increment_one_counter_a_thousand_times_without_losing_one
         tasks.push(tokio::spawn(async move {
             for _ in 0..increments {
                 Table::new(&client, &t, CounterMapper::TABLE)
-                    .retry(policy)
+                    .retry_policy(policy)
                     .update_with_retry::<CounterMapper, _>(key.clone(), |r| {
                         attempts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         r.entity.count += 1;
@@ -418,7 +418,7 @@ async fn timestamps_keep_created_at_and_move_updated_at() {
         later += Duration::from_secs(90);
         let now = later;
         Table::new(&client, &t, CounterMapper::TABLE)
-            .retry(RetryPolicy::new(3))
+            .retry_policy(RetryPolicy::new(3))
             .update_with_retry::<CounterMapper, _>(key.clone(), |r| {
                 r.entity.count += 1;
                 Timestamps::DEFAULT.stamp(&mut r.bag, now)
@@ -516,7 +516,7 @@ async fn items_written_before_versioning_are_adopted_not_stuck() {
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
     // ...but a read-modify-write adopts it and gives it a version.
     let record = Table::new(&client, &t, CounterMapper::TABLE)
-        .retry(RetryPolicy::new(3))
+        .retry_policy(RetryPolicy::new(3))
         .update_with_retry::<CounterMapper, _>(key.clone(), |r| {
             r.entity.count += 1;
             Ok(())
@@ -577,7 +577,7 @@ async fn versioned_entities_keep_their_check_in_transactions_and_imports() {
     tx.put::<CounterMapper>(&counter("fresh", 1)).unwrap();
     tx.send().await.unwrap();
     Table::new(&client, &t, CounterMapper::TABLE)
-        .retry(RetryPolicy::new(2))
+        .retry_policy(RetryPolicy::new(2))
         .update_with_retry::<CounterMapper, _>(
             CounterMapper::key(&counter("fresh", 1)).unwrap(),
             |r| {
@@ -601,7 +601,7 @@ async fn versioned_entities_keep_their_check_in_transactions_and_imports() {
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
     let updated = Table::new(&client, &t, CounterMapper::TABLE)
-        .retry(RetryPolicy::new(2))
+        .retry_policy(RetryPolicy::new(2))
         .update_with_retry::<CounterMapper, _>(key, |r| {
             r.entity.count += 1;
             Ok(())

@@ -46,7 +46,7 @@ async fn unprocessed_items_are_retried_exactly() {
     });
     let client = mock_client(&[&rule]);
     let summary = Table::new(&client, TABLE, APP_TABLE)
-        .retry(fast_retry(5))
+        .retry_policy(fast_retry(5))
         .batch_writer()
         .put::<CustomerMapper>(&customers(5))
         .await
@@ -91,7 +91,7 @@ async fn endless_throttling_gives_bounded_attempts_and_every_unwritten_item() {
     });
     let client = mock_client(&[&rule]);
     let err = Table::new(&client, TABLE, APP_TABLE)
-        .retry(fast_retry(4))
+        .retry_policy(fast_retry(4))
         .batch_writer()
         .concurrency(1)
         .put::<CustomerMapper>(&customers(30))
@@ -170,7 +170,7 @@ async fn unprocessed_keys_are_retried_on_batch_get() {
         .map(|c| CustomerMapper::key(c).unwrap())
         .collect();
     let mut got = Table::new(&client, TABLE, APP_TABLE)
-        .retry(fast_retry(3))
+        .retry_policy(fast_retry(3))
         .batch_getter()
         .get::<CustomerMapper>(keys)
         .await

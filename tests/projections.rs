@@ -7,6 +7,7 @@ use dynamodb_mapper::expr::{Projection, ProjectionExt};
 use dynamodb_mapper::{
     ErrorKind, GlobalSecondaryIndex, IndexKeys, KeyPattern, Mapper, MapperExt, TableSchema,
 };
+use dynamodb_mapper::ops::Table;
 use dynamodb_mapper_support::local;
 use serde::{Deserialize, Serialize};
 
@@ -107,7 +108,7 @@ async fn projections_read_smaller_types_and_still_check_the_type() {
     let projection = Projection::of::<OrderMapper, OrderSummary>().unwrap();
     let q = OrderMapper::lookup()
         .with("customer_id", "C1")
-        .query(&client, &table)
+        .query(&Table::new(&client, &table, T))
         .unwrap()
         .with_projection(&projection)
         .unwrap();
@@ -157,7 +158,7 @@ async fn projections_read_smaller_types_and_still_check_the_type() {
     let q = OrderMapper::lookup()
         .on_index("ByStatus")
         .with("status", "open")
-        .query(&client, &table)
+        .query(&Table::new(&client, &table, T))
         .unwrap();
     // No discriminator filter on an index without the discriminator.
     assert_eq!(q.get_filter_expression(), &None);

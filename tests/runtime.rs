@@ -77,7 +77,7 @@ fn helpers_run_on_a_runtime_without_tokio_timer() {
         &mock_client(&[&rule]),
         Some(SharedAsyncSleep::new(sleep.clone())),
     );
-    let table = Table::new(&client, "AppTable", APP_TABLE).retry(fast_retry(3));
+    let table = Table::new(&client, "AppTable", APP_TABLE).retry_policy(fast_retry(3));
     let summary = rt
         .block_on(
             table

@@ -508,7 +508,7 @@ fn create_ok() -> Rule {
 /// wait of 300 ms.
 async fn create_on(client: &Client, schema: TableSchema) -> dynamodb_mapper::Result<CreatedTable> {
     let sent = Table::new(client, TABLE, schema)
-        .retry(fast_retry(3))
+        .retry_policy(fast_retry(3))
         .create_table()
         .max_wait(Duration::from_millis(300))
         .send();

@@ -81,7 +81,7 @@ async fn by_status<M: Mapper<Entity = Order>>(
     let q = M::lookup()
         .on_index("GSI1")
         .with("status", status)
-        .query(client, table)
+        .query(&Table::new(client, table, M::TABLE))
         .unwrap();
     let mut ids: Vec<String> = local::read_all::<M>(q)
         .await
@@ -571,7 +571,7 @@ async fn a_transaction_of_every_action_is_cancelled_by_one_condition_with_the_it
     let snapshot = |client: aws_sdk_dynamodb::Client, name: String| async move {
         let q = OrderMapper::lookup()
             .with("customer_id", "C1")
-            .query(&client, &name)
+            .query(&Table::new(&client, &name, T))
             .unwrap();
         let mut all = local::read_all::<OrderMapper>(q).await.unwrap();
         all.sort_by(|a, b| a.order_id.cmp(&b.order_id));
@@ -750,7 +750,7 @@ async fn none_is_absent_on_put_update_and_read() {
         let q = ProfileMapper::lookup()
             .on_index("GSI1")
             .with("nickname", "ada")
-            .query(&client, &name)
+            .query(&Table::new(&client, &name, ProfileMapper::TABLE))
             .unwrap();
         local::read_all::<ProfileMapper>(q).await.unwrap().len()
     };

@@ -437,7 +437,7 @@ async fn a_record_read_through_a_projection_is_never_written_whole() {
         .build()
         .unwrap();
     let query = ProfileMapper::lookup()
-        .query(&client, &name)
+        .query(&table)
         .unwrap()
         .with_projection(&listing)
         .unwrap();

@@ -59,7 +59,7 @@ pub async fn run(log: &mut Vec<String>) -> Result<(), BoxError> {
         .sort_between("placed_at", T0, T0 + 3600);
     let key = lookup.key_condition()?.build()?;
     log.push(format!("3. Query ByRegion: {}", key.expression()));
-    let page = lookup.query(&client, &name)?.send().await?;
+    let page = lookup.query(&table)?.send().await?;
     let found = page
         .items
         .unwrap_or_default()

@@ -1024,11 +1024,11 @@ fn run(case: &Case) -> Outcome {
         customers.push(customers[0].clone());
     }
     let writer = Table::new(client, TABLE, schema)
-        .retry(policy)
+        .retry_policy(policy)
         .batch_writer()
         .concurrency(case.concurrency);
     let getter = Table::new(client, TABLE, schema)
-        .retry(policy)
+        .retry_policy(policy)
         .batch_getter()
         .concurrency(case.concurrency);
     let bound = Duration::from_secs(5);

@@ -540,7 +540,7 @@ impl Error {
     /// # });
     /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     /// # let note = |i: u32| Item::from([("pk".to_string(), AttributeValue::S(format!("NOTE#{i}")))]);
-    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry(RetryPolicy::new(1)).batch_writer()
+    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry_policy(RetryPolicy::new(1)).batch_writer()
     ///     .put_items(vec![note(1), note(2), note(3)])
     ///     .await
     ///     .unwrap_err();
@@ -578,7 +578,7 @@ impl Error {
     /// # });
     /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     /// # let note = |i: u32| Item::from([("pk".to_string(), AttributeValue::S(format!("NOTE#{i}")))]);
-    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry(RetryPolicy::new(1)).batch_writer()
+    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry_policy(RetryPolicy::new(1)).batch_writer()
     ///     .put_items(vec![note(1), note(2), note(3)])
     ///     .await
     ///     .unwrap_err();
@@ -613,7 +613,7 @@ impl Error {
     /// # });
     /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     /// # let note = |i: u32| Item::from([("pk".to_string(), AttributeValue::S(format!("NOTE#{i}")))]);
-    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry(RetryPolicy::new(1)).batch_writer()
+    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry_policy(RetryPolicy::new(1)).batch_writer()
     ///     .put_items(vec![note(1), note(2), note(3)])
     ///     .await
     ///     .unwrap_err();
@@ -687,7 +687,7 @@ impl Error {
     /// # });
     /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     /// # let note = |i: u32| Item::from([("pk".to_string(), AttributeValue::S(format!("NOTE#{i}")))]);
-    /// let writer = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry(RetryPolicy::new(1)).batch_writer();
+    /// let writer = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry_policy(RetryPolicy::new(1)).batch_writer();
     /// let err = writer.put_items(vec![note(1), note(2), note(3)]).await.unwrap_err();
     /// let unwritten = err.into_unwritten()?;
     /// assert_eq!((unwritten.unprocessed.len(), unwritten.in_doubt.len()), (1, 0));
@@ -728,7 +728,7 @@ impl Error {
     /// # });
     /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     /// # let key = |i: u32| Item::from([("pk".to_string(), AttributeValue::S(format!("NOTE#{i}")))]);
-    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry(RetryPolicy::new(1)).batch_getter()
+    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry_policy(RetryPolicy::new(1)).batch_getter()
     ///     .get_items(vec![key(1), key(2), key(3)])
     ///     .await
     ///     .unwrap_err();
@@ -765,7 +765,7 @@ impl Error {
     /// # });
     /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     /// # let key = |i: u32| Item::from([("pk".to_string(), AttributeValue::S(format!("NOTE#{i}")))]);
-    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry(RetryPolicy::new(1)).batch_getter()
+    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry_policy(RetryPolicy::new(1)).batch_getter()
     ///     .get_items(vec![key(1), key(2), key(3)])
     ///     .await
     ///     .unwrap_err();
@@ -802,7 +802,7 @@ impl Error {
     /// # });
     /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     /// # let key = |i: u32| Item::from([("pk".to_string(), AttributeValue::S(format!("NOTE#{i}")))]);
-    /// let getter = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry(RetryPolicy::new(1)).batch_getter();
+    /// let getter = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry_policy(RetryPolicy::new(1)).batch_getter();
     /// let err = getter.get_items(vec![key(1), key(2), key(3)]).await.unwrap_err();
     /// let mut unread = err.into_unread()?;
     /// // Ask for the rest again (here DynamoDB reads one more).
@@ -840,7 +840,7 @@ impl Error {
     /// # });
     /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     /// # let note = |i: u32| Item::from([("pk".to_string(), AttributeValue::S(format!("NOTE#{i}")))]);
-    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry(RetryPolicy::new(1)).batch_writer()
+    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry_policy(RetryPolicy::new(1)).batch_writer()
     ///     .put_items(vec![note(1), note(2), note(3)])
     ///     .await
     ///     .unwrap_err();

@@ -2,11 +2,8 @@
 //! values select, and a `Query` that reads only its entity type, without a
 //! registry.
 
-use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::apply::{FilterExt, KeyConditionExt};
 use super::condition::Condition;
 use super::key_condition::KeyCondition;
 use super::operand::attr;
@@ -372,7 +369,7 @@ impl<M: Mapper> Lookup<'_, M> {
     /// Whether the items of the lookup's index hold the discriminator (the
     /// table's do; an index's unless it projects `KEYS_ONLY`, or `INCLUDE`
     /// without it).
-    fn index_holds_discriminator(&self) -> bool {
+    pub(crate) fn index_holds_discriminator(&self) -> bool {
         let (Some(index), Some(discriminator)) =
             (self.index_name(), M::TABLE.discriminator_attribute())
         else {
@@ -382,53 +379,6 @@ impl<M: Mapper> Lookup<'_, M> {
             Some(IndexProjection::KeysOnly) => false,
             Some(IndexProjection::Include(attributes)) => attributes.contains(&discriminator),
             _ => true,
-        }
-    }
-
-    /// A `Query` of the table `table_name` that reads only this entity type:
-    /// the [`key_condition`](Lookup::key_condition) (and index), and the
-    /// discriminator [`filter`](Lookup::filter), so items of other types
-    /// that share the partition and prefix are left out by DynamoDB (they
-    /// still count towards the read capacity). Send it yourself and decode
-    /// every item with [`MapperExt::from_item`](crate::MapperExt::from_item);
-    /// no registry is needed. On an index whose items do not hold the
-    /// discriminator (`KEYS_ONLY`, or `INCLUDE` without it) there is no
-    /// filter: decode with
-    /// [`MapperExt::from_projected`](crate::MapperExt::from_projected), which
-    /// checks the keys against the mapper's patterns instead.
-    ///
-    /// # Errors
-    /// As [`key_condition`](Lookup::key_condition), and as
-    /// [`KeyConditionExt::with_key_condition`].
-    ///
-    /// ```
-    /// # use dynamodb_mapper::doc_support::*;
-    /// let query = OrderMapper::lookup().with("customer", "C1").query(&client(), "AppTable")?;
-    /// assert_eq!(
-    ///     query.get_key_condition_expression().as_deref(),
-    ///     Some("#k0 = :k0 AND begins_with(#k1, :k1)")
-    /// );
-    /// assert_eq!(query.get_filter_expression().as_deref(), Some("#c0 IN (:c0, :c1)"));
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn query(
-        &self,
-        client: &Client,
-        table_name: impl Into<String>,
-    ) -> Result<QueryFluentBuilder> {
-        // The expressions' own errors name the attribute; the entity type is
-        // added here, where it is known.
-        let typed = |e: crate::Error| e.with_entity_type(M::ENTITY_TYPE);
-        let query = client
-            .query()
-            .table_name(table_name)
-            .with_key_condition(self.key_condition()?)
-            .map_err(typed)?;
-        match self.filter() {
-            Some(filter) if self.index_holds_discriminator() => {
-                query.with_filter(filter).map_err(typed)
-            }
-            _ => Ok(query),
         }
     }
 }

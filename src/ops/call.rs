@@ -115,6 +115,11 @@ impl Bound {
         self.after
     }
 
+    /// The helper call's whole budget.
+    pub(crate) fn deadline(&self) -> Duration {
+        self.deadline
+    }
+
     /// This bound with its deadline counting from now (kept when it already
     /// counts: a helper built on another shares its deadline).
     pub(crate) fn start(mut self) -> Self {

@@ -1,5 +1,5 @@
 //! Consumed capacity, asked for only when the caller opts in
-//! ([`Table::consumed_capacity`](super::Table::consumed_capacity)) and then
+//! ([`Table::return_consumed_capacity`](super::Table::return_consumed_capacity)) and then
 //! summed over every request a helper sent.
 
 use std::collections::BTreeMap;
@@ -10,7 +10,7 @@ use aws_sdk_dynamodb::types::{ConsumedCapacity, ReturnConsumedCapacity};
 /// over every request (retries and pages included).
 ///
 /// A helper fills it only when its [`Table`](super::Table) asked for consumed
-/// capacity ([`Table::consumed_capacity`](super::Table::consumed_capacity));
+/// capacity ([`Table::return_consumed_capacity`](super::Table::return_consumed_capacity));
 /// otherwise the result holds `None`, which tells "not asked" apart from a
 /// request that consumed nothing. With [`ReturnConsumedCapacity::Total`]
 /// DynamoDB reports each table's units; with

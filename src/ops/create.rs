@@ -175,7 +175,7 @@ impl CreateTable {
     /// How long to wait for the table and its indexes to become `ACTIVE`
     /// after `CreateTable` was answered (default [`DEFAULT_ACTIVE_WAIT`]).
     /// The wait ends within this bound plus at most one call bound (the
-    /// [`Table`]'s [`call_bound`](Table::call_bound), for a
+    /// [`Table`]'s [`call_timeout`](Table::call_timeout), for a
     /// `DescribeTable` under way).
     ///
     /// ```
@@ -246,7 +246,7 @@ impl CreateTable {
     ///    for that.
     ///
     /// Every call is bounded by the [`Table`]'s
-    /// [`call_bound`](Table::call_bound).
+    /// [`call_timeout`](Table::call_timeout).
     ///
     /// # Errors
     ///
@@ -446,7 +446,7 @@ async fn create(table: &Table, request: CreateTableFluentBuilder) -> Result<()> 
     let sent = call_conditional(
         &bound,
         "CreateTable",
-        table.retry_policy(),
+        table.get_retry_policy(),
         Resend::Refused,
         |once| request.clone().customize().config_override(once).send(),
     );
@@ -587,7 +587,7 @@ async fn enable_ttl(
     let sent = call_conditional(
         &bound,
         "UpdateTimeToLive",
-        table.retry_policy(),
+        table.get_retry_policy(),
         Resend::Refused,
         |once| request.clone().customize().config_override(once).send(),
     );

@@ -39,7 +39,7 @@
 //!   [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse).
 //! - **Consumed capacity on request only.** Nothing asks DynamoDB for
 //!   consumed capacity unless the table does
-//!   ([`Table::consumed_capacity`]); then each helper reports the sum over
+//!   ([`Table::return_consumed_capacity`]); then each helper reports the sum over
 //!   the requests it sent ([`CapacityUsage`]) in its result where it has
 //!   one and in its tracing span.
 

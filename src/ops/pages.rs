@@ -15,7 +15,57 @@ use super::call::Bound;
 use super::capacity::{self, CapacityUsage};
 use crate::cursor::{Cursors, QueryShape};
 use crate::error::{Error, Result};
+use crate::expr::{FilterExt, KeyConditionExt};
+use crate::mapper::{Lookup, Mapper};
 use crate::registry::{Decoded, DecodedItems, Registry};
+
+impl<M: Mapper> Lookup<'_, M> {
+    /// A `Query` of `table` that reads only this entity type: the
+    /// [`key_condition`](Lookup::key_condition) (and index), and the
+    /// discriminator [`filter`](Lookup::filter), so items of other types
+    /// that share the partition and prefix are left out by DynamoDB (they
+    /// still count towards the read capacity). It asks for consumed
+    /// capacity as [`Table::query`] does. Send it yourself and decode every
+    /// item with [`MapperExt::from_item`](crate::MapperExt::from_item), or
+    /// pass it to [`Table::query_stream`] or [`Table::query_page`]; no
+    /// registry is needed for one type. On an index whose items do not hold
+    /// the discriminator (`KEYS_ONLY`, or `INCLUDE` without it) there is no
+    /// filter: decode with
+    /// [`MapperExt::from_projected`](crate::MapperExt::from_projected), which
+    /// checks the keys against the mapper's patterns instead.
+    ///
+    /// # Errors
+    /// As [`key_condition`](Lookup::key_condition), and as
+    /// [`KeyConditionExt::with_key_condition`](crate::expr::KeyConditionExt::with_key_condition).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let table = dynamodb_mapper::ops::Table::new(&client(), "AppTable", TABLE);
+    /// let query = OrderMapper::lookup().with("customer", "C1").query(&table)?;
+    /// assert_eq!(query.get_table_name().as_deref(), Some("AppTable"));
+    /// assert_eq!(
+    ///     query.get_key_condition_expression().as_deref(),
+    ///     Some("#k0 = :k0 AND begins_with(#k1, :k1)")
+    /// );
+    /// assert_eq!(query.get_filter_expression().as_deref(), Some("#c0 IN (:c0, :c1)"));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn query(&self, table: &Table) -> Result<QueryFluentBuilder> {
+        // The expressions' own errors name the attribute; the entity type is
+        // added here, where it is known.
+        let typed = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
+        let query = table
+            .query()
+            .with_key_condition(self.key_condition()?)
+            .map_err(typed)?;
+        match self.filter() {
+            Some(filter) if self.index_holds_discriminator() => {
+                query.with_filter(filter).map_err(typed)
+            }
+            _ => Ok(query),
+        }
+    }
+}
 
 /// What a stream has read so far, recorded on its span after each page.
 struct Tally {
@@ -337,7 +387,7 @@ impl Table {
         let start = query.get_exclusive_start_key().clone();
         let mode = mode(
             query.get_return_consumed_capacity(),
-            self.return_consumed_capacity().cloned(),
+            self.get_return_consumed_capacity().cloned(),
         );
         let query = query.set_return_consumed_capacity(mode);
         let span = tracing::info_span!(
@@ -381,7 +431,7 @@ impl Table {
     /// A `Query` of this table, to complete with a key condition (and pass
     /// to [`query_stream`](Self::query_stream) or send yourself). It asks
     /// for consumed capacity when the table does
-    /// ([`consumed_capacity`](Self::consumed_capacity)).
+    /// ([`return_consumed_capacity`](Self::return_consumed_capacity)).
     ///
     /// ```
     /// # use dynamodb_mapper::doc_support::*;
@@ -392,7 +442,7 @@ impl Table {
         self.client()
             .query()
             .table_name(self.name())
-            .set_return_consumed_capacity(self.return_consumed_capacity().cloned())
+            .set_return_consumed_capacity(self.get_return_consumed_capacity().cloned())
     }
 
     /// A `Scan` of this table (asking for consumed capacity as
@@ -407,7 +457,7 @@ impl Table {
         self.client()
             .scan()
             .table_name(self.name())
-            .set_return_consumed_capacity(self.return_consumed_capacity().cloned())
+            .set_return_consumed_capacity(self.get_return_consumed_capacity().cloned())
     }
 
     /// Runs a query page by page and decodes every item through `registry`,
@@ -415,7 +465,7 @@ impl Table {
     /// out as [`Decoded::Skipped`] and [`Decoded::Raw`] (per the registry's
     /// policies), never silently dropped; a failed page request ends the
     /// stream with its error. Each page request is bounded by the table's
-    /// [`call_bound`](Self::call_bound) and each page, with the SDK's own
+    /// [`call_timeout`](Self::call_timeout) and each page, with the SDK's own
     /// retries, by its [`deadline`](Self::deadline): a page that does not
     /// come in time
     /// ends the stream with an [`ErrorKind::Timeout`](crate::ErrorKind::Timeout)
@@ -456,7 +506,7 @@ impl Table {
     ) -> impl Stream<Item = Result<Decoded<T>>> + use<T> {
         let mode = mode(
             query.get_return_consumed_capacity(),
-            self.return_consumed_capacity().cloned(),
+            self.get_return_consumed_capacity().cloned(),
         );
         let asked = capacity::asks(mode.as_ref());
         let query = query.set_return_consumed_capacity(mode);
@@ -505,7 +555,7 @@ impl Table {
     ) -> impl Stream<Item = Result<Decoded<T>>> + use<T> {
         let mode = mode(
             scan.get_return_consumed_capacity(),
-            self.return_consumed_capacity().cloned(),
+            self.get_return_consumed_capacity().cloned(),
         );
         let asked = capacity::asks(mode.as_ref());
         let scan = scan.set_return_consumed_capacity(mode);

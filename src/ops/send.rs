@@ -74,7 +74,7 @@ impl HelperCall {
     /// the helper call `table` was started for), traced in `span`.
     pub(crate) fn new(table: &Table, span: tracing::Span) -> Self {
         let table = table.started();
-        let used = capacity::start(capacity::asks(table.return_consumed_capacity()));
+        let used = capacity::start(capacity::asks(table.get_return_consumed_capacity()));
         HelperCall { table, span, used }
     }
 
@@ -94,7 +94,7 @@ impl HelperCall {
         HelperCall {
             table: self.table.clone(),
             span,
-            used: capacity::start(capacity::asks(self.table.return_consumed_capacity())),
+            used: capacity::start(capacity::asks(self.table.get_return_consumed_capacity())),
         }
     }
 
@@ -125,7 +125,7 @@ impl HelperCall {
         aws_sdk_dynamodb::Error: From<SdkError<E, HttpResponse>>,
     {
         let bound = self.table.bound();
-        let policy = self.table.retry_policy();
+        let policy = self.table.get_retry_policy();
         let out = call_conditional(&bound, operation, policy, Resend::Refused, send)
             .instrument(self.span.clone())
             .await?;
@@ -169,7 +169,7 @@ pub(crate) async fn send_update(
         .table_name(table.name())
         .set_key(Some(key))
         .set_return_values(return_values)
-        .set_return_consumed_capacity(table.return_consumed_capacity().cloned())
+        .set_return_consumed_capacity(table.get_return_consumed_capacity().cloned())
         .with_update(update)
         .map_err(Failed::NotSent)?;
     if let Some(condition) = condition {

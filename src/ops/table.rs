@@ -33,10 +33,10 @@ use crate::schema::TableSchema;
 ///
 /// let client = client();
 /// let table = Table::new(&client, "AppTable", TABLE)
-///     .retry(RetryPolicy::new(5))
+///     .retry_policy(RetryPolicy::new(5))
 ///     .call_timeout(Duration::from_secs(5));
 /// assert_eq!(table.name(), "AppTable");
-/// assert_eq!(table.call_bound(), Duration::from_secs(5));
+/// assert_eq!(table.get_call_timeout(), Duration::from_secs(5));
 /// let writer = table.batch_writer().concurrency(8);
 /// let tx = table.transaction();
 /// # let _ = (writer, tx);
@@ -82,10 +82,10 @@ impl Table {
     /// ```
     /// # use dynamodb_mapper::doc_support::*;
     /// use dynamodb_mapper::ops::{RetryPolicy, Table};
-    /// let table = Table::new(&client(), "AppTable", TABLE).retry(RetryPolicy::new(3));
-    /// assert_eq!(table.retry_policy().max_attempts(), 3);
+    /// let table = Table::new(&client(), "AppTable", TABLE).retry_policy(RetryPolicy::new(3));
+    /// assert_eq!(table.get_retry_policy().max_attempts(), 3);
     /// ```
-    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+    pub fn retry_policy(mut self, policy: RetryPolicy) -> Self {
         self.retry = policy;
         self
     }
@@ -100,7 +100,7 @@ impl Table {
     /// use std::time::Duration;
     /// let table = dynamodb_mapper::ops::Table::new(&client(), "AppTable", TABLE)
     ///     .call_timeout(Duration::from_millis(500));
-    /// assert_eq!(table.call_bound(), Duration::from_millis(500));
+    /// assert_eq!(table.get_call_timeout(), Duration::from_millis(500));
     /// ```
     pub fn call_timeout(mut self, after: Duration) -> Self {
         self.bound = self.bound.with_after(after);
@@ -132,6 +132,19 @@ impl Table {
         self
     }
 
+    /// How long each helper call may take as a whole (see
+    /// [`deadline`](Self::deadline)).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::doc_support::*;
+    /// let table = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE);
+    /// assert_eq!(table.get_deadline(), dynamodb_mapper::ops::DEFAULT_DEADLINE);
+    /// ```
+    #[must_use]
+    pub fn get_deadline(&self) -> Duration {
+        self.bound.deadline()
+    }
+
     /// Asks DynamoDB to report the capacity each request consumes, for every
     /// helper started from this table: batch writes and gets, transactions,
     /// the locking helpers, [`query`](Self::query) and [`scan`](Self::scan)
@@ -157,35 +170,35 @@ impl Table {
     /// use dynamodb_mapper::ops::Table;
     ///
     /// let table = Table::new(&client(), "AppTable", TABLE);
-    /// assert_eq!(table.return_consumed_capacity(), None);
+    /// assert_eq!(table.get_return_consumed_capacity(), None);
     /// assert_eq!(table.query().get_return_consumed_capacity(), &None);
     ///
-    /// let table = table.consumed_capacity(ReturnConsumedCapacity::Indexes);
-    /// assert_eq!(table.return_consumed_capacity(), Some(&ReturnConsumedCapacity::Indexes));
+    /// let table = table.return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+    /// assert_eq!(table.get_return_consumed_capacity(), Some(&ReturnConsumedCapacity::Indexes));
     /// assert_eq!(
     ///     table.query().get_return_consumed_capacity(),
     ///     &Some(ReturnConsumedCapacity::Indexes)
     /// );
     /// ```
-    pub fn consumed_capacity(mut self, mode: ReturnConsumedCapacity) -> Self {
+    pub fn return_consumed_capacity(mut self, mode: ReturnConsumedCapacity) -> Self {
         self.capacity = capacity::normalize(mode);
         self
     }
 
     /// What the helpers ask DynamoDB to report of consumed capacity (see
-    /// [`consumed_capacity`](Self::consumed_capacity)); `None` by default.
+    /// [`return_consumed_capacity`](Self::return_consumed_capacity)); `None` by default.
     ///
     /// ```
     /// # use dynamodb_mapper::doc_support::*;
     /// use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
     /// let table = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE)
-    ///     .consumed_capacity(ReturnConsumedCapacity::Total);
-    /// assert_eq!(table.return_consumed_capacity(), Some(&ReturnConsumedCapacity::Total));
-    /// let none = table.consumed_capacity(ReturnConsumedCapacity::None);
-    /// assert_eq!(none.return_consumed_capacity(), None);
+    ///     .return_consumed_capacity(ReturnConsumedCapacity::Total);
+    /// assert_eq!(table.get_return_consumed_capacity(), Some(&ReturnConsumedCapacity::Total));
+    /// let none = table.return_consumed_capacity(ReturnConsumedCapacity::None);
+    /// assert_eq!(none.get_return_consumed_capacity(), None);
     /// ```
     #[must_use]
-    pub fn return_consumed_capacity(&self) -> Option<&ReturnConsumedCapacity> {
+    pub fn get_return_consumed_capacity(&self) -> Option<&ReturnConsumedCapacity> {
         self.capacity.as_ref()
     }
 
@@ -231,22 +244,22 @@ impl Table {
     /// # use dynamodb_mapper::doc_support::*;
     /// use dynamodb_mapper::ops::{RetryPolicy, Table};
     /// let table = Table::new(&client(), "T", TABLE);
-    /// assert_eq!(table.retry_policy(), RetryPolicy::default());
+    /// assert_eq!(table.get_retry_policy(), RetryPolicy::default());
     /// ```
     #[must_use]
-    pub fn retry_policy(&self) -> RetryPolicy {
+    pub fn get_retry_policy(&self) -> RetryPolicy {
         self.retry
     }
 
-    /// How long each SDK call may take.
+    /// How long each SDK call may take (see [`call_timeout`](Self::call_timeout)).
     ///
     /// ```
     /// # use dynamodb_mapper::doc_support::*;
     /// let table = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE);
-    /// assert_eq!(table.call_bound(), dynamodb_mapper::ops::DEFAULT_CALL_TIMEOUT);
+    /// assert_eq!(table.get_call_timeout(), dynamodb_mapper::ops::DEFAULT_CALL_TIMEOUT);
     /// ```
     #[must_use]
-    pub fn call_bound(&self) -> Duration {
+    pub fn get_call_timeout(&self) -> Duration {
         self.bound.after()
     }
 

@@ -43,7 +43,7 @@ pub const TRANSACTION_LIMIT: usize = 100;
 pub struct TransactionSummary {
     /// The capacity DynamoDB reported for the transaction: `None` unless the
     /// [`Table`] asked for it
-    /// ([`Table::consumed_capacity`](super::Table::consumed_capacity));
+    /// ([`Table::return_consumed_capacity`](super::Table::return_consumed_capacity));
     /// zero for an empty transaction, which sends nothing.
     ///
     /// ```no_run
@@ -51,7 +51,7 @@ pub struct TransactionSummary {
     /// # async fn demo(client: aws_sdk_dynamodb::Client, order: Order) -> dynamodb_mapper::Result<()> {
     /// use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
     /// let table = dynamodb_mapper::ops::Table::new(&client, "AppTable", TABLE)
-    ///     .consumed_capacity(ReturnConsumedCapacity::Indexes);
+    ///     .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
     /// let mut tx = table.transaction();
     /// tx.put::<OrderMapper>(&order)?;
     /// let sent = tx.send().await?;
@@ -657,7 +657,7 @@ impl Transaction {
     /// # }
     /// ```
     pub async fn send(&self) -> Result<TransactionSummary> {
-        let asked = self.table.return_consumed_capacity().cloned();
+        let asked = self.table.get_return_consumed_capacity().cloned();
         let mut summary = TransactionSummary {
             consumed_capacity: capacity::start(capacity::asks(asked.as_ref())),
         };
@@ -687,7 +687,7 @@ impl Transaction {
         let sent = call_conditional(
             &bound,
             "TransactWriteItems",
-            self.table.retry_policy(),
+            self.table.get_retry_policy(),
             Resend::RefusedOrUnanswered,
             |one_attempt| {
                 request

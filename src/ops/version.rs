@@ -324,7 +324,7 @@ impl Table {
             .delete_item()
             .table_name(self.name())
             .set_key(Some(key.clone()))
-            .set_return_consumed_capacity(self.return_consumed_capacity().cloned())
+            .set_return_consumed_capacity(self.get_return_consumed_capacity().cloned())
             .with_condition(condition)?;
         let sent = call
             .write("DeleteItem", |once| {
@@ -395,7 +395,7 @@ impl Table {
         // Every read, write and pause shares one deadline, and the capacity
         // of every request (the conflicting ones included) is summed.
         let mut call = HelperCall::new(self, span.clone());
-        let policy = self.retry_policy();
+        let policy = self.get_retry_policy();
         let mut change = change;
         let mut attempt = 0;
         async move {
@@ -576,7 +576,7 @@ impl Table {
             .put_item()
             .table_name(self.name())
             .set_item(Some(item))
-            .set_return_consumed_capacity(self.return_consumed_capacity().cloned())
+            .set_return_consumed_capacity(self.get_return_consumed_capacity().cloned())
             .with_condition(condition)?;
         let sent = call
             .write("PutItem", |once| {
@@ -602,7 +602,7 @@ async fn read<M: Mapper>(call: &mut HelperCall, key: Item) -> Result<Option<Reco
         .table_name(table.name())
         .set_key(Some(key.clone()))
         .consistent_read(true)
-        .set_return_consumed_capacity(table.return_consumed_capacity().cloned())
+        .set_return_consumed_capacity(table.get_return_consumed_capacity().cloned())
         .send();
     let out = call
         .read("GetItem", request)
@@ -644,7 +644,7 @@ async fn put_record<M: Mapper>(
         .put_item()
         .table_name(table.name())
         .set_item(Some(put.item))
-        .set_return_consumed_capacity(table.return_consumed_capacity().cloned())
+        .set_return_consumed_capacity(table.get_return_consumed_capacity().cloned())
         .with_condition(put.condition)?;
     let sent = call
         .write("PutItem", |once| {
@@ -696,7 +696,7 @@ async fn stored_version(call: &mut HelperCall, key: Item, attribute: &str) -> Re
         .consistent_read(true)
         .projection_expression("#v")
         .expression_attribute_names("#v", attribute)
-        .set_return_consumed_capacity(table.return_consumed_capacity().cloned())
+        .set_return_consumed_capacity(table.get_return_consumed_capacity().cloned())
         .send();
     let out = call
         .read("GetItem", request)

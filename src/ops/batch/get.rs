@@ -317,7 +317,7 @@ impl BatchGetter {
                 table: self.table.started(),
                 ..self.clone()
             };
-            let out = run(&job, entries, self.table.retry_policy(), self.concurrency).await;
+            let out = run(&job, entries, self.table.get_retry_policy(), self.concurrency).await;
             recorder.record("requests", out.summary.requests);
             recorder.record("retries", out.summary.retries);
             capacity::record(&recorder, out.summary.consumed_capacity.as_ref());
@@ -357,7 +357,7 @@ impl Job for BatchGetter {
     }
 
     fn asks_capacity(&self) -> bool {
-        capacity::asks(self.table.return_consumed_capacity())
+        capacity::asks(self.table.get_return_consumed_capacity())
     }
 
     fn send(
@@ -374,7 +374,7 @@ impl Job for BatchGetter {
                     .client()
                     .batch_get_item()
                     .request_items(self.table.name(), keys)
-                    .set_return_consumed_capacity(self.table.return_consumed_capacity().cloned())
+                    .set_return_consumed_capacity(self.table.get_return_consumed_capacity().cloned())
                     // One SDK attempt per send: the runner retries by the
                     // table's policy, and counts every request it makes.
                     .customize()

@@ -45,14 +45,14 @@ pub struct BatchSummary {
     pub retries: usize,
     /// The capacity DynamoDB reported, summed over every request (retries
     /// included): `None` unless the [`Table`](super::Table) asked for it
-    /// ([`Table::consumed_capacity`](super::Table::consumed_capacity)).
+    /// ([`Table::return_consumed_capacity`](super::Table::return_consumed_capacity)).
     ///
     /// ```no_run
     /// # use dynamodb_mapper::doc_support::*;
     /// # async fn demo(client: aws_sdk_dynamodb::Client, notes: Vec<Note>) -> dynamodb_mapper::Result<()> {
     /// use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
     /// let summary = dynamodb_mapper::ops::Table::new(&client, "AppTable", NoteMapper::TABLE)
-    ///     .consumed_capacity(ReturnConsumedCapacity::Total)
+    ///     .return_consumed_capacity(ReturnConsumedCapacity::Total)
     ///     .batch_writer()
     ///     .put::<NoteMapper>(&notes)
     ///     .await?;

@@ -300,7 +300,7 @@ impl BatchWriter {
                 table: self.table.started(),
                 ..self.clone()
             };
-            let out = run(&job, entries, self.table.retry_policy(), self.concurrency).await;
+            let out = run(&job, entries, self.table.get_retry_policy(), self.concurrency).await;
             recorder.record("requests", out.summary.requests);
             recorder.record("retries", out.summary.retries);
             capacity::record(&recorder, out.summary.consumed_capacity.as_ref());
@@ -407,7 +407,7 @@ impl Job for BatchWriter {
     }
 
     fn asks_capacity(&self) -> bool {
-        capacity::asks(self.table.return_consumed_capacity())
+        capacity::asks(self.table.get_return_consumed_capacity())
     }
 
     fn send(
@@ -420,7 +420,7 @@ impl Job for BatchWriter {
             .client()
             .batch_write_item()
             .request_items(self.table.name(), requests)
-            .set_return_consumed_capacity(self.table.return_consumed_capacity().cloned())
+            .set_return_consumed_capacity(self.table.get_return_consumed_capacity().cloned())
             // One SDK attempt per send: the runner retries, and marks the
             // requests in doubt after any attempt that may have applied them.
             .customize()
