@@ -15,7 +15,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use dynamodb_mapper::expr::{Update, UpdateExt, attr};
 use dynamodb_mapper::key::encode_timestamp;
 use dynamodb_mapper::{
-    IndexKeys, Item, KeyCondition, KeyPattern, Mapper, MapperExt, NamingConvention, TableSchema,
+    IndexKeys, Item, KeyPattern, Mapper, MapperExt, NamingConvention, TableSchema,
+    expr::KeyCondition,
 };
 use dynamodb_mapper_support::seed001::*;
 
@@ -458,7 +459,7 @@ fn bench(c: &mut Criterion) {
     // The same update as a user sends it: on an `UpdateItem` request, with
     // `with_update`, against the SDK's own setters with hand-written text,
     // names and values. No request is sent.
-    let client = dynamodb_mapper::doc_support::client();
+    let client = dynamodb_mapper_support::doc::client();
     run(
         &mut g,
         &mut counts,

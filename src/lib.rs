@@ -2,9 +2,11 @@
 //!
 //! ## Where things are
 //!
-//! The public modules are [`key`], [`cursor`], [`hooks`], [`expr`],
-//! [`ops`], [`stream`] and [`time`]; the names every mapper needs are
-//! re-exported here. How the crate is layered, and what each layer keeps
+//! Every public name has one path. The names every mapper needs are here
+//! at the root; the rest live in the public modules [`key`], [`cursor`],
+//! [`hooks`], [`expr`], [`ops`], [`stream`] and [`time`]. The
+//! [`prelude`] brings the traits whose methods you call into scope with one
+//! import (`use dynamodb_mapper::prelude::*;`). How the crate is layered, and what each layer keeps
 //! true, is in `ARCHITECTURE.md` at the repository's root, the one map of
 //! the code.
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -17,8 +19,6 @@
 mod check;
 pub mod cursor;
 mod de;
-#[doc(hidden)]
-pub mod doc_support;
 mod error;
 pub mod expr;
 mod fields;
@@ -29,6 +29,7 @@ mod mapper;
 mod names;
 mod naming;
 pub mod ops;
+pub mod prelude;
 mod probe;
 mod record;
 mod registry;
@@ -39,16 +40,12 @@ pub mod time;
 mod type_cache;
 mod view;
 
-pub use self::time::PointInTime;
 pub use error::{BoxError, Error, ErrorKind, Result};
-pub use expr::{
-    Condition, ConditionExt, Expression, FilterExt, IntoExpression, KeyCondition, KeyConditionExt,
-    Update, UpdateExt,
-};
 pub use item::{
     Item, ItemExt, MAX_ITEM_SIZE, MAX_NUMBER_DIGITS, item_size, ttl_value, type_name, value_size,
 };
-pub use key::{AllowedOverlap, IndexKeys, KeyBuilder, KeyFormat, KeyPattern};
+pub use key::overlap::IndexKeys;
+pub use key::pattern::KeyPattern;
 pub use mapper::{Lookup, Mapper, MapperExt};
 pub use naming::NamingConvention;
 pub use record::{AttributeBag, Record};

@@ -4,13 +4,16 @@
 use std::collections::HashMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use dynamodb_mapper::key::{
-    AllowedOverlap, Encoding, IndexKeys, KeyBuilder, KeyDeclaration, KeyFormat, KeyPattern,
-    KeyRole, KeyValue, Overlap, OverlapKind, decode_signed, decode_timestamp,
-    decode_unix_timestamp, decode_unsigned, encode_signed, encode_timestamp, encode_unix_timestamp,
-    encode_unsigned, find_overlaps,
-};
 use dynamodb_mapper::{ErrorKind, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, Mapper};
+use dynamodb_mapper::{
+    IndexKeys, KeyPattern,
+    key::{
+        AllowedOverlap, Encoding, KeyBuilder, KeyDeclaration, KeyFormat, KeyRole, KeyValue,
+        Overlap, OverlapKind, decode_signed, decode_timestamp, decode_unix_timestamp,
+        decode_unsigned, encode_signed, encode_timestamp, encode_unix_timestamp, encode_unsigned,
+        find_overlaps,
+    },
+};
 use dynamodb_mapper_support::seed004;
 use proptest::prelude::*;
 

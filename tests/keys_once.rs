@@ -2,11 +2,11 @@
 //! write, lookups by id, names that cannot collide silently.
 
 use dynamodb_mapper::hooks::put_str;
+use dynamodb_mapper::ops::Table;
 use dynamodb_mapper::{
     ErrorKind, GlobalSecondaryIndex, IndexKeys, Item, KeyPattern, Mapper, MapperExt,
     NamingConvention, Registry, TableSchema,
 };
-use dynamodb_mapper::ops::Table;
 use dynamodb_mapper_support::local;
 use serde::{Deserialize, Serialize};
 

@@ -4,10 +4,10 @@
 //! discriminator; a clear error for a field the projection left out.
 
 use dynamodb_mapper::expr::{Projection, ProjectionExt};
+use dynamodb_mapper::ops::Table;
 use dynamodb_mapper::{
     ErrorKind, GlobalSecondaryIndex, IndexKeys, KeyPattern, Mapper, MapperExt, TableSchema,
 };
-use dynamodb_mapper::ops::Table;
 use dynamodb_mapper_support::local;
 use serde::{Deserialize, Serialize};
 

@@ -6,7 +6,7 @@
 use aws_sdk_dynamodb::Client;
 use dynamodb_mapper::expr::{ConditionExt, FilterExt, KeyCondition, attr};
 use dynamodb_mapper::ops::Table;
-use dynamodb_mapper::{AllowedOverlap, MapperExt, PartitionView};
+use dynamodb_mapper::{MapperExt, PartitionView, key::AllowedOverlap};
 use dynamodb_mapper_support::local::{self, query, raw_items, read_all};
 use dynamodb_mapper_support::problems;
 use dynamodb_mapper_support::seed003::*;

@@ -12,13 +12,14 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::hooks::{Timestamps, put_str};
-use dynamodb_mapper::key::{
-    KeyBuilder, KeyPattern, KeyValue, decode_timestamp_as, encode_timestamp, encode_unix_timestamp,
-};
 use dynamodb_mapper::time::{MAX_TTL_SECONDS, PointInTime};
 use dynamodb_mapper::{
     AttributeBag, ErrorKind, Item, ItemExt, Mapper, MapperExt, NamingConvention, TableSchema,
     ttl_value,
+};
+use dynamodb_mapper::{
+    KeyPattern,
+    key::{KeyBuilder, KeyValue, decode_timestamp_as, encode_timestamp, encode_unix_timestamp},
 };
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};

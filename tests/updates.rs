@@ -10,8 +10,8 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::expr::{Update, UpdateExt, attr, list_append, value};
 use dynamodb_mapper::ops::Table;
 use dynamodb_mapper::{
-    ConditionExt, ErrorKind, GlobalSecondaryIndex, IndexKeys, Item, KeyPattern, Mapper, MapperExt,
-    Record, TableSchema,
+    ErrorKind, GlobalSecondaryIndex, IndexKeys, Item, KeyPattern, Mapper, MapperExt, Record,
+    TableSchema, expr::ConditionExt,
 };
 use dynamodb_mapper_support::local;
 use serde::{Deserialize, Serialize};

@@ -2,9 +2,10 @@
 //! has multi-attribute keys (tenant + region, then placedAt + orderId), all
 //! of them the order's own fields.
 
+use dynamodb_mapper::prelude::*;
 use dynamodb_mapper::{
-    GlobalSecondaryIndex, IndexKeys, KeyAttribute, KeyPattern, Mapper, NamingConvention,
-    ScalarType, TableSchema,
+    GlobalSecondaryIndex, IndexKeys, KeyAttribute, KeyPattern, NamingConvention, ScalarType,
+    TableSchema,
 };
 use serde::{Deserialize, Serialize};
 

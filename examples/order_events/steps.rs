@@ -7,9 +7,10 @@
 use aws_lambda_events::event::dynamodb::Event;
 use aws_sdk_dynamodb::error::BoxError;
 use aws_sdk_dynamodb::types::StreamViewType;
+use dynamodb_mapper::Registry;
 use dynamodb_mapper::ops::Table;
+use dynamodb_mapper::prelude::*;
 use dynamodb_mapper::stream::{ChangeRecord, process_records};
-use dynamodb_mapper::{MapperExt, Registry};
 
 use crate::handler::{describe, function_handler};
 use crate::model::{Order, OrderMapper, TABLE, order};

@@ -10,9 +10,8 @@
 //! CUSTOMER#C1    ORDER#2025-01-15#O1         Order     STATUS#Shipped / 2025-01-15#O1
 //! ```
 
-use dynamodb_mapper::{
-    GlobalSecondaryIndex, IndexKeys, KeyPattern, Mapper, NamingConvention, TableSchema,
-};
+use dynamodb_mapper::prelude::*;
+use dynamodb_mapper::{GlobalSecondaryIndex, IndexKeys, KeyPattern, NamingConvention, TableSchema};
 use serde::{Deserialize, Serialize};
 
 /// GSI1: orders by status, newest last.

@@ -3,11 +3,10 @@
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::BoxError;
-use dynamodb_mapper::expr::{KeyCondition, Update, UpdateExt, attr};
+use dynamodb_mapper::expr::{KeyCondition, Update, attr};
 use dynamodb_mapper::ops::Table;
-use dynamodb_mapper::{
-    ErrorKind, FilterExt, Item, KeyConditionExt, MapperExt, PartitionView, Record, Registry,
-};
+use dynamodb_mapper::prelude::*;
+use dynamodb_mapper::{ErrorKind, Item, PartitionView, Record, Registry};
 use futures_util::TryStreamExt;
 
 use crate::model::*;

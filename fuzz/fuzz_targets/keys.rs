@@ -9,11 +9,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, UNIX_EPOCH};
 
 use arbitrary::{Arbitrary, Result, Unstructured};
-use dynamodb_mapper::key::{
-    Encoding, IndexKeys, KeyBuilder, KeyDeclaration, KeyFormat, KeyPattern, KeyValue,
-    decode_signed, decode_unix_timestamp, decode_unsigned, encode_signed, encode_unix_timestamp,
-    encode_unsigned, find_overlaps,
-};
+use dynamodb_mapper::{IndexKeys, KeyPattern, key::{Encoding, KeyBuilder, KeyDeclaration, KeyFormat, KeyValue, decode_signed, decode_unix_timestamp, decode_unsigned, encode_signed, encode_unix_timestamp, encode_unsigned, find_overlaps}};
 use libfuzzer_sys::fuzz_target;
 
 /// Templates: the ones the tests use, edge cases, and malformed ones.

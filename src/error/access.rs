@@ -65,7 +65,7 @@ impl Error {
     /// use dynamodb_mapper::{ErrorKind, Item, ops::{ActionInfo, ActionKind, Transaction}};
     ///
     /// let key = Item::from([("pk".to_string(), AttributeValue::S("AUDIT#1".into()))]);
-    /// let mut tx = dynamodb_mapper::doc_support::table().transaction();
+    /// let mut tx = dynamodb_mapper_support::doc::table().transaction();
     /// for _ in 0..2 {
     ///     let delete = Delete::builder().table_name("AppTable").set_key(Some(key.clone())).build()?;
     ///     let info = ActionInfo::new(ActionKind::Delete, "AppTable", "Audit", key.clone());
@@ -124,7 +124,7 @@ impl Error {
     /// ```
     /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
     /// use dynamodb_mapper::Registry;
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
     /// // A removal cannot carry the item as it is after the change.
     /// let record = ChangeRecord::new("e1", ChangeKind::Remove, Default::default())
@@ -157,7 +157,7 @@ impl Error {
     /// ```
     /// use aws_sdk_dynamodb::types::AttributeValue;
     /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
     /// let item = CustomerMapper::to_item(&Customer { id: "C1".into() })?;
     /// let mut broken = item.clone();
@@ -337,7 +337,7 @@ impl Error {
     /// ]);
     /// let put = Put::builder().table_name("AppTable").set_item(Some(item.clone())).build()?;
     /// let info = ActionInfo::new(ActionKind::Put, "AppTable", "Blob", item);
-    /// let err = dynamodb_mapper::doc_support::table().transaction()
+    /// let err = dynamodb_mapper_support::doc::table().transaction()
     ///     .push(TransactWriteItem::builder().put(put).build(), info)
     ///     .unwrap_err();
     /// assert_eq!(err.item_size(), Some(409_612));
@@ -365,7 +365,7 @@ impl Error {
     /// ]);
     /// let put = Put::builder().table_name("AppTable").set_item(Some(item.clone())).build()?;
     /// let info = ActionInfo::new(ActionKind::Put, "AppTable", "Blob", item);
-    /// let err = dynamodb_mapper::doc_support::table().transaction()
+    /// let err = dynamodb_mapper_support::doc::table().transaction()
     ///     .push(TransactWriteItem::builder().put(put).build(), info)
     ///     .unwrap_err();
     /// assert_eq!(err.largest_attributes()[0], ("data".to_string(), 409_604));

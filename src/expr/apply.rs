@@ -149,7 +149,7 @@ macro_rules! bind {
 /// ```
 /// use dynamodb_mapper::expr::{KeyCondition, KeyConditionExt};
 /// use dynamodb_mapper::{GlobalSecondaryIndex, TableSchema};
-/// # let client = dynamodb_mapper::doc_support::client();
+/// # let client = dynamodb_mapper_support::doc::client();
 ///
 /// const T: TableSchema = TableSchema::new("pk").sort_key("sk")
 ///     .indexes(&[GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk")]);
@@ -175,7 +175,7 @@ pub trait KeyConditionExt: Sized {
     /// ```
     /// use dynamodb_mapper::expr::{KeyCondition, KeyConditionExt};
     /// use dynamodb_mapper::TableSchema;
-    /// # let client = dynamodb_mapper::doc_support::client();
+    /// # let client = dynamodb_mapper_support::doc::client();
     /// let query = client.query().key_condition_expression("pk = :pk");
     /// let err = query.with_key_condition(KeyCondition::new(TableSchema::new("pk"), "A")).unwrap_err();
     /// assert_eq!(
@@ -232,7 +232,7 @@ impl KeyConditionExt for QueryFluentBuilder {
 ///
 /// ```
 /// use dynamodb_mapper::expr::{attr, FilterExt};
-/// # let client = dynamodb_mapper::doc_support::client();
+/// # let client = dynamodb_mapper_support::doc::client();
 /// let scan = client.scan().table_name("AppTable").with_filter(attr("status").eq("open"))?;
 /// assert_eq!(scan.get_filter_expression().as_deref(), Some("#c0 = :c0"));
 /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -248,7 +248,7 @@ pub trait FilterExt: Sized {
     /// ```
     /// use aws_sdk_dynamodb::types::AttributeValue;
     /// use dynamodb_mapper::expr::{attr, FilterExt};
-    /// # let client = dynamodb_mapper::doc_support::client();
+    /// # let client = dynamodb_mapper_support::doc::client();
     /// let query = client
     ///     .query()
     ///     .key_condition_expression("pk = :c0")
@@ -317,7 +317,7 @@ pub trait ConditionExt: Sized {
     /// ```
     /// use aws_sdk_dynamodb::types::AttributeValue;
     /// use dynamodb_mapper::expr::{attr, ConditionExt};
-    /// # let client = dynamodb_mapper::doc_support::client();
+    /// # let client = dynamodb_mapper_support::doc::client();
     /// let update = client
     ///     .update_item()
     ///     .table_name("AppTable")
@@ -356,7 +356,7 @@ impl_expression_ext!(
 ///
 /// ```
 /// use dynamodb_mapper::expr::{attr, ConditionExt, Update, UpdateExt};
-/// # let client = dynamodb_mapper::doc_support::client();
+/// # let client = dynamodb_mapper_support::doc::client();
 /// let request = client
 ///     .update_item()
 ///     .table_name("AppTable")
@@ -377,7 +377,7 @@ pub trait UpdateExt: Sized {
     ///
     /// ```
     /// use dynamodb_mapper::expr::{attr, Update, UpdateExt};
-    /// # let client = dynamodb_mapper::doc_support::client();
+    /// # let client = dynamodb_mapper_support::doc::client();
     /// let request = client.update_item().with_update(Update::new().set(attr("a"), 1))?;
     /// let err = request.with_update(Update::new().set(attr("b"), 2)).unwrap_err();
     /// assert!(err.to_string().contains("already has an update expression"));
@@ -423,7 +423,7 @@ impl_update_ext!(UpdateItemFluentBuilder, UpdateBuilder);
 ///
 /// ```
 /// use dynamodb_mapper::expr::{attr, FilterExt, Projection, ProjectionExt};
-/// # let client = dynamodb_mapper::doc_support::client();
+/// # let client = dynamodb_mapper_support::doc::client();
 /// let scan = client
 ///     .scan()
 ///     .table_name("AppTable")
@@ -444,7 +444,7 @@ pub trait ProjectionExt: Sized {
     ///
     /// ```
     /// use dynamodb_mapper::expr::{attr, Projection, ProjectionExt};
-    /// # let client = dynamodb_mapper::doc_support::client();
+    /// # let client = dynamodb_mapper_support::doc::client();
     /// let get = client.get_item().with_projection(&Projection::paths([attr("a")]))?;
     /// assert!(get.with_projection(&Projection::paths([attr("b")])).is_err());
     /// # Ok::<(), dynamodb_mapper::Error>(())

@@ -38,7 +38,7 @@ impl Update {
     /// transaction).
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::expr::Update;
     ///
     /// let old = Order { id: "O1".into(), customer: "C1".into() };
@@ -64,7 +64,7 @@ impl Update {
     /// As [`between`](Self::between).
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::expr::Update;
     /// let a = Note { id: 1, text: "a".into() };
     /// let b = Note { id: 1, text: "b".into() };

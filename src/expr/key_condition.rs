@@ -240,7 +240,7 @@ impl KeyCondition {
     /// The sort key starts with `prefix` (string and binary sort keys only).
     ///
     /// ```
-    /// use dynamodb_mapper::{expr::KeyCondition, key::KeyPattern, TableSchema};
+    /// use dynamodb_mapper::{KeyPattern, TableSchema, expr::KeyCondition};
     /// const LINE_SK: KeyPattern = KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}");
     /// let prefix = LINE_SK.with("order_id", "O1").prefix()?;
     /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "CUSTOMER#C1")

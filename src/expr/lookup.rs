@@ -53,7 +53,7 @@ impl<M: Mapper> Lookup<'_, M> {
     /// and as [`KeyCondition::build`].
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let e = InvoiceItemMapper::lookup().with("invoice", "I1").key_condition()?.build()?;
     /// assert_eq!(e.expression(), "#k0 = :k0 AND begins_with(#k1, :k1)");
     /// assert_eq!(e.values()[":k0"], AttributeValue::S("INVOICE#I1".into()));
@@ -351,7 +351,7 @@ impl<M: Mapper> Lookup<'_, M> {
     /// (its type and aliases), when the table has a discriminator.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let filter = OrderMapper::lookup().filter().unwrap().build()?;
     /// assert_eq!(filter.expression(), "#c0 IN (:c0, :c1)");
     /// # Ok::<(), dynamodb_mapper::Error>(())

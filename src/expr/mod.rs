@@ -23,7 +23,7 @@
 //! ```
 //! use dynamodb_mapper::expr::{attr, FilterExt, KeyCondition, KeyConditionExt};
 //! use dynamodb_mapper::TableSchema;
-//! # let client = dynamodb_mapper::doc_support::client();
+//! # let client = dynamodb_mapper_support::doc::client();
 //!
 //! const APP_TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
 //!

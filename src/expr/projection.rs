@@ -16,7 +16,7 @@ use crate::record::Record;
 /// [`MapperExt::from_projected`](crate::MapperExt::from_projected).
 ///
 /// ```
-/// # use dynamodb_mapper::doc_support::*;
+/// # use dynamodb_mapper_support::doc::*;
 /// use dynamodb_mapper::expr::{Projection, ProjectionExt};
 ///
 /// #[derive(serde::Deserialize)]
@@ -52,7 +52,7 @@ impl Projection {
     /// naming convention.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::expr::Projection;
     /// #[derive(serde::Deserialize)]
     /// struct NoteText { text: String }
@@ -93,7 +93,7 @@ impl Projection {
     /// As [`MapperExt::record_from_item`](crate::MapperExt::record_from_item).
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::expr::{attr, Projection};
     /// use dynamodb_mapper::{ErrorKind, MapperExt};
     ///

@@ -57,9 +57,9 @@ mod builder;
 mod encoding;
 mod format;
 mod language;
-mod overlap;
+pub(crate) mod overlap;
 mod parts;
-mod pattern;
+pub(crate) mod pattern;
 mod select;
 mod template;
 mod value;
@@ -70,9 +70,11 @@ pub use encoding::{
     decode_unsigned, encode_signed, encode_timestamp, encode_unix_timestamp, encode_unsigned,
 };
 pub use format::{KeyFormat, KeyRole, last_sort_key_with_prefix};
-pub use overlap::{AllowedOverlap, IndexKeys, KeyDeclaration, Overlap, OverlapKind, find_overlaps};
+pub(crate) use overlap::IndexKeys;
+pub use overlap::{AllowedOverlap, KeyDeclaration, Overlap, OverlapKind, find_overlaps};
 pub use parts::KeyParts;
-pub use pattern::{BoundPattern, KeyPattern};
+pub use pattern::BoundPattern;
+pub(crate) use pattern::KeyPattern;
 pub use value::KeyValue;
 
 pub(crate) use pattern::{Compiled, RenderFailure};

@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 /// render one string key attribute ([`part`](Self::part)).
 ///
 /// ```
-/// use dynamodb_mapper::key::{IndexKeys, KeyPattern};
+/// use dynamodb_mapper::{IndexKeys, KeyPattern};
 ///
 /// const ORDER_KEYS: &[IndexKeys] = &[
 ///     IndexKeys::table(KeyPattern::partition("CUSTOMER#{customer_id}"))
@@ -45,7 +45,7 @@ impl IndexKeys {
     /// Keys of the table itself.
     ///
     /// ```
-    /// use dynamodb_mapper::key::{IndexKeys, KeyPattern};
+    /// use dynamodb_mapper::{IndexKeys, KeyPattern};
     /// const K: IndexKeys = IndexKeys::table(KeyPattern::partition("USER#{id}"));
     /// assert_eq!(K.index_name(), None);
     /// ```
@@ -63,7 +63,7 @@ impl IndexKeys {
     /// Keys of the global secondary index `name`.
     ///
     /// ```
-    /// use dynamodb_mapper::key::{IndexKeys, KeyPattern};
+    /// use dynamodb_mapper::{IndexKeys, KeyPattern};
     /// const K: IndexKeys = IndexKeys::index("GSI1", KeyPattern::partition("EMAIL#{email}"));
     /// assert_eq!(K.index_name(), Some("GSI1"));
     /// ```
@@ -87,7 +87,7 @@ impl IndexKeys {
     /// typed values it cannot see.
     ///
     /// ```
-    /// use dynamodb_mapper::key::{IndexKeys, KeyPattern};
+    /// use dynamodb_mapper::{IndexKeys, KeyPattern};
     /// const K: IndexKeys = IndexKeys::part("ByTeam", "teamKey", KeyPattern::partition("TEAM#{org}#{team}"));
     /// assert_eq!(K.part_attribute(), Some("teamKey"));
     /// assert_eq!(K.partition_key().template(), "TEAM#{org}#{team}");
@@ -107,7 +107,7 @@ impl IndexKeys {
     /// a whole index.
     ///
     /// ```
-    /// use dynamodb_mapper::key::{IndexKeys, KeyPattern};
+    /// use dynamodb_mapper::{IndexKeys, KeyPattern};
     /// assert_eq!(IndexKeys::table(KeyPattern::partition("A")).part_attribute(), None);
     /// ```
     #[must_use]
@@ -118,7 +118,7 @@ impl IndexKeys {
     /// The same keys with a sort key pattern.
     ///
     /// ```
-    /// use dynamodb_mapper::key::{IndexKeys, KeyPattern};
+    /// use dynamodb_mapper::{IndexKeys, KeyPattern};
     /// const K: IndexKeys = IndexKeys::table(KeyPattern::partition("USER#{id}")).sort(KeyPattern::sort("PROFILE"));
     /// assert_eq!(K.sort_key().map(|p| p.template()), Some("PROFILE"));
     /// ```
@@ -143,7 +143,7 @@ impl IndexKeys {
     /// analysis and in [`Lookup`](crate::Lookup)s.
     ///
     /// ```
-    /// use dynamodb_mapper::key::{IndexKeys, KeyPattern};
+    /// use dynamodb_mapper::{IndexKeys, KeyPattern};
     /// const K: IndexKeys = IndexKeys::index("GSI1", KeyPattern::partition("ACTIVE")).by_hook();
     /// assert!(K.is_by_hook());
     /// ```
@@ -156,7 +156,7 @@ impl IndexKeys {
     /// Whether the keys are written by the hook ([`by_hook`](Self::by_hook)).
     ///
     /// ```
-    /// use dynamodb_mapper::key::{IndexKeys, KeyPattern};
+    /// use dynamodb_mapper::{IndexKeys, KeyPattern};
     /// assert!(!IndexKeys::table(KeyPattern::partition("USER#{id}")).is_by_hook());
     /// ```
     #[must_use]
@@ -167,7 +167,7 @@ impl IndexKeys {
     /// The index name, `None` for the table.
     ///
     /// ```
-    /// use dynamodb_mapper::key::{IndexKeys, KeyPattern};
+    /// use dynamodb_mapper::{IndexKeys, KeyPattern};
     /// assert_eq!(IndexKeys::table(KeyPattern::partition("A")).index_name(), None);
     /// ```
     #[must_use]
@@ -179,7 +179,7 @@ impl IndexKeys {
     /// pattern, whichever its role).
     ///
     /// ```
-    /// use dynamodb_mapper::key::{IndexKeys, KeyPattern};
+    /// use dynamodb_mapper::{IndexKeys, KeyPattern};
     /// assert_eq!(IndexKeys::table(KeyPattern::partition("A#{x}")).partition_key().template(), "A#{x}");
     /// ```
     #[must_use]
@@ -190,7 +190,7 @@ impl IndexKeys {
     /// The sort key pattern, if declared.
     ///
     /// ```
-    /// use dynamodb_mapper::key::{IndexKeys, KeyPattern};
+    /// use dynamodb_mapper::{IndexKeys, KeyPattern};
     /// assert!(IndexKeys::table(KeyPattern::partition("A")).sort_key().is_none());
     /// ```
     #[must_use]
@@ -202,7 +202,7 @@ impl IndexKeys {
 /// One entity type's keys on one index: the input of [`find_overlaps`].
 ///
 /// ```
-/// use dynamodb_mapper::key::{IndexKeys, KeyDeclaration, KeyPattern};
+/// use dynamodb_mapper::{IndexKeys, KeyPattern, key::KeyDeclaration};
 ///
 /// const PK: KeyPattern = KeyPattern::partition("TENANT#{tenant}");
 /// let d = KeyDeclaration::new("User", IndexKeys::table(PK).sort(KeyPattern::sort("USER#{id}")));
@@ -220,7 +220,7 @@ impl<'a> KeyDeclaration<'a> {
     /// `entity_type` writes `keys`.
     ///
     /// ```
-    /// use dynamodb_mapper::key::{IndexKeys, KeyDeclaration, KeyPattern};
+    /// use dynamodb_mapper::{IndexKeys, KeyPattern, key::KeyDeclaration};
     /// let d = KeyDeclaration::new("Tenant", IndexKeys::table(KeyPattern::partition("TENANT#{id}")));
     /// assert_eq!(d.keys.index_name(), None);
     /// ```
@@ -257,7 +257,7 @@ pub enum OverlapKind {
 /// Its `Display` says all of that in one line.
 ///
 /// ```
-/// use dynamodb_mapper::key::{find_overlaps, IndexKeys, KeyDeclaration, KeyPattern, OverlapKind};
+/// use dynamodb_mapper::{IndexKeys, KeyPattern, key::{KeyDeclaration, OverlapKind, find_overlaps}};
 ///
 /// const PK: KeyPattern = KeyPattern::partition("CUSTOMER#{customer_id}");
 /// let found = find_overlaps(&[
@@ -303,7 +303,7 @@ impl fmt::Display for Overlap {
     /// One line naming the index, both types, the prefix and the patterns.
     ///
     /// ```
-    /// use dynamodb_mapper::key::{find_overlaps, IndexKeys, KeyDeclaration, KeyPattern};
+    /// use dynamodb_mapper::{IndexKeys, KeyPattern, key::{KeyDeclaration, find_overlaps}};
     ///
     /// const PK: KeyPattern = KeyPattern::partition("EMAIL#{email}");
     /// let found = find_overlaps(&[
@@ -448,7 +448,7 @@ impl<'a> AllowedOverlap<'a> {
     /// Whether this acknowledges `overlap` (never a [`OverlapKind::SameKey`]).
     ///
     /// ```
-    /// use dynamodb_mapper::key::{find_overlaps, AllowedOverlap, IndexKeys, KeyDeclaration, KeyPattern};
+    /// use dynamodb_mapper::{IndexKeys, KeyPattern, key::{AllowedOverlap, KeyDeclaration, find_overlaps}};
     ///
     /// const PK: KeyPattern = KeyPattern::partition("TENANT#{tenant}");
     /// let found = find_overlaps(&[
@@ -510,7 +510,7 @@ struct Prepared {
 /// the entity type that declared it.
 ///
 /// ```
-/// use dynamodb_mapper::key::{find_overlaps, AllowedOverlap, IndexKeys, KeyDeclaration, KeyPattern};
+/// use dynamodb_mapper::{IndexKeys, KeyPattern, key::{AllowedOverlap, KeyDeclaration, find_overlaps}};
 ///
 /// const PK: KeyPattern = KeyPattern::partition("CUSTOMER#{customer_id}");
 /// let design = [

@@ -12,7 +12,7 @@ use crate::time::PointInTime;
 /// name, typed by each placeholder's format.
 ///
 /// ```
-/// use dynamodb_mapper::key::{KeyPattern, KeyValue};
+/// use dynamodb_mapper::{KeyPattern, key::KeyValue};
 ///
 /// let parts = KeyPattern::sort("DELTA#{d:i3}#{label}").parse("DELTA#N995#x")?;
 /// assert_eq!(parts.signed("d")?, -5);
@@ -29,7 +29,7 @@ impl KeyParts {
     /// The value of placeholder `name`.
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     /// let parts = KeyPattern::sort("TAG#{tag}").parse("TAG#rust")?;
     /// assert_eq!(parts.get("tag").and_then(|v| v.as_text()), Some("rust"));
     /// assert!(parts.get("other").is_none());
@@ -70,7 +70,7 @@ impl KeyParts {
     /// text.
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     /// let parts = KeyPattern::partition("USER#{id}").parse(r"USER#a\#b")?;
     /// assert_eq!(parts.text("id")?, "a#b");
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -97,7 +97,7 @@ impl KeyParts {
     /// integer that fits.
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     /// let parts = KeyPattern::sort("ITEM#{n:u3}").parse("ITEM#042")?;
     /// assert_eq!(parts.unsigned("n")?, 42);
     /// assert!(parts.text("n").is_err());
@@ -115,7 +115,7 @@ impl KeyParts {
     /// integer that fits.
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     /// let parts = KeyPattern::sort("T#{t:i2}").parse("T#N99")?;
     /// assert_eq!(parts.signed("t")?, -1);
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -133,7 +133,7 @@ impl KeyParts {
     ///
     /// ```
     /// use std::time::{Duration, UNIX_EPOCH};
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     /// let parts = KeyPattern::sort("AT#{at:ts3}").parse("AT#1970-01-01T00:00:01.500Z")?;
     /// assert_eq!(parts.timestamp("at")?, UNIX_EPOCH + Duration::from_millis(1500));
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -152,7 +152,7 @@ impl KeyParts {
     ///
     /// ```
     /// use std::time::{Duration, SystemTime, UNIX_EPOCH};
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     /// let parts = KeyPattern::sort("AT#{at:ts3}").parse("AT#1970-01-01T00:00:01.500Z")?;
     /// let at: SystemTime = parts.timestamp_as("at")?;
     /// assert_eq!(at, UNIX_EPOCH + Duration::from_millis(1500));
@@ -174,7 +174,7 @@ impl KeyParts {
     /// Placeholder names and values, in template order.
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     /// let parts = KeyPattern::sort("{a}#{b}").parse("x#y")?;
     /// let names: Vec<&str> = parts.iter().map(|(n, _)| n).collect();
     /// assert_eq!(names, ["a", "b"]);
@@ -187,7 +187,7 @@ impl KeyParts {
     /// How many placeholders the key had.
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     /// assert_eq!(KeyPattern::sort("META").parse("META")?.len(), 0);
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
@@ -199,7 +199,7 @@ impl KeyParts {
     /// Whether the pattern had no placeholders.
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     /// assert!(KeyPattern::sort("META").parse("META")?.is_empty());
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```

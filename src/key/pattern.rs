@@ -43,7 +43,7 @@ use crate::error::{Error, Result};
 /// formatting the key by hand (see BENCHMARKS.md).
 ///
 /// ```
-/// use dynamodb_mapper::key::KeyPattern;
+/// use dynamodb_mapper::KeyPattern;
 ///
 /// const LINE_SK: KeyPattern = KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}");
 ///
@@ -66,7 +66,7 @@ impl KeyPattern {
     /// A partition key pattern (rendered keys at most 2048 bytes).
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     /// const PK: KeyPattern = KeyPattern::partition("CUSTOMER#{id}");
     /// assert_eq!(PK.with("id", "C1").render()?, "CUSTOMER#C1");
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -83,7 +83,7 @@ impl KeyPattern {
     /// A sort key pattern (rendered keys at most 1024 bytes).
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     /// const SK: KeyPattern = KeyPattern::sort("METADATA");
     /// assert_eq!(SK.bind().render()?, "METADATA");
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -100,7 +100,7 @@ impl KeyPattern {
     /// The same pattern with another key format.
     ///
     /// ```
-    /// use dynamodb_mapper::key::{KeyFormat, KeyPattern};
+    /// use dynamodb_mapper::{KeyPattern, key::KeyFormat};
     /// const SK: KeyPattern = KeyPattern::sort("USER|{id}").with_format(KeyFormat::new().with_delimiter('|'));
     /// assert_eq!(SK.with("id", "a|b").render()?, r"USER|a\|b");
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -114,7 +114,7 @@ impl KeyPattern {
     /// The template as declared.
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     /// assert_eq!(KeyPattern::sort("ORDER#{id}").template(), "ORDER#{id}");
     /// ```
     #[must_use]
@@ -125,7 +125,7 @@ impl KeyPattern {
     /// Whether this is a partition or a sort key pattern.
     ///
     /// ```
-    /// use dynamodb_mapper::key::{KeyPattern, KeyRole};
+    /// use dynamodb_mapper::{KeyPattern, key::KeyRole};
     /// assert_eq!(KeyPattern::sort("A").role(), KeyRole::Sort);
     /// ```
     #[must_use]
@@ -136,7 +136,7 @@ impl KeyPattern {
     /// The key format.
     ///
     /// ```
-    /// use dynamodb_mapper::key::{KeyFormat, KeyPattern};
+    /// use dynamodb_mapper::{KeyPattern, key::KeyFormat};
     /// assert_eq!(KeyPattern::sort("A").key_format(), KeyFormat::DEFAULT);
     /// ```
     #[must_use]
@@ -155,7 +155,7 @@ impl KeyPattern {
     /// naming the template, saying what is wrong with it.
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     ///
     /// assert!(KeyPattern::sort("ORDER#{id}#LINE#{n:u3}").validate().is_ok());
     /// let err = KeyPattern::sort("ORDER#{id").validate().unwrap_err();
@@ -213,7 +213,7 @@ impl KeyPattern {
     /// As [`validate`](Self::validate).
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     /// assert_eq!(KeyPattern::sort("USER#{id}#METADATA").constant_prefix()?, "USER#");
     /// assert_eq!(KeyPattern::sort("SUMMARY").constant_prefix()?, "SUMMARY");
     /// assert_eq!(KeyPattern::sort("{at:ts3}").constant_prefix()?, "");
@@ -230,7 +230,7 @@ impl KeyPattern {
     /// As [`validate`](Self::validate).
     ///
     /// ```
-    /// use dynamodb_mapper::key::{Encoding, KeyPattern};
+    /// use dynamodb_mapper::{KeyPattern, key::Encoding};
     /// let p = KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}");
     /// assert_eq!(p.placeholders()?, [("order_id", Encoding::Text), ("line", Encoding::Unsigned { width: 3 })]);
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -248,7 +248,7 @@ impl KeyPattern {
     /// [`render`](BoundPattern::render) or [`prefix`](BoundPattern::prefix).
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     /// let pk = KeyPattern::partition("TENANT#{tenant}").with("tenant", "acme").render()?;
     /// assert_eq!(pk, "TENANT#acme");
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -261,7 +261,7 @@ impl KeyPattern {
     /// placeholders, or to bind values in a loop.
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     /// assert_eq!(KeyPattern::sort("PROFILE").bind().render()?, "PROFILE");
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
@@ -281,7 +281,7 @@ impl KeyPattern {
     /// pattern is invalid).
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     ///
     /// const SK: KeyPattern = KeyPattern::sort("STATUS#{at:ts}");
     /// let parts = SK.parse("STATUS#2024-01-15T10:30:00Z")?;
@@ -385,7 +385,7 @@ impl KeyPattern {
     /// Whether `key` parses with this pattern.
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     /// let p = KeyPattern::sort("ITEM#{n:u3}");
     /// assert!(p.matches("ITEM#001"));
     /// assert!(!p.matches("ITEM#1"));
@@ -405,7 +405,7 @@ impl KeyPattern {
     /// As [`validate`](Self::validate).
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     /// let lines = KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}");
     /// assert!(lines.can_start_with("ORDER#")?);
     /// assert!(lines.can_start_with("ORDER#O1#LINE#0")?);
@@ -423,7 +423,7 @@ impl KeyPattern {
     /// As [`validate`](Self::validate), for either pattern.
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     /// let user = KeyPattern::partition("USER#{id}");
     /// assert!(user.intersects(&KeyPattern::partition("USER#{name}"))?);
     /// assert!(user.intersects(&KeyPattern::partition("{anything}#admin"))?);
@@ -511,7 +511,7 @@ impl fmt::Display for KeyPattern {
     /// The template.
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     /// assert_eq!(KeyPattern::sort("ORDER#{id}").to_string(), "ORDER#{id}");
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -609,7 +609,7 @@ thread_local! {
 /// [`KeyPattern::with`] or [`KeyPattern::bind`].
 ///
 /// ```
-/// use dynamodb_mapper::key::KeyPattern;
+/// use dynamodb_mapper::KeyPattern;
 ///
 /// const SK: KeyPattern = KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}");
 /// let bound = SK.with("order_id", "O1");
@@ -628,7 +628,7 @@ impl<'a> BoundPattern<'a> {
     /// Binds `value` to the placeholder `name`.
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     /// let id = String::from("C1");
     /// let key = KeyPattern::partition("CUSTOMER#{id}").bind().with("id", &id).render()?;
     /// assert_eq!(key, "CUSTOMER#C1");
@@ -649,7 +649,7 @@ impl<'a> BoundPattern<'a> {
     /// over the size limit, or an invalid pattern.
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     ///
     /// const SK: KeyPattern = KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}");
     /// assert_eq!(SK.with("order_id", "A#B").with("line", 1).render()?, r"ORDER#A\#B#LINE#001");
@@ -679,7 +679,7 @@ impl<'a> BoundPattern<'a> {
     /// would be empty.
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     ///
     /// const SK: KeyPattern = KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}");
     /// assert_eq!(SK.bind().prefix()?, "ORDER#");
@@ -708,7 +708,7 @@ impl<'a> BoundPattern<'a> {
     /// value, a value its format cannot encode).
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     ///
     /// const SK: KeyPattern = KeyPattern::sort("DAY#{day}#EVENT#{id}");
     /// assert_eq!(SK.bind().lower_bound("day", "2025-01-02")?, "DAY#2025-01-02#EVENT#");
@@ -733,7 +733,7 @@ impl<'a> BoundPattern<'a> {
     /// As [`lower_bound`](Self::lower_bound).
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyPattern;
+    /// use dynamodb_mapper::KeyPattern;
     ///
     /// const SK: KeyPattern = KeyPattern::sort("DAY#{day}#EVENT#{id}");
     /// let high = SK.bind().upper_bound("day", "2025-01-05")?;

@@ -111,7 +111,7 @@ impl KeyValue<'_> {
     ///
     /// ```
     /// use std::time::{Duration, UNIX_EPOCH};
-    /// use dynamodb_mapper::key::{KeyPattern, KeyValue};
+    /// use dynamodb_mapper::{KeyPattern, key::KeyValue};
     /// let at = UNIX_EPOCH + Duration::from_secs(86_400);
     /// let sk = KeyPattern::sort("DAY#{d:ts}").with("d", KeyValue::from_time(at)?).render()?;
     /// assert_eq!(sk, "DAY#1970-01-02T00:00:00Z");

@@ -28,7 +28,7 @@ use crate::key::{IndexKeys, KeyPattern, KeyValue};
 /// last bound value's segment (`ORDER#O1#` never reaches `ORDER#O10`).
 ///
 /// ```
-/// # use dynamodb_mapper::doc_support::*;
+/// # use dynamodb_mapper_support::doc::*;
 /// use dynamodb_mapper::MapperExt;
 ///
 /// // InvoiceItemMapper declares `INVOICE#{invoice}` / `ITEM#{line:u3}`.
@@ -94,7 +94,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// pattern, the sort key pattern, or both).
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let key = InvoiceMapper::lookup().with("id", "I1").key()?;
     /// assert_eq!(key["pk"], AttributeValue::S("INVOICE#I1".into()));
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -119,7 +119,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// and [`BoundPattern::upper_bound`](crate::key::BoundPattern::upper_bound).
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let e = InvoiceItemMapper::lookup().with("invoice", "I1").sort_between("line", 2, 5).key_condition()?.build()?;
     /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 BETWEEN :k1 AND :k2");
     /// assert_eq!(e.values()[":k1"], AttributeValue::S("ITEM#002".into()));
@@ -145,7 +145,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// [`sort_between`](Self::sort_between) without a high bound.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let e = InvoiceItemMapper::lookup().with("invoice", "I1").sort_from("line", 2).key_condition()?.build()?;
     /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 BETWEEN :k1 AND :k2");
     /// assert_eq!(e.values()[":k1"], AttributeValue::S("ITEM#002".into()));
@@ -166,7 +166,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// without a low bound.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let e = InvoiceItemMapper::lookup().with("invoice", "I1").sort_through("line", 5).key_condition()?.build()?;
     /// assert_eq!(e.values()[":k1"], AttributeValue::S("ITEM#".into()));
     /// assert_eq!(e.values()[":k2"], AttributeValue::S("ITEM#005".into()));
@@ -224,7 +224,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// The index, `None` for the table.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// assert_eq!(InvoiceItemMapper::lookup().index_name(), None);
     /// ```
     #[must_use]
@@ -283,7 +283,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// given two values (or a value and a range).
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let keys = InvoiceItemMapper::lookup().with("invoice", "I1").keys()?;
     /// assert_eq!(keys.partition_key().template(), "INVOICE#{invoice}");
     /// let twice = InvoiceItemMapper::lookup().with("invoice", "I1").with("invoice", "I2");
@@ -384,7 +384,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// when a placeholder has no value or a value its format cannot encode.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// assert_eq!(InvoiceItemMapper::lookup().with("invoice", "I#1").partition()?, r"INVOICE#I\#1");
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
@@ -413,7 +413,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// As [`partition`](Self::partition).
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let sk = InvoiceItemMapper::lookup().with("invoice", "I1").with("line", 2).sort()?;
     /// assert_eq!(sk.as_deref(), Some("ITEM#002"));
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -439,7 +439,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// first unbound one has a value.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let prefix = InvoiceItemMapper::lookup().with("invoice", "I1").sort_prefix()?;
     /// assert_eq!(prefix.as_deref(), Some("ITEM#"));
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -472,7 +472,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// too long.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let key = InvoiceMapper::lookup().with("id", "I1").key()?;
     /// assert_eq!(key, InvoiceMapper::key(&Invoice { id: "I1".into() })?);
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -504,7 +504,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// As [`key`](Self::key).
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let get = InvoiceMapper::lookup().with("id", "I1").get_item(&client(), "AppTable")?;
     /// assert_eq!(get.get_table_name().as_deref(), Some("AppTable"));
     /// assert_eq!(get.get_key().as_ref().map(|k| k.len()), Some(2));

@@ -334,7 +334,7 @@ pub trait Mapper: Sized + 'static {
 /// trait (`use dynamodb_mapper::{Mapper, MapperExt};`).
 ///
 /// ```
-/// # use dynamodb_mapper::doc_support::*;
+/// # use dynamodb_mapper_support::doc::*;
 /// use dynamodb_mapper::MapperExt;
 /// let item = NoteMapper::to_item(&Note { id: 1, text: "hi".into() })?;
 /// assert_eq!(NoteMapper::from_item(item)?.text, "hi");
@@ -395,7 +395,7 @@ pub trait MapperExt: Mapper {
     /// this type ([`Lookup::query`]).
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let key = CustomerMapper::lookup().with("id", "C1").key()?;
     /// assert_eq!(key, CustomerMapper::string_key("CUSTOMER#C1", "METADATA")?);
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -482,7 +482,7 @@ pub trait MapperExt: Mapper {
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, AttributeBag, Item, Mapper, TableSchema};
     /// # use aws_sdk_dynamodb::types::AttributeValue;
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let mut bag = AttributeBag::new();
     /// bag.insert("color", AttributeValue::S("red".into()));
     /// bag.insert("pk", AttributeValue::S("stale".into())); // owned: ignored
@@ -509,7 +509,7 @@ pub trait MapperExt: Mapper {
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
     /// # use aws_sdk_dynamodb::types::AttributeValue;
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let mut stored = NoteMapper::to_item(&Note { id: 1, text: "v1".into() })?;
     /// stored.insert("addedByV2".into(), AttributeValue::Bool(true));
     ///
@@ -581,7 +581,7 @@ pub trait MapperExt: Mapper {
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema, ErrorKind};
     /// # use aws_sdk_dynamodb::types::AttributeValue;
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let item = NoteMapper::to_item(&Note { id: 1, text: "hi".into() })?;
     /// assert_eq!(NoteMapper::from_item(item)?.text, "hi");
     ///
@@ -641,7 +641,7 @@ pub trait MapperExt: Mapper {
     /// decoding errors as for `from_item`.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// #[derive(Debug, PartialEq, serde::Deserialize)]
     /// struct OrderRef { id: String }
     ///
@@ -684,7 +684,7 @@ pub trait MapperExt: Mapper {
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
     /// # use aws_sdk_dynamodb::types::AttributeValue;
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let mut item = NoteMapper::to_item(&Note { id: 1, text: "hi".into() })?;
     /// item.insert("color".into(), AttributeValue::S("red".into()));
     /// let record = NoteMapper::record_from_item(item)?;
@@ -729,7 +729,7 @@ pub trait MapperExt: Mapper {
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let key = NoteMapper::key(&Note { id: 7, text: "hi".into() })?;
     /// assert_eq!(key.len(), 1);
     /// assert!(key.contains_key("pk"));
@@ -750,7 +750,7 @@ pub trait MapperExt: Mapper {
     /// empty or too long, or the table's keys are not strings.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let key = CustomerMapper::string_key("CUSTOMER#C1", "METADATA")?;
     /// assert_eq!(key.len(), 2);
     /// assert!(CustomerMapper::string_key("", "METADATA").is_err());

@@ -39,7 +39,7 @@ impl<M: Mapper> Lookup<'_, M> {
     /// [`KeyConditionExt::with_key_condition`](crate::expr::KeyConditionExt::with_key_condition).
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let table = dynamodb_mapper::ops::Table::new(&client(), "AppTable", TABLE);
     /// let query = OrderMapper::lookup().with("customer", "C1").query(&table)?;
     /// assert_eq!(query.get_table_name().as_deref(), Some("AppTable"));
@@ -265,7 +265,7 @@ fn mode(
 /// reading while `next` is `Some`; only `None` means the query is done.
 ///
 /// ```
-/// # use dynamodb_mapper::doc_support::*;
+/// # use dynamodb_mapper_support::doc::*;
 /// use dynamodb_mapper::ops::Page;
 /// let page: Page<Entity> = Page::new(Default::default(), Some("token".into()));
 /// assert!(page.items.entities.is_empty() && page.next.is_some());
@@ -284,7 +284,7 @@ impl<T> Page<T> {
     /// A page of `items` followed by `next`.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let page = dynamodb_mapper::ops::Page::<Entity>::new(Default::default(), None);
     /// assert!(page.next.is_none());
     /// ```
@@ -320,12 +320,12 @@ impl Table {
     /// [`ErrorKind::Sdk`](crate::ErrorKind::Sdk) as for any read.
     ///
     /// ```no_run
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::cursor::Cursors;
     /// # async fn demo(registry: Registry<Entity>, token_from_client: Option<String>) -> dynamodb_mapper::Result<()> {
     /// let table = table();
     /// let cursors = Cursors::new("AppTable", TABLE).signed_with(b"a secret of the server");
-    /// let query = OrderMapper::lookup().with("customer", "C1").query(table.client(), "AppTable")?.limit(20);
+    /// let query = OrderMapper::lookup().with("customer", "C1").query(&table)?.limit(20);
     /// let page = table.query_page(query, &registry, &cursors, token_from_client.as_deref()).await?;
     /// // Hand `page.items.entities` and `page.next` to the client.
     /// # Ok(())
@@ -434,7 +434,7 @@ impl Table {
     /// ([`return_consumed_capacity`](Self::return_consumed_capacity)).
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let table = dynamodb_mapper::ops::Table::new(&client(), "AppTable", TABLE);
     /// assert_eq!(table.query().get_table_name().as_deref(), Some("AppTable"));
     /// ```
@@ -449,7 +449,7 @@ impl Table {
     /// [`query`](Self::query) does).
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let table = dynamodb_mapper::ops::Table::new(&client(), "AppTable", TABLE);
     /// assert_eq!(table.scan().get_table_name().as_deref(), Some("AppTable"));
     /// ```

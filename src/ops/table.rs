@@ -27,7 +27,7 @@ use crate::schema::TableSchema;
 /// `table.transaction()`.
 ///
 /// ```
-/// # use dynamodb_mapper::doc_support::*;
+/// # use dynamodb_mapper_support::doc::*;
 /// use std::time::Duration;
 /// use dynamodb_mapper::ops::{RetryPolicy, Table};
 ///
@@ -62,7 +62,7 @@ impl Table {
     /// and each helper call by [`DEFAULT_DEADLINE`](super::DEFAULT_DEADLINE).
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let table = dynamodb_mapper::ops::Table::new(&client(), "AppTable", TABLE);
     /// assert_eq!(table.schema(), TABLE);
     /// ```
@@ -80,7 +80,7 @@ impl Table {
     /// Sets the retry policy every helper uses.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::ops::{RetryPolicy, Table};
     /// let table = Table::new(&client(), "AppTable", TABLE).retry_policy(RetryPolicy::new(3));
     /// assert_eq!(table.get_retry_policy().max_attempts(), 3);
@@ -96,7 +96,7 @@ impl Table {
     /// client's operation timeout.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use std::time::Duration;
     /// let table = dynamodb_mapper::ops::Table::new(&client(), "AppTable", TABLE)
     ///     .call_timeout(Duration::from_millis(500));
@@ -120,7 +120,7 @@ impl Table {
     /// batch needs a deadline in proportion to its size.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use std::time::Duration;
     /// let table = dynamodb_mapper::ops::Table::new(&client(), "AppTable", TABLE)
     ///     .call_timeout(Duration::from_secs(2))
@@ -136,7 +136,7 @@ impl Table {
     /// [`deadline`](Self::deadline)).
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let table = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE);
     /// assert_eq!(table.get_deadline(), dynamodb_mapper::ops::DEFAULT_DEADLINE);
     /// ```
@@ -165,7 +165,7 @@ impl Table {
     /// `.query`, `.query_page`, `.scan`).
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
     /// use dynamodb_mapper::ops::Table;
     ///
@@ -189,7 +189,7 @@ impl Table {
     /// [`return_consumed_capacity`](Self::return_consumed_capacity)); `None` by default.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
     /// let table = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE)
     ///     .return_consumed_capacity(ReturnConsumedCapacity::Total);
@@ -205,7 +205,7 @@ impl Table {
     /// The client.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let table = dynamodb_mapper::ops::Table::new(&client(), "AppTable", TABLE);
     /// let request = table.client().get_item().table_name(table.name());
     /// # let _ = request;
@@ -218,7 +218,7 @@ impl Table {
     /// The table's name.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// assert_eq!(dynamodb_mapper::ops::Table::new(&client(), "T", TABLE).name(), "T");
     /// ```
     #[must_use]
@@ -229,7 +229,7 @@ impl Table {
     /// The table's layout.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let table = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE);
     /// assert_eq!(table.schema().partition_key_attribute().name, "pk");
     /// ```
@@ -241,7 +241,7 @@ impl Table {
     /// The retry policy every helper uses.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::ops::{RetryPolicy, Table};
     /// let table = Table::new(&client(), "T", TABLE);
     /// assert_eq!(table.get_retry_policy(), RetryPolicy::default());
@@ -254,7 +254,7 @@ impl Table {
     /// How long each SDK call may take (see [`call_timeout`](Self::call_timeout)).
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let table = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE);
     /// assert_eq!(table.get_call_timeout(), dynamodb_mapper::ops::DEFAULT_CALL_TIMEOUT);
     /// ```

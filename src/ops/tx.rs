@@ -47,7 +47,7 @@ pub struct TransactionSummary {
     /// zero for an empty transaction, which sends nothing.
     ///
     /// ```no_run
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// # async fn demo(client: aws_sdk_dynamodb::Client, order: Order) -> dynamodb_mapper::Result<()> {
     /// use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
     /// let table = dynamodb_mapper::ops::Table::new(&client, "AppTable", TABLE)
@@ -112,7 +112,7 @@ impl Table {
     /// An empty write transaction on this table.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let tx = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE).transaction();
     /// assert!(tx.is_empty());
     /// ```
@@ -136,9 +136,9 @@ impl Transaction {
     /// sent again safely in that time.
     ///
     /// ```
-    /// let tx = dynamodb_mapper::doc_support::table().transaction();
+    /// let tx = dynamodb_mapper_support::doc::table().transaction();
     /// assert_eq!(tx.token().len(), 32);
-    /// assert_ne!(tx.token(), dynamodb_mapper::doc_support::table().transaction().token());
+    /// assert_ne!(tx.token(), dynamodb_mapper_support::doc::table().transaction().token());
     /// ```
     #[must_use]
     pub fn token(&self) -> &str {
@@ -156,9 +156,9 @@ impl Transaction {
     /// is empty or longer than 36 characters (DynamoDB's limits).
     ///
     /// ```
-    /// let tx = dynamodb_mapper::doc_support::table().transaction().with_token("order-O1-checkout")?;
+    /// let tx = dynamodb_mapper_support::doc::table().transaction().with_token("order-O1-checkout")?;
     /// assert_eq!(tx.token(), "order-O1-checkout");
-    /// assert!(dynamodb_mapper::doc_support::table().transaction().with_token("").is_err());
+    /// assert!(dynamodb_mapper_support::doc::table().transaction().with_token("").is_err());
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn with_token(mut self, token: impl Into<String>) -> Result<Self> {
@@ -180,7 +180,7 @@ impl Transaction {
     /// Number of actions.
     ///
     /// ```
-    /// assert_eq!(dynamodb_mapper::doc_support::table().transaction().len(), 0);
+    /// assert_eq!(dynamodb_mapper_support::doc::table().transaction().len(), 0);
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
@@ -190,7 +190,7 @@ impl Transaction {
     /// Whether there are no actions.
     ///
     /// ```
-    /// assert!(dynamodb_mapper::doc_support::table().transaction().is_empty());
+    /// assert!(dynamodb_mapper_support::doc::table().transaction().is_empty());
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -200,7 +200,7 @@ impl Transaction {
     /// The actions, as the SDK's types.
     ///
     /// ```
-    /// assert!(dynamodb_mapper::doc_support::table().transaction().actions().is_empty());
+    /// assert!(dynamodb_mapper_support::doc::table().transaction().actions().is_empty());
     /// ```
     #[must_use]
     pub fn actions(&self) -> &[TransactWriteItem] {
@@ -227,7 +227,7 @@ impl Transaction {
     ///
     /// let key = Item::from([("pk".to_string(), AttributeValue::S("AUDIT#1".into()))]);
     /// let delete = Delete::builder().table_name("Audit").set_key(Some(key.clone())).build()?;
-    /// let mut tx = dynamodb_mapper::doc_support::table().transaction();
+    /// let mut tx = dynamodb_mapper_support::doc::table().transaction();
     /// tx.push(
     ///     TransactWriteItem::builder().delete(delete).build(),
     ///     ActionInfo::new(ActionKind::Delete, "Audit", "Audit", key.clone()),
@@ -512,7 +512,7 @@ impl Transaction {
     /// [`update_record`](Self::update_record)); as [`Transaction::push`].
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::expr::{attr, Update};
     /// let mut tx = table().transaction();
     /// tx.update::<NoteMapper>(NoteMapper::lookup().with("id", 7).key()?, Update::new().set(attr("text"), "hello"))?;
@@ -532,7 +532,7 @@ impl Transaction {
     /// As [`update`](Self::update); errors building the condition.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::expr::{attr, Update};
     /// let mut tx = table().transaction();
     /// let key = NoteMapper::lookup().with("id", 7).key()?;
@@ -571,7 +571,7 @@ impl Transaction {
     /// As [`Update::between`] and [`update`](Self::update).
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let mut tx = table().transaction();
     /// let old = Note { id: 1, text: "a".into() };
     /// tx.update_entity::<NoteMapper>(&old, &Note { id: 1, text: "b".into() })?;
@@ -793,7 +793,7 @@ impl CanceledAction {
     /// of another entity type is one).
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::ops::{ActionInfo, ActionKind, CanceledAction};
     /// let stored = NoteMapper::to_item(&Note { id: 7, text: "taken".into() })?;
     /// let canceled = CanceledAction::new(

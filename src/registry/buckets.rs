@@ -19,7 +19,7 @@ use crate::mapper::{Mapper, MapperExt};
 /// ```
 /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
 /// # use serde::{Deserialize, Serialize};
-/// # use dynamodb_mapper::doc_support::*;
+/// # use dynamodb_mapper_support::doc::*;
 /// use dynamodb_mapper::Buckets;
 ///
 /// struct FullInvoice {
@@ -158,7 +158,7 @@ impl Buckets {
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::Buckets;
     ///
     /// let invoice = InvoiceMapper::to_item(&Invoice { id: "1".into() })?;

@@ -20,7 +20,7 @@ use super::policy::{MissingPolicy, UnknownPolicy};
 ///
 /// ```
 /// # use dynamodb_mapper::{Item, Mapper, TableSchema};
-/// # use dynamodb_mapper::doc_support::*;
+/// # use dynamodb_mapper_support::doc::*;
 /// use dynamodb_mapper::{MissingPolicy, Registry, UnknownPolicy};
 ///
 /// let builder = Registry::builder()
@@ -59,7 +59,7 @@ impl<T> Registry<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, TableSchema};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::Registry;
     ///
     /// let registry = Registry::<Note>::builder().register::<NoteMapper>(|n| n).build()?;
@@ -84,7 +84,7 @@ impl<T: 'static> RegistryBuilder<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::{Decoded, Registry};
     ///
     /// #[derive(Debug, PartialEq)]
@@ -112,7 +112,7 @@ impl<T: 'static> RegistryBuilder<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use aws_sdk_dynamodb::types::AttributeValue;
     /// use dynamodb_mapper::{Record, Registry};
     ///
@@ -161,7 +161,7 @@ impl<T> RegistryBuilder<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, IndexKeys, Item, KeyPattern, Mapper, Registry, TableSchema};
-    /// use dynamodb_mapper::AllowedOverlap;
+    /// use dynamodb_mapper::key::AllowedOverlap;
     /// # const T: TableSchema = TableSchema::new("pk").sort_key("sk");
     /// # const PK: KeyPattern = KeyPattern::partition("ORDER#{order_id}");
     /// # #[derive(serde::Serialize, serde::Deserialize)] struct Order { order_id: String }
@@ -216,7 +216,7 @@ impl<T> RegistryBuilder<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::UnknownPolicy;
     ///
     /// let registry = Registry::builder()
@@ -236,7 +236,7 @@ impl<T> RegistryBuilder<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::{Decoded, MissingPolicy};
     ///
     /// let registry = Registry::builder()
@@ -257,7 +257,7 @@ impl<T> RegistryBuilder<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let registry = Registry::builder()
     ///     .register::<NoteMapper>(|n| n)
     ///     .group("Documents", &["Note"])

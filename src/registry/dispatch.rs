@@ -52,7 +52,7 @@ pub(super) struct Inner<T> {
 /// ```
 /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
 /// # use serde::{Deserialize, Serialize};
-/// # use dynamodb_mapper::doc_support::*;
+/// # use dynamodb_mapper_support::doc::*;
 /// use dynamodb_mapper::{Registry, UnknownPolicy};
 ///
 /// #[derive(Debug, PartialEq)]
@@ -158,7 +158,7 @@ impl<T> Registry<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
     /// assert_eq!(registry.entity_types(), ["Note"]);
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -174,7 +174,7 @@ impl<T> Registry<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let registry = Registry::builder().register::<OrderMapper>(|o| o).build()?;
     /// assert_eq!(registry.entity_type_of("Purchase"), Some("Order"));
     /// assert_eq!(registry.entity_type_of("Order"), Some("Order"));
@@ -193,7 +193,7 @@ impl<T> Registry<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema, UnknownPolicy};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
     /// assert_eq!(registry.unknown_policy(), UnknownPolicy::Error);
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -207,7 +207,7 @@ impl<T> Registry<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, MissingPolicy, Registry, TableSchema};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let registry = Registry::builder()
     ///     .register::<NoteMapper>(|n| n)
     ///     .on_missing(MissingPolicy::Keep)
@@ -231,7 +231,7 @@ impl<T> Registry<T> {
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
     /// # use serde::{Deserialize, Serialize};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use aws_sdk_dynamodb::types::AttributeValue;
     /// use dynamodb_mapper::{Decoded, Registry};
     ///
@@ -270,7 +270,7 @@ impl<T> Registry<T> {
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
     /// # use serde::{Deserialize, Serialize};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use aws_sdk_dynamodb::types::AttributeValue;
     /// use dynamodb_mapper::{Registry, Unmatched, UnknownPolicy};
     ///
@@ -324,7 +324,7 @@ impl<T> Registry<T> {
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
     /// # use serde::{Deserialize, Serialize};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::Registry;
     ///
     /// let registry = Registry::builder()
@@ -357,7 +357,7 @@ impl<T> Registry<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let registry = Registry::builder()
     ///     .register::<NoteMapper>(|n| n)
     ///     .group("Everything", &["Note"])
@@ -374,7 +374,7 @@ impl<T> Registry<T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, Registry, TableSchema};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
     /// let note = Note { id: 1, text: "hi".into() };
     /// let mut parts = registry.buckets(vec![NoteMapper::to_item(&note)?]);

@@ -47,7 +47,7 @@ pub const MAX_FILTER_VALUES: usize = 100;
 /// ```
 /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, Registry, TableSchema};
 /// # use serde::{Deserialize, Serialize};
-/// # use dynamodb_mapper::doc_support::*;
+/// # use dynamodb_mapper_support::doc::*;
 /// use aws_sdk_dynamodb::types::AttributeValue;
 ///
 /// let registry = Registry::builder()
@@ -95,7 +95,7 @@ impl DiscriminatorFilter {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
     /// assert_eq!(registry.filter(&["Note"])?.expression(), "#dmType0 = :dmType0");
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -134,7 +134,7 @@ impl DiscriminatorFilter {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use aws_sdk_dynamodb::types::AttributeValue;
     ///
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
@@ -152,7 +152,7 @@ impl DiscriminatorFilter {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
     /// let (expression, names, values) = registry.filter(&["Note"])?.into_parts();
     /// assert_eq!(expression, "#dmType0 = :dmType0");

@@ -19,7 +19,7 @@ use super::filter::DiscriminatorFilter;
 /// ```
 /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
 /// # use serde::{Deserialize, Serialize};
-/// # use dynamodb_mapper::doc_support::*;
+/// # use dynamodb_mapper_support::doc::*;
 /// use dynamodb_mapper::Registry;
 ///
 /// let registry = Registry::builder()
@@ -72,7 +72,7 @@ impl<T> Registry<T> {
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
     /// # use serde::{Deserialize, Serialize};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::Registry;
     ///
     /// let registry = Registry::builder()
@@ -101,7 +101,7 @@ impl<'r, T> Group<'r, T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).group("All", &["Note"]).build()?;
     /// assert_eq!(registry.group("All")?.name(), "All");
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -115,7 +115,7 @@ impl<'r, T> Group<'r, T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).group("All", &["Note"]).build()?;
     /// assert_eq!(registry.group("All")?.entity_types(), ["Note"]);
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -130,7 +130,7 @@ impl<'r, T> Group<'r, T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let registry = Registry::builder().register::<OrderMapper>(|o| o).group("Sales", &["Order"]).build()?;
     /// let sales = registry.group("Sales")?;
     /// assert!(sales.contains("Purchase") && sales.contains("Order"));
@@ -149,7 +149,7 @@ impl<'r, T> Group<'r, T> {
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let registry = Registry::builder().register::<OrderMapper>(|o| o).group("Sales", &["Order"]).build()?;
     /// let filter = registry.group("Sales")?.filter();
     /// assert_eq!(filter, registry.filter(&["Order"])?);
@@ -172,7 +172,7 @@ impl<'r, T> Group<'r, T> {
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
     /// # use serde::{Deserialize, Serialize};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::{Decoded, Registry, Unmatched, UnknownPolicy};
     ///
     /// let registry = Registry::builder()
@@ -203,7 +203,7 @@ impl<'r, T> Group<'r, T> {
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
     /// # use serde::{Deserialize, Serialize};
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::{Registry, UnknownPolicy};
     ///
     /// let registry = Registry::builder()

@@ -42,7 +42,7 @@ impl<T> Registry<T> {
     /// for a declared pattern that is not valid.
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::expr::KeyCondition;
     ///
     /// // Customers are `CUSTOMER#{id}` / `METADATA`, orders `CUSTOMER#{customer}` / `ORDER#{id}`.

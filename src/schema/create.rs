@@ -39,7 +39,7 @@ use super::{IndexProjection, KeyAttribute, TableSchema};
 /// ```
 /// use aws_sdk_dynamodb::types::StreamViewType;
 /// use dynamodb_mapper::TableSchema;
-/// # let client = dynamodb_mapper::doc_support::client();
+/// # let client = dynamodb_mapper_support::doc::client();
 ///
 /// const T: TableSchema = TableSchema::new("pk").sort_key("sk").ttl("expiresAt");
 /// let definition = T.definition("AppTable").stream(StreamViewType::NewAndOldImages);
@@ -71,7 +71,7 @@ impl TableSchema {
     ///
     /// ```
     /// use dynamodb_mapper::{GlobalSecondaryIndex, TableSchema};
-    /// # let client = dynamodb_mapper::doc_support::client();
+    /// # let client = dynamodb_mapper_support::doc::client();
     ///
     /// const T: TableSchema = TableSchema::new("pk").sort_key("sk")
     ///     .indexes(&[GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk")]);
@@ -165,7 +165,7 @@ impl TableDefinition {
     ///
     /// ```
     /// use aws_sdk_dynamodb::types::{BillingMode, KeyType};
-    /// # let client = dynamodb_mapper::doc_support::client();
+    /// # let client = dynamodb_mapper_support::doc::client();
     /// let request = dynamodb_mapper::TableSchema::new("pk")
     ///     .sort_key("sk")
     ///     .definition("AppTable")
@@ -198,7 +198,7 @@ impl TableDefinition {
     ///
     /// ```
     /// use dynamodb_mapper::TableSchema;
-    /// # let client = dynamodb_mapper::doc_support::client();
+    /// # let client = dynamodb_mapper_support::doc::client();
     /// let with_ttl = TableSchema::new("pk").ttl("expiresAt").definition("Sessions");
     /// let request = with_ttl.update_time_to_live_request(&client).unwrap();
     /// assert_eq!(request.get_table_name().as_deref(), Some("Sessions"));

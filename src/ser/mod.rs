@@ -72,7 +72,7 @@ impl fmt::Debug for SerError {
 /// removes the attribute. Either way it reads back as `None`.
 ///
 /// ```
-/// # use dynamodb_mapper::doc_support::*;
+/// # use dynamodb_mapper_support::doc::*;
 /// use dynamodb_mapper::NoneAs;
 /// #[derive(serde::Serialize, serde::Deserialize)]
 /// struct Profile { id: u32, nickname: Option<String> }

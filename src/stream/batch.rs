@@ -29,7 +29,7 @@ pub struct BatchItemFailure {
 /// The record a batch stopped at, and why.
 ///
 /// ```
-/// # use dynamodb_mapper::doc_support::*;
+/// # use dynamodb_mapper_support::doc::*;
 /// use dynamodb_mapper::stream::{process_records, ChangeKind, ChangeRecord};
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
@@ -148,7 +148,7 @@ impl BatchItemFailures {
 /// Err(failed.error.into()) }`), so Lambda retries the whole batch.
 ///
 /// ```
-/// # use dynamodb_mapper::doc_support::*;
+/// # use dynamodb_mapper_support::doc::*;
 /// use dynamodb_mapper::stream::{process_records, ChangeKind, ChangeRecord};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {

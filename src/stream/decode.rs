@@ -15,7 +15,7 @@ use crate::registry::{Decoded, Registry};
 /// insert, the new image of a removal.
 ///
 /// ```
-/// # use dynamodb_mapper::doc_support::*;
+/// # use dynamodb_mapper_support::doc::*;
 /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, ViewType};
 ///
 /// let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
@@ -68,7 +68,7 @@ impl<T> Registry<T> {
     /// type, the item's key and the attribute).
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, ViewType};
     ///
     /// let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;

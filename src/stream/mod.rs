@@ -25,7 +25,7 @@
 //!   sources.
 //!
 //! ```
-//! # use dynamodb_mapper::doc_support::*;
+//! # use dynamodb_mapper_support::doc::*;
 //! use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, ViewType};
 //!
 //! let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;

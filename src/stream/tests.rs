@@ -3,9 +3,35 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
+use serde::{Deserialize, Serialize};
+
 use super::*;
-use crate::doc_support::{Customer, CustomerMapper, Entity, TABLE};
-use crate::{ErrorKind, Item, MapperExt, Registry, UnknownPolicy};
+use crate::{
+    ErrorKind, IndexKeys, Item, KeyPattern, Mapper, MapperExt, Registry, TableSchema, UnknownPolicy,
+};
+
+const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Customer {
+    id: String,
+}
+
+struct CustomerMapper;
+
+impl Mapper for CustomerMapper {
+    type Entity = Customer;
+    const ENTITY_TYPE: &'static str = "Customer";
+    const TABLE: TableSchema = TABLE;
+    const KEY_PATTERNS: &'static [IndexKeys] =
+        &[IndexKeys::table(KeyPattern::partition("CUSTOMER#{id}"))
+            .sort(KeyPattern::sort("METADATA"))];
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Entity {
+    Customer(Customer),
+}
 
 fn registry(policy: UnknownPolicy) -> Registry<Entity> {
     Registry::builder()

@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use dynamodb_mapper::hooks::{put_str, Timestamps};
-//! use dynamodb_mapper::key::{KeyBuilder, KeyPattern};
+//! use dynamodb_mapper::{KeyPattern, key::KeyBuilder};
 //! use dynamodb_mapper::{Item, ItemExt, Mapper, MapperExt, Record, TableSchema};
 //! use serde::{Deserialize, Serialize};
 //! use chrono::{DateTime, Duration, Utc};

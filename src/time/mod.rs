@@ -24,7 +24,7 @@
 //! - `createdAt`/`updatedAt`: [`Timestamps::stamp`](crate::hooks::Timestamps::stamp),
 //!   [`created_at_as`](crate::hooks::Timestamps::created_at_as),
 //!   [`updated_at_as`](crate::hooks::Timestamps::updated_at_as);
-//! - keys: [`KeyBuilder::timestamp`](crate::KeyBuilder::timestamp),
+//! - keys: [`KeyBuilder::timestamp`](crate::key::KeyBuilder::timestamp),
 //!   [`KeyValue::from_time`](crate::key::KeyValue::from_time),
 //!   [`KeyParts::timestamp_as`](crate::key::KeyParts::timestamp_as),
 //!   [`encode_timestamp`](crate::key::encode_timestamp),

@@ -22,6 +22,7 @@
 
 use dynamodb_mapper::{Error, ErrorKind};
 
+pub mod doc;
 pub mod local;
 pub mod oracle;
 pub mod raw;

@@ -144,7 +144,7 @@ impl Table {
     /// consistent reads).
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let getter = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE)
     ///     .batch_getter()
     ///     .consistent_read(true);
@@ -163,7 +163,7 @@ impl BatchGetter {
     /// Sets how many batches are in flight at once (at least 1).
     ///
     /// ```
-    /// # let client = dynamodb_mapper::doc_support::client();
+    /// # let client = dynamodb_mapper_support::doc::client();
     /// use dynamodb_mapper::{TableSchema, ops::BatchGetter};
     /// let g = dynamodb_mapper::ops::Table::new(&client, "T", TableSchema::new("pk")).batch_getter().concurrency(2);
     /// ```
@@ -176,7 +176,7 @@ impl BatchGetter {
     /// Asks for strongly consistent reads.
     ///
     /// ```
-    /// # let client = dynamodb_mapper::doc_support::client();
+    /// # let client = dynamodb_mapper_support::doc::client();
     /// use dynamodb_mapper::{TableSchema, ops::BatchGetter};
     /// let g = dynamodb_mapper::ops::Table::new(&client, "T", TableSchema::new("pk")).batch_getter().consistent_read(true);
     /// ```
@@ -317,7 +317,13 @@ impl BatchGetter {
                 table: self.table.started(),
                 ..self.clone()
             };
-            let out = run(&job, entries, self.table.get_retry_policy(), self.concurrency).await;
+            let out = run(
+                &job,
+                entries,
+                self.table.get_retry_policy(),
+                self.concurrency,
+            )
+            .await;
             recorder.record("requests", out.summary.requests);
             recorder.record("retries", out.summary.retries);
             capacity::record(&recorder, out.summary.consumed_capacity.as_ref());
@@ -374,7 +380,9 @@ impl Job for BatchGetter {
                     .client()
                     .batch_get_item()
                     .request_items(self.table.name(), keys)
-                    .set_return_consumed_capacity(self.table.get_return_consumed_capacity().cloned())
+                    .set_return_consumed_capacity(
+                        self.table.get_return_consumed_capacity().cloned(),
+                    )
                     // One SDK attempt per send: the runner retries by the
                     // table's policy, and counts every request it makes.
                     .customize()

@@ -48,7 +48,7 @@ pub struct BatchSummary {
     /// ([`Table::return_consumed_capacity`](super::Table::return_consumed_capacity)).
     ///
     /// ```no_run
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// # async fn demo(client: aws_sdk_dynamodb::Client, notes: Vec<Note>) -> dynamodb_mapper::Result<()> {
     /// use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
     /// let summary = dynamodb_mapper::ops::Table::new(&client, "AppTable", NoteMapper::TABLE)

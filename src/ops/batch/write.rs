@@ -52,7 +52,8 @@ const OPERATION: &str = "BatchWriteItem";
 /// [`import`](Self::import) to load data.
 ///
 /// ```no_run
-/// # use dynamodb_mapper::{doc_support::*, ops::BatchWriter};
+/// # use dynamodb_mapper_support::doc::*;
+/// # use dynamodb_mapper::ops::BatchWriter;
 /// # async fn demo(client: aws_sdk_dynamodb::Client) -> dynamodb_mapper::Result<()> {
 /// let notes: Vec<Note> = (0..101).map(|id| Note { id, text: "hi".into() }).collect();
 /// let summary = dynamodb_mapper::ops::Table::new(&client, "AppTable", NoteMapper::TABLE).batch_writer()
@@ -74,7 +75,7 @@ impl Table {
     /// A batch writer into this table (4 batches in flight).
     ///
     /// ```
-    /// # use dynamodb_mapper::doc_support::*;
+    /// # use dynamodb_mapper_support::doc::*;
     /// let writer = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE).batch_writer();
     /// # let _ = writer;
     /// ```
@@ -91,7 +92,7 @@ impl BatchWriter {
     /// Sets how many batches are in flight at once (at least 1).
     ///
     /// ```
-    /// # let client = dynamodb_mapper::doc_support::client();
+    /// # let client = dynamodb_mapper_support::doc::client();
     /// use dynamodb_mapper::{TableSchema, ops::BatchWriter};
     /// let writer = dynamodb_mapper::ops::Table::new(&client, "T", TableSchema::new("pk")).batch_writer().concurrency(1);
     /// ```
@@ -108,7 +109,7 @@ impl BatchWriter {
     /// before the import gets a version conflict, never overwrites it).
     ///
     /// ```
-    /// # let client = dynamodb_mapper::doc_support::client();
+    /// # let client = dynamodb_mapper_support::doc::client();
     /// use dynamodb_mapper::{TableSchema, ops::BatchWriter};
     /// let schema = TableSchema::new("pk").version("version");
     /// let loader = dynamodb_mapper::ops::Table::new(&client, "AppTable", schema).batch_writer().import();
@@ -300,7 +301,13 @@ impl BatchWriter {
                 table: self.table.started(),
                 ..self.clone()
             };
-            let out = run(&job, entries, self.table.get_retry_policy(), self.concurrency).await;
+            let out = run(
+                &job,
+                entries,
+                self.table.get_retry_policy(),
+                self.concurrency,
+            )
+            .await;
             recorder.record("requests", out.summary.requests);
             recorder.record("retries", out.summary.retries);
             capacity::record(&recorder, out.summary.consumed_capacity.as_ref());

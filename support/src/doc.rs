@@ -1,19 +1,19 @@
-//! The set-up the documentation's examples share, so each example shows
-//! what it is about instead of repeating the same mappers. Hidden from the
-//! docs and not part of the API: it may change in any release.
+//! The set-up the library's documentation examples share, so each example
+//! shows what it is about instead of repeating the same mappers. Here, with
+//! the other fixtures, rather than in the library: not part of its API.
 //!
-//! An example starts with `# use dynamodb_mapper::doc_support::*;` and then
+//! An example starts with `# use dynamodb_mapper_support::doc::*;` and then
 //! has the crate's main names, these entities and their mappers, and
 //! [`client`] in scope.
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::hooks::put_str;
-pub use crate::{
+pub use aws_sdk_dynamodb::types::AttributeValue;
+pub use dynamodb_mapper::hooks::put_str;
+pub use dynamodb_mapper::{
     AttributeBag, Error, ErrorKind, IndexKeys, Item, ItemExt, KeyPattern, Mapper, MapperExt,
     Record, Registry, Result, TableSchema,
 };
-pub use aws_sdk_dynamodb::types::AttributeValue;
 
 /// A table with a partition and a sort key, `pk` and `sk`.
 pub const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
@@ -147,15 +147,33 @@ pub fn client() -> aws_sdk_dynamodb::Client {
     aws_sdk_dynamodb::Client::from_conf(config)
 }
 
-/// A [`Table`](crate::ops::Table) `AppTable` laid out as [`TABLE`], on
+/// A [`Table`](dynamodb_mapper::ops::Table) `AppTable` laid out as [`TABLE`], on
 /// [`client`].
-pub fn table() -> crate::ops::Table {
-    crate::ops::Table::new(&client(), "AppTable", TABLE)
+pub fn table() -> dynamodb_mapper::ops::Table {
+    dynamodb_mapper::ops::Table::new(&client(), "AppTable", TABLE)
 }
 
-/// What [`Table::create_table`](crate::ops::Table::create_table) returns for
-/// a table `Sessions` created with a stream and TTL on `expiresAt`.
+/// What [`Table::create_table`](dynamodb_mapper::ops::Table::create_table)
+/// returns for a table `Sessions-…` created with a stream of new and old
+/// images and TTL on `expiresAt`, on the test server (the embedded emulator
+/// by default, see [`crate::local`]).
+///
+/// # Panics
+/// When the server cannot be started or the table not created.
 #[must_use]
-pub fn created_table() -> crate::ops::CreatedTable {
-    crate::ops::CreatedTable::example()
+pub fn created_table() -> dynamodb_mapper::ops::CreatedTable {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("a tokio runtime: {e}"));
+    runtime.block_on(async {
+        let client = crate::local::client().await;
+        let name = dynamodb_mapper_testkit::unique_table_name("Sessions");
+        dynamodb_mapper::ops::Table::new(&client, name, TableSchema::new("pk").ttl("expiresAt"))
+            .create_table()
+            .stream(aws_sdk_dynamodb::types::StreamViewType::NewAndOldImages)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("create table: {e}"))
+    })
 }
