@@ -252,98 +252,114 @@ impl BitOr for Condition {
 
 // ------------------------------------------------- starting from an operand
 
+/// The comparisons of an operand that starts a condition (an attribute, or
+/// the size of one): the same seven methods for each, one definition.
+macro_rules! comparisons {
+    ($ty:ty, |$this:ident| $left:expr, $shown:literal, $receiver:literal, $rendered:literal) => {
+        impl $ty {
+            fn compare(self, comparator: Comparator, operand: impl Into<Operand>) -> Condition {
+                let $this = self;
+                Condition(Node::Compare($left, comparator, operand.into()))
+            }
+
+            #[doc = concat!("`", $shown, " = operand`; the operand is a value or another attribute.")]
+            ///
+            /// ```
+            /// use dynamodb_mapper::expr::attr;
+            #[doc = concat!("assert_eq!(", $receiver, ".eq(3).build()?.expression(), \"", $rendered, " = :c0\");")]
+            #[doc = concat!("assert_eq!(", $receiver, ".eq(attr(\"b\")).build()?.expression(), \"", $rendered, " = #c1\");")]
+            /// # Ok::<(), dynamodb_mapper::Error>(())
+            /// ```
+            pub fn eq(self, operand: impl Into<Operand>) -> Condition {
+                self.compare(Comparator::Eq, operand)
+            }
+
+            #[doc = concat!("`", $shown, " <> operand`.")]
+            ///
+            /// ```
+            /// use dynamodb_mapper::expr::attr;
+            #[doc = concat!("assert_eq!(", $receiver, ".ne(3).build()?.expression(), \"", $rendered, " <> :c0\");")]
+            /// # Ok::<(), dynamodb_mapper::Error>(())
+            /// ```
+            pub fn ne(self, operand: impl Into<Operand>) -> Condition {
+                self.compare(Comparator::Ne, operand)
+            }
+
+            #[doc = concat!("`", $shown, " < operand`.")]
+            ///
+            /// ```
+            /// use dynamodb_mapper::expr::attr;
+            #[doc = concat!("assert_eq!(", $receiver, ".lt(3).build()?.expression(), \"", $rendered, " < :c0\");")]
+            /// # Ok::<(), dynamodb_mapper::Error>(())
+            /// ```
+            pub fn lt(self, operand: impl Into<Operand>) -> Condition {
+                self.compare(Comparator::Lt, operand)
+            }
+
+            #[doc = concat!("`", $shown, " <= operand`.")]
+            ///
+            /// ```
+            /// use dynamodb_mapper::expr::attr;
+            #[doc = concat!("assert_eq!(", $receiver, ".le(3).build()?.expression(), \"", $rendered, " <= :c0\");")]
+            /// # Ok::<(), dynamodb_mapper::Error>(())
+            /// ```
+            pub fn le(self, operand: impl Into<Operand>) -> Condition {
+                self.compare(Comparator::Le, operand)
+            }
+
+            #[doc = concat!("`", $shown, " > operand`.")]
+            ///
+            /// ```
+            /// use dynamodb_mapper::expr::attr;
+            #[doc = concat!("assert_eq!(", $receiver, ".gt(3).build()?.expression(), \"", $rendered, " > :c0\");")]
+            /// # Ok::<(), dynamodb_mapper::Error>(())
+            /// ```
+            pub fn gt(self, operand: impl Into<Operand>) -> Condition {
+                self.compare(Comparator::Gt, operand)
+            }
+
+            #[doc = concat!("`", $shown, " >= operand`.")]
+            ///
+            /// ```
+            /// use dynamodb_mapper::expr::attr;
+            #[doc = concat!("assert_eq!(", $receiver, ".ge(3).build()?.expression(), \"", $rendered, " >= :c0\");")]
+            /// # Ok::<(), dynamodb_mapper::Error>(())
+            /// ```
+            pub fn ge(self, operand: impl Into<Operand>) -> Condition {
+                self.compare(Comparator::Ge, operand)
+            }
+
+            #[doc = concat!("`", $shown, " BETWEEN low AND high`.")]
+            ///
+            /// ```
+            /// use dynamodb_mapper::expr::attr;
+            #[doc = concat!("assert_eq!(", $receiver, ".between(1, 9).build()?.expression(), \"", $rendered, " BETWEEN :c0 AND :c1\");")]
+            /// # Ok::<(), dynamodb_mapper::Error>(())
+            /// ```
+            pub fn between(self, low: impl Into<Operand>, high: impl Into<Operand>) -> Condition {
+                let $this = self;
+                Condition(Node::Between($left, low.into(), high.into()))
+            }
+        }
+    };
+}
+
+comparisons!(
+    Attr,
+    |attr| Operand(OperandKind::Path(attr)),
+    "path",
+    "attr(\"n\")",
+    "#c0"
+);
+comparisons!(
+    Size,
+    |size| Operand(OperandKind::Size(size.0)),
+    "size(path)",
+    "attr(\"s\").size()",
+    "size(#c0)"
+);
+
 impl Attr {
-    fn compare(self, comparator: Comparator, operand: impl Into<Operand>) -> Condition {
-        Condition(Node::Compare(
-            Operand(OperandKind::Path(self)),
-            comparator,
-            operand.into(),
-        ))
-    }
-
-    /// `path = operand`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// assert_eq!(attr("status").eq("open").build()?.expression(), "#c0 = :c0");
-    /// // Compare two attributes:
-    /// assert_eq!(attr("a").eq(attr("b")).build()?.expression(), "#c0 = #c1");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn eq(self, operand: impl Into<Operand>) -> Condition {
-        self.compare(Comparator::Eq, operand)
-    }
-
-    /// `path <> operand`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// assert_eq!(attr("status").ne("void").build()?.expression(), "#c0 <> :c0");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn ne(self, operand: impl Into<Operand>) -> Condition {
-        self.compare(Comparator::Ne, operand)
-    }
-
-    /// `path < operand`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// assert_eq!(attr("n").lt(5).build()?.expression(), "#c0 < :c0");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn lt(self, operand: impl Into<Operand>) -> Condition {
-        self.compare(Comparator::Lt, operand)
-    }
-
-    /// `path <= operand`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// assert_eq!(attr("n").le(5).build()?.expression(), "#c0 <= :c0");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn le(self, operand: impl Into<Operand>) -> Condition {
-        self.compare(Comparator::Le, operand)
-    }
-
-    /// `path > operand`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// assert_eq!(attr("n").gt(5).build()?.expression(), "#c0 > :c0");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn gt(self, operand: impl Into<Operand>) -> Condition {
-        self.compare(Comparator::Gt, operand)
-    }
-
-    /// `path >= operand`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// assert_eq!(attr("n").ge(5).build()?.expression(), "#c0 >= :c0");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn ge(self, operand: impl Into<Operand>) -> Condition {
-        self.compare(Comparator::Ge, operand)
-    }
-
-    /// `path BETWEEN low AND high`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// assert_eq!(attr("n").between(1, 9).build()?.expression(), "#c0 BETWEEN :c0 AND :c1");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn between(self, low: impl Into<Operand>, high: impl Into<Operand>) -> Condition {
-        Condition(Node::Between(
-            Operand(OperandKind::Path(self)),
-            low.into(),
-            high.into(),
-        ))
-    }
-
     /// `path IN (a, b, ...)`: 1 to 100 operands.
     ///
     /// ```
@@ -432,97 +448,6 @@ impl Attr {
             Function::Type,
             self,
             Some(Operand(OperandKind::Value(Ok(code)))),
-        ))
-    }
-}
-
-impl Size {
-    fn compare(self, comparator: Comparator, operand: impl Into<Operand>) -> Condition {
-        Condition(Node::Compare(
-            Operand(OperandKind::Size(self.0)),
-            comparator,
-            operand.into(),
-        ))
-    }
-
-    /// `size(path) = operand`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// assert_eq!(attr("s").size().eq(3).build()?.expression(), "size(#c0) = :c0");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn eq(self, operand: impl Into<Operand>) -> Condition {
-        self.compare(Comparator::Eq, operand)
-    }
-
-    /// `size(path) <> operand`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// assert_eq!(attr("s").size().ne(3).build()?.expression(), "size(#c0) <> :c0");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn ne(self, operand: impl Into<Operand>) -> Condition {
-        self.compare(Comparator::Ne, operand)
-    }
-
-    /// `size(path) < operand`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// assert_eq!(attr("s").size().lt(3).build()?.expression(), "size(#c0) < :c0");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn lt(self, operand: impl Into<Operand>) -> Condition {
-        self.compare(Comparator::Lt, operand)
-    }
-
-    /// `size(path) <= operand`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// assert_eq!(attr("s").size().le(3).build()?.expression(), "size(#c0) <= :c0");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn le(self, operand: impl Into<Operand>) -> Condition {
-        self.compare(Comparator::Le, operand)
-    }
-
-    /// `size(path) > operand`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// assert_eq!(attr("s").size().gt(3).build()?.expression(), "size(#c0) > :c0");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn gt(self, operand: impl Into<Operand>) -> Condition {
-        self.compare(Comparator::Gt, operand)
-    }
-
-    /// `size(path) >= operand`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// assert_eq!(attr("s").size().ge(3).build()?.expression(), "size(#c0) >= :c0");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn ge(self, operand: impl Into<Operand>) -> Condition {
-        self.compare(Comparator::Ge, operand)
-    }
-
-    /// `size(path) BETWEEN low AND high`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// assert_eq!(attr("s").size().between(1, 3).build()?.expression(), "size(#c0) BETWEEN :c0 AND :c1");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn between(self, low: impl Into<Operand>, high: impl Into<Operand>) -> Condition {
-        Condition(Node::Between(
-            Operand(OperandKind::Size(self.0)),
-            low.into(),
-            high.into(),
         ))
     }
 }

@@ -369,8 +369,10 @@ impl Transaction {
     /// then).
     ///
     /// # Errors
-    /// Mapping errors; a table without a version attribute; as
-    /// [`Transaction::push`].
+    /// [`ErrorKind::PartialRecord`](crate::ErrorKind::PartialRecord) for a
+    /// record read through a projection (put whole, it would drop what the
+    /// projection left out); other mapping errors; a table without a version
+    /// attribute; as [`Transaction::push`].
     ///
     /// ```no_run
     /// # use dynamodb_mapper::{Mapper, Record, ops::Transaction};

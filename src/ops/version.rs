@@ -256,7 +256,10 @@ impl Table {
     /// # Errors
     /// [`ErrorKind::VersionConflict`](crate::ErrorKind::VersionConflict)
     /// naming the item's key when another writer got there first (nothing is
-    /// written); mapping errors;
+    /// written); [`ErrorKind::PartialRecord`](crate::ErrorKind::PartialRecord)
+    /// for a record read through a projection (writing it whole would drop
+    /// what the projection left out: update its fields with
+    /// [`update_versioned`](Self::update_versioned)); other mapping errors;
     /// [`ErrorKind::MaybeApplied`](crate::ErrorKind::MaybeApplied) naming the
     /// key when no credible answer came (a timeout, a dropped connection, an
     /// internal server error; the cause says which): the outcome is unknown
@@ -358,10 +361,11 @@ impl Table {
     /// exists at `key`; [`ErrorKind::VersionConflict`](crate::ErrorKind::VersionConflict)
     /// when every attempt conflicted; [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey)
     /// naming the key attribute when `change` altered the entity's key;
-    /// errors from `change`; a timeout or SDK error when a write got no
-    /// answer: then it is not retried (its change may have been applied, and
-    /// applying it again would apply it twice), and the caller should read
-    /// the record again.
+    /// errors from `change`;
+    /// [`ErrorKind::MaybeApplied`](crate::ErrorKind::MaybeApplied) naming the
+    /// key when a write got no credible answer: it is not retried (its change
+    /// may have been applied, and applying it again would apply it twice),
+    /// and the caller should read the record again.
     ///
     /// ```no_run
     /// # use dynamodb_mapper::{Mapper, ops::Table};
