@@ -123,17 +123,42 @@ fn repeated_key(operation: &'static str) -> Error {
     )
 }
 
+/// The stream of [`Table::query_stream`] or [`Table::scan_stream`] (the two
+/// request builders share their getters and setters, not a type).
 macro_rules! decode_pages {
-    ($pages:expr, $start:expr, $registry:expr, $bound:expr, $operation:literal, $tally:expr) => {{
-        let bound: Bound = $bound;
+    ($table:expr, $request:expr, $registry:expr, $span:literal, $operation:literal) => {{
+        let table: &Table = $table;
+        let request = $request;
+        let mode = mode(
+            request.get_return_consumed_capacity(),
+            table.get_return_consumed_capacity().cloned(),
+        );
+        let asked = capacity::asks(mode.as_ref());
+        let request = request.set_return_consumed_capacity(mode);
+        let span = tracing::info_span!(
+            $span,
+            table = request.get_table_name().as_deref().unwrap_or_default(),
+            index = request.get_index_name().as_deref(),
+            pages = tracing::field::Empty,
+            items = tracing::field::Empty,
+            consumed_capacity = tracing::field::Empty,
+        );
+        let projection = projection_of(
+            request.get_projection_expression().as_deref(),
+            request.get_expression_attribute_names().as_ref(),
+            request.get_attributes_to_get().as_deref(),
+            request.get_select().as_ref(),
+        );
+        let tally = Tally::new(span, asked, projection);
+        let bound: Bound = table.bound_unstarted();
         // The ExclusiveStartKey of the page asked for next.
-        let start: Option<crate::item::Item> = $start;
+        let start: Option<crate::item::Item> = request.get_exclusive_start_key().clone();
         let state = (
-            $pages,
+            request.into_paginator().send(),
             $registry.clone(),
             Vec::new().into_iter(),
             Then::Read,
-            $tally,
+            tally,
             start,
         );
         stream::unfold(
@@ -504,36 +529,7 @@ impl Table {
         query: QueryFluentBuilder,
         registry: &Registry<T>,
     ) -> impl Stream<Item = Result<Decoded<T>>> + use<T> {
-        let mode = mode(
-            query.get_return_consumed_capacity(),
-            self.get_return_consumed_capacity().cloned(),
-        );
-        let asked = capacity::asks(mode.as_ref());
-        let query = query.set_return_consumed_capacity(mode);
-        let span = tracing::info_span!(
-            "dynamodb_mapper.query",
-            table = query.get_table_name().as_deref().unwrap_or_default(),
-            index = query.get_index_name().as_deref(),
-            pages = tracing::field::Empty,
-            items = tracing::field::Empty,
-            consumed_capacity = tracing::field::Empty,
-        );
-        let projection = projection_of(
-            query.get_projection_expression().as_deref(),
-            query.get_expression_attribute_names().as_ref(),
-            query.get_attributes_to_get().as_deref(),
-            query.get_select().as_ref(),
-        );
-        let tally = Tally::new(span, asked, projection);
-        let start = query.get_exclusive_start_key().clone();
-        decode_pages!(
-            query.into_paginator().send(),
-            start,
-            registry,
-            self.bound_unstarted(),
-            "Query",
-            tally
-        )
+        decode_pages!(self, query, registry, "dynamodb_mapper.query", "Query")
     }
 
     /// Runs a scan page by page and decodes every item through `registry`,
@@ -553,35 +549,6 @@ impl Table {
         scan: ScanFluentBuilder,
         registry: &Registry<T>,
     ) -> impl Stream<Item = Result<Decoded<T>>> + use<T> {
-        let mode = mode(
-            scan.get_return_consumed_capacity(),
-            self.get_return_consumed_capacity().cloned(),
-        );
-        let asked = capacity::asks(mode.as_ref());
-        let scan = scan.set_return_consumed_capacity(mode);
-        let span = tracing::info_span!(
-            "dynamodb_mapper.scan",
-            table = scan.get_table_name().as_deref().unwrap_or_default(),
-            index = scan.get_index_name().as_deref(),
-            pages = tracing::field::Empty,
-            items = tracing::field::Empty,
-            consumed_capacity = tracing::field::Empty,
-        );
-        let projection = projection_of(
-            scan.get_projection_expression().as_deref(),
-            scan.get_expression_attribute_names().as_ref(),
-            scan.get_attributes_to_get().as_deref(),
-            scan.get_select().as_ref(),
-        );
-        let tally = Tally::new(span, asked, projection);
-        let start = scan.get_exclusive_start_key().clone();
-        decode_pages!(
-            scan.into_paginator().send(),
-            start,
-            registry,
-            self.bound_unstarted(),
-            "Scan",
-            tally
-        )
+        decode_pages!(self, scan, registry, "dynamodb_mapper.scan", "Scan")
     }
 }
