@@ -14,7 +14,7 @@ use crate::error::{Error, Result, Unread};
 use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt};
 use crate::ops::Table;
-use crate::ops::call::{Bound, Failed, call, one_attempt};
+use crate::ops::call::{Failed, call, one_attempt};
 use crate::ops::capacity;
 use crate::ops::describe_key;
 use crate::ops::identity::KeyId;
@@ -358,12 +358,8 @@ impl Job for BatchGetter {
     const OPERATION: &'static str = OPERATION;
     const CHUNK: usize = BATCH_GET_LIMIT;
 
-    fn bound(&self) -> Bound {
-        self.table.bound()
-    }
-
-    fn asks_capacity(&self) -> bool {
-        capacity::asks(self.table.get_return_consumed_capacity())
+    fn table(&self) -> &Table {
+        &self.table
     }
 
     fn send(

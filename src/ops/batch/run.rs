@@ -11,9 +11,9 @@ use futures_util::stream::{self, StreamExt};
 use super::{BatchSummary, Entry};
 use crate::error::Error;
 use crate::item::Item;
-use crate::ops::RetryPolicy;
 use crate::ops::call::{Bound, Failed};
 use crate::ops::capacity;
+use crate::ops::{RetryPolicy, Table};
 
 /// One kind of batch request.
 pub(super) trait Job {
@@ -28,12 +28,19 @@ pub(super) trait Job {
     /// Entries per request.
     const CHUNK: usize;
 
+    /// The table the batch reads or writes, with its options.
+    fn table(&self) -> &Table;
+
     /// Whether the requests ask DynamoDB for consumed capacity.
-    fn asks_capacity(&self) -> bool;
+    fn asks_capacity(&self) -> bool {
+        capacity::asks(self.table().get_return_consumed_capacity())
+    }
 
     /// The bound of each attempt (and the batch call's deadline), whose
     /// sleep also paces the retries.
-    fn bound(&self) -> Bound;
+    fn bound(&self) -> Bound {
+        self.table().bound()
+    }
 
     /// Sends one attempt (bounded in time, see `ops::call`).
     fn send(

@@ -15,7 +15,7 @@ use crate::error::{Error, Result, Unwritten};
 use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt};
 use crate::ops::Table;
-use crate::ops::call::{Bound, Failed, call, one_attempt};
+use crate::ops::call::{Failed, call, one_attempt};
 use crate::ops::capacity;
 use crate::ops::describe_key;
 use crate::ops::identity::KeyId;
@@ -409,12 +409,8 @@ impl Job for BatchWriter {
     const OPERATION: &'static str = OPERATION;
     const CHUNK: usize = BATCH_WRITE_LIMIT;
 
-    fn bound(&self) -> Bound {
-        self.table.bound()
-    }
-
-    fn asks_capacity(&self) -> bool {
-        capacity::asks(self.table.get_return_consumed_capacity())
+    fn table(&self) -> &Table {
+        &self.table
     }
 
     fn send(
