@@ -25,9 +25,60 @@ pub(crate) struct WriteRules<'a> {
     /// The entity type written (none for a raw item): named in every error,
     /// and the value the discriminator attribute must hold.
     pub(crate) entity_type: Option<&'a str>,
-    /// Key attributes whose values the mapper rendered from its own
-    /// patterns and nothing changed since: not parsed back against them.
-    pub(crate) rendered: &'a [&'a str],
+    /// The key values the mapper rendered from its own patterns: a key
+    /// attribute still holding exactly that is not parsed back against them.
+    pub(crate) rendered: Option<&'a RenderedKeys>,
+}
+
+/// The most rendered keys a write keeps track of (a table and five indexes'
+/// partition and sort keys); more are checked against their patterns.
+const TRACKED: usize = 12;
+
+/// The keys a mapper's plan rendered into an item. After the hooks, a key
+/// attribute whose value is still exactly what was rendered need not be
+/// parsed back against the pattern it was rendered from; the write checks
+/// compare the values they look up anyway, so keeping track costs no lookup.
+#[derive(Debug)]
+pub(crate) struct RenderedKeys {
+    /// Every rendered key, one after the other.
+    text: String,
+    keys: [(&'static str, usize, usize); TRACKED],
+    len: usize,
+}
+
+impl RenderedKeys {
+    pub(crate) fn new() -> Self {
+        RenderedKeys {
+            text: String::new(),
+            keys: [("", 0, 0); TRACKED],
+            len: 0,
+        }
+    }
+
+    /// Notes that `attribute` was rendered as `value`.
+    pub(crate) fn add(&mut self, attribute: &'static str, value: &str) {
+        let Some(slot) = self.keys.get_mut(self.len) else {
+            return; // checked against its pattern instead
+        };
+        if self.text.capacity() == 0 {
+            self.text.reserve(32 * TRACKED);
+        }
+        let start = self.text.len();
+        self.text.push_str(value);
+        *slot = (attribute, start, self.text.len());
+        self.len += 1;
+    }
+
+    /// Whether `attribute` was rendered as exactly `value`.
+    fn holds(&self, attribute: &str, value: &str) -> bool {
+        // Lengths first: most entries are told apart without comparing text.
+        self.keys.iter().take(self.len).any(|&(a, start, end)| {
+            end - start == value.len()
+                && a.len() == attribute.len()
+                && self.text.as_bytes().get(start..end) == Some(value.as_bytes())
+                && a == attribute
+        })
+    }
 }
 
 impl<'a> WriteRules<'a> {
@@ -37,7 +88,7 @@ impl<'a> WriteRules<'a> {
             table: Some(table),
             patterns: &[],
             entity_type: None,
-            rendered: &[],
+            rendered: None,
         }
     }
 
@@ -47,7 +98,7 @@ impl<'a> WriteRules<'a> {
         table: None,
         patterns: &[],
         entity_type: None,
-        rendered: &[],
+        rendered: None,
     };
 }
 
@@ -134,7 +185,7 @@ fn key_patterns(
     item: &Item,
     table: &TableSchema,
     patterns: &[IndexKeys],
-    rendered: &[&str],
+    rendered: Option<&RenderedKeys>,
 ) -> Result<()> {
     for (i, keys) in patterns.iter().enumerate() {
         if let Some(attribute) = keys.part_attribute() {
@@ -159,10 +210,6 @@ fn key_patterns(
                 None => continue,
             },
         };
-        // Rendered from these very patterns, and left as rendered.
-        if rendered.contains(&pk_attr) && sk_attr.is_none_or(|sk| rendered.contains(&sk)) {
-            continue;
-        }
         let Some(AttributeValue::S(pk)) = item.get(pk_attr) else {
             continue; // absent (sparse) or not a string (checked by the schema)
         };
@@ -170,6 +217,13 @@ fn key_patterns(
             Some(AttributeValue::S(v)) => Some(v.as_str()),
             _ => None,
         });
+        // Rendered from these very patterns, and left as rendered.
+        if let Some(rendered) = rendered
+            && rendered.holds(pk_attr, pk)
+            && sk_attr.is_none_or(|a| sk.is_some_and(|v| rendered.holds(a, v)))
+        {
+            continue;
+        }
         let candidates = || patterns.iter().filter(whole);
         let fits = candidates().any(|k| {
             k.partition_key().matches(pk)

@@ -468,8 +468,8 @@ pub trait MapperExt: Mapper {
     /// assert_eq!(err.to_string(), "Reading: attribute `value` is not a number: \"NaN\"");
     /// ```
     fn to_item(entity: &Self::Entity) -> Result<Item> {
-        let (item, unchanged) = build_item::<Self>(entity, 0)?;
-        finish::<Self>(item, &unchanged)
+        let (item, rendered) = build_item::<Self>(entity, 0)?;
+        finish::<Self>(item, &rendered)
     }
 
     /// The item for an entity with the attributes of `bag` merged in: the
@@ -492,9 +492,9 @@ pub trait MapperExt: Mapper {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     fn to_item_with_bag(entity: &Self::Entity, bag: &AttributeBag) -> Result<Item> {
-        let (mut item, unchanged) = build_item::<Self>(entity, bag.len())?;
+        let (mut item, rendered) = build_item::<Self>(entity, bag.len())?;
         merge_bag::<Self>(&mut item, bag)?;
-        finish::<Self>(item, &unchanged)
+        finish::<Self>(item, &rendered)
     }
 
     /// The item for a record: its entity, its bag merged back (as
@@ -528,13 +528,13 @@ pub trait MapperExt: Mapper {
             return Err(Error::partial_record(key, projection).with_entity_type(Self::ENTITY_TYPE));
         }
         // The layout's bound already has room for the version.
-        let (mut item, unchanged) = build_item::<Self>(&record.entity, record.bag.len())?;
+        let (mut item, rendered) = build_item::<Self>(&record.entity, record.bag.len())?;
         if let (Some(attr), Some(v)) = (Self::TABLE.version_attribute(), record.version) {
             item.entry(attr.to_owned())
                 .or_insert_with(|| AttributeValue::N(v.to_string()));
         }
         merge_bag::<Self>(&mut item, &record.bag)?;
-        finish::<Self>(item, &unchanged)
+        finish::<Self>(item, &rendered)
     }
 
     /// The entity for an item: runs the read hooks and deserializes the

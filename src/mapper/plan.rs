@@ -11,6 +11,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::Mapper;
+use crate::check::RenderedKeys;
 use crate::error::{Error, Result};
 use crate::fields::field_table;
 use crate::item::{Item, type_name};
@@ -474,76 +475,6 @@ pub(crate) fn sources_of<M: Mapper>(attribute: &str) -> Result<Vec<&'static str>
         }
     }
     Ok(out)
-}
-
-/// The most rendered keys a write keeps track of (a table and five indexes'
-/// partition and sort keys); more are checked against their patterns.
-const TRACKED: usize = 12;
-
-/// The keys a plan rendered into an item, kept so that, after the hooks,
-/// the write checks know which are still exactly as rendered: those need
-/// not be parsed back against the patterns they were rendered from.
-#[derive(Debug)]
-pub(crate) struct RenderedKeys {
-    /// Every rendered key, one after the other.
-    text: String,
-    keys: [(&'static str, usize, usize); TRACKED],
-    len: usize,
-}
-
-impl RenderedKeys {
-    pub(crate) fn new() -> Self {
-        RenderedKeys {
-            text: String::new(),
-            keys: [("", 0, 0); TRACKED],
-            len: 0,
-        }
-    }
-
-    fn add(&mut self, attribute: &'static str, value: &str) {
-        let Some(slot) = self.keys.get_mut(self.len) else {
-            return; // checked against its pattern instead
-        };
-        if self.text.capacity() == 0 {
-            self.text.reserve(32 * TRACKED);
-        }
-        let start = self.text.len();
-        self.text.push_str(value);
-        *slot = (attribute, start, self.text.len());
-        self.len += 1;
-    }
-
-    /// The rendered key attributes `item` still holds exactly as rendered.
-    pub(crate) fn unchanged(&self, item: &Item) -> Unchanged {
-        let mut out = Unchanged {
-            names: [""; TRACKED],
-            len: 0,
-        };
-        for &(attribute, start, end) in self.keys.iter().take(self.len) {
-            let same = matches!(
-                item.get(attribute),
-                Some(AttributeValue::S(s)) if Some(s.as_str()) == self.text.get(start..end)
-            );
-            if same && let Some(slot) = out.names.get_mut(out.len) {
-                *slot = attribute;
-                out.len += 1;
-            }
-        }
-        out
-    }
-}
-
-/// Key attributes still exactly as the plan rendered them.
-#[derive(Debug)]
-pub(crate) struct Unchanged {
-    names: [&'static str; TRACKED],
-    len: usize,
-}
-
-impl Unchanged {
-    pub(crate) fn names(&self) -> &[&'static str] {
-        self.names.get(..self.len).unwrap_or_default()
-    }
 }
 
 /// Why a key was not rendered.

@@ -4,9 +4,9 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::plan::{RenderedKeys, Unchanged, plan};
+use super::plan::plan;
 use super::{Mapper, fields, naming_needs_struct};
-use crate::check::{self, WriteRules};
+use crate::check::{self, RenderedKeys, WriteRules};
 use crate::error::{Error, Result};
 use crate::item::{Item, check_depth};
 use crate::record::AttributeBag;
@@ -16,9 +16,12 @@ use crate::ser::{Cause, Failure, SerError};
 /// item has room for `extra` more attributes (a bag merged in next), so
 /// adding them does not grow and rehash it.
 ///
-/// Also says which keys are still exactly as the plan rendered them after
-/// the hooks ran (those need not be parsed back against their patterns).
-pub(super) fn build_item<M: Mapper>(entity: &M::Entity, extra: usize) -> Result<(Item, Unchanged)> {
+/// Also hands back the keys the plan rendered (those the hooks left as
+/// rendered need not be parsed back against their patterns).
+pub(super) fn build_item<M: Mapper>(
+    entity: &M::Entity,
+    extra: usize,
+) -> Result<(Item, RenderedKeys)> {
     let ctx = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
     M::before_to_item(entity).map_err(ctx)?;
     let table = fields::<M>()?;
@@ -57,8 +60,7 @@ pub(super) fn build_item<M: Mapper>(entity: &M::Entity, extra: usize) -> Result<
     {
         return Err(ctx(error));
     }
-    let unchanged = rendered.unchanged(&item);
-    Ok((item, unchanged))
+    Ok((item, rendered))
 }
 
 fn serialize<M: Mapper>(entity: &M::Entity) -> Result<Item> {
@@ -117,14 +119,14 @@ pub(super) fn merge_bag<M: Mapper>(item: &mut Item, bag: &AttributeBag) -> Resul
 }
 
 /// The write checks, in their one pass.
-pub(super) fn finish<M: Mapper>(item: Item, unchanged: &Unchanged) -> Result<Item> {
+pub(super) fn finish<M: Mapper>(item: Item, rendered: &RenderedKeys) -> Result<Item> {
     check::write(
         &item,
         WriteRules {
             table: Some(&M::TABLE),
             patterns: M::KEY_PATTERNS,
             entity_type: Some(M::ENTITY_TYPE),
-            rendered: unchanged.names(),
+            rendered: Some(rendered),
         },
     )?;
     Ok(item)
