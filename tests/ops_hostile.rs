@@ -35,10 +35,14 @@ const TABLE: &str = "AppTable";
 /// The parts of a `BatchWriteIncomplete`, checked for the accounting
 /// invariant: written + not written + in doubt = sent, each request once.
 fn incomplete(err: &Error, sent: usize) -> (usize, Vec<String>, Vec<String>, Option<&Error>) {
-    let Some(written) = err.written() else {
+    let Some(unwritten) = err.unwritten() else {
         panic!("expected BatchWriteIncomplete, got {err:?}");
     };
-    let (unprocessed, in_doubt) = (err.unprocessed_writes(), err.in_doubt_writes());
+    let (written, unprocessed, in_doubt) = (
+        unwritten.written,
+        &unwritten.unprocessed,
+        &unwritten.in_doubt,
+    );
     assert_eq!(
         written + unprocessed.len() + in_doubt.len(),
         sent,
@@ -390,12 +394,12 @@ async fn batch_get_answers_that_make_no_sense_hand_every_key_back() {
         assert_eq!(err.operation(), Some("BatchGetItem"), "{needle}: {err:?}");
         assert_eq!(err.kind(), ErrorKind::BatchIncomplete, "{needle}: {err:?}");
         assert!(
-            err.read_items().is_empty(),
+            err.unread().is_some_and(|u| u.read.is_empty()),
             "{needle}: nothing of a nonsense answer is trusted"
         );
         assert_eq!(
-            err.unread_keys().len(),
-            10,
+            err.unread().map(|u| u.unprocessed.len()),
+            Some(10),
             "{needle}: every key handed back"
         );
         assert_eq!(rule.num_calls(), 1, "{needle}: no retry after nonsense");
@@ -615,7 +619,11 @@ async fn the_deadline_bounds_each_helper_call_with_its_accounting() {
     let started = Instant::now();
     let err = table.batch_getter().get_items(keys).await.unwrap_err();
     within(started, "batch get");
-    assert_eq!(err.unread_keys().len(), 150, "{err}");
+    assert_eq!(
+        err.unread().map(|u| u.unprocessed.len()),
+        Some(150),
+        "{err}"
+    );
 
     // A single write: may have been applied, named by its key.
     let versioned = Table::new(&client, TABLE, CounterMapper::TABLE).deadline(deadline);

@@ -101,11 +101,12 @@ async fn endless_throttling_gives_bounded_attempts_and_every_unwritten_item() {
     assert_eq!(rule.num_calls(), 8);
     assert_eq!(err.kind(), ErrorKind::BatchIncomplete);
     assert_eq!(
-        (err.written(), err.attempts()),
+        (err.unwritten().map(|u| u.written), err.attempts()),
         (Some(0), Some(4)),
         "{err:?}"
     );
-    let mut pks: Vec<String> = err.unprocessed_writes().iter().map(put_pk).collect();
+    let unprocessed = &err.unwritten().unwrap().unprocessed;
+    let mut pks: Vec<String> = unprocessed.iter().map(put_pk).collect();
     pks.sort();
     let expected: Vec<String> = (0..30).map(|i| format!("CUSTOMER#C{i:03}")).collect();
     assert_eq!(pks, expected);

@@ -1176,10 +1176,14 @@ fn check_write(
             }
         }
         Err(err) if err.kind() == ErrorKind::BatchIncomplete => {
-            let written = err
-                .written()
+            let unwritten = err
+                .unwritten()
                 .expect("a batch write's error counts what it wrote");
-            let (unprocessed, in_doubt) = (err.unprocessed_writes(), err.in_doubt_writes());
+            let (written, unprocessed, in_doubt) = (
+                unwritten.written,
+                &unwritten.unprocessed[..],
+                &unwritten.in_doubt[..],
+            );
             assert!(!case.duplicate_input, "a duplicate key was accepted");
             assert!(fake.calls > 0, "incomplete without a call");
             assert_eq!(
@@ -1251,7 +1255,8 @@ fn check_get(
             }
         }
         Err(err) if err.kind() == ErrorKind::BatchIncomplete => {
-            let (items, unprocessed) = (err.read_items(), err.unread_keys());
+            let unread = err.unread().expect("a batch get's error holds what it read");
+            let (items, unprocessed) = (&unread.read[..], &unread.unprocessed[..]);
             assert!(!case.duplicate_input, "a duplicate key was accepted");
             assert!(fake.calls > 0, "incomplete without a call");
             let mut seen = read(items);

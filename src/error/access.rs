@@ -7,8 +7,10 @@ use aws_sdk_dynamodb::types::WriteRequest;
 
 use super::{AttributeMap, CanceledAction, Error, Repr};
 
-/// What a batch write did not certainly write, taken out of its error by
-/// [`Error::into_unwritten`].
+/// The accounting of an incomplete batch write: what DynamoDB confirmed,
+/// and what it did not certainly write (`written + unprocessed + in_doubt`
+/// is every request sent). Read it with [`Error::unwritten`], take it out
+/// of the error with [`Error::into_unwritten`].
 ///
 /// ```
 /// use dynamodb_mapper::{Error, ops::Unwritten};
@@ -22,6 +24,8 @@ use super::{AttributeMap, CanceledAction, Error, Repr};
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct Unwritten {
+    /// How many requests DynamoDB confirmed as written.
+    pub written: usize,
     /// Requests that were certainly not written (left unprocessed, refused,
     /// or never sent because the batch stopped): safe to send again.
     pub unprocessed: Vec<WriteRequest>,
@@ -32,8 +36,9 @@ pub struct Unwritten {
     pub in_doubt: Vec<WriteRequest>,
 }
 
-/// What a batch get read, and the keys it did not read, taken out of its
-/// error by [`Error::into_unread`].
+/// What an incomplete batch get read, and the keys it did not read. Read
+/// it with [`Error::unread`], take it out of the error with
+/// [`Error::into_unread`].
 ///
 /// ```
 /// use dynamodb_mapper::{Error, ops::Unread};
@@ -558,10 +563,13 @@ impl Error {
         }
     }
 
-    /// How many requests of an incomplete batch write DynamoDB confirmed as
-    /// written. With [`unprocessed_writes`](Error::unprocessed_writes) and
-    /// [`in_doubt_writes`](Error::in_doubt_writes) it accounts for every
-    /// request sent.
+    /// The accounting of an incomplete batch write: how many requests were
+    /// written, those certainly not written (left unprocessed, refused, or
+    /// never sent because the batch stopped: safe to send again), and those
+    /// in doubt (sent, but no credible answer came back: a timeout, a
+    /// dropped connection, a response that made no sense; they may or may
+    /// not have been applied, and sending them again writes the same item,
+    /// as batch writes are unconditional). `None` for another kind of error.
     ///
     /// ```
     /// # use aws_sdk_dynamodb::Client;
@@ -582,89 +590,18 @@ impl Error {
     ///     .put_items(vec![note(1), note(2), note(3)])
     ///     .await
     ///     .unwrap_err();
-    /// assert_eq!(err.written(), Some(2));
-    /// assert_eq!(err.unprocessed_writes().len() + err.in_doubt_writes().len(), 1);
-    /// # }
-    /// ```
-    #[must_use]
-    pub fn written(&self) -> Option<usize> {
-        match &self.0.repr {
-            Repr::BatchWriteIncomplete { written, .. } => Some(*written),
-            _ => None,
-        }
-    }
-
-    /// The requests of an incomplete batch write that were certainly not
-    /// written (left unprocessed, refused, or never sent because the batch
-    /// stopped): safe to send again.
-    ///
-    /// ```
-    /// # use aws_sdk_dynamodb::Client;
-    /// # use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemOutput;
-    /// # use aws_sdk_dynamodb::types::AttributeValue;
-    /// # use aws_smithy_mocks::{RuleMode, mock, mock_client};
-    /// # use dynamodb_mapper::{Item, TableSchema, ops::{BatchWriter, RetryPolicy}};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() {
-    /// # // DynamoDB leaves the first request of each call unprocessed.
-    /// # let rule = mock!(Client::batch_write_item).then_compute_output(|req| {
-    /// #     let first = req.request_items().unwrap()["Notes"][0].clone();
-    /// #     BatchWriteItemOutput::builder().unprocessed_items("Notes", vec![first]).build()
-    /// # });
-    /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
-    /// # let note = |i: u32| Item::from([("pk".to_string(), AttributeValue::S(format!("NOTE#{i}")))]);
-    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry_policy(RetryPolicy::new(1)).batch_writer()
-    ///     .put_items(vec![note(1), note(2), note(3)])
-    ///     .await
-    ///     .unwrap_err();
-    /// let [again] = err.unprocessed_writes() else { panic!("{err:?}") };
+    /// let unwritten = err.unwritten().unwrap();
+    /// assert_eq!(unwritten.written, 2);
+    /// let [again] = &unwritten.unprocessed[..] else { panic!("{err:?}") };
     /// assert!(again.put_request().is_some());
-    /// assert!(err.in_doubt_writes().is_empty());
+    /// assert!(unwritten.in_doubt.is_empty());
     /// # }
     /// ```
     #[must_use]
-    pub fn unprocessed_writes(&self) -> &[WriteRequest] {
+    pub fn unwritten(&self) -> Option<&Unwritten> {
         match &self.0.repr {
-            Repr::BatchWriteIncomplete { unwritten, .. } => &unwritten.unprocessed,
-            _ => &[],
-        }
-    }
-
-    /// The requests of an incomplete batch write whose outcome is unknown:
-    /// sent, but no credible answer came back (a timeout, a dropped
-    /// connection, a response that made no sense). They may or may not have
-    /// been applied; sending them again writes the same item (batch writes
-    /// are unconditional).
-    ///
-    /// ```
-    /// # use aws_sdk_dynamodb::Client;
-    /// # use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemOutput;
-    /// # use aws_sdk_dynamodb::types::AttributeValue;
-    /// # use aws_smithy_mocks::{RuleMode, mock, mock_client};
-    /// # use dynamodb_mapper::{ErrorKind, Item, TableSchema, ops::BatchWriter};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() {
-    /// # // A nonsense answer: unprocessed items of a table not written to.
-    /// # let rule = mock!(Client::batch_write_item).then_compute_output(|req| {
-    /// #     let first = req.request_items().unwrap()["Notes"][0].clone();
-    /// #     BatchWriteItemOutput::builder().unprocessed_items("Other", vec![first]).build()
-    /// # });
-    /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
-    /// # let note = |i: u32| Item::from([("pk".to_string(), AttributeValue::S(format!("NOTE#{i}")))]);
-    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).batch_writer()
-    ///     .put_items(vec![note(1), note(2), note(3)])
-    ///     .await
-    ///     .unwrap_err();
-    /// // Nothing of a nonsense answer is trusted: all three may be written.
-    /// assert_eq!(err.in_doubt_writes().len(), 3);
-    /// assert_eq!(err.written(), Some(0));
-    /// # }
-    /// ```
-    #[must_use]
-    pub fn in_doubt_writes(&self) -> &[WriteRequest] {
-        match &self.0.repr {
-            Repr::BatchWriteIncomplete { unwritten, .. } => &unwritten.in_doubt,
-            _ => &[],
+            Repr::BatchWriteIncomplete { unwritten, .. } => Some(unwritten),
+            _ => None,
         }
     }
 
@@ -693,7 +630,7 @@ impl Error {
     /// assert_eq!((unwritten.unprocessed.len(), unwritten.in_doubt.len()), (1, 0));
     /// // Send the rest again (here DynamoDB leaves it unprocessed once more).
     /// let again = writer.write(unwritten.unprocessed).await.unwrap_err();
-    /// assert_eq!(again.written(), Some(0));
+    /// assert_eq!(again.unwritten().unwrap().written, 0);
     /// # Ok(())
     /// # }
     /// ```
@@ -707,7 +644,8 @@ impl Error {
         }
     }
 
-    /// The items an incomplete batch get read.
+    /// What an incomplete batch get read, and the keys it did not read
+    /// (safe to ask for again). `None` for another kind of error.
     ///
     /// ```
     /// # use aws_sdk_dynamodb::Client;
@@ -732,51 +670,15 @@ impl Error {
     ///     .get_items(vec![key(1), key(2), key(3)])
     ///     .await
     ///     .unwrap_err();
-    /// assert_eq!(err.read_items().len(), 1);
+    /// let unread = err.unread().unwrap();
+    /// assert_eq!((unread.read.len(), unread.unprocessed.len()), (1, 2));
     /// # }
     /// ```
     #[must_use]
-    pub fn read_items(&self) -> &[AttributeMap] {
+    pub fn unread(&self) -> Option<&Unread> {
         match &self.0.repr {
-            Repr::BatchGetIncomplete { unread, .. } => &unread.read,
-            _ => &[],
-        }
-    }
-
-    /// The keys an incomplete batch get did not read: safe to ask for again.
-    /// Every key asked for is read, absent from the table, or here.
-    ///
-    /// ```
-    /// # use aws_sdk_dynamodb::Client;
-    /// # use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
-    /// # use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
-    /// # use aws_smithy_mocks::{RuleMode, mock, mock_client};
-    /// # use dynamodb_mapper::{Item, TableSchema, ops::{BatchGetter, RetryPolicy}};
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() {
-    /// # // DynamoDB answers the first key of each call and leaves the others.
-    /// # let rule = mock!(Client::batch_get_item).then_compute_output(|req| {
-    /// #     let keys = req.request_items().unwrap()["Notes"].keys().to_vec();
-    /// #     let rest = KeysAndAttributes::builder().set_keys(Some(keys[1..].to_vec())).build().unwrap();
-    /// #     BatchGetItemOutput::builder()
-    /// #         .responses("Notes", vec![keys[0].clone()])
-    /// #         .unprocessed_keys("Notes", rest)
-    /// #         .build()
-    /// # });
-    /// # let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
-    /// # let key = |i: u32| Item::from([("pk".to_string(), AttributeValue::S(format!("NOTE#{i}")))]);
-    /// let err = dynamodb_mapper::ops::Table::new(&client, "Notes", TableSchema::new("pk")).retry_policy(RetryPolicy::new(1)).batch_getter()
-    ///     .get_items(vec![key(1), key(2), key(3)])
-    ///     .await
-    ///     .unwrap_err();
-    /// assert_eq!(err.unread_keys().len(), 2);
-    /// # }
-    /// ```
-    #[must_use]
-    pub fn unread_keys(&self) -> &[AttributeMap] {
-        match &self.0.repr {
-            Repr::BatchGetIncomplete { unread, .. } => &unread.unprocessed,
-            _ => &[],
+            Repr::BatchGetIncomplete { unread, .. } => Some(unread),
+            _ => None,
         }
     }
 

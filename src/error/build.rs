@@ -175,14 +175,12 @@ impl Error {
 
     pub(crate) fn batch_write_incomplete(
         table: String,
-        written: usize,
         unwritten: Unwritten,
         attempts: u32,
         cause: Option<Error>,
     ) -> Self {
         Error::from_repr(Repr::BatchWriteIncomplete {
             table,
-            written,
             unwritten,
             attempts,
             cause,

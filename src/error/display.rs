@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use super::{CanceledAction, Error, Repr};
+use super::{CanceledAction, Error, Repr, Unwritten};
 
 impl fmt::Display for Error {
     /// This error's message; with `{:#}`, followed by each of its sources,
@@ -117,17 +117,21 @@ impl Error {
             Repr::Sdk { operation, .. } => write!(f, "dynamodb {operation} failed"),
             Repr::BatchWriteIncomplete {
                 table,
-                written,
-                unwritten,
+                unwritten:
+                    Unwritten {
+                        written,
+                        unprocessed,
+                        in_doubt,
+                    },
                 attempts,
                 ..
             } => write!(
                 f,
                 "batch write to {table} wrote {written} of {} requests: {} not written, {} in \
                  doubt, after {attempts} attempts",
-                written + unwritten.unprocessed.len() + unwritten.in_doubt.len(),
-                unwritten.unprocessed.len(),
-                unwritten.in_doubt.len()
+                written + unprocessed.len() + in_doubt.len(),
+                unprocessed.len(),
+                in_doubt.len()
             ),
             Repr::BatchGetIncomplete {
                 table,
@@ -443,7 +447,6 @@ mod tests {
         let sdk = Error::sdk("BatchWriteItem", "connection reset");
         let err = Error::batch_write_incomplete(
             "AppTable".to_owned(),
-            0,
             Unwritten::default(),
             1,
             Some(sdk),

@@ -62,11 +62,10 @@ pub enum ErrorKind {
     /// A DynamoDB request failed (the SDK's error is the source).
     Sdk,
     /// A batch operation could not write or read everything; the error
-    /// carries what is left: for writes [`Error::written`],
-    /// [`Error::unprocessed_writes`], [`Error::in_doubt_writes`] and
-    /// [`Error::into_unwritten`], for gets [`Error::read_items`],
-    /// [`Error::unread_keys`] and [`Error::into_unread`], and for both
-    /// [`Error::attempts`] and [`Error::cause`].
+    /// carries what is left: for writes [`Error::unwritten`] and
+    /// [`Error::into_unwritten`], for gets [`Error::unread`] and
+    /// [`Error::into_unread`], and for both [`Error::attempts`] and
+    /// [`Error::cause`].
     BatchIncomplete,
     /// Two requests of one batch or transaction address the same item.
     DuplicateKey,

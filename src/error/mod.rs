@@ -48,7 +48,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// their data through the accessors: [`entity_type`](Error::entity_type),
 /// [`key`](Error::key) and [`attribute`](Error::attribute) for what an error
 /// is about, and one accessor per piece of data of a kind (such as
-/// [`canceled`](Error::canceled), [`unprocessed_writes`](Error::unprocessed_writes)
+/// [`canceled`](Error::canceled), [`unwritten`](Error::unwritten)
 /// or [`expected_version`](Error::expected_version)). The representation is
 /// private, so new kinds and new data can come without breaking your code.
 ///
@@ -220,7 +220,6 @@ enum Repr {
     },
     BatchWriteIncomplete {
         table: String,
-        written: usize,
         unwritten: Unwritten,
         attempts: u32,
         cause: Option<Error>,

@@ -116,7 +116,7 @@ pub struct FailedItem {
 /// [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse) as
 /// the cause; every key ends up read, absent from the table, or handed back in
 /// the [`ErrorKind::BatchIncomplete`](crate::ErrorKind::BatchIncomplete) error
-/// ([`Error::unread_keys`]); every call is bounded in time.
+/// ([`Error::unread`]); every call is bounded in time.
 ///
 /// ```no_run
 /// # use dynamodb_mapper::{Mapper, TableSchema, ops::BatchGetter};

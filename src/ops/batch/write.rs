@@ -39,9 +39,8 @@ const OPERATION: &str = "BatchWriteItem";
 ///   the cause.
 /// - It stops sending at the first error that retrying cannot fix, and its
 ///   [`ErrorKind::BatchIncomplete`](crate::ErrorKind::BatchIncomplete) error
-///   accounts for every request: [`written`](Error::written), certainly not
-///   written ([`unprocessed_writes`](Error::unprocessed_writes)), or in doubt
-///   (sent, no credible answer: [`in_doubt_writes`](Error::in_doubt_writes)).
+///   accounts for every request ([`Error::unwritten`]): written, certainly
+///   not written (unprocessed), or in doubt (sent, no credible answer).
 /// - Every call is bounded in time (see
 ///   [`DEFAULT_CALL_TIMEOUT`](crate::ops::DEFAULT_CALL_TIMEOUT)).
 ///
@@ -320,12 +319,12 @@ impl BatchWriter {
                 "batch write incomplete"
             );
             let unwritten = Unwritten {
+                written: out.done,
                 unprocessed: out.unprocessed,
                 in_doubt: out.in_doubt,
             };
             Err(Error::batch_write_incomplete(
                 self.table.name().to_owned(),
-                out.done,
                 unwritten,
                 out.attempts,
                 out.cause,
