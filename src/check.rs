@@ -12,7 +12,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::error::{Error, Result};
 use crate::item::{Item, MAX_ITEM_SIZE, check_values, item_size, largest_attributes};
 use crate::key::IndexKeys;
-use crate::schema::TableSchema;
+use crate::schema::{KeyValues, TableSchema};
 
 /// What an outgoing item is checked against.
 #[derive(Clone, Copy)]
@@ -110,8 +110,9 @@ pub(crate) fn write(item: &Item, rules: WriteRules<'_>) -> Result<()> {
         None => e,
     };
     if let Some(table) = rules.table {
-        table.check_item(item).map_err(named)?;
-        key_patterns(item, table, rules.patterns, rules.rendered).map_err(named)?;
+        let mut keys = KeyValues::new(item);
+        table.check_item_keeping_keys(&mut keys).map_err(named)?;
+        key_patterns(item, &keys, table, rules.patterns, rules.rendered).map_err(named)?;
         if let (Some(attribute), Some(entity_type)) =
             (table.discriminator_attribute(), rules.entity_type)
         {
@@ -183,6 +184,7 @@ fn part_pattern(item: &Item, keys: &IndexKeys, attribute: &str) -> Result<()> {
 /// design in the table.
 fn key_patterns(
     item: &Item,
+    found: &KeyValues<'_>,
     table: &TableSchema,
     patterns: &[IndexKeys],
     rendered: Option<&RenderedKeys>,
@@ -210,10 +212,10 @@ fn key_patterns(
                 None => continue,
             },
         };
-        let Some(AttributeValue::S(pk)) = item.get(pk_attr) else {
+        let Some(AttributeValue::S(pk)) = found.get(pk_attr) else {
             continue; // absent (sparse) or not a string (checked by the schema)
         };
-        let sk = sk_attr.and_then(|a| match item.get(a) {
+        let sk = sk_attr.and_then(|a| match found.get(a) {
             Some(AttributeValue::S(v)) => Some(v.as_str()),
             _ => None,
         });

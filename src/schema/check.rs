@@ -48,12 +48,20 @@ impl TableSchema {
     /// assert!(t.check_item(&item).is_ok());
     /// ```
     pub fn check_item(&self, item: &Item) -> Result<()> {
-        check_key(item, self.partition_key, MAX_PARTITION_KEY_BYTES, "", true)?;
+        self.check_item_keeping_keys(&mut KeyValues::new(item))
+    }
+
+    /// [`check_item`](Self::check_item) of the item of `seen`, which keeps
+    /// the key attributes it looked up, so that the checks after it need
+    /// not look them up again.
+    pub(crate) fn check_item_keeping_keys(&self, seen: &mut KeyValues<'_>) -> Result<()> {
+        let item = seen.item;
+        check_key(seen, self.partition_key, MAX_PARTITION_KEY_BYTES, "", true)?;
         if let Some(sk) = self.sort_key {
-            check_key(item, sk, MAX_SORT_KEY_BYTES, "", true)?;
+            check_key(seen, sk, MAX_SORT_KEY_BYTES, "", true)?;
         }
         for index in self.indexes {
-            check_index_keys(item, index)?;
+            check_index_keys(seen, index)?;
         }
         for name in self.ttl.iter().chain(self.version.iter()) {
             match item.get(*name) {
@@ -97,10 +105,11 @@ impl TableSchema {
     /// ```
     pub fn key_of(&self, item: &Item) -> Result<Item> {
         let mut key = Item::with_capacity(2);
+        let mut seen = KeyValues::new(item);
         for (attr, limit) in std::iter::once((self.partition_key, MAX_PARTITION_KEY_BYTES))
             .chain(self.sort_key.map(|k| (k, MAX_SORT_KEY_BYTES)))
         {
-            check_key(item, attr, limit, "", true)?;
+            check_key(&mut seen, attr, limit, "", true)?;
             if let Some(v) = item.get(attr.name) {
                 key.insert(attr.name.to_owned(), v.clone());
             }
@@ -171,14 +180,63 @@ impl TableSchema {
 /// the item's fields, often shared with other indexes: the item is in it
 /// when it holds every partition key attribute, and then it needs every
 /// sort key attribute.
-fn check_index_keys(item: &Item, index: &GlobalSecondaryIndex) -> Result<()> {
+/// The most key attributes [`KeyValues`] remembers (a table's two and two
+/// indexes' two); more are looked up again.
+const REMEMBERED: usize = 6;
+
+/// The key attributes of an item as the schema checks looked them up
+/// (present or absent), so the checks after them reuse the lookups: each
+/// costs hashing the attribute name.
+#[derive(Debug)]
+pub(crate) struct KeyValues<'i> {
+    item: &'i Item,
+    seen: [(&'static str, Option<&'i AttributeValue>); REMEMBERED],
+    len: usize,
+}
+
+impl<'i> KeyValues<'i> {
+    pub(crate) fn new(item: &'i Item) -> Self {
+        KeyValues {
+            item,
+            seen: [("", None); REMEMBERED],
+            len: 0,
+        }
+    }
+
+    /// Looks `name` up in the item, remembering what it found.
+    fn look_up(&mut self, name: &'static str) -> Option<&'i AttributeValue> {
+        let value = self.item.get(name);
+        if let Some(slot) = self.seen.get_mut(self.len) {
+            *slot = (name, value);
+            self.len += 1;
+        }
+        value
+    }
+
+    /// The value of the attribute `name`, without a second lookup when the
+    /// checks looked it up already.
+    pub(crate) fn get(&self, name: &str) -> Option<&'i AttributeValue> {
+        // The same `&'static str` of the schema most of the time: compared
+        // by address first.
+        let same = |seen: &str| {
+            (seen.as_ptr() == name.as_ptr() && seen.len() == name.len()) || seen == name
+        };
+        match self.seen.iter().take(self.len).find(|(seen, _)| same(seen)) {
+            Some((_, value)) => *value,
+            None => self.item.get(name),
+        }
+    }
+}
+
+fn check_index_keys(seen: &mut KeyValues<'_>, index: &GlobalSecondaryIndex) -> Result<()> {
+    let item = seen.item;
     let holds = |k: &KeyAttribute| item.contains_key(k.name);
     // One lookup per key attribute: each is checked and counted.
     let mut partition_held = 0;
     let mut sort_held = 0;
     for key in index.partition_keys() {
         partition_held += usize::from(check_key(
-            item,
+            seen,
             *key,
             MAX_PARTITION_KEY_BYTES,
             index.name,
@@ -187,7 +245,7 @@ fn check_index_keys(item: &Item, index: &GlobalSecondaryIndex) -> Result<()> {
     }
     for key in index.sort_keys() {
         sort_held += usize::from(check_key(
-            item,
+            seen,
             *key,
             MAX_SORT_KEY_BYTES,
             index.name,
@@ -240,7 +298,7 @@ fn check_index_keys(item: &Item, index: &GlobalSecondaryIndex) -> Result<()> {
 /// Checks the key attribute `attr` of `item` (missing is an error when
 /// `required`); whether the item holds it.
 fn check_key(
-    item: &Item,
+    seen: &mut KeyValues<'_>,
     attr: KeyAttribute,
     limit: usize,
     index: &str,
@@ -254,7 +312,7 @@ fn check_key(
             format!("of index {index} ")
         }
     };
-    let Some(value) = item.get(attr.name) else {
+    let Some(value) = seen.look_up(attr.name) else {
         return if required {
             Err(Error::invalid_key(attr.name, format!("{}is missing", of())))
         } else {

@@ -17,6 +17,7 @@ mod export;
 mod parts;
 mod problems;
 
+pub(crate) use check::KeyValues;
 pub use check::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 pub use create::TableDefinition;
 pub use parts::{
