@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::{Criterion, criterion_group, criterion_main};
 use dynamodb_mapper::expr::{Update, UpdateExt, attr};
-use dynamodb_mapper::key::encode_timestamp;
+use dynamodb_mapper::key::{Encoding, KeyValue};
 use dynamodb_mapper::{
     IndexKeys, Item, KeyPattern, Mapper, MapperExt, NamingConvention, TableSchema,
     expr::KeyCondition,
@@ -389,7 +389,9 @@ fn bench(c: &mut Criterion) {
         "keys_and_expressions/format_pk_and_sk",
         || {
             let pk = format!("CUSTOMER#{}", black_box("C1"));
-            let at = encode_timestamp(created, 3).expect("encodes");
+            let at = Encoding::Timestamp { fraction_digits: 3 }
+                .encode(&KeyValue::Timestamp(created))
+                .expect("encodes");
             let sk = format!("ORDER#{}#{at}", black_box("O1"));
             (pk, sk)
         },

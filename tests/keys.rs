@@ -1,30 +1,60 @@
-//! Keys: the injective key builder, the sortable encodings, key patterns, and
-//! the overlap analysis on the seed designs.
+//! Keys: injective keys from components, the sortable encodings, key
+//! patterns, and the overlap analysis on the seed designs.
 
 use std::collections::HashMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use dynamodb_mapper::time::PointInTime;
 use dynamodb_mapper::{ErrorKind, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, Mapper};
 use dynamodb_mapper::{
     IndexKeys, KeyPattern,
     key::{
-        AllowedOverlap, Encoding, KeyBuilder, KeyDeclaration, KeyFormat, KeyRole, KeyValue,
-        Overlap, OverlapKind, decode_signed, decode_timestamp, decode_unix_timestamp,
-        decode_unsigned, encode_signed, encode_timestamp, encode_unix_timestamp, encode_unsigned,
-        find_overlaps,
+        AllowedOverlap, BoundPattern, Encoding, KeyDeclaration, KeyFormat, KeyRole, KeyValue,
+        Overlap, OverlapKind, find_overlaps,
     },
 };
 use dynamodb_mapper_support::seed004;
 use proptest::prelude::*;
 
-// ------------------------------------------------------------ key builder
+// ------------------------------------------------- keys from components
 
-fn sort_key(parts: &[&str]) -> String {
+/// The placeholder names of [`SORT_KEYS`] and [`TAGGED_KEYS`], in order.
+const NAMES: [&str; 6] = ["c0", "c1", "c2", "c3", "c4", "c5"];
+
+/// The type tag `T` and 0 to 6 text components: `SORT_KEYS[n]` renders a
+/// key of `n` components.
+const SORT_KEYS: [KeyPattern; 7] = [
+    KeyPattern::sort("T"),
+    KeyPattern::sort("T#{c0}"),
+    KeyPattern::sort("T#{c0}#{c1}"),
+    KeyPattern::sort("T#{c0}#{c1}#{c2}"),
+    KeyPattern::sort("T#{c0}#{c1}#{c2}#{c3}"),
+    KeyPattern::sort("T#{c0}#{c1}#{c2}#{c3}#{c4}"),
+    KeyPattern::sort("T#{c0}#{c1}#{c2}#{c3}#{c4}#{c5}"),
+];
+
+/// A type tag given as a value and 0 to 5 text components.
+const TAGGED_KEYS: [KeyPattern; 6] = [
+    KeyPattern::partition("{tag}"),
+    KeyPattern::partition("{tag}#{c0}"),
+    KeyPattern::partition("{tag}#{c0}#{c1}"),
+    KeyPattern::partition("{tag}#{c0}#{c1}#{c2}"),
+    KeyPattern::partition("{tag}#{c0}#{c1}#{c2}#{c3}"),
+    KeyPattern::partition("{tag}#{c0}#{c1}#{c2}#{c3}#{c4}"),
+];
+
+/// `pattern` with `parts` bound to its first placeholders `c0`, `c1`, ...
+fn bound<'a>(pattern: KeyPattern, parts: &'a [impl AsRef<str>]) -> BoundPattern<'a> {
+    let start: BoundPattern<'a> = pattern.bind();
     parts
         .iter()
-        .fold(KeyBuilder::sort("T"), |b, p| b.part(p))
-        .build()
-        .unwrap()
+        .zip(NAMES)
+        .fold(start, |b, (part, name)| b.with(name, part.as_ref()))
+}
+
+/// `T` and `parts` as a sort key.
+fn sort_key(parts: &[impl AsRef<str>]) -> String {
+    bound(SORT_KEYS[parts.len()], parts).render().unwrap()
 }
 
 #[test]
@@ -106,16 +136,29 @@ proptest! {
         a in proptest::collection::vec(component(), 0..5),
         b in proptest::collection::vec(component(), 0..5),
     ) {
-        let render = |parts: &[String]| parts.iter().fold(KeyBuilder::sort("T"), |k, p| k.part(p)).build().unwrap();
-        prop_assert_eq!(a == b, render(&a) == render(&b));
+        prop_assert_eq!(a == b, sort_key(&a) == sort_key(&b));
     }
 
     #[test]
-    fn split_inverts_build(tag in "[A-Z]{1,8}", parts in proptest::collection::vec(component(), 0..6)) {
-        let key = parts.iter().fold(KeyBuilder::partition(tag.clone()), |k, p| k.part(p)).build().unwrap();
+    fn split_inverts_render(tag in "[A-Z]{1,8}", parts in proptest::collection::vec(component(), 0..6)) {
+        let key = bound(TAGGED_KEYS[parts.len()], &parts).with("tag", &tag).render().unwrap();
         let mut expected = vec![tag];
         expected.extend(parts);
         prop_assert_eq!(KeyFormat::DEFAULT.split(&key).unwrap(), expected);
+    }
+
+    #[test]
+    fn join_and_split_are_inverses_and_agree_with_patterns(
+        tag in "[A-Z]{1,8}",
+        parts in proptest::collection::vec(component(), 0..6),
+    ) {
+        let mut all = vec![tag.clone()];
+        all.extend(parts.iter().cloned());
+        let joined = KeyFormat::DEFAULT.join(KeyRole::Sort, &all).unwrap();
+        prop_assert_eq!(KeyFormat::DEFAULT.split(&joined).unwrap(), all);
+        // The same key a pattern of that shape renders.
+        let rendered = bound(TAGGED_KEYS[parts.len()], &parts).with("tag", &tag).render().unwrap();
+        prop_assert_eq!(joined, rendered);
     }
 
     #[test]
@@ -124,14 +167,14 @@ proptest! {
         tail in proptest::collection::vec(component(), 0..3),
         other in proptest::collection::vec(component(), 1..4),
     ) {
-        let builder = |parts: &[String]| parts.iter().fold(KeyBuilder::sort("T"), |k, p| k.part(p));
-        let prefix = builder(&head).prefix().unwrap();
+        // Every placeholder bound: the key and a delimiter.
+        let prefix = bound(SORT_KEYS[head.len()], &head).prefix().unwrap();
         let mut continued = head.clone();
         continued.extend(tail.iter().cloned());
         continued.push("end".to_owned());
-        prop_assert!(builder(&continued).build().unwrap().starts_with(&prefix));
+        prop_assert!(sort_key(&continued).starts_with(&prefix));
         // A key starts with the prefix only if its components start with `head`.
-        let key = builder(&other).build().unwrap();
+        let key = sort_key(&other);
         let continues = other.len() > head.len() && other[..head.len()] == head[..];
         prop_assert_eq!(key.starts_with(&prefix), continues);
     }
@@ -143,104 +186,90 @@ proptest! {
         rest in "[A#\\\\x]{0,4}",
         other in component(),
     ) {
-        let builder = |parts: &[String]| parts.iter().fold(KeyBuilder::sort("T"), |k, p| k.part(p));
-        let prefix = builder(&head).prefix_with(&start).unwrap();
+        // The prefix up to the next placeholder, then the escaped start of
+        // its value.
+        let prefix = bound(SORT_KEYS[head.len() + 1], &head).prefix().unwrap()
+            + &KeyFormat::DEFAULT.escape_text(&start).unwrap();
         let mut with = head.clone();
         with.push(format!("{start}{rest}"));
-        prop_assert!(builder(&with).build().unwrap().starts_with(&prefix));
+        prop_assert!(sort_key(&with).starts_with(&prefix));
         let mut with_other = head.clone();
         with_other.push(other.clone());
         prop_assert_eq!(
-            builder(&with_other).build().unwrap().starts_with(&prefix),
+            sort_key(&with_other).starts_with(&prefix),
             other.starts_with(&start)
         );
     }
 }
 
 #[test]
-fn builder_errors_name_the_key_and_the_problem() {
-    let msg = |b: KeyBuilder| b.build().unwrap_err().to_string();
+fn component_errors_name_the_pattern_and_the_problem() {
+    let msg = |r: dynamodb_mapper::Result<String>| r.unwrap_err().to_string();
     assert_eq!(
-        msg(KeyBuilder::sort("")),
-        "key attribute `(sort key)` type tag is empty"
+        msg(KeyPattern::sort("").bind().render()),
+        "key pattern `` is invalid: it is empty"
     );
     assert_eq!(
-        msg(KeyBuilder::partition("A#B")),
-        "key attribute `(partition key)` type tag \"A#B\" contains the delimiter `#`"
+        msg(KeyPattern::partition(r"A\B").bind().render()),
+        "key pattern `A\\B` is invalid: it has the escape character `\\` at byte 1; it is reserved for escaping values"
     );
     assert_eq!(
-        msg(KeyBuilder::sort(r"A\B")),
-        "key attribute `(sort key)` type tag \"A\\\\B\" contains the escape character `\\`"
+        msg(KeyPattern::sort("ORDER#{o}#{x}")
+            .with("o", "O1")
+            .with("x", "")
+            .render()),
+        "key pattern `ORDER#{o}#{x}` value for `{x}`: is empty"
+    );
+    // The first value that does not fit is reported.
+    assert_eq!(
+        msg(KeyPattern::sort("T#{d:i2}#{n:u1}")
+            .with("d", -100)
+            .with("n", 10)
+            .render()),
+        "key pattern `T#{d:i2}#{n:u1}` value for `{d:i2}`: -100 needs 3 digits, more than the width of 2"
     );
     assert_eq!(
-        msg(KeyBuilder::sort("ORDER").part("O1").part("")),
-        "key attribute `(sort key)` component 3 is empty (after `ORDER#O1`)"
+        msg(KeyPattern::sort("T")
+            .with_format(KeyFormat::new().with_escape('#'))
+            .bind()
+            .render()),
+        "key pattern `T` is invalid: it has an invalid key format: uses `#` as both delimiter and escape character"
     );
-    assert_eq!(
-        msg(KeyBuilder::sort("T").signed(-100, 2).unsigned(5, 1)),
-        "key attribute `(sort key)` component 2: -100 needs 3 digits, more than the width of 2"
-    );
-    assert_eq!(
-        msg(KeyBuilder::sort("T").format(KeyFormat::new().with_escape('#'))),
-        "key attribute `(sort key)` uses `#` as both delimiter and escape character"
-    );
-    let err = KeyBuilder::sort("T").part("").build().unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::InvalidKey);
-    assert_eq!(err.attribute(), Some("(sort key)"));
+    let err = SORT_KEYS[1].with("c0", "").render().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidKeyPattern);
 }
 
 #[test]
 fn keys_over_the_limits_are_errors() {
+    let one = |role_pattern: KeyPattern, part: String| role_pattern.with("c0", part);
+    let (sort, partition) = (SORT_KEYS[1], KeyPattern::partition("T#{c0}"));
     // "T#" + 1022 = 1024 bytes: the largest sort key.
-    let at_limit = KeyBuilder::sort("T").part("x".repeat(MAX_SORT_KEY_BYTES - 2));
-    assert_eq!(at_limit.build().unwrap().len(), MAX_SORT_KEY_BYTES);
+    let at_limit = one(sort, "x".repeat(MAX_SORT_KEY_BYTES - 2));
+    assert_eq!(at_limit.render().unwrap().len(), MAX_SORT_KEY_BYTES);
     assert_eq!(
-        KeyBuilder::sort("T")
-            .part("x".repeat(MAX_SORT_KEY_BYTES - 1))
-            .build()
+        one(sort, "x".repeat(MAX_SORT_KEY_BYTES - 1))
+            .render()
             .unwrap_err()
             .to_string(),
-        "key attribute `(sort key)` is 1025 bytes, over the sort key limit of 1024 bytes"
+        "key pattern `T#{c0}` renders a key that is 1025 bytes, over the sort key limit of 1024 bytes"
     );
     // Escaping counts: 511 `#` become 1022 bytes.
+    assert_eq!(one(sort, "#".repeat(511)).render().unwrap().len(), 1024);
+    assert!(one(sort, "#".repeat(512)).render().is_err());
     assert_eq!(
-        KeyBuilder::sort("T")
-            .part("#".repeat(511))
-            .build()
-            .unwrap()
-            .len(),
-        1024
-    );
-    assert!(KeyBuilder::sort("T").part("#".repeat(512)).build().is_err());
-    assert_eq!(
-        KeyBuilder::partition("T")
-            .part("é".repeat(1023))
-            .build()
-            .unwrap()
-            .len(),
+        one(partition, "é".repeat(1023)).render().unwrap().len(),
         MAX_PARTITION_KEY_BYTES
     );
     assert_eq!(
-        KeyBuilder::partition("T")
-            .part("é".repeat(1024))
-            .build()
+        one(partition, "é".repeat(1024))
+            .render()
             .unwrap_err()
             .to_string(),
-        "key attribute `(partition key)` is 2050 bytes, over the partition key limit of 2048 bytes"
+        "key pattern `T#{c0}` renders a key that is 2050 bytes, over the partition key limit of 2048 bytes"
     );
     // A prefix is a key value too.
-    assert!(
-        KeyBuilder::sort("T")
-            .part("x".repeat(1021))
-            .prefix()
-            .is_ok()
-    );
-    assert!(
-        KeyBuilder::sort("T")
-            .part("x".repeat(1022))
-            .prefix()
-            .is_err()
-    );
+    assert!(one(sort, "x".repeat(1021)).prefix().is_ok());
+    assert!(one(sort, "x".repeat(1022)).prefix().is_err());
 }
 
 #[test]
@@ -295,10 +324,10 @@ fn formats_are_checked() {
         );
     }
     let pipes = KeyFormat::new().with_delimiter('|').with_escape('~');
-    let key = KeyBuilder::sort("A")
-        .format(pipes)
-        .part("b|c~d#e")
-        .build()
+    let key = KeyPattern::sort("A|{x}")
+        .with_format(pipes)
+        .with("x", "b|c~d#e")
+        .render()
         .unwrap();
     assert_eq!(key, "A|b~|c~~d#e");
     assert_eq!(pipes.split(&key).unwrap(), ["A", "b|c~d#e"]);
@@ -306,98 +335,120 @@ fn formats_are_checked() {
 
 // --------------------------------------------------------------- encodings
 
+const fn unsigned(width: u8) -> Encoding {
+    Encoding::Unsigned { width }
+}
+
+const fn signed(width: u8) -> Encoding {
+    Encoding::Signed { width }
+}
+
+const fn timestamp(fraction_digits: u8) -> Encoding {
+    Encoding::Timestamp { fraction_digits }
+}
+
+/// The time `secs` seconds and `nanos` nanoseconds from the epoch.
+fn at(secs: i64, nanos: u32) -> KeyValue<'static> {
+    KeyValue::Timestamp(SystemTime::from_unix(secs, nanos).unwrap())
+}
+
+/// A decoded time as seconds and nanoseconds from the epoch.
+fn unix(value: KeyValue<'_>) -> (i64, u32) {
+    value
+        .as_timestamp()
+        .and_then(|t| t.to_unix())
+        .unwrap_or_else(|| panic!("{value:?}"))
+}
+
+fn encode(encoding: Encoding, value: impl Into<KeyValue<'static>>) -> String {
+    encoding.encode(&value.into()).unwrap()
+}
+
+fn encode_err(encoding: Encoding, value: impl Into<KeyValue<'static>>) -> String {
+    encoding.encode(&value.into()).unwrap_err().to_string()
+}
+
+fn decode_err(encoding: Encoding, text: &str) -> String {
+    encoding.decode(text).unwrap_err().to_string()
+}
+
 #[test]
 fn encodings_exact_outputs() {
-    assert_eq!(encode_unsigned(0, 3).unwrap(), "000");
-    assert_eq!(encode_unsigned(999, 3).unwrap(), "999");
+    assert_eq!(encode(unsigned(3), 0u64), "000");
+    assert_eq!(encode(unsigned(3), 999u64), "999");
     assert_eq!(
-        encode_unsigned(1000, 3).unwrap_err().to_string(),
+        encode_err(unsigned(3), 1000u64),
         "key attribute `(key component)` 1000 needs 4 digits, more than the width of 3"
     );
     assert_eq!(
-        encode_unsigned(1, 0).unwrap_err().to_string(),
+        encode_err(unsigned(0), 1u64),
         "key attribute `(key component)` width 0 is out of range 1 to 20"
     );
+    assert_eq!(encode(unsigned(20), u64::MAX), "18446744073709551615");
+    assert_eq!(unsigned(3).decode("042").unwrap(), KeyValue::Unsigned(42));
     assert_eq!(
-        encode_unsigned(u64::MAX, 20).unwrap(),
-        "18446744073709551615"
-    );
-    assert_eq!(decode_unsigned("042", 3).unwrap(), 42);
-    assert_eq!(
-        decode_unsigned("04a", 3).unwrap_err().to_string(),
+        decode_err(unsigned(3), "04a"),
         "key attribute `(key component)` \"04a\" is not exactly 3 digits"
     );
 
-    assert_eq!(encode_signed(0, 2).unwrap(), "P00");
-    assert_eq!(encode_signed(99, 2).unwrap(), "P99");
-    assert_eq!(encode_signed(-1, 2).unwrap(), "N99");
-    assert_eq!(encode_signed(-99, 2).unwrap(), "N01");
+    assert_eq!(encode(signed(2), 0i64), "P00");
+    assert_eq!(encode(signed(2), 99i64), "P99");
+    assert_eq!(encode(signed(2), -1i64), "N99");
+    assert_eq!(encode(signed(2), -99i64), "N01");
     assert_eq!(
-        encode_signed(-100, 2).unwrap_err().to_string(),
+        encode_err(signed(2), -100i64),
         "key attribute `(key component)` -100 needs 3 digits, more than the width of 2"
     );
-    assert_eq!(decode_signed("N01", 2).unwrap(), -99);
+    assert_eq!(signed(2).decode("N01").unwrap(), KeyValue::Signed(-99));
     assert_eq!(
-        decode_signed("N00", 2).unwrap_err().to_string(),
+        decode_err(signed(2), "N00"),
         "key attribute `(key component)` \"N00\" is out of range: the smallest value of width 2 is N01"
     );
     assert_eq!(
-        decode_signed("+01", 2).unwrap_err().to_string(),
+        decode_err(signed(2), "+01"),
         "key attribute `(key component)` \"+01\" is not `N` or `P` followed by exactly 2 digits"
     );
 
     let t = UNIX_EPOCH + Duration::new(1_705_314_600, 123_456_789);
-    assert_eq!(encode_timestamp(t, 0).unwrap(), "2024-01-15T10:30:00Z");
-    assert_eq!(encode_timestamp(t, 3).unwrap(), "2024-01-15T10:30:00.123Z");
+    assert_eq!(encode(timestamp(0), t), "2024-01-15T10:30:00Z");
+    assert_eq!(encode(timestamp(3), t), "2024-01-15T10:30:00.123Z");
+    assert_eq!(encode(timestamp(9), t), "2024-01-15T10:30:00.123456789Z");
     assert_eq!(
-        encode_timestamp(t, 9).unwrap(),
-        "2024-01-15T10:30:00.123456789Z"
+        timestamp(3).decode("2024-01-15T10:30:00.123Z").unwrap(),
+        KeyValue::Timestamp(UNIX_EPOCH + Duration::from_millis(1_705_314_600_123))
     );
     assert_eq!(
-        decode_timestamp("2024-01-15T10:30:00.123Z", 3).unwrap(),
-        UNIX_EPOCH + Duration::from_millis(1_705_314_600_123)
-    );
-    assert_eq!(
-        decode_timestamp("2024-01-15T10:30:00Z", 3)
-            .unwrap_err()
-            .to_string(),
+        decode_err(timestamp(3), "2024-01-15T10:30:00Z"),
         "key attribute `(key component)` \"2024-01-15T10:30:00Z\" is not an RFC 3339 UTC timestamp with 3 fraction digits (like 2024-01-15T10:30:00.000Z)"
     );
     assert_eq!(
-        decode_timestamp("2023-02-29T00:00:00Z", 0)
-            .unwrap_err()
-            .to_string(),
+        decode_err(timestamp(0), "2023-02-29T00:00:00Z"),
         "key attribute `(key component)` \"2023-02-29T00:00:00Z\" is not a valid date"
     );
     assert_eq!(
-        encode_timestamp(t, 10).unwrap_err().to_string(),
+        encode_err(timestamp(10), t),
         "key attribute `(key component)` fraction digits 10 is out of range 0 to 9"
     );
     // Before 1970 and the edges of the four-digit years.
+    assert_eq!(encode(timestamp(0), at(-1, 0)), "1969-12-31T23:59:59Z");
     assert_eq!(
-        encode_unix_timestamp(-1, 0, 0).unwrap(),
-        "1969-12-31T23:59:59Z"
-    );
-    assert_eq!(
-        encode_unix_timestamp(-62_167_219_200, 0, 0).unwrap(),
+        encode(timestamp(0), at(-62_167_219_200, 0)),
         "0000-01-01T00:00:00Z"
     );
     assert_eq!(
-        encode_unix_timestamp(253_402_300_799, 999_999_999, 3).unwrap(),
+        encode(timestamp(3), at(253_402_300_799, 999_999_999)),
         "9999-12-31T23:59:59.999Z"
     );
     assert_eq!(
-        encode_unix_timestamp(253_402_300_800, 0, 0)
-            .unwrap_err()
-            .to_string(),
+        encode_err(timestamp(0), at(253_402_300_800, 0)),
         "key attribute `(key component)` 253402300800 seconds from the unix epoch is outside the years 0000 to 9999"
     );
     assert_eq!(
-        decode_unix_timestamp("1600-02-29T23:59:59.9Z", 1).unwrap(),
+        unix(timestamp(1).decode("1600-02-29T23:59:59.9Z").unwrap()),
         (-11_670_912_001, 900_000_000)
     );
     assert_eq!(
-        encode_unix_timestamp(-11_670_912_001, 900_000_000, 1).unwrap(),
+        encode(timestamp(1), at(-11_670_912_001, 900_000_000)),
         "1600-02-29T23:59:59.9Z"
     );
 }
@@ -444,45 +495,45 @@ fn time_in_range() -> impl Strategy<Value = (i64, u32)> {
 proptest! {
     #[test]
     fn unsigned_order_is_numeric_order(a in any::<u64>(), b in any::<u64>()) {
-        let (ea, eb) = (encode_unsigned(a, 20).unwrap(), encode_unsigned(b, 20).unwrap());
+        let (ea, eb) = (encode(unsigned(20), a), encode(unsigned(20), b));
         prop_assert_eq!(ea.cmp(&eb), a.cmp(&b));
-        prop_assert_eq!(decode_unsigned(&ea, 20).unwrap(), a);
+        prop_assert_eq!(unsigned(20).decode(&ea).unwrap(), KeyValue::Unsigned(a));
     }
 
     #[test]
     fn narrow_unsigned_order_is_numeric_order(a in 0u64..1000, b in 0u64..1000) {
-        let (ea, eb) = (encode_unsigned(a, 3).unwrap(), encode_unsigned(b, 3).unwrap());
+        let (ea, eb) = (encode(unsigned(3), a), encode(unsigned(3), b));
         prop_assert_eq!(ea.cmp(&eb), a.cmp(&b));
-        prop_assert_eq!(decode_unsigned(&ea, 3).unwrap(), a);
+        prop_assert_eq!(unsigned(3).decode(&ea).unwrap(), KeyValue::Unsigned(a));
     }
 
     #[test]
     fn signed_order_is_numeric_order(a in any::<i64>(), b in any::<i64>()) {
-        let (ea, eb) = (encode_signed(a, 19).unwrap(), encode_signed(b, 19).unwrap());
+        let (ea, eb) = (encode(signed(19), a), encode(signed(19), b));
         prop_assert_eq!(ea.len(), 20);
         prop_assert_eq!(ea.cmp(&eb), a.cmp(&b));
-        prop_assert_eq!(decode_signed(&ea, 19).unwrap(), a);
+        prop_assert_eq!(signed(19).decode(&ea).unwrap(), KeyValue::Signed(a));
     }
 
     #[test]
     fn narrow_signed_order_is_numeric_order(a in -999i64..=999, b in -999i64..=999) {
-        let (ea, eb) = (encode_signed(a, 3).unwrap(), encode_signed(b, 3).unwrap());
+        let (ea, eb) = (encode(signed(3), a), encode(signed(3), b));
         prop_assert_eq!(ea.cmp(&eb), a.cmp(&b));
-        prop_assert_eq!(decode_signed(&ea, 3).unwrap(), a);
+        prop_assert_eq!(signed(3).decode(&ea).unwrap(), KeyValue::Signed(a));
     }
 
     #[test]
     fn timestamp_order_is_time_order(a in time_in_range(), b in time_in_range(), digits in 0u8..=9) {
         let (ea, eb) = (
-            encode_unix_timestamp(a.0, a.1, digits).unwrap(),
-            encode_unix_timestamp(b.0, b.1, digits).unwrap(),
+            encode(timestamp(digits), at(a.0, a.1)),
+            encode(timestamp(digits), at(b.0, b.1)),
         );
         prop_assert_eq!(ea.len(), if digits == 0 { 20 } else { 21 + usize::from(digits) });
         // The fraction is truncated to `digits`: compare the truncated times.
         let unit = 10u32.pow(9 - u32::from(digits));
         let (ta, tb) = ((a.0, a.1 / unit * unit), (b.0, b.1 / unit * unit));
         prop_assert_eq!(ea.cmp(&eb), ta.cmp(&tb));
-        prop_assert_eq!(decode_unix_timestamp(&ea, digits).unwrap(), ta);
+        prop_assert_eq!(unix(timestamp(digits).decode(&ea).unwrap()), ta);
     }
 
     #[test]
@@ -492,9 +543,9 @@ proptest! {
         } else {
             UNIX_EPOCH - Duration::from_secs(secs.unsigned_abs()) + Duration::from_nanos(u64::from(nanos))
         };
-        let text = encode_timestamp(t, 9).unwrap();
-        prop_assert_eq!(&text, &encode_unix_timestamp(secs, nanos, 9).unwrap());
-        prop_assert_eq!(decode_timestamp(&text, 9).unwrap(), t);
+        let text = encode(timestamp(9), t);
+        prop_assert_eq!(&text, &encode(timestamp(9), at(secs, nanos)));
+        prop_assert_eq!(timestamp(9).decode(&text).unwrap(), KeyValue::Timestamp(t));
     }
 }
 
@@ -502,12 +553,17 @@ proptest! {
 fn times_outside_four_digit_years_are_errors() {
     let before_year_0 = UNIX_EPOCH - Duration::from_secs(62_167_219_201);
     assert_eq!(
-        encode_timestamp(before_year_0, 0).unwrap_err().to_string(),
+        encode_err(timestamp(0), before_year_0),
         "key attribute `(key component)` -62167219201 seconds from the unix epoch is outside the years 0000 to 9999"
     );
     let far: SystemTime = UNIX_EPOCH + Duration::from_secs(253_402_300_800);
-    assert!(encode_timestamp(far, 0).is_err());
-    assert!(KeyBuilder::sort("AT").timestamp(far, 0).build().is_err());
+    assert!(timestamp(0).encode(&KeyValue::from(far)).is_err());
+    assert!(
+        KeyPattern::sort("AT#{at:ts}")
+            .with("at", far)
+            .render()
+            .is_err()
+    );
 }
 
 // ------------------------------------------------------------ key patterns
@@ -1249,4 +1305,27 @@ fn invalid_patterns_fail_the_analysis_with_the_entity_type() {
         err.to_string(),
         "Order: key pattern `ORDER#{order_id` is invalid: it has an unclosed `{` at byte 6"
     );
+}
+
+#[test]
+fn join_refuses_what_would_not_be_a_key_or_not_split_back() {
+    let f = KeyFormat::DEFAULT;
+    let none: [&str; 0] = [];
+    for (components, reason) in [
+        (&none[..], "needs a component"),
+        (&["ORDER", ""][..], "component 1 is empty"),
+    ] {
+        let err = f.join(KeyRole::Partition, components).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidKey);
+        assert!(err.to_string().contains(reason), "{err}");
+    }
+    let long = "x".repeat(MAX_SORT_KEY_BYTES);
+    let err = f.join(KeyRole::Sort, &["T", &long]).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("over the sort key limit of 1024 bytes"),
+        "{err}"
+    );
+    // The same key fits a partition key.
+    assert!(f.join(KeyRole::Partition, &["T", &long]).is_ok());
 }

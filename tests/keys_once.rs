@@ -75,7 +75,9 @@ fn patterns_render_every_key_from_the_fields() {
         .with("customer_id", "C#1")
         .with(
             "placed_on",
-            dynamodb_mapper::key::decode_timestamp("2025-01-02T03:04:05Z", 0).unwrap(),
+            dynamodb_mapper::key::Encoding::Timestamp { fraction_digits: 0 }
+                .decode("2025-01-02T03:04:05Z")
+                .unwrap(),
         )
         .with("line", 7)
         .key()
@@ -346,7 +348,9 @@ fn an_explicit_rename_is_kept_under_the_naming_convention() {
 fn lookups_build_prefixes_that_end_at_a_segment() {
     let l = OrderMapper::lookup().with("customer_id", "C1");
     assert_eq!(l.sort_prefix().unwrap().as_deref(), Some("ORDER#"));
-    let at = dynamodb_mapper::key::decode_timestamp("2025-01-02T03:04:05Z", 0).unwrap();
+    let at = dynamodb_mapper::key::Encoding::Timestamp { fraction_digits: 0 }
+        .decode("2025-01-02T03:04:05Z")
+        .unwrap();
     let l = l.with("placed_on", at);
     assert_eq!(
         l.sort_prefix().unwrap().as_deref(),
@@ -422,7 +426,9 @@ async fn a_one_type_query_reads_only_that_type_without_a_registry() {
     assert_eq!(orders.iter().map(|o| o.line).collect::<Vec<_>>(), [1, 2]);
 
     // GetItem by id.
-    let at = dynamodb_mapper::key::decode_timestamp("2025-01-02T03:04:05Z", 0).unwrap();
+    let at = dynamodb_mapper::key::Encoding::Timestamp { fraction_digits: 0 }
+        .decode("2025-01-02T03:04:05Z")
+        .unwrap();
     let got = OrderMapper::lookup()
         .with("customer_id", "C1")
         .with("placed_on", at)

@@ -6,7 +6,6 @@
 
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem, Update};
 use dynamodb_mapper::expr::{ConditionExt, KeyCondition, KeyConditionExt, attr};
-use dynamodb_mapper::key::KeyBuilder;
 use dynamodb_mapper::ops::{ActionInfo, ActionKind, Table, Transaction, describe_key};
 use dynamodb_mapper::{ErrorKind, Mapper, MapperExt, PartitionView};
 use dynamodb_mapper_support::requests::offline_client;
@@ -357,7 +356,7 @@ async fn order_ids_that_prefix_each_other() {
 
     // Exact for any id, in two requests: the header by key, and what is
     // under it by the id's components followed by the delimiter.
-    let under = KeyBuilder::sort("ORDER").part("O1").prefix().unwrap();
+    let under = ORDER_SK.with("order_id", "O1").prefix().unwrap();
     assert_eq!(under, "ORDER#O1#");
     let mut items = query_once(
         &c,

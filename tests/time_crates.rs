@@ -18,8 +18,8 @@ use dynamodb_mapper::{
     ttl_value,
 };
 use dynamodb_mapper::{
-    KeyPattern,
-    key::{KeyBuilder, KeyValue, decode_timestamp_as, encode_timestamp, encode_unix_timestamp},
+    KeyPattern, Result as MapperResult,
+    key::{Encoding, KeyValue},
 };
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -33,11 +33,27 @@ fn at<T: PointInTime>(secs: i64, nanos: u32) -> T {
     T::from_unix(secs, nanos).unwrap_or_else(|| panic!("{secs} s {nanos} ns"))
 }
 
+/// `t` as key timestamp text with `fraction_digits` digits, the public way:
+/// a `KeyValue` of the time, encoded.
+fn timestamp_text(t: impl PointInTime, fraction_digits: u8) -> MapperResult<String> {
+    Encoding::Timestamp { fraction_digits }.encode(&KeyValue::from_time(t)?)
+}
+
+/// Key timestamp text read back as a `T`: decoded, then converted through
+/// its epoch parts (`None` when `T` cannot hold it).
+fn time_from_text<T: PointInTime>(text: &str, fraction_digits: u8) -> Option<T> {
+    let decoded = Encoding::Timestamp { fraction_digits }
+        .decode(text)
+        .unwrap();
+    let (secs, nanos) = decoded.as_timestamp()?.to_unix()?;
+    T::from_unix(secs, nanos)
+}
+
 // ------------------------------------------------------- generic checks
 
 /// Every way a time goes into the crate and comes back, for one type at one
 /// instant it holds: the epoch parts, key encodings (all fraction digits
-/// kept, and truncated), key builder and pattern, `Timestamps`.
+/// kept, and truncated), key patterns, `Timestamps`.
 fn check_round_trip<T>(secs: i64, nanos: u32) -> Result<(), TestCaseError>
 where
     T: PointInTime + PartialEq + Debug + Clone,
@@ -45,28 +61,23 @@ where
     let t: T = at(secs, nanos);
     prop_assert_eq!(t.to_unix(), Some((secs, nanos)));
 
-    let text = encode_timestamp(t.clone(), 9).unwrap();
-    prop_assert_eq!(&text, &encode_unix_timestamp(secs, nanos, 9).unwrap());
-    prop_assert_eq!(&decode_timestamp_as::<T>(&text, 9).unwrap(), &t);
+    let text = timestamp_text(t.clone(), 9).unwrap();
+    let std_time: SystemTime = at(secs, nanos);
+    prop_assert_eq!(&text, &timestamp_text(std_time, 9).unwrap());
+    prop_assert_eq!(&time_from_text::<T>(&text, 9).unwrap(), &t);
     // Three digits: truncated to the millisecond, never rounded up.
-    let millis = encode_timestamp(t.clone(), 3).unwrap();
+    let millis = timestamp_text(t.clone(), 3).unwrap();
     let truncated: T = at(secs, nanos / 1_000_000 * 1_000_000);
-    prop_assert_eq!(decode_timestamp_as::<T>(&millis, 3).unwrap(), truncated);
+    prop_assert_eq!(time_from_text::<T>(&millis, 3).unwrap(), truncated);
 
-    let sk = KeyBuilder::sort("AT")
-        .timestamp(t.clone(), 9)
-        .part("x")
-        .build()
-        .unwrap();
-    prop_assert_eq!(&sk, &format!("AT#{text}#x"));
-    let parts = KeyPattern::sort("AT#{at:ts9}#{id}").parse(&sk).unwrap();
-    prop_assert_eq!(&parts.timestamp_as::<T>("at").unwrap(), &t);
-    let rendered = KeyPattern::sort("AT#{at:ts9}#{id}")
+    let sk = KeyPattern::sort("AT#{at:ts9}#{id}")
         .with("at", KeyValue::from_time(t.clone()).unwrap())
         .with("id", "x")
         .render()
         .unwrap();
-    prop_assert_eq!(rendered, sk);
+    prop_assert_eq!(&sk, &format!("AT#{text}#x"));
+    let parts = KeyPattern::sort("AT#{at:ts9}#{id}").parse(&sk).unwrap();
+    prop_assert_eq!(&parts.timestamp_as::<T>("at").unwrap(), &t);
 
     let stamps = Timestamps::DEFAULT.fraction_digits(9);
     let mut bag = AttributeBag::new();
@@ -312,7 +323,7 @@ mod chrono_types {
             "attribute `ttl` is before the unix epoch"
         );
         assert_eq!(
-            encode_timestamp(before, 3).unwrap(),
+            timestamp_text(before, 3).unwrap(),
             "1969-12-31T23:59:59.999Z"
         );
     }
@@ -324,11 +335,17 @@ mod chrono_types {
             ttl_value(far).unwrap_err().to_string(),
             "attribute `ttl` is after 9999-12-31T23:59:59Z, the latest ttl"
         );
-        let err = KeyBuilder::sort("AT")
-            .timestamp(far, 0)
-            .build()
-            .unwrap_err();
+        let err = timestamp_text(far, 0).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidKey);
+        assert!(
+            err.to_string()
+                .ends_with("is outside the years 0000 to 9999"),
+            "{err}"
+        );
+        let err = KeyPattern::sort("AT#{at:ts}")
+            .with("at", KeyValue::from_time(far).unwrap())
+            .render()
+            .unwrap_err();
         assert!(
             err.to_string()
                 .ends_with("is outside the years 0000 to 9999"),
@@ -370,11 +387,8 @@ mod chrono_types {
             .unwrap()
             .and_utc();
         assert_eq!(leap.to_unix(), Some((1_483_228_799, 999_999_999)));
-        assert!(encode_timestamp(before, 9).unwrap() < encode_timestamp(leap, 9).unwrap());
-        assert_eq!(
-            encode_timestamp(leap, 3).unwrap(),
-            "2016-12-31T23:59:59.999Z"
-        );
+        assert!(timestamp_text(before, 9).unwrap() < timestamp_text(leap, 9).unwrap());
+        assert_eq!(timestamp_text(leap, 3).unwrap(), "2016-12-31T23:59:59.999Z");
         assert_eq!(
             ttl_value(leap).unwrap(),
             AttributeValue::N("1483228799".into())
@@ -453,7 +467,7 @@ mod time_types {
         assert_eq!(before.to_unix(), Some((-1, 999_999_999)));
         assert!(ttl_value(before).is_err());
         assert_eq!(
-            encode_timestamp(before, 9).unwrap(),
+            timestamp_text(before, 9).unwrap(),
             "1969-12-31T23:59:59.999999999Z"
         );
     }
@@ -467,7 +481,7 @@ mod time_types {
             ttl_value(last).unwrap(),
             AttributeValue::N("253402300799".into())
         );
-        assert_eq!(encode_timestamp(last, 0).unwrap(), "9999-12-31T23:59:59Z");
+        assert_eq!(timestamp_text(last, 0).unwrap(), "9999-12-31T23:59:59Z");
         assert_eq!(OffsetDateTime::from_unix(MAX_KEY_SECS + 1, 0), None);
         assert_eq!(UtcDateTime::from_unix(i64::MIN, 0), None);
         let item = Item::from([("ttl".to_string(), AttributeValue::N("253402300800".into()))]);
@@ -525,10 +539,10 @@ macro_rules! jiff_tests {
                     prop_assert_eq!(zoned.timestamp(), t);
                     prop_assert_eq!(zoned.time_zone(), &TimeZone::UTC);
                     prop_assert_eq!(
-                        encode_timestamp(zoned.clone(), 9).unwrap(),
-                        encode_timestamp(t, 9).unwrap()
+                        timestamp_text(zoned.clone(), 9).unwrap(),
+                        timestamp_text(t, 9).unwrap()
                     );
-                    let back: $zoned = decode_timestamp_as(&encode_timestamp(t, 9).unwrap(), 9).unwrap();
+                    let back: $zoned = time_from_text(&timestamp_text(t, 9).unwrap(), 9).unwrap();
                     prop_assert_eq!(back.timestamp(), t);
                 }
 
@@ -570,7 +584,7 @@ macro_rules! jiff_tests {
                     ttl_value(before).unwrap_err().to_string(),
                     "attribute `ttl` is before the unix epoch"
                 );
-                assert_eq!(encode_timestamp(before, 1).unwrap(), "1969-12-31T23:59:59.9Z");
+                assert_eq!(timestamp_text(before, 1).unwrap(), "1969-12-31T23:59:59.9Z");
             }
 
             /// jiff ends 26 hours before the crate's range does: what lies
@@ -580,11 +594,13 @@ macro_rules! jiff_tests {
                 assert_eq!(Timestamp::MAX.to_unix(), Some((253_402_207_200, 999_999_999)));
                 assert_eq!(Timestamp::from_unix(MAX_KEY_SECS, 0), None);
                 assert_eq!(Timestamp::MIN.to_unix(), Some((-377_705_023_201, 0)));
-                let err = decode_timestamp_as::<Timestamp>("9999-12-31T23:59:59Z", 0).unwrap_err();
-                assert_eq!(err.kind(), ErrorKind::InvalidKey);
+                assert_eq!(time_from_text::<Timestamp>("9999-12-31T23:59:59Z", 0), None);
+                let parts = KeyPattern::sort("AT#{at:ts}").parse("AT#9999-12-31T23:59:59Z").unwrap();
+                let err = parts.timestamp_as::<Timestamp>("at").unwrap_err();
+                assert_eq!(err.kind(), ErrorKind::InvalidKeyPattern);
                 assert_eq!(
                     err.to_string(),
-                    "key attribute `(key component)` is outside the range of jiff::timestamp::Timestamp"
+                    "key pattern `AT#{at:ts}` placeholder `{at}` holds a timestamp, not a timestamp within the range of jiff::timestamp::Timestamp"
                 );
                 let item = Item::from([("ttl".to_string(), AttributeValue::N(MAX_TTL_SECONDS.to_string()))]);
                 assert!(item.get_ttl_as::<Timestamp>("ttl").is_err());

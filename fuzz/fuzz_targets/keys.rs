@@ -1,4 +1,4 @@
-//! Key building and parsing (`dynamodb_mapper::key`) on arbitrary formats,
+//! Key rendering and parsing (`dynamodb_mapper::key`) on arbitrary formats,
 //! components, key strings and patterns: never a panic, and what is built
 //! parses back into exactly what it was built from (injectivity), encoded
 //! numbers and timestamps decode to their value and sort as their value.
@@ -6,10 +6,14 @@
 
 use std::collections::HashSet;
 use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use arbitrary::{Arbitrary, Result, Unstructured};
-use dynamodb_mapper::{IndexKeys, KeyPattern, key::{Encoding, KeyBuilder, KeyDeclaration, KeyFormat, KeyValue, decode_signed, decode_unix_timestamp, decode_unsigned, encode_signed, encode_unix_timestamp, encode_unsigned, find_overlaps}};
+use dynamodb_mapper::time::PointInTime;
+use dynamodb_mapper::{
+    IndexKeys, KeyPattern,
+    key::{BoundPattern, Encoding, KeyDeclaration, KeyFormat, KeyValue, find_overlaps},
+};
 use libfuzzer_sys::fuzz_target;
 
 /// Templates: the ones the tests use, edge cases, and malformed ones.
@@ -83,7 +87,8 @@ fn format(u: &mut Unstructured<'_>) -> Result<KeyFormat> {
 /// A `&'static str` for a generated template: each distinct one is leaked
 /// once and kept in a global set, so LeakSanitizer sees it as reachable.
 /// Generated templates come from a 16-bit seed (see [`template`]), so there
-/// are at most 65,536 of them and the set stays a few megabytes however long
+/// are at most 65,536 of them (and 17 per delimiter from
+/// [`components_template`]) and the set stays a few megabytes however long
 /// the fuzzer runs.
 fn intern(t: String) -> &'static str {
     static SEEN: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
@@ -141,67 +146,122 @@ fn template(u: &mut Unstructured<'_>) -> Result<&'static str> {
     }
 }
 
-fn builder_round_trip(u: &mut Unstructured<'_>) -> Result<()> {
+/// The template of a type tag and `n` components, all placeholders (`{t}`,
+/// `{c0}`, ...), joined by `delimiter`; interned, so at most one per
+/// delimiter and length.
+fn components_template(delimiter: char, n: usize) -> &'static str {
+    let mut t = "{t}".to_owned();
+    for name in &NAMES[..n] {
+        t.push(delimiter);
+        t.push('{');
+        t.push_str(name);
+        t.push('}');
+    }
+    intern(t)
+}
+
+/// The placeholder names of [`components_template`], in order.
+const NAMES: [&str; 16] = [
+    "c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9", "c10", "c11", "c12", "c13", "c14",
+    "c15",
+];
+
+/// `pattern` with the tag and `values` bound to `{t}`, `{c0}`, ...
+fn bind<'a>(pattern: KeyPattern, tag: &'a str, values: &'a [String]) -> BoundPattern<'a> {
+    let mut b = pattern.with("t", tag);
+    for (name, v) in NAMES.iter().zip(values) {
+        b = b.with(name, v.as_str());
+    }
+    b
+}
+
+/// A key of a type tag and `parts`, each escaped, as a pattern of all
+/// placeholders renders it; prefixes through `BoundPattern::prefix` and
+/// `KeyFormat::escape_text`.
+fn components_round_trip(u: &mut Unstructured<'_>) -> Result<()> {
     let fmt = format(u)?;
     let tag = text(u)?;
     let parts: Vec<String> = (0..u.int_in_range(0usize..=4)?)
         .map(|_| text(u))
         .collect::<Result<_>>()?;
-    let mut b = if bool::arbitrary(u)? {
-        KeyBuilder::partition(tag.clone())
-    } else {
-        KeyBuilder::sort(tag.clone())
-    }
-    .format(fmt);
-    for p in &parts {
-        b = b.part(p);
-    }
-    if let Ok(key) = b.build() {
-        let mut expected = vec![tag];
-        expected.extend(parts);
+    let partition = bool::arbitrary(u)?;
+    let pattern = |n: usize| {
+        let t = components_template(fmt.delimiter(), n);
+        if partition {
+            KeyPattern::partition(t)
+        } else {
+            KeyPattern::sort(t)
+        }
+        .with_format(fmt)
+    };
+    if let Ok(key) = bind(pattern(parts.len()), &tag, &parts).render() {
+        let mut expected = vec![tag.clone()];
+        expected.extend(parts.iter().cloned());
         assert_eq!(fmt.split(&key).unwrap(), expected, "{key:?}");
     }
-    // `prefix_with(start)` is the `begins_with` value for the keys with one
-    // more component that starts with `start`.
+    // The prefix up to one more component and the escaped `start` is the
+    // `begins_with` value for the keys whose next component starts with
+    // `start`.
     let start = text(u)?;
     let rest = text(u)?;
-    if let (Ok(prefix), Ok(longer)) = (
-        b.prefix_with(&start),
-        b.clone().part(format!("{start}{rest}")).build(),
+    let mut longer = parts.clone();
+    longer.push(format!("{start}{rest}"));
+    if let (Ok(prefix), Ok(escaped), Ok(longer)) = (
+        bind(pattern(longer.len()), &tag, &parts).prefix(),
+        fmt.escape_text(&start),
+        bind(pattern(longer.len()), &tag, &longer).render(),
     ) {
+        let prefix = prefix + &escaped;
         assert!(longer.starts_with(&prefix), "{longer:?} {prefix:?}");
     }
-    // Any string: split never panics; what it splits rebuilds into a key
+    // Any string: split never panics; what it splits renders into a key
     // that splits the same.
     let key = text(u)?;
     let _ = fmt.escape_text(&key);
     if let Ok(parts) = fmt.split(&key)
         && let Some((tag, rest)) = parts.split_first()
+        && rest.len() <= NAMES.len()
+        && let Ok(again) = bind(pattern(rest.len()), tag, rest).render()
     {
-        let mut b = KeyBuilder::sort(tag.clone()).format(fmt);
-        for p in rest {
-            b = b.part(p);
-        }
-        if let Ok(again) = b.build() {
-            assert_eq!(fmt.split(&again).unwrap(), parts);
-        }
+        assert_eq!(fmt.split(&again).unwrap(), parts);
     }
     Ok(())
 }
 
+/// The time `(secs, nanos)` as a key value, when a `SystemTime` holds it.
+fn at((secs, nanos): (i64, u32)) -> Option<KeyValue<'static>> {
+    SystemTime::from_unix(secs, nanos).map(KeyValue::Timestamp)
+}
+
+/// A decoded time as epoch seconds and nanoseconds.
+fn unix(value: &KeyValue<'_>) -> Option<(i64, u32)> {
+    value.as_timestamp().and_then(|t| t.to_unix())
+}
+
 fn encodings(u: &mut Unstructured<'_>) -> Result<()> {
     let width = u.int_in_range(0u8..=22)?;
+    let unsigned = Encoding::Unsigned { width };
     let (a, b) = (u64::arbitrary(u)?, u64::arbitrary(u)?);
-    if let (Ok(ea), Ok(eb)) = (encode_unsigned(a, width), encode_unsigned(b, width)) {
-        assert_eq!(decode_unsigned(&ea, width).unwrap(), a);
+    if let (Ok(ea), Ok(eb)) = (
+        unsigned.encode(&KeyValue::Unsigned(a)),
+        unsigned.encode(&KeyValue::Unsigned(b)),
+    ) {
+        assert_eq!(unsigned.decode(&ea).unwrap(), KeyValue::Unsigned(a));
         assert_eq!(a.cmp(&b), ea.cmp(&eb), "{ea} {eb}");
     }
+    let signed = Encoding::Signed { width };
     let (a, b) = (i64::arbitrary(u)?, i64::arbitrary(u)?);
-    if let (Ok(ea), Ok(eb)) = (encode_signed(a, width), encode_signed(b, width)) {
-        assert_eq!(decode_signed(&ea, width).unwrap(), a);
+    if let (Ok(ea), Ok(eb)) = (
+        signed.encode(&KeyValue::Signed(a)),
+        signed.encode(&KeyValue::Signed(b)),
+    ) {
+        assert_eq!(signed.decode(&ea).unwrap(), KeyValue::Signed(a));
         assert_eq!(a.cmp(&b), ea.cmp(&eb), "{ea} {eb}");
     }
     let frac = u.int_in_range(0u8..=10)?;
+    let timestamp = Encoding::Timestamp {
+        fraction_digits: frac,
+    };
     let t = |u: &mut Unstructured<'_>| -> Result<(i64, u32)> {
         Ok((
             u.int_in_range(-70_000_000_000i64..=260_000_000_000)?,
@@ -209,20 +269,19 @@ fn encodings(u: &mut Unstructured<'_>) -> Result<()> {
         ))
     };
     let ((sa, na), (sb, nb)) = (t(u)?, t(u)?);
-    if let (Ok(ea), Ok(eb)) = (
-        encode_unix_timestamp(sa, na, frac),
-        encode_unix_timestamp(sb, nb, frac),
-    ) {
+    if let (Some(va), Some(vb)) = (at((sa, na)), at((sb, nb)))
+        && let (Ok(ea), Ok(eb)) = (timestamp.encode(&va), timestamp.encode(&vb))
+    {
         let unit = 10u32.pow(9 - u32::from(frac));
         let (da, db) = ((sa, na - na % unit), (sb, nb - nb % unit));
-        assert_eq!(decode_unix_timestamp(&ea, frac).unwrap(), da, "{ea}");
+        assert_eq!(unix(&timestamp.decode(&ea).unwrap()), Some(da), "{ea}");
         assert_eq!(da.cmp(&db), ea.cmp(&eb), "{ea} {eb}");
     }
     // Decoding any text never panics.
     let s = text(u)?;
-    let _ = decode_unsigned(&s, width);
-    let _ = decode_signed(&s, width);
-    let _ = decode_unix_timestamp(&s, frac);
+    let _ = unsigned.decode(&s);
+    let _ = signed.decode(&s);
+    let _ = timestamp.decode(&s);
     Ok(())
 }
 
@@ -316,7 +375,7 @@ fn patterns(u: &mut Unstructured<'_>) -> Result<()> {
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
     let _ = match u.int_in_range(0u8..=2) {
-        Ok(0) => builder_round_trip(&mut u),
+        Ok(0) => components_round_trip(&mut u),
         Ok(1) => encodings(&mut u),
         _ => patterns(&mut u),
     };

@@ -1,6 +1,8 @@
 //! `Encoding` and the order-preserving encodings of key components
-//! (zero-padded unsigned, signed, RFC 3339 timestamps) with their `encode_`
-//! and `decode_` functions. Builds on `value`; `builder` and the patterns use it.
+//! (zero-padded unsigned, signed, RFC 3339 timestamps): `Encoding::encode`
+//! and `Encoding::decode`, and the timestamp functions the crate's
+//! `createdAt`/`updatedAt` stamps share. Builds on `value`; the patterns use
+//! it.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -18,13 +20,38 @@ use crate::time::PointInTime;
 /// [`Timestamp`](Encoding::Timestamp) with 3 fraction digits (`{name:ts}` is
 /// `ts0`).
 ///
+/// Outside a pattern, [`encode`](Self::encode) and [`decode`](Self::decode)
+/// turn one [`KeyValue`] into component text and back. The text of one
+/// encoding sorts as the values do. A time of any
+/// [`PointInTime`] type goes in through [`KeyValue::from_time`] and comes
+/// back through [`KeyValue::as_timestamp`] (a `SystemTime`, which
+/// [`PointInTime::to_unix`] and [`PointInTime::from_unix`] turn into any
+/// other type).
+///
 /// ```
+/// use std::time::{Duration, UNIX_EPOCH};
 /// use dynamodb_mapper::key::{Encoding, KeyValue};
+/// use dynamodb_mapper::time::PointInTime;
 ///
 /// let e = Encoding::Unsigned { width: 3 };
 /// assert_eq!(e.encode(&KeyValue::Unsigned(42))?, "042");
 /// assert_eq!(e.decode("042")?, KeyValue::Unsigned(42));
 /// assert_eq!(e.to_string(), "u3");
+///
+/// // `N` and the complement below zero, `P` from zero up: string order is
+/// // numeric order.
+/// let i3 = Encoding::Signed { width: 3 };
+/// let [a, b, c] = [-42, -1, 0].map(|v| i3.encode(&KeyValue::Signed(v)));
+/// let (a, b, c) = (a?, b?, c?);
+/// assert_eq!(a, "N958");
+/// assert!(a < b && b < c);
+///
+/// // RFC 3339 UTC with a fixed number of fraction digits, truncated.
+/// let ts3 = Encoding::Timestamp { fraction_digits: 3 };
+/// let t = UNIX_EPOCH + Duration::from_nanos(1_705_314_600_123_999_999);
+/// assert_eq!(ts3.encode(&KeyValue::from_time(t)?)?, "2024-01-15T10:30:00.123Z");
+/// let back = ts3.decode("1969-12-31T23:59:59.500Z")?.as_timestamp();
+/// assert_eq!(back.and_then(|t| t.to_unix()), Some((-1, 500_000_000)));
 /// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -182,7 +209,7 @@ fn digits_of(v: u128) -> u32 {
     v.checked_ilog10().map_or(1, |d| d + 1)
 }
 
-pub(super) fn unsigned(v: u64, width: u8) -> std::result::Result<String, String> {
+fn unsigned(v: u64, width: u8) -> std::result::Result<String, String> {
     if !(1..=20).contains(&width) {
         return Err(format!("width {width} is out of range 1 to 20"));
     }
@@ -206,7 +233,7 @@ fn parse_unsigned(text: &str, width: u8) -> std::result::Result<u64, String> {
         .map_err(|_| format!("{text:?} is larger than the largest unsigned 64-bit integer"))
 }
 
-pub(super) fn signed(v: i64, width: u8) -> std::result::Result<String, String> {
+fn signed(v: i64, width: u8) -> std::result::Result<String, String> {
     if !(1..=19).contains(&width) {
         return Err(format!("width {width} is out of range 1 to 19"));
     }
@@ -303,7 +330,7 @@ fn days_in_month(year: i64, month: u32) -> u32 {
     }
 }
 
-pub(super) fn unix_parts(t: &impl PointInTime) -> std::result::Result<(i64, u32), String> {
+fn unix_parts(t: &impl PointInTime) -> std::result::Result<(i64, u32), String> {
     t.to_unix()
         .ok_or_else(|| "is outside the years 0000 to 9999".to_owned())
 }
@@ -323,11 +350,7 @@ fn timestamp_example(fraction_digits: u8) -> String {
     s
 }
 
-pub(super) fn timestamp(
-    secs: i64,
-    nanos: u32,
-    fraction_digits: u8,
-) -> std::result::Result<String, String> {
+fn timestamp(secs: i64, nanos: u32, fraction_digits: u8) -> std::result::Result<String, String> {
     if fraction_digits > 9 {
         return Err(format!(
             "fraction digits {fraction_digits} is out of range 0 to 9"
@@ -431,186 +454,39 @@ fn parse_timestamp(text: &str, fraction_digits: u8) -> std::result::Result<(i64,
     Ok((secs, nanos))
 }
 
-/// `value` zero-padded to exactly `width` digits (1 to 20): string order is
-/// numeric order for values encoded with the same width.
-///
-/// # Errors
-/// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
-/// component)`) when `value` needs more than `width` digits or `width` is out
-/// of range.
-///
-/// ```
-/// use dynamodb_mapper::key::encode_unsigned;
-///
-/// assert_eq!(encode_unsigned(7, 3)?, "007");
-/// assert!(encode_unsigned(2, 3)? < encode_unsigned(10, 3)?);
-/// assert!(encode_unsigned(1000, 3).is_err());
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-pub fn encode_unsigned(value: u64, width: u8) -> Result<String> {
-    unsigned(value, width).map_err(|reason| Error::invalid_key(COMPONENT, reason))
-}
+// The crate's own timestamps outside keys (`hooks::Timestamps`, a mapper's
+// fields read as key components) use the key encoding through these; the
+// public way is `Encoding::Timestamp { .. }` with a `KeyValue`.
 
-/// Decodes [`encode_unsigned`]'s output: exactly `width` digits.
-///
-/// # Errors
-/// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
-/// component)`) when `text` is not exactly `width` ASCII digits or exceeds
-/// `u64`.
-///
-/// ```
-/// use dynamodb_mapper::key::decode_unsigned;
-///
-/// assert_eq!(decode_unsigned("007", 3)?, 7);
-/// let err = decode_unsigned("7", 3).unwrap_err();
-/// assert_eq!(err.to_string(), "key attribute `(key component)` \"7\" is not exactly 3 digits");
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-pub fn decode_unsigned(text: &str, width: u8) -> Result<u64> {
-    parse_unsigned(text, width).map_err(|reason| Error::invalid_key(COMPONENT, reason))
-}
-
-/// `value` as a fixed-width string whose order is numeric order: `P` and
-/// the value zero-padded to `width` digits for zero and above, `N` and
-/// `10^width + value` (zero-padded) below zero. `width` is 1 to 19, and
-/// `|value|` must be below `10^width`.
-///
-/// # Errors
-/// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
-/// component)`) when `|value|` needs more than `width` digits or `width` is out
-/// of range.
-///
-/// ```
-/// use dynamodb_mapper::key::encode_signed;
-///
-/// assert_eq!(encode_signed(42, 3)?, "P042");
-/// assert_eq!(encode_signed(-42, 3)?, "N958");
-/// assert!(encode_signed(-42, 3)? < encode_signed(-1, 3)?);
-/// assert!(encode_signed(-1, 3)? < encode_signed(0, 3)?);
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-pub fn encode_signed(value: i64, width: u8) -> Result<String> {
-    signed(value, width).map_err(|reason| Error::invalid_key(COMPONENT, reason))
-}
-
-/// Decodes [`encode_signed`]'s output.
-///
-/// # Errors
-/// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
-/// component)`) when `text` is not `N` or `P` followed by exactly `width`
-/// digits, or is out of range.
-///
-/// ```
-/// use dynamodb_mapper::key::decode_signed;
-///
-/// assert_eq!(decode_signed("N958", 3)?, -42);
-/// assert_eq!(decode_signed("P000", 3)?, 0);
-/// assert!(decode_signed("-042", 3).is_err());
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-pub fn decode_signed(text: &str, width: u8) -> Result<i64> {
-    parse_signed(text, width).map_err(|reason| Error::invalid_key(COMPONENT, reason))
-}
-
-/// `time` as an RFC 3339 UTC timestamp with exactly `fraction_digits` (0 to
-/// 9) digits of fraction, truncated: `2024-01-15T10:30:00.123Z`. Every
-/// timestamp of one width has the same length, so string order is time
-/// order. Years 0000 to 9999.
-///
-/// `time` is any [`PointInTime`]: a [`SystemTime`], or a `chrono`, `time` or
-/// `jiff` type with its cargo feature (see [`time`](crate::time)).
+/// `time` as [`Encoding::Timestamp`] text with `fraction_digits` digits.
 ///
 /// # Errors
 /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
 /// component)`) when `time` is outside the years 0000 to 9999 or
 /// `fraction_digits` is above 9.
-///
-/// ```
-/// use std::time::{Duration, UNIX_EPOCH};
-/// use dynamodb_mapper::key::encode_timestamp;
-///
-/// let t = UNIX_EPOCH + Duration::from_millis(1_705_314_600_123);
-/// assert_eq!(encode_timestamp(t, 3)?, "2024-01-15T10:30:00.123Z");
-/// assert_eq!(encode_timestamp(t, 0)?, "2024-01-15T10:30:00Z");
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-pub fn encode_timestamp(time: impl PointInTime, fraction_digits: u8) -> Result<String> {
+pub(crate) fn encode_timestamp(time: impl PointInTime, fraction_digits: u8) -> Result<String> {
     unix_parts(&time)
         .and_then(|(secs, nanos)| timestamp(secs, nanos, fraction_digits))
         .map_err(|reason| Error::invalid_key(COMPONENT, reason))
 }
 
-/// Decodes [`encode_timestamp`]'s output (the fraction it kept).
+/// Decodes [`encode_timestamp`]'s output into a [`SystemTime`].
+///
+/// # Errors
+/// As [`decode_unix_timestamp`], and when a `SystemTime` cannot hold the
+/// time.
+pub(crate) fn decode_timestamp(text: &str, fraction_digits: u8) -> Result<SystemTime> {
+    let (secs, nanos) = decode_unix_timestamp(text, fraction_digits)?;
+    from_unix(secs, nanos).map_err(|reason| Error::invalid_key(COMPONENT, reason))
+}
+
+/// Decodes [`encode_timestamp`]'s output into unix seconds and nanoseconds.
 ///
 /// # Errors
 /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
 /// component)`) when `text` is not exactly that format, or is not a valid date
 /// and time.
-///
-/// ```
-/// use std::time::{Duration, UNIX_EPOCH};
-/// use dynamodb_mapper::key::decode_timestamp;
-///
-/// let t = decode_timestamp("2024-01-15T10:30:00.123Z", 3)?;
-/// assert_eq!(t, UNIX_EPOCH + Duration::from_millis(1_705_314_600_123));
-/// assert!(decode_timestamp("2024-02-30T00:00:00Z", 0).is_err());
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-pub fn decode_timestamp(text: &str, fraction_digits: u8) -> Result<SystemTime> {
-    decode_timestamp_as(text, fraction_digits)
-}
-
-/// [`decode_timestamp`] into any [`PointInTime`] type `T`, such as a
-/// `chrono`, `time` or `jiff` type with its cargo feature.
-///
-/// # Errors
-/// As [`decode_timestamp`], and when `T` cannot hold the time.
-///
-/// ```
-/// use std::time::{Duration, SystemTime, UNIX_EPOCH};
-/// use dynamodb_mapper::key::decode_timestamp_as;
-///
-/// let t: SystemTime = decode_timestamp_as("1969-12-31T23:59:59.5Z", 1)?;
-/// assert_eq!(t, UNIX_EPOCH - Duration::from_millis(500));
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-pub fn decode_timestamp_as<T: PointInTime>(text: &str, fraction_digits: u8) -> Result<T> {
-    let (secs, nanos) = decode_unix_timestamp(text, fraction_digits)?;
-    from_unix(secs, nanos).map_err(|reason| Error::invalid_key(COMPONENT, reason))
-}
-
-/// [`encode_timestamp`] for a time given as unix seconds (negative before
-/// 1970) and nanoseconds within that second.
-///
-/// # Errors
-/// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
-/// component)`) when the time is outside the years 0000 to 9999, `nanos` is not
-/// below 1,000,000,000, or `fraction_digits` is above 9.
-///
-/// ```
-/// use dynamodb_mapper::key::encode_unix_timestamp;
-///
-/// assert_eq!(encode_unix_timestamp(0, 0, 0)?, "1970-01-01T00:00:00Z");
-/// assert_eq!(encode_unix_timestamp(-1, 500_000_000, 1)?, "1969-12-31T23:59:59.5Z");
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-pub fn encode_unix_timestamp(secs: i64, nanos: u32, fraction_digits: u8) -> Result<String> {
-    timestamp(secs, nanos, fraction_digits).map_err(|reason| Error::invalid_key(COMPONENT, reason))
-}
-
-/// Decodes [`encode_unix_timestamp`]'s output into unix seconds and
-/// nanoseconds.
-///
-/// # Errors
-/// As [`decode_timestamp`].
-///
-/// ```
-/// use dynamodb_mapper::key::decode_unix_timestamp;
-///
-/// assert_eq!(decode_unix_timestamp("1969-12-31T23:59:59.5Z", 1)?, (-1, 500_000_000));
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-pub fn decode_unix_timestamp(text: &str, fraction_digits: u8) -> Result<(i64, u32)> {
+pub(crate) fn decode_unix_timestamp(text: &str, fraction_digits: u8) -> Result<(i64, u32)> {
     parse_timestamp(text, fraction_digits).map_err(|reason| Error::invalid_key(COMPONENT, reason))
 }
 

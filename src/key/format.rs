@@ -1,7 +1,7 @@
 //! The key format (delimiter and escape character): escaping component text
 //! and splitting a key back into its components; also `KeyRole` and the key
-//! size limits. Uses nothing else in `key`; `builder`, `template` and
-//! `pattern` build on it.
+//! size limits. Uses nothing else in `key`; `template` and `pattern` build
+//! on it.
 
 use std::borrow::Cow;
 
@@ -20,10 +20,11 @@ const RESERVED: &[char] = &['-', ':', '.', '{', '}'];
 /// whenever the format is used.
 ///
 /// ```
-/// use dynamodb_mapper::key::{KeyBuilder, KeyFormat};
+/// use dynamodb_mapper::{KeyPattern, key::KeyFormat};
 ///
 /// const PIPES: KeyFormat = KeyFormat::new().with_delimiter('|');
-/// let key = KeyBuilder::partition("TENANT").format(PIPES).part("acme").build()?;
+/// const TENANT_PK: KeyPattern = KeyPattern::partition("TENANT|{id}").with_format(PIPES);
+/// let key = TENANT_PK.with("id", "acme").render()?;
 /// assert_eq!(key, "TENANT|acme");
 /// assert_eq!(PIPES.split(&key)?, ["TENANT", "acme"]);
 /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -202,8 +203,56 @@ impl KeyFormat {
         }
     }
 
+    /// Joins components into a key: each escaped, then joined with the
+    /// delimiter. For keys whose shape is only known at run time (a tag or a
+    /// number of components chosen then); a key of a known shape is a
+    /// [`KeyPattern`](crate::KeyPattern). [`split`](Self::split) gives the
+    /// components back.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute
+    /// `(key)`) when there is no component, a component is empty (DynamoDB
+    /// rejects empty keys, and an empty component would not split back), the
+    /// key is over `role`'s size limit, or the format is invalid.
+    ///
+    /// ```
+    /// use dynamodb_mapper::key::{KeyFormat, KeyRole};
+    ///
+    /// let tag = "ORDER"; // chosen at run time
+    /// let key = KeyFormat::DEFAULT.join(KeyRole::Sort, &[tag, "O#1", "007"])?;
+    /// assert_eq!(key, r"ORDER#O\#1#007");
+    /// assert_eq!(KeyFormat::DEFAULT.split(&key)?, ["ORDER", "O#1", "007"]);
+    /// assert!(KeyFormat::DEFAULT.join(KeyRole::Sort, &["ORDER", ""]).is_err());
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn join<S: AsRef<str>>(&self, role: KeyRole, components: &[S]) -> Result<String> {
+        self.validate()?;
+        let invalid = |reason: String| Error::invalid_key("(key)", reason);
+        if components.is_empty() {
+            return Err(invalid(format!("a {} needs a component", role.describe())));
+        }
+        let mut key = String::new();
+        for (i, component) in components.iter().enumerate() {
+            let component = component.as_ref();
+            if component.is_empty() {
+                return Err(invalid(format!(
+                    "component {i} is empty; DynamoDB rejects empty key values and it would \
+                     not split back"
+                )));
+            }
+            if i > 0 {
+                key.push(self.delimiter);
+            }
+            self.escape_into(&mut key, component);
+        }
+        check_size(&key, role).map_err(|reason| invalid(format!("{key:?} {reason}")))?;
+        Ok(key)
+    }
+
     /// Splits a key into its components, undoing the escaping: the inverse of
-    /// [`KeyBuilder::build`](super::KeyBuilder::build) (the type tag is the first component).
+    /// [`join`](Self::join), and of a pattern's
+    /// [`render`](super::BoundPattern::render) (the pattern's literal text
+    /// counts as components too).
     ///
     /// # Errors
     /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute
@@ -355,13 +404,6 @@ impl KeyRole {
         match self {
             KeyRole::Partition => "partition key",
             KeyRole::Sort => "sort key",
-        }
-    }
-
-    pub(super) const fn attribute(self) -> &'static str {
-        match self {
-            KeyRole::Partition => "(partition key)",
-            KeyRole::Sort => "(sort key)",
         }
     }
 }

@@ -1,6 +1,6 @@
-//! Keys for single-table design: an injective key builder, order-preserving
-//! encodings for sort keys, key patterns, and the analysis that finds entity
-//! types whose key prefixes overlap.
+//! Keys for single-table design: key patterns that render injective keys,
+//! order-preserving encodings for sort keys, and the analysis that finds
+//! entity types whose key prefixes overlap.
 //!
 //! # How keys are encoded
 //!
@@ -15,16 +15,19 @@
 //!
 //! Escaping works character by character, so the escaped form of a value's
 //! start is the start of the value's escaped form: a `begins_with` prefix
-//! built by [`KeyBuilder::prefix_with`] or [`BoundPattern::prefix`] matches
+//! built by [`BoundPattern::prefix`] (followed, for a prefix that ends inside
+//! a value, by [`KeyFormat::escape_text`] of the value's start) matches
 //! exactly the keys whose components start that way.
 //!
 //! # Sortable components
 //!
 //! DynamoDB compares string sort keys byte by byte. The encodings here make
-//! string order equal value order: [`encode_unsigned`] (zero-padded to a fixed
-//! width), [`encode_signed`] (`N` + complement for negatives, `P` for the
-//! rest, fixed width), and [`encode_timestamp`] (RFC 3339 UTC with a fixed
-//! number of fraction digits). Each has a `decode_` counterpart.
+//! string order equal value order: [`Encoding::Unsigned`] (zero-padded to a
+//! fixed width), [`Encoding::Signed`] (`N` + complement for negatives, `P`
+//! for the rest, fixed width), and [`Encoding::Timestamp`] (RFC 3339 UTC with
+//! a fixed number of fraction digits). A pattern's placeholders use them
+//! (`{line:u3}`, `{delta:i5}`, `{at:ts3}`); [`Encoding::encode`] and
+//! [`Encoding::decode`] turn one [`KeyValue`] into its text and back.
 //!
 //! # Key patterns and overlaps
 //!
@@ -34,26 +37,27 @@
 //! `begins_with` query for one can return items of the other.
 //!
 //! ```
-//! use dynamodb_mapper::key::{KeyBuilder, KeyFormat, decode_unsigned};
+//! use dynamodb_mapper::KeyPattern;
+//! use dynamodb_mapper::key::{Encoding, KeyFormat, KeyValue};
 //!
-//! let sk = KeyBuilder::sort("ORDER").part("O#1").part("LINE").unsigned(7, 3).build()?;
+//! const LINE_SK: KeyPattern = KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}");
+//! let sk = LINE_SK.with("order_id", "O#1").with("line", 7).render()?;
 //! assert_eq!(sk, r"ORDER#O\#1#LINE#007");
+//! assert_eq!(LINE_SK.parse(&sk)?.text("order_id")?, "O#1");
 //! let parts = KeyFormat::DEFAULT.split(&sk)?;
 //! assert_eq!(parts, ["ORDER", "O#1", "LINE", "007"]);
-//! assert_eq!(decode_unsigned(&parts[3], 3)?, 7);
+//! assert_eq!(Encoding::Unsigned { width: 3 }.decode(&parts[3])?, KeyValue::Unsigned(7));
 //! # Ok::<(), dynamodb_mapper::Error>(())
 //! ```
 //!
 //! # Where things are
 //!
 //! Each file's own docs say what it holds (formats and escaping, values,
-//! encodings, the key builder, templates, the pattern language, parts,
-//! patterns, overlaps, selections); `ARCHITECTURE.md` places this module
-//! among the others.
+//! encodings, templates, the pattern language, parts, patterns, overlaps,
+//! selections); `ARCHITECTURE.md` places this module among the others.
 
 #[cfg(test)]
 mod analysis_tests;
-mod builder;
 mod encoding;
 mod format;
 mod language;
@@ -64,11 +68,8 @@ mod select;
 mod template;
 mod value;
 
-pub use builder::KeyBuilder;
-pub use encoding::{
-    Encoding, decode_signed, decode_timestamp, decode_timestamp_as, decode_unix_timestamp,
-    decode_unsigned, encode_signed, encode_timestamp, encode_unix_timestamp, encode_unsigned,
-};
+pub use encoding::Encoding;
+pub(crate) use encoding::{decode_timestamp, decode_unix_timestamp, encode_timestamp};
 pub use format::{KeyFormat, KeyRole, last_sort_key_with_prefix};
 pub(crate) use overlap::IndexKeys;
 pub use overlap::{AllowedOverlap, KeyDeclaration, Overlap, OverlapKind, find_overlaps};

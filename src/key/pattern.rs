@@ -29,9 +29,9 @@ use crate::error::{Error, Result};
 ///   with optional literal text before and after it (`v{n:u2}`);
 /// - names are ASCII letters, digits and `_`, not starting with a digit, each
 ///   used once;
-/// - formats: none (text, escaped), `u<width>` ([`encode_unsigned`](super::encode_unsigned)),
-///   `i<width>` ([`encode_signed`](super::encode_signed)), `ts` or `ts<fraction digits>`
-///   ([`encode_timestamp`](super::encode_timestamp));
+/// - formats: none (text, escaped), `u<width>` ([`Encoding::Unsigned`]),
+///   `i<width>` ([`Encoding::Signed`]), `ts` or `ts<fraction digits>`
+///   ([`Encoding::Timestamp`]);
 /// - literal text holds no `{`, `}` or escape character.
 ///
 /// Each placeholder owns a whole component (apart from its literal text),
@@ -668,10 +668,10 @@ impl<'a> BoundPattern<'a> {
     /// The `begins_with` value for keys with the bound values: the key up to
     /// the first placeholder without a value (including the literal text
     /// before that placeholder), or, when every placeholder has a value, the
-    /// whole key and a delimiter (the keys under it, as
-    /// [`KeyBuilder::prefix`](super::KeyBuilder::prefix) gives): a prefix
-    /// never ends inside a bound value, so `ORDER#O1` cannot match
-    /// `ORDER#O10`.
+    /// whole key and a delimiter (the keys under it): a prefix never ends
+    /// inside a bound value, so `ORDER#O1` cannot match `ORDER#O10`. For the
+    /// keys whose next value starts with some text, append that text escaped
+    /// by [`KeyFormat::escape_text`] (the last example).
     ///
     /// # Errors
     /// As [`render`](Self::render) (apart from missing values), and when a
@@ -686,6 +686,11 @@ impl<'a> BoundPattern<'a> {
     /// assert_eq!(SK.with("order_id", "O#1").prefix()?, r"ORDER#O\#1#LINE#");
     /// assert_eq!(SK.with("order_id", "O1").with("line", 2).prefix()?, "ORDER#O1#LINE#002#");
     /// assert!(SK.with("line", 1).prefix().is_err());
+    ///
+    /// // Order ids starting with `O#2`: the escaped start of the value.
+    /// let start = SK.bind().prefix()? + &SK.key_format().escape_text("O#2")?;
+    /// assert_eq!(start, r"ORDER#O\#2");
+    /// assert!(SK.with("order_id", "O#20").with("line", 1).render()?.starts_with(&start));
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn prefix(&self) -> Result<String> {

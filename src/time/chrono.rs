@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use dynamodb_mapper::hooks::{put_str, Timestamps};
-//! use dynamodb_mapper::{KeyPattern, key::KeyBuilder};
+//! use dynamodb_mapper::{KeyPattern, key::KeyValue};
 //! use dynamodb_mapper::{Item, ItemExt, Mapper, MapperExt, Record, TableSchema};
 //! use serde::{Deserialize, Serialize};
 //! use chrono::{DateTime, Duration, Utc};
@@ -22,16 +22,19 @@
 //!     expires_at: DateTime<Utc>,
 //! }
 //!
+//! const USER_PK: KeyPattern = KeyPattern::partition("USER#{user}");
+//! // A user's sessions sorted by expiry.
+//! const EXPIRES_SK: KeyPattern = KeyPattern::sort("EXPIRES#{at:ts}#{id}");
+//!
 //! struct SessionMapper;
 //! impl Mapper for SessionMapper {
 //!     type Entity = Session;
 //!     const ENTITY_TYPE: &'static str = "Session";
 //!     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk").ttl("expires_at");
 //!     fn after_to_item(s: &Session, item: &mut Item) -> dynamodb_mapper::Result<()> {
-//!         put_str(item, "pk", KeyBuilder::partition("USER").part(&s.user).build()?);
-//!         // A user's sessions sorted by expiry.
-//!         let sk = KeyBuilder::sort("EXPIRES").timestamp(s.expires_at, 0).part(&s.id);
-//!         put_str(item, "sk", sk.build()?);
+//!         put_str(item, "pk", USER_PK.with("user", &s.user).render()?);
+//!         let at = KeyValue::from_time(s.expires_at)?;
+//!         put_str(item, "sk", EXPIRES_SK.with("at", at).with("id", &s.id).render()?);
 //!         Ok(())
 //!     }
 //! }
@@ -45,7 +48,7 @@
 //! assert_eq!(item.get_ttl_as::<DateTime<Utc>>("expires_at")?, session.expires_at);
 //!
 //! // The sort key parses back into the same type.
-//! let parts = KeyPattern::sort("EXPIRES#{at:ts}#{id}").parse(item.get_str("sk")?)?;
+//! let parts = EXPIRES_SK.parse(item.get_str("sk")?)?;
 //! assert_eq!(parts.timestamp_as::<DateTime<Utc>>("at")?, session.expires_at);
 //!
 //! // createdAt/updatedAt kept in the record's attribute bag.

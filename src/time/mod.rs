@@ -24,11 +24,10 @@
 //! - `createdAt`/`updatedAt`: [`Timestamps::stamp`](crate::hooks::Timestamps::stamp),
 //!   [`created_at_as`](crate::hooks::Timestamps::created_at_as),
 //!   [`updated_at_as`](crate::hooks::Timestamps::updated_at_as);
-//! - keys: [`KeyBuilder::timestamp`](crate::key::KeyBuilder::timestamp),
-//!   [`KeyValue::from_time`](crate::key::KeyValue::from_time),
-//!   [`KeyParts::timestamp_as`](crate::key::KeyParts::timestamp_as),
-//!   [`encode_timestamp`](crate::key::encode_timestamp),
-//!   [`decode_timestamp_as`](crate::key::decode_timestamp_as).
+//! - keys: [`KeyValue::from_time`](crate::key::KeyValue::from_time), for
+//!   [`KeyPattern::with`](crate::KeyPattern::with) and
+//!   [`Encoding::encode`](crate::key::Encoding::encode);
+//!   [`KeyParts::timestamp_as`](crate::key::KeyParts::timestamp_as).
 //!
 //! # Precision and range
 //!
