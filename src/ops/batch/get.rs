@@ -317,13 +317,7 @@ impl BatchGetter {
                 table: self.table.started(),
                 ..self.clone()
             };
-            let out = run(
-                &job,
-                entries,
-                self.table.get_retry_policy(),
-                self.concurrency,
-            )
-            .await;
+            let out = run(&job, entries).await;
             recorder.record("requests", out.summary.requests);
             recorder.record("retries", out.summary.retries);
             capacity::record(&recorder, out.summary.consumed_capacity.as_ref());
@@ -360,6 +354,10 @@ impl Job for BatchGetter {
 
     fn table(&self) -> &Table {
         &self.table
+    }
+
+    fn concurrency(&self) -> usize {
+        self.concurrency
     }
 
     fn send(

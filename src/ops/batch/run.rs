@@ -31,6 +31,9 @@ pub(super) trait Job {
     /// The table the batch reads or writes, with its options.
     fn table(&self) -> &Table;
 
+    /// How many requests may be in flight at once.
+    fn concurrency(&self) -> usize;
+
     /// Whether the requests ask DynamoDB for consumed capacity.
     fn asks_capacity(&self) -> bool {
         capacity::asks(self.table().get_return_consumed_capacity())
@@ -127,19 +130,17 @@ impl<T> Outcome<T> {
     }
 }
 
-/// Runs `entries` in chunks, `concurrency` at a time. The first error that
-/// retrying cannot fix, or an answer that makes no sense, stops the batch:
-/// nothing more is sent after it.
-pub(super) async fn run<J>(
-    job: &J,
-    entries: Vec<Entry<J::Request>>,
-    retry: RetryPolicy,
-    concurrency: usize,
-) -> Outcome<J::Request>
+/// Runs `entries` in chunks, the job's `concurrency` at a time, retrying
+/// as its table's policy says. The first error that retrying cannot fix, or
+/// an answer that makes no sense, stops the batch: nothing more is sent
+/// after it.
+pub(super) async fn run<J>(job: &J, entries: Vec<Entry<J::Request>>) -> Outcome<J::Request>
 where
     J: Job,
     aws_sdk_dynamodb::Error: From<J::Error>,
 {
+    let retry = job.table().get_retry_policy();
+    let concurrency = job.concurrency();
     let stop = AtomicBool::new(false);
     let outcomes: Vec<Outcome<J::Request>> = stream::iter(chunks(entries, J::CHUNK))
         .map(|chunk| run_chunk(job, chunk, retry, &stop))
