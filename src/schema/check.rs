@@ -174,12 +174,6 @@ impl TableSchema {
     }
 }
 
-/// An index's key attributes: valid where present, and complete when the
-/// item is in the index. A single-attribute index's keys are its own
-/// attributes: both present or both absent. A multi-attribute index's are
-/// the item's fields, often shared with other indexes: the item is in it
-/// when it holds every partition key attribute, and then it needs every
-/// sort key attribute.
 /// The most key attributes [`KeyValues`] remembers (a table's two and two
 /// indexes' two); more are looked up again.
 const REMEMBERED: usize = 6;
@@ -228,6 +222,12 @@ impl<'i> KeyValues<'i> {
     }
 }
 
+/// An index's key attributes: valid where present, and complete when the
+/// item is in the index. A single-attribute index's keys are its own
+/// attributes: both present or both absent. A multi-attribute index's are
+/// the item's fields, often shared with other indexes: the item is in it
+/// when it holds every partition key attribute, and then it needs every
+/// sort key attribute.
 fn check_index_keys(seen: &mut KeyValues<'_>, index: &GlobalSecondaryIndex) -> Result<()> {
     let item = seen.item;
     let holds = |k: &KeyAttribute| item.contains_key(k.name);
