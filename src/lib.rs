@@ -19,6 +19,7 @@
 mod check;
 pub mod cursor;
 mod de;
+mod describe;
 mod error;
 pub mod expr;
 mod fields;
@@ -40,7 +41,7 @@ pub mod time;
 mod type_cache;
 mod view;
 
-pub use error::{BoxError, Error, ErrorKind, Result};
+pub use error::{BoxError, Error, ErrorDetails, ErrorKind, Result};
 pub use item::{
     Item, ItemExt, MAX_ITEM_SIZE, MAX_NUMBER_DIGITS, item_size, ttl_value, type_name, value_size,
 };
@@ -50,9 +51,8 @@ pub use mapper::{Lookup, Mapper, MapperExt};
 pub use naming::NamingConvention;
 pub use record::{AttributeBag, Record};
 pub use registry::{
-    Buckets, DISCRIMINATOR_PLACEHOLDER, Decoded, DecodedItems, DiscriminatorFilter, Group,
-    MAX_FILTER_VALUES, MissingPolicy, RawItem, Registry, RegistryBuilder, Skipped, UnknownPolicy,
-    Unmatched,
+    Buckets, DISCRIMINATOR_PLACEHOLDER, Decoded, DecodedItems, Group, MAX_FILTER_VALUES,
+    MissingPolicy, RawItem, Registry, RegistryBuilder, Skipped, UnknownPolicy, Unmatched,
 };
 pub use schema::{
     DEFAULT_DISCRIMINATOR, GlobalSecondaryIndex, IndexProjection, KeyAttribute,

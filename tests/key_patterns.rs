@@ -7,7 +7,7 @@ use dynamodb_mapper::{
     ErrorKind, GlobalSecondaryIndex, IndexKeys, Item, KeyPattern, Mapper, MapperExt,
     NamingConvention, Registry, TableSchema,
 };
-use dynamodb_mapper_support::local;
+use dynamodb_mapper_support::{local, problems};
 use serde::{Deserialize, Serialize};
 
 const T: TableSchema = TableSchema::new("pk")
@@ -181,7 +181,7 @@ fn misspelled_placeholders_and_unkeyable_fields_are_reported_before_any_write() 
     assert_eq!(err.kind(), ErrorKind::InvalidMapper);
     assert_eq!(err.entity_type(), Some("Reading"));
     assert_eq!(
-        err.problems(),
+        problems(&err),
         [
             "key pattern `SENSOR#{sensr_id}` names `{sensr_id}`, which is not a field of the \
              entity (its fields: at, sensor_id, tags, value); mark the keys for the table \
@@ -213,13 +213,13 @@ fn misspelled_placeholders_and_unkeyable_fields_are_reported_before_any_write() 
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidRegistry);
     assert!(
-        err.problems()
+        problems(&err)
             .iter()
             .any(|p| p.starts_with("Reading: key pattern `SENSOR#{sensr_id}` names")),
         "{err}"
     );
     assert_eq!(
-        err.problems().iter().filter(|p| p.contains("GSI9")).count(),
+        problems(&err).iter().filter(|p| p.contains("GSI9")).count(),
         1,
         "{err}"
     );
@@ -244,7 +244,7 @@ fn several_patterns_for_one_index_must_be_written_by_the_hook() {
             &[IndexKeys::table(ACTIVE), IndexKeys::table(ARCHIVED)];
     }
     assert_eq!(
-        Rendered::check().unwrap_err().problems(),
+        problems(&Rendered::check().unwrap_err()),
         [
             "declares 2 key patterns for the table; which one applies depends on state only the \
              hook knows: mark them `.by_hook()` and write the keys in `after_to_item`"
@@ -298,7 +298,7 @@ fn fields_stored_as_attributes_the_mapper_writes_are_refused() {
         ];
     }
     assert_eq!(
-        ClashMapper::check().unwrap_err().problems(),
+        problems(&ClashMapper::check().unwrap_err()),
         [
             "field `entity_type` is stored as `entityType`, the discriminator attribute",
             "field `gsi1pk` is stored as `gsi1pk`, the partition key attribute of index GSI1 its \

@@ -5,8 +5,8 @@ use std::error::Error as _;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::{
-    AttributeBag, Error, ErrorKind, Item, ItemExt, Mapper, MapperExt, NamingConvention, Record,
-    TableSchema, hooks::put_str,
+    AttributeBag, Error, ErrorDetails, ErrorKind, Item, ItemExt, Mapper, MapperExt,
+    NamingConvention, Record, TableSchema, hooks::put_str,
 };
 use dynamodb_mapper_support::seed001::*;
 use dynamodb_mapper_support::values::{n, s, unknown_value};
@@ -430,8 +430,10 @@ fn writes_dynamodb_would_reject_are_refused() {
          `data` 409569 bytes, `entityType` 14 bytes, `pk` 8 bytes"
     );
     assert_eq!(err.kind(), ErrorKind::ItemTooLarge);
-    assert_eq!(err.item_size(), Some(409_601));
-    let largest = err.largest_attributes();
+    let ErrorDetails::ItemTooLarge { size, largest, .. } = err.details() else {
+        panic!("{err:?}")
+    };
+    assert_eq!(*size, 409_601);
     // The `None` tags are not written (5 bytes for `tags` and a NULL).
     assert_eq!(largest[0], ("data".to_string(), 409_569));
     assert_eq!(largest.len(), 3);

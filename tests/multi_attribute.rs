@@ -13,7 +13,7 @@ use dynamodb_mapper::{
     ErrorKind, GlobalSecondaryIndex, IndexKeys, Item, KeyAttribute, KeyPattern, Mapper, MapperExt,
     NamingConvention, Registry, ScalarType, TableSchema,
 };
-use dynamodb_mapper_support::local;
+use dynamodb_mapper_support::{local, problems};
 use serde::{Deserialize, Serialize};
 
 const BY_REGION: GlobalSecondaryIndex = GlobalSecondaryIndex::multi_attribute(
@@ -645,7 +645,7 @@ fn key_patterns_cannot_render_a_multi_attribute_key() {
             IndexKeys::index("ByRegion", KeyPattern::partition("{tenant}")),
         ];
     }
-    let problems = Wrong::check().unwrap_err().problems().to_vec();
+    let problems = problems(&Wrong::check().unwrap_err());
     assert_eq!(
         problems,
         [
@@ -776,7 +776,7 @@ fn part_patterns_are_checked_against_the_index() {
             IndexKeys::part("ByRegion", "placedAt", KeyPattern::sort("{placed_at}")),
         ];
     }
-    let problems = Wrong::check().unwrap_err().problems().to_vec();
+    let problems = problems(&Wrong::check().unwrap_err());
     assert_eq!(
         problems,
         [

@@ -22,20 +22,22 @@ use aws_sdk_dynamodb::types::{
 use aws_smithy_mocks::{RuleMode, mock};
 use dynamodb_mapper::ops::{self, Table};
 use dynamodb_mapper::{
-    Error, ErrorKind, Item, ItemExt, Mapper, MapperExt, Record, ScalarType, TableSchema,
+    Error, ErrorDetails, ErrorKind, Item, ItemExt, Mapper, MapperExt, Record, ScalarType,
+    TableSchema,
 };
 use dynamodb_mapper_support::requests::{
     delete_request, fast_retry, mock_client, offline_client, put_pk, put_request, sent_keys,
     sent_writes,
 };
 use dynamodb_mapper_support::seed001::*;
+use dynamodb_mapper_support::{attempts, cause, unread, unwritten};
 
 const TABLE: &str = "AppTable";
 
 /// The parts of a `BatchWriteIncomplete`, checked for the accounting
 /// invariant: written + not written + in doubt = sent, each request once.
 fn incomplete(err: &Error, sent: usize) -> (usize, Vec<String>, Vec<String>, Option<&Error>) {
-    let Some(unwritten) = err.unwritten() else {
+    let Some(unwritten) = unwritten(err) else {
         panic!("expected BatchWriteIncomplete, got {err:?}");
     };
     let (written, unprocessed, in_doubt) = (
@@ -54,7 +56,7 @@ fn incomplete(err: &Error, sent: usize) -> (usize, Vec<String>, Vec<String>, Opt
     for pk in unprocessed.iter().chain(&in_doubt) {
         assert!(all.insert(pk), "{pk} handed back twice");
     }
-    (written, unprocessed, in_doubt, err.cause())
+    (written, unprocessed, in_doubt, cause(err))
 }
 
 /// A batch write whose first answer lists `odd` as unprocessed (computed
@@ -391,19 +393,22 @@ async fn batch_get_answers_that_make_no_sense_hand_every_key_back() {
             .get_items(keys.clone())
             .await
             .unwrap_err();
-        assert_eq!(err.operation(), Some("BatchGetItem"), "{needle}: {err:?}");
-        assert_eq!(err.kind(), ErrorKind::BatchIncomplete, "{needle}: {err:?}");
+        assert_eq!(
+            err.kind(),
+            ErrorKind::BatchGetIncomplete,
+            "{needle}: {err:?}"
+        );
         assert!(
-            err.unread().is_some_and(|u| u.read.is_empty()),
+            unread(&err).is_some_and(|u| u.read.is_empty()),
             "{needle}: nothing of a nonsense answer is trusted"
         );
         assert_eq!(
-            err.unread().map(|u| u.unprocessed.len()),
+            unread(&err).map(|u| u.unprocessed.len()),
             Some(10),
             "{needle}: every key handed back"
         );
         assert_eq!(rule.num_calls(), 1, "{needle}: no retry after nonsense");
-        assert_unexpected(err.cause(), needle);
+        assert_unexpected(cause(&err), needle);
     }
 }
 
@@ -559,7 +564,7 @@ fn client_at(url: &str, operation_timeout: Option<Duration>, retry: RetryConfig)
 }
 
 fn is_timeout(err: &Error) -> bool {
-    err.kind() == ErrorKind::Timeout || err.cause().is_some_and(is_timeout)
+    err.kind() == ErrorKind::Timeout || cause(err).is_some_and(is_timeout)
 }
 
 /// A client that retries generously and bounds no call of its own: only
@@ -620,7 +625,7 @@ async fn the_deadline_bounds_each_helper_call_with_its_accounting() {
     let err = table.batch_getter().get_items(keys).await.unwrap_err();
     within(started, "batch get");
     assert_eq!(
-        err.unread().map(|u| u.unprocessed.len()),
+        unread(&err).map(|u| u.unprocessed.len()),
         Some(150),
         "{err}"
     );
@@ -772,7 +777,10 @@ async fn the_tables_call_bound_holds_for_every_call_and_every_page_of_a_stream()
         assert_eq!(items.len(), 1, "{what}: one error, then the stream ends");
         let err = items.into_iter().next().unwrap().unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Timeout, "{what}: {err:#}");
-        assert_eq!(err.timeout(), Some(Duration::from_millis(300)), "{what}");
+        assert!(
+            matches!(err.details(), ErrorDetails::Timeout { after, .. } if *after == Duration::from_millis(300)),
+            "{what}: {err:?}"
+        );
     }
     assert!(
         started.elapsed() < Duration::from_secs(5),
@@ -1142,7 +1150,7 @@ async fn an_increment_whose_answer_is_lost_is_sent_once_and_odd_answers_are_erro
     assert_eq!(rule.num_calls(), 1, "sent once");
     assert_eq!(err.kind(), ErrorKind::MaybeApplied, "{err}");
     assert_eq!(err.key(), Some(r#"pk="COUNTER#c", sk="COUNTER""#), "{err}");
-    assert_eq!(err.cause().map(Error::kind), Some(ErrorKind::Sdk), "{err}");
+    assert_eq!(cause(&err).map(Error::kind), Some(ErrorKind::Sdk), "{err}");
 
     // Throttled: refused without being applied, so retried.
     let rule = mock!(Client::update_item)
@@ -1197,7 +1205,7 @@ async fn an_increment_whose_answer_is_lost_is_sent_once_and_odd_answers_are_erro
             .unwrap_err();
         // The answer came: the increment was applied, and the error says so.
         assert_eq!(err.kind(), ErrorKind::MaybeApplied, "{err:#}");
-        let cause = err.cause().unwrap();
+        let cause = cause(&err).unwrap();
         assert_eq!(cause.kind(), ErrorKind::UnexpectedResponse);
         assert!(cause.to_string().contains(expected), "{err:#}");
         assert!(
@@ -1267,7 +1275,7 @@ async fn an_attempt_that_may_have_applied_a_batch_write_is_never_hidden_by_a_lat
             (0, 0, 3),
             "{later}: {err:#}"
         );
-        assert_eq!(err.attempts(), Some(2), "{err:#}");
+        assert_eq!(attempts(&err), Some(2), "{err:#}");
     }
 }
 
@@ -1337,7 +1345,7 @@ async fn a_transaction_resends_unanswered_and_throttled_sends_with_its_token() {
     assert_eq!(rule.num_calls(), 2);
     assert_eq!(err.kind(), ErrorKind::MaybeApplied, "{err:#}");
     assert_eq!(
-        err.cause().map(Error::kind),
+        cause(&err).map(Error::kind),
         Some(ErrorKind::Sdk),
         "{err:#}"
     );

@@ -8,7 +8,9 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::expr::attr;
 use dynamodb_mapper::ops::{RetryPolicy, Table};
-use dynamodb_mapper::{ErrorKind, Item, ItemExt, Mapper, MapperExt, Record, Registry};
+use dynamodb_mapper::{
+    ErrorDetails, ErrorKind, Item, ItemExt, Mapper, MapperExt, Record, Registry,
+};
 use dynamodb_mapper_support::local;
 use dynamodb_mapper_support::seed001::*;
 use futures_util::TryStreamExt;
@@ -258,7 +260,9 @@ async fn a_transaction_whose_condition_fails_writes_nothing() {
     .unwrap();
     let err = tx.send().await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TransactionCanceled);
-    let canceled = err.canceled();
+    let ErrorDetails::TransactionCanceled { canceled, .. } = err.details() else {
+        panic!("{err:?}")
+    };
     assert_eq!(canceled.len(), 1);
     assert_eq!(
         (

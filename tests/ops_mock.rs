@@ -15,11 +15,12 @@ use aws_sdk_dynamodb::types::error::{
 use aws_sdk_dynamodb::types::{CancellationReason, KeysAndAttributes};
 use aws_smithy_mocks::{RuleMode, mock};
 use dynamodb_mapper::ops::Table;
-use dynamodb_mapper::{ErrorKind, Item, Mapper, MapperExt, Record};
+use dynamodb_mapper::{ErrorDetails, ErrorKind, Item, Mapper, MapperExt, Record};
 use dynamodb_mapper_support::requests::{
     fast_retry, mock_client, offline_client, put_pk, sent_keys, sent_writes,
 };
 use dynamodb_mapper_support::seed001::*;
+use dynamodb_mapper_support::{attempts, unwritten};
 
 const TABLE: &str = "AppTable";
 
@@ -99,13 +100,13 @@ async fn endless_throttling_gives_bounded_attempts_and_every_unwritten_item() {
         .unwrap_err();
     // Two batches (25 + 5), four attempts each.
     assert_eq!(rule.num_calls(), 8);
-    assert_eq!(err.kind(), ErrorKind::BatchIncomplete);
+    assert_eq!(err.kind(), ErrorKind::BatchWriteIncomplete);
     assert_eq!(
-        (err.unwritten().map(|u| u.written), err.attempts()),
+        (unwritten(&err).map(|u| u.written), attempts(&err)),
         (Some(0), Some(4)),
         "{err:?}"
     );
-    let unprocessed = &err.unwritten().unwrap().unprocessed;
+    let unprocessed = &unwritten(&err).unwrap().unprocessed;
     let mut pks: Vec<String> = unprocessed.iter().map(put_pk).collect();
     pks.sort();
     let expected: Vec<String> = (0..30).map(|i| format!("CUSTOMER#C{i:03}")).collect();
@@ -219,7 +220,9 @@ async fn transaction_cancellation_reasons_map_to_actions() {
         .unwrap();
     let err = tx.send().await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TransactionCanceled);
-    let canceled = err.canceled();
+    let ErrorDetails::TransactionCanceled { canceled, .. } = err.details() else {
+        panic!("{err:?}")
+    };
     assert_eq!(canceled.len(), 2);
     assert_eq!(
         (canceled[0].index, canceled[0].action.entity_type.as_str()),

@@ -7,9 +7,9 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::expr::FilterExt;
 use dynamodb_mapper::hooks::put_str;
 use dynamodb_mapper::{
-    Buckets, Decoded, DecodedItems, ErrorKind, GlobalSecondaryIndex, Item, KeyAttribute, Mapper,
-    MapperExt, MissingPolicy, NamingConvention, RawItem, Record, Registry, Result, ScalarType,
-    Skipped, TableSchema, UnknownPolicy, Unmatched,
+    Buckets, Decoded, DecodedItems, ErrorDetails, ErrorKind, GlobalSecondaryIndex, Item,
+    KeyAttribute, Mapper, MapperExt, MissingPolicy, NamingConvention, RawItem, Record, Registry,
+    Result, ScalarType, Skipped, TableSchema, UnknownPolicy, Unmatched,
 };
 use dynamodb_mapper_support::problems;
 use dynamodb_mapper_support::requests::{names, offline_client};
@@ -360,9 +360,17 @@ fn customer_partition_decodes_customer_and_orders() {
     assert_eq!(err.kind(), ErrorKind::UnknownEntityType, "{err}");
     assert_eq!(err.key(), Some(r#"pk="USER#U1", sk="SESSION#S1""#));
     assert_eq!(err.attribute(), Some("entityType"));
-    assert_eq!(err.discriminator_value(), Some("Session"));
-    assert_eq!(err.group(), None);
-    assert_eq!(err.known_entity_types(), ["Customer", "Order"]);
+    let ErrorDetails::UnknownEntityType {
+        found,
+        group,
+        known,
+        ..
+    } = err.details()
+    else {
+        panic!("{err:?}")
+    };
+    assert_eq!((found.as_str(), group), ("Session", &None));
+    assert_eq!(known, &["Customer", "Order"]);
 }
 
 #[test]

@@ -35,7 +35,9 @@ use aws_sdk_dynamodb::types::{
 };
 use aws_smithy_mocks::{Rule, RuleMode, mock};
 use dynamodb_mapper::ops::{CreatedTable, Table};
-use dynamodb_mapper::{ErrorKind, GlobalSecondaryIndex, KeyAttribute, ScalarType, TableSchema};
+use dynamodb_mapper::{
+    ErrorDetails, ErrorKind, GlobalSecondaryIndex, KeyAttribute, ScalarType, TableSchema,
+};
 use dynamodb_mapper_support::local;
 use dynamodb_mapper_support::requests::{fast_retry, mock_client, offline_client};
 use dynamodb_mapper_testkit::unique_table_name;
@@ -362,8 +364,7 @@ async fn an_existing_table_is_a_table_exists_error_and_is_left_alone() {
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TableExists, "{err:?}");
-    assert_eq!(err.table(), Some(name.as_str()));
-    assert_eq!(err.operation(), Some("CreateTable"));
+    assert!(matches!(err.details(), ErrorDetails::TableExists { table, .. } if *table == name));
     assert_eq!(err.to_string(), format!("table {name} already exists"));
     let source = err.source().unwrap();
     assert!(
@@ -529,10 +530,14 @@ async fn a_table_stuck_creating_ends_in_a_timeout_at_the_bound() {
     let err = create_on(&client, APP).await.unwrap_err();
     let took = started.elapsed();
 
-    assert_eq!(err.kind(), ErrorKind::Timeout, "{err:?}");
-    assert_eq!(err.timeout(), Some(Duration::from_millis(300)));
-    assert_eq!(err.table(), Some(TABLE));
-    assert_eq!(err.operation(), Some("CreateTable"));
+    assert_eq!(err.kind(), ErrorKind::TableNotActive, "{err:?}");
+    let ErrorDetails::TableNotActive { table, after, .. } = err.details() else {
+        panic!("{err:?}")
+    };
+    assert_eq!(
+        (table.as_str(), *after),
+        (TABLE, Duration::from_millis(300))
+    );
     assert_eq!(
         err.to_string(),
         "table AppTable is not active after 300ms: it is CREATING"
@@ -637,8 +642,16 @@ async fn create_table_is_sent_once_even_when_its_answer_is_lost() {
     let err = create_on(&client, APP).await.unwrap_err();
     assert_eq!(create.num_calls(), 1, "sent once");
     assert_eq!(describe.num_calls(), 0);
-    assert_eq!(err.kind(), ErrorKind::Sdk, "{err:?}");
-    assert_eq!(err.operation(), Some("CreateTable"));
+    assert!(
+        matches!(
+            err.details(),
+            ErrorDetails::Sdk {
+                operation: "CreateTable",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
 }
 
 #[tokio::test]
@@ -756,8 +769,16 @@ async fn a_failed_ttl_call_says_which_call_failed() {
     });
     let client = mock_client(&[&create, &describe, &refused]);
     let err = create_on(&client, APP).await.unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::Sdk, "{err:?}");
-    assert_eq!(err.operation(), Some("UpdateTimeToLive"));
+    assert!(
+        matches!(
+            err.details(),
+            ErrorDetails::Sdk {
+                operation: "UpdateTimeToLive",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     assert_eq!(refused.num_calls(), 1);
 }
 

@@ -7,7 +7,7 @@
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem, Update};
 use dynamodb_mapper::expr::{ConditionExt, KeyCondition, KeyConditionExt, attr};
 use dynamodb_mapper::ops::{ActionInfo, ActionKind, Table, Transaction, describe_key};
-use dynamodb_mapper::{ErrorKind, Mapper, MapperExt, PartitionView};
+use dynamodb_mapper::{ErrorDetails, ErrorKind, Mapper, MapperExt, PartitionView};
 use dynamodb_mapper_support::requests::offline_client;
 use dynamodb_mapper_support::seed004::*;
 use dynamodb_mapper_support::{local, problems};
@@ -221,7 +221,9 @@ async fn an_order_written_in_one_transaction_read_back_from_one_query() {
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TransactionCanceled);
-    let canceled = err.canceled();
+    let ErrorDetails::TransactionCanceled { canceled, .. } = err.details() else {
+        panic!("{err:?}")
+    };
     let reasons: Vec<(usize, ActionKind, &str, String, &str)> = canceled
         .iter()
         .map(|c| {

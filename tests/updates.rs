@@ -10,8 +10,8 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::expr::{Update, UpdateExt, attr, list_append, value};
 use dynamodb_mapper::ops::Table;
 use dynamodb_mapper::{
-    ErrorKind, GlobalSecondaryIndex, IndexKeys, Item, KeyPattern, Mapper, MapperExt, Record,
-    TableSchema, expr::ConditionExt,
+    ErrorDetails, ErrorKind, GlobalSecondaryIndex, IndexKeys, Item, KeyPattern, Mapper, MapperExt,
+    Record, TableSchema, expr::ConditionExt,
 };
 use dynamodb_mapper_support::local;
 use serde::{Deserialize, Serialize};
@@ -596,7 +596,9 @@ async fn a_transaction_of_every_action_is_cancelled_by_one_condition_with_the_it
     };
     let err = build("paid").send().await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TransactionCanceled);
-    let canceled = err.canceled();
+    let ErrorDetails::TransactionCanceled { canceled, .. } = err.details() else {
+        panic!("{err:?}")
+    };
     assert_eq!(canceled.len(), 1);
     assert_eq!(canceled[0].index, 3);
     assert_eq!(canceled[0].code, "ConditionalCheckFailed");
@@ -653,7 +655,10 @@ async fn a_transaction_of_every_action_is_cancelled_by_one_condition_with_the_it
     .unwrap();
     let err = tx.send().await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TransactionCanceled);
-    assert!(err.canceled()[0].decoded::<OrderMapper>().is_none());
+    let ErrorDetails::TransactionCanceled { canceled, .. } = err.details() else {
+        panic!("{err:?}")
+    };
+    assert!(canceled[0].decoded::<OrderMapper>().is_none());
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

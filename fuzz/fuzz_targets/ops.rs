@@ -46,7 +46,9 @@ use aws_sdk_dynamodb::types::{
 use aws_smithy_mocks::{MockResponse, RuleMode, mock, mock_client};
 use aws_smithy_types::body::SdkBody;
 use dynamodb_mapper::ops::{ActionKind, RetryPolicy, Table};
-use dynamodb_mapper::{Error, ErrorKind, Item, Mapper, MapperExt, ScalarType, TableSchema};
+use dynamodb_mapper::{
+    Error, ErrorDetails, ErrorKind, Item, Mapper, MapperExt, ScalarType, TableSchema,
+};
 use dynamodb_mapper_support::requests::{delete_request, put_request};
 use dynamodb_mapper_support::seed001::{APP_TABLE, Customer, CustomerMapper, customer};
 use libfuzzer_sys::fuzz_target;
@@ -1175,10 +1177,10 @@ fn check_write(
                 assert!(fake.applied[i] > 0, "Ok, but key {i} was never applied");
             }
         }
-        Err(err) if err.kind() == ErrorKind::BatchIncomplete => {
-            let unwritten = err
-                .unwritten()
-                .expect("a batch write's error counts what it wrote");
+        Err(err) if err.kind() == ErrorKind::BatchWriteIncomplete => {
+            let ErrorDetails::BatchWriteIncomplete { unwritten, .. } = err.details() else {
+                unreachable!("the kind says so")
+            };
             let (written, unprocessed, in_doubt) = (
                 unwritten.written,
                 &unwritten.unprocessed[..],
@@ -1254,8 +1256,10 @@ fn check_get(
                 );
             }
         }
-        Err(err) if err.kind() == ErrorKind::BatchIncomplete => {
-            let unread = err.unread().expect("a batch get's error holds what it read");
+        Err(err) if err.kind() == ErrorKind::BatchGetIncomplete => {
+            let ErrorDetails::BatchGetIncomplete { unread, .. } = err.details() else {
+                unreachable!("the kind says so")
+            };
             let (items, unprocessed) = (&unread.read[..], &unread.unprocessed[..]);
             assert!(!case.duplicate_input, "a duplicate key was accepted");
             assert!(fake.calls > 0, "incomplete without a call");
@@ -1307,7 +1311,9 @@ fn check_transact(
             assert_eq!(summary.consumed_capacity, None);
         }
         Err(err) if err.kind() == ErrorKind::TransactionCanceled => {
-            let canceled = err.canceled();
+            let ErrorDetails::TransactionCanceled { canceled, .. } = err.details() else {
+                unreachable!("the kind says so")
+            };
             assert!(!success, "canceled after a success answer");
             let reasons: Vec<(Option<&str>, bool)> = match &case.tx_answer {
                 TxAnswer::Canceled(reasons) => reasons

@@ -7,11 +7,13 @@
 
 use std::sync::OnceLock;
 
-use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, ViewType, lambda_records, process_records};
+use arbitrary::Arbitrary;
+use dynamodb_mapper::stream::{
+    ChangeKind, ChangeRecord, ViewType, lambda_records, process_records,
+};
 use dynamodb_mapper::{MissingPolicy, Registry, UnknownPolicy};
 use dynamodb_mapper_fuzz::{FuzzItem, FuzzItems};
 use dynamodb_mapper_support::seed000::{self, Tenant};
-use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 
 const POLICIES: [(UnknownPolicy, MissingPolicy); 3] = [
@@ -55,10 +57,16 @@ enum Input {
 }
 
 fn build(b: Built) -> ChangeRecord {
-    let kind = [ChangeKind::Insert, ChangeKind::Modify, ChangeKind::Remove][usize::from(b.kind % 3)];
+    let kind =
+        [ChangeKind::Insert, ChangeKind::Modify, ChangeKind::Remove][usize::from(b.kind % 3)];
     let mut r = ChangeRecord::new("e", kind, b.keys.0);
     if let Some(v) = b.view {
-        let views = [ViewType::KeysOnly, ViewType::NewImage, ViewType::OldImage, ViewType::NewAndOldImages];
+        let views = [
+            ViewType::KeysOnly,
+            ViewType::NewImage,
+            ViewType::OldImage,
+            ViewType::NewAndOldImages,
+        ];
         r = r.with_view_type(views[usize::from(v % 4)]);
     }
     if let Some(old) = b.old {
@@ -85,10 +93,16 @@ fn batch(registry: &Registry<Tenant>, records: Vec<dynamodb_mapper::Result<Chang
     });
     let expected_seq = first_failure.map(|i| match &records[i] {
         Ok(r) => r.sequence_number().unwrap_or("").to_owned(),
-        Err(e) => e.stream_record().and_then(|(_, s)| s).unwrap_or("").to_owned(),
+        Err(e) => e
+            .stream_record()
+            .and_then(|(_, s)| s)
+            .unwrap_or("")
+            .to_owned(),
     });
     let count = records.len();
-    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
     let mut seen = 0;
     let outcome = runtime.block_on(process_records(registry, records, |change| {
         let _ = format!("{change:?}");
@@ -124,7 +138,9 @@ fuzz_target!(|input: Input| {
         }
         Input::Json(policy, bytes) => {
             let registry = &registries()[usize::from(policy) % POLICIES.len()];
-            if let Ok(event) = serde_json::from_slice::<aws_lambda_events::event::dynamodb::Event>(&bytes) {
+            if let Ok(event) =
+                serde_json::from_slice::<aws_lambda_events::event::dynamodb::Event>(&bytes)
+            {
                 batch(registry, lambda_records(event).collect());
             }
         }
@@ -135,9 +151,11 @@ fuzz_target!(|input: Input| {
                 .into_iter()
                 .enumerate()
                 .map(|(i, item)| {
-                    Ok(ChangeRecord::new(i.to_string(), ChangeKind::Insert, Default::default())
-                        .with_sequence_number(i.to_string())
-                        .with_new_image(item))
+                    Ok(
+                        ChangeRecord::new(i.to_string(), ChangeKind::Insert, Default::default())
+                            .with_sequence_number(i.to_string())
+                            .with_new_image(item),
+                    )
                 })
                 .collect();
             batch(registry, records);

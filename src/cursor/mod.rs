@@ -24,7 +24,8 @@ pub(crate) use bind::{QueryShape, digest};
 use std::fmt;
 use std::sync::Arc;
 
-use crate::error::{Error, Result, shorten};
+use crate::describe::shorten;
+use crate::error::{Error, Result};
 use crate::item::Item;
 use crate::schema::{KeyAttribute, ScalarType, TableSchema};
 

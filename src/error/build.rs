@@ -1,21 +1,57 @@
-//! The crate's own constructors, one per kind: each says which context its
-//! kind carries (an entity type, the key of an item read or one fixed key,
-//! an attribute), so the accessors never need to list the kinds.
+//! The crate's own constructors. [`Error::new`] gives each kind the
+//! context it carries (an entity type, the key of the item read); the
+//! constructors below add what only the caller knows (an attribute, a
+//! fixed key, a source).
 
 use std::time::Duration;
 
-use super::{BoxError, CanceledAction, Error, Inner, Repr, Slot, Unread, Unwritten};
+use super::{BoxError, CanceledAction, Error, ErrorDetails as D, Inner, Slot, Unread, Unwritten};
 
 impl Error {
-    /// An error of `repr` about nothing in particular.
-    pub(super) fn from_repr(repr: Repr) -> Self {
+    /// An error of `details`: its entity type and item key open to be
+    /// filled ([`Error::with_entity_type`], `Error::with_key`) where its
+    /// kind is about an entity or raised reading an item.
+    pub(crate) fn new(details: D) -> Self {
+        let read = matches!(
+            details,
+            D::DiscriminatorMismatch { .. }
+                | D::MissingDiscriminator { .. }
+                | D::Deserialize { .. }
+                | D::ItemTooLarge { .. }
+                | D::InvalidValue { .. }
+                | D::MissingAttribute { .. }
+                | D::WrongType { .. }
+                | D::Hook { .. }
+                | D::UnknownEntityType { .. }
+        );
+        let entity = !matches!(details, D::UnknownEntityType { .. }) && read
+            || matches!(
+                details,
+                D::Serialize { .. }
+                    | D::InvalidKey { .. }
+                    | D::InvalidMapper { .. }
+                    | D::Cardinality { .. }
+                    | D::VersionCheckRequired { .. }
+                    | D::VersionConflict { .. }
+                    | D::NotFound { .. }
+                    | D::PartialRecord { .. }
+                    | D::MaybeApplied { .. }
+                    | D::InvalidKeyPattern { .. }
+            );
         Error(Box::new(Inner {
-            repr,
-            entity_type: Slot::Never,
-            key: Slot::Never,
+            details,
+            source: None,
+            entity_type: if entity { Slot::Open } else { Slot::Never },
+            key: if read { Slot::Open } else { Slot::Never },
             attribute: None,
             image: None,
         }))
+    }
+
+    /// With `source` as the cause from outside the crate.
+    pub(crate) fn with_source(mut self, source: impl Into<BoxError>) -> Self {
+        self.0.source = Some(source.into());
+        self
     }
 
     /// Says the error was raised decoding the `image` (`old` or `new`) of
@@ -36,22 +72,8 @@ impl Error {
         self
     }
 
-    /// Of a kind that names the entity type ([`Error::with_entity_type`]
-    /// sets it).
-    pub(super) fn of_entity(mut self) -> Self {
-        self.0.entity_type = Slot::Open;
-        self
-    }
-
-    /// Of a kind raised while reading an item (`Error::with_key` sets the
-    /// item's key).
-    pub(super) fn of_item(mut self) -> Self {
-        self.0.key = Slot::Open;
-        self
-    }
-
     /// About the attribute (path) `attribute`.
-    pub(super) fn at(self, attribute: impl Into<String>) -> Self {
+    pub(crate) fn at(self, attribute: impl Into<String>) -> Self {
         self.at_path(Some(attribute.into()))
     }
 
@@ -62,7 +84,7 @@ impl Error {
     }
 
     /// About the item at `key` (rendered).
-    fn at_key(mut self, key: String) -> Self {
+    pub(crate) fn at_key(mut self, key: String) -> Self {
         self.0.key = Slot::Set(key.into_boxed_str());
         self
     }
@@ -72,49 +94,37 @@ impl Error {
         expected: Vec<String>,
         found: String,
     ) -> Self {
-        Error::from_repr(Repr::DiscriminatorMismatch { expected, found })
-            .of_entity()
-            .of_item()
-            .at(attribute)
+        Error::new(D::DiscriminatorMismatch { expected, found }).at(attribute)
     }
 
     pub(crate) fn missing_discriminator(attribute: &str, found: Option<String>) -> Self {
-        Error::from_repr(Repr::MissingDiscriminator { found })
-            .of_entity()
-            .of_item()
-            .at(attribute)
+        Error::new(D::MissingDiscriminator { found }).at(attribute)
     }
 
     /// `path`: where serialization failed, when known.
     pub(crate) fn serialize(path: Option<String>, source: serde_dynamo::Error) -> Self {
-        Error::from_repr(Repr::Serialize(source))
-            .of_entity()
+        Error::new(D::Serialize {})
+            .with_source(source)
             .at_path(path)
     }
 
     /// `path`: where deserialization failed, when known.
     pub(crate) fn deserialize(path: Option<String>, source: serde_dynamo::Error) -> Self {
-        Error::from_repr(Repr::Deserialize(source))
-            .of_entity()
-            .of_item()
+        Error::new(D::Deserialize {})
+            .with_source(source)
             .at_path(path)
     }
 
     pub(crate) fn item_too_large(size: usize, limit: usize, largest: Vec<(String, usize)>) -> Self {
-        Error::from_repr(Repr::ItemTooLarge {
+        Error::new(D::ItemTooLarge {
             size,
             limit,
             largest,
         })
-        .of_entity()
-        .of_item()
     }
 
     pub(crate) fn wrong_type(attribute: &str, expected: &'static str, found: &'static str) -> Self {
-        Error::from_repr(Repr::WrongType { expected, found })
-            .of_entity()
-            .of_item()
-            .at(attribute)
+        Error::new(D::WrongType { expected, found }).at(attribute)
     }
 
     pub(crate) fn unknown_entity_type(
@@ -123,45 +133,44 @@ impl Error {
         group: Option<String>,
         known: Vec<String>,
     ) -> Self {
-        Error::from_repr(Repr::UnknownEntityType {
+        Error::new(D::UnknownEntityType {
             found,
             group,
             known,
         })
-        .of_item()
         .at(attribute)
     }
 
     pub(crate) fn invalid_registry(problems: Vec<String>) -> Self {
-        Error::from_repr(Repr::InvalidRegistry { problems })
+        Error::new(D::InvalidRegistry { problems })
     }
 
     /// A mapper whose declarations do not hold together (see
     /// `MapperExt::check`); the entity type is set by the caller.
     pub(crate) fn invalid_mapper(problems: Vec<String>) -> Self {
-        Error::from_repr(Repr::InvalidMapper { problems }).of_entity()
+        Error::new(D::InvalidMapper { problems })
     }
 
     /// `what`: `entity type` or `group`.
     pub(crate) fn not_registered(what: &'static str, name: &str) -> Self {
         let name = name.to_owned();
-        Error::from_repr(Repr::NotRegistered { what, name })
+        Error::new(D::NotRegistered { what, name })
     }
 
     pub(crate) fn invalid_filter(attribute: &str, reason: String) -> Self {
-        Error::from_repr(Repr::InvalidFilter { reason }).at(attribute)
+        Error::new(D::InvalidFilter { reason }).at(attribute)
     }
 
     /// `expected`: `exactly one` or `at most one`.
     pub(crate) fn cardinality(expected: &'static str, found: usize) -> Self {
-        Error::from_repr(Repr::Cardinality { expected, found }).of_entity()
+        Error::new(D::Cardinality { expected, found })
     }
 
     pub(crate) fn unclaimed_items(
         discriminator: String,
         counts: Vec<(Option<String>, usize)>,
     ) -> Self {
-        Error::from_repr(Repr::UnclaimedItems {
+        Error::new(D::UnclaimedItems {
             discriminator,
             counts,
         })
@@ -169,8 +178,7 @@ impl Error {
 
     /// A [`ErrorKind::Sdk`](super::ErrorKind::Sdk) error for `operation`.
     pub(crate) fn sdk(operation: &'static str, source: impl Into<BoxError>) -> Self {
-        let source = source.into();
-        Error::from_repr(Repr::Sdk { operation, source })
+        Error::new(D::Sdk { operation }).with_source(source)
     }
 
     pub(crate) fn batch_write_incomplete(
@@ -179,7 +187,7 @@ impl Error {
         attempts: u32,
         cause: Option<Error>,
     ) -> Self {
-        Error::from_repr(Repr::BatchWriteIncomplete {
+        Error::new(D::BatchWriteIncomplete {
             table,
             unwritten,
             attempts,
@@ -193,7 +201,7 @@ impl Error {
         attempts: u32,
         cause: Option<Error>,
     ) -> Self {
-        Error::from_repr(Repr::BatchGetIncomplete {
+        Error::new(D::BatchGetIncomplete {
             table,
             unread,
             attempts,
@@ -202,7 +210,7 @@ impl Error {
     }
 
     pub(crate) fn timed_out(operation: &'static str, after: Duration) -> Self {
-        Error::from_repr(Repr::Timeout {
+        Error::new(D::Timeout {
             operation,
             after,
             deadline: false,
@@ -212,7 +220,7 @@ impl Error {
     /// The helper's deadline of `after` ran out during (or before)
     /// `operation`.
     pub(crate) fn deadline_passed(operation: &'static str, after: Duration) -> Self {
-        Error::from_repr(Repr::Timeout {
+        Error::new(D::Timeout {
             operation,
             after,
             deadline: true,
@@ -223,7 +231,7 @@ impl Error {
     /// last `DescribeTable` said.
     pub(crate) fn table_not_active(table: &str, after: Duration, status: String) -> Self {
         let table = table.to_owned();
-        Error::from_repr(Repr::TableNotActive {
+        Error::new(D::TableNotActive {
             table,
             after,
             status,
@@ -233,25 +241,21 @@ impl Error {
     /// `CreateTable` of `table` was refused: a table of that name exists.
     pub(crate) fn table_exists(table: &str, source: aws_sdk_dynamodb::Error) -> Self {
         let table = table.to_owned();
-        let source = Box::new(source);
-        Error::from_repr(Repr::TableExists { table, source })
+        Error::new(D::TableExists { table }).with_source(source)
     }
 
     /// The client cannot run `operation` for a helper: `reason`.
     pub(crate) fn client_config(operation: &'static str, reason: &'static str) -> Self {
-        Error::from_repr(Repr::ClientConfig { operation, reason })
+        Error::new(D::ClientConfig { operation, reason })
     }
 
     /// [`Error::missing_attribute`] of an attribute a projection left out.
     pub(crate) fn missing_projected(attribute: impl Into<String>) -> Self {
-        Error::from_repr(Repr::MissingAttribute { projected: true })
-            .of_entity()
-            .of_item()
-            .at(attribute)
+        Error::new(D::MissingAttribute { projected: true }).at(attribute)
     }
 
     pub(crate) fn invalid_cursor(reason: impl Into<String>) -> Self {
-        Error::from_repr(Repr::InvalidCursor {
+        Error::new(D::InvalidCursor {
             reason: reason.into(),
         })
     }
@@ -261,7 +265,7 @@ impl Error {
         sequence_number: Option<&str>,
         reason: impl Into<String>,
     ) -> Self {
-        Error::from_repr(Repr::InvalidStreamRecord {
+        Error::new(D::InvalidStreamRecord {
             event_id: event_id.to_owned(),
             sequence_number: sequence_number.map(str::to_owned),
             reason: reason.into(),
@@ -269,7 +273,7 @@ impl Error {
     }
 
     pub(crate) fn unexpected_response(operation: &'static str, reason: String) -> Self {
-        Error::from_repr(Repr::UnexpectedResponse { operation, reason })
+        Error::new(D::UnexpectedResponse { operation, reason })
     }
 
     /// `operation`: what was asked, e.g. `batch put`; `attribute`: the
@@ -280,21 +284,18 @@ impl Error {
         attribute: &str,
         instead: &'static str,
     ) -> Self {
-        Error::from_repr(Repr::VersionCheckRequired { operation, instead })
-            .of_entity()
+        Error::new(D::VersionCheckRequired { operation, instead })
             .at_key(key)
             .at(attribute)
     }
 
     pub(crate) fn duplicate_key(operation: &'static str, key: String) -> Self {
-        Error::from_repr(Repr::DuplicateKey { operation }).at_key(key)
+        Error::new(D::DuplicateKey { operation }).at_key(key)
     }
 
     /// `expected`: the version the write expected (`None`: no item).
     pub(crate) fn version_conflict(key: String, expected: Option<u64>) -> Self {
-        Error::from_repr(Repr::VersionConflict { expected })
-            .of_entity()
-            .at_key(key)
+        Error::new(D::VersionConflict { expected }).at_key(key)
     }
 
     /// Says the error is about the key attribute `name` (when it names no
@@ -310,38 +311,33 @@ impl Error {
     /// `projection`.
     pub(crate) fn partial_record(key: String, projection: &str) -> Self {
         let projection = projection.to_owned();
-        Error::from_repr(Repr::PartialRecord { projection })
-            .of_entity()
-            .at_key(key)
+        Error::new(D::PartialRecord { projection }).at_key(key)
     }
 
     /// `operation` on the item at `key` got no credible answer (`cause`):
     /// it may have been applied.
     pub(crate) fn maybe_applied(operation: &'static str, key: String, cause: Error) -> Self {
-        Error::from_repr(Repr::MaybeApplied { operation, cause })
-            .of_entity()
-            .at_key(key)
+        Error::new(D::MaybeApplied { operation, cause }).at_key(key)
     }
 
     pub(crate) fn not_found(key: String) -> Self {
-        Error::from_repr(Repr::NotFound).of_entity().at_key(key)
+        Error::new(D::NotFound {}).at_key(key)
     }
 
     pub(crate) fn transaction_canceled(
         canceled: Vec<CanceledAction>,
         source: aws_sdk_dynamodb::Error,
     ) -> Self {
-        let source = Box::new(source);
-        Error::from_repr(Repr::TransactionCanceled { canceled, source })
+        Error::new(D::TransactionCanceled { canceled }).with_source(source)
     }
 
     /// `what`: what is over the limit, e.g. `transaction`.
     pub(crate) fn limit(what: &'static str, count: usize, limit: usize) -> Self {
-        Error::from_repr(Repr::Limit { what, count, limit })
+        Error::new(D::Limit { what, count, limit })
     }
 
     pub(crate) fn invalid_key_pattern(pattern: &str, reason: String) -> Self {
         let pattern = pattern.to_owned();
-        Error::from_repr(Repr::InvalidKeyPattern { pattern, reason }).of_entity()
+        Error::new(D::InvalidKeyPattern { pattern, reason })
     }
 }

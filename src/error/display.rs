@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use super::{CanceledAction, Error, Repr, Unwritten};
+use super::{Error, ErrorDetails as D, Unwritten};
 
 impl fmt::Display for Error {
     /// This error's message; with `{:#}`, followed by each of its sources,
@@ -31,91 +31,121 @@ impl Error {
         let entity_type = self.entity_type();
         let key = self.key().unwrap_or_default();
         let attribute = self.attribute().unwrap_or_default();
-        let prefix = Prefix(entity_type);
+        let prefix = Maybe(entity_type, "", ": ");
         let keyed = KeyedPrefix(entity_type, self.key());
-        match &self.0.repr {
-            Repr::DiscriminatorMismatch { expected, found } => write!(
-                f,
-                "{keyed}discriminator `{attribute}` is {found:?}, expected {}",
-                Expected(expected)
-            ),
-            Repr::MissingDiscriminator { found } => write!(
+        match &self.0.details {
+            D::DiscriminatorMismatch { expected, found } => {
+                write!(
+                    f,
+                    "{keyed}discriminator `{attribute}` is {found:?}, expected "
+                )?;
+                let one_of = if expected.len() == 1 { "" } else { "one of " };
+                write!(f, "{one_of}{}", List(expected, ", ", quoted))
+            }
+            D::MissingDiscriminator { found } => write!(
                 f,
                 "{keyed}discriminator `{attribute}` is missing{}",
-                Found(found.as_deref())
+                Maybe(found.as_deref(), " (found ", ")")
             ),
-            Repr::Serialize(_) => {
-                write!(f, "{prefix}cannot serialize{}", At(self.attribute()))
+            D::Serialize {} => {
+                write!(
+                    f,
+                    "{prefix}cannot serialize{}",
+                    Maybe(self.attribute(), " attribute `", "`")
+                )
             }
-            Repr::Deserialize(_) => {
-                write!(f, "{keyed}cannot deserialize{}", At(self.attribute()))
+            D::Deserialize {} => {
+                write!(
+                    f,
+                    "{keyed}cannot deserialize{}",
+                    Maybe(self.attribute(), " attribute `", "`")
+                )
             }
-            Repr::InvalidKey { reason } => {
+            D::InvalidKey { reason } => {
                 write!(f, "{prefix}key attribute `{attribute}` {reason}")
             }
-            Repr::ItemTooLarge {
+            D::ItemTooLarge {
                 size,
                 limit,
                 largest,
-            } => write!(
-                f,
-                "{keyed}item is {size} bytes, over the limit of {limit} bytes{}",
-                Largest(largest)
-            ),
-            Repr::InvalidValue { reason } => write!(f, "{keyed}attribute `{attribute}` {reason}"),
-            Repr::MissingAttribute { projected: false } => {
+            } => {
+                write!(
+                    f,
+                    "{keyed}item is {size} bytes, over the limit of {limit} bytes"
+                )?;
+                if largest.is_empty() {
+                    return Ok(());
+                }
+                let each = |(name, size): &(String, usize), f: &mut fmt::Formatter<'_>| {
+                    write!(f, "`{name}` {size} bytes")
+                };
+                write!(f, "; largest attributes: {}", List(largest, ", ", each))
+            }
+            D::InvalidValue { reason } => write!(f, "{keyed}attribute `{attribute}` {reason}"),
+            D::MissingAttribute { projected: false } => {
                 write!(f, "{keyed}attribute `{attribute}` is missing")
             }
-            Repr::MissingAttribute { projected: true } => write!(
+            D::MissingAttribute { projected: true } => write!(
                 f,
                 "{keyed}attribute `{attribute}` is missing: the projection does not include it \
                  (add it to the projection expression or the index's projection, or read the \
                  whole item)"
             ),
-            Repr::WrongType { expected, found } => write!(
+            D::WrongType { expected, found } => write!(
                 f,
                 "{keyed}attribute `{attribute}` is {found}, expected {expected}"
             ),
-            Repr::Hook { hook, .. } => write!(f, "{keyed}hook `{hook}` failed"),
-            Repr::UnknownEntityType {
+            D::Hook { hook, .. } => write!(f, "{keyed}hook `{hook}` failed"),
+            D::UnknownEntityType {
                 found,
                 group,
                 known,
-            } => write!(
-                f,
-                "{keyed}discriminator `{attribute}` is {found:?}, which {}",
-                NoReader(group.as_deref(), known)
-            ),
-            Repr::InvalidRegistry { problems } => write!(
+            } => {
+                write!(f, "{keyed}discriminator `{attribute}` is {found:?}, which ")?;
+                match group {
+                    None => f.write_str("no registered mapper reads (registered: ")?,
+                    Some(g) => write!(f, "no mapper of group {g:?} reads (members: ")?,
+                }
+                write!(f, "{})", List(known, ", ", quoted))
+            }
+            D::InvalidRegistry { problems } => write!(
                 f,
                 "invalid registry ({}): {}",
                 Counted(problems.len(), "problem"),
-                Joined(problems)
+                List(problems, "; ", |p, f| f.write_str(p))
             ),
-            Repr::InvalidMapper { problems } => write!(
+            D::InvalidMapper { problems } => write!(
                 f,
                 "{prefix}invalid mapper ({}): {}",
                 Counted(problems.len(), "problem"),
-                Joined(problems)
+                List(problems, "; ", |p, f| f.write_str(p))
             ),
-            Repr::NotRegistered { what, name } => write!(f, "{what} {name:?} is not registered"),
-            Repr::InvalidFilter { reason } => {
+            D::NotRegistered { what, name } => write!(f, "{what} {name:?} is not registered"),
+            D::InvalidFilter { reason } => {
                 write!(f, "discriminator filter on `{attribute}` {reason}")
             }
-            Repr::Cardinality { expected, found } => {
+            D::Cardinality { expected, found } => {
                 write!(f, "{prefix}expected {expected} item, found {found}")
             }
-            Repr::UnclaimedItems {
+            D::UnclaimedItems {
                 discriminator,
                 counts,
-            } => write!(
-                f,
-                "{} not claimed: {}",
-                Unclaimed(counts),
-                UnclaimedList(counts, discriminator)
-            ),
-            Repr::Sdk { operation, .. } => write!(f, "dynamodb {operation} failed"),
-            Repr::BatchWriteIncomplete {
+            } => {
+                match counts.iter().map(|(_, c)| c).sum::<usize>() {
+                    1 => f.write_str("1 item was not claimed: ")?,
+                    n => write!(f, "{n} items were not claimed: ")?,
+                }
+                for (i, (value, count)) in counts.iter().enumerate() {
+                    let sep = if i > 0 { ", " } else { "" };
+                    match value {
+                        Some(v) => write!(f, "{sep}{count} of {v:?}")?,
+                        None => write!(f, "{sep}{count} without discriminator `{discriminator}`")?,
+                    }
+                }
+                Ok(())
+            }
+            D::Sdk { operation, .. } => write!(f, "dynamodb {operation} failed"),
+            D::BatchWriteIncomplete {
                 table,
                 unwritten:
                     Unwritten {
@@ -133,7 +163,7 @@ impl Error {
                 unprocessed.len(),
                 in_doubt.len()
             ),
-            Repr::BatchGetIncomplete {
+            D::BatchGetIncomplete {
                 table,
                 unread,
                 attempts,
@@ -145,12 +175,12 @@ impl Error {
                 unread.unprocessed.len(),
                 unread.read.len()
             ),
-            Repr::Timeout {
+            D::Timeout {
                 operation,
                 after,
                 deadline: false,
             } => write!(f, "dynamodb {operation} got no answer within {after:?}"),
-            Repr::Timeout {
+            D::Timeout {
                 operation,
                 after,
                 deadline: true,
@@ -158,7 +188,7 @@ impl Error {
                 f,
                 "dynamodb {operation} ran out of the helper's deadline of {after:?}"
             ),
-            Repr::TableNotActive {
+            D::TableNotActive {
                 table,
                 after,
                 status,
@@ -166,55 +196,68 @@ impl Error {
                 f,
                 "table {table} is not active after {after:?}: it is {status}"
             ),
-            Repr::TableExists { table, .. } => write!(f, "table {table} already exists"),
-            Repr::ClientConfig { operation, reason } => {
+            D::TableExists { table, .. } => write!(f, "table {table} already exists"),
+            D::ClientConfig { operation, reason } => {
                 write!(f, "the client cannot run dynamodb {operation}: {reason}")
             }
-            Repr::InvalidCursor { reason } => write!(f, "invalid pagination cursor: {reason}"),
-            Repr::InvalidStreamRecord {
+            D::InvalidCursor { reason } => write!(f, "invalid pagination cursor: {reason}"),
+            D::InvalidStreamRecord {
                 event_id, reason, ..
             } => {
                 write!(f, "stream record {event_id:?} cannot be read: {reason}")
             }
-            Repr::UnexpectedResponse { operation, reason } => write!(
+            D::UnexpectedResponse { operation, reason } => write!(
                 f,
                 "dynamodb {operation} returned an unexpected response: {reason}"
             ),
-            Repr::VersionCheckRequired { operation, instead } => write!(
+            D::VersionCheckRequired { operation, instead } => write!(
                 f,
                 "{prefix}{operation} of {key} would skip the version check on `{attribute}`; \
                  use {instead}"
             ),
-            Repr::DuplicateKey { operation } => write!(
+            D::DuplicateKey { operation } => write!(
                 f,
                 "{operation} addresses the item {key} twice; nothing was sent"
             ),
-            Repr::VersionConflict { expected } => write!(
-                f,
-                "{prefix}version conflict on {key}: {}",
-                Expected2(*expected)
-            ),
-            Repr::NotFound => write!(f, "{prefix}no item at {key}"),
-            Repr::PartialRecord { projection } => write!(
+            D::VersionConflict { expected } => {
+                write!(f, "{prefix}version conflict on {key}: ")?;
+                match expected {
+                    Some(v) => write!(
+                        f,
+                        "expected version {v}, another writer changed or deleted the item"
+                    ),
+                    None => f.write_str(
+                        "expected no item (or, for a record read, an item without a version), \
+                         but another writer got there first",
+                    ),
+                }
+            }
+            D::NotFound {} => write!(f, "{prefix}no item at {key}"),
+            D::PartialRecord { projection } => write!(
                 f,
                 "{prefix}the record of {key} was read through the projection `{projection}`, \
                  so it cannot be written whole: that would drop every attribute the projection \
                  left out; update the fields it holds (Table::update_versioned) or read the \
                  whole item"
             ),
-            Repr::MaybeApplied { operation, .. } => write!(
+            D::MaybeApplied { operation, .. } => write!(
                 f,
                 "{prefix}dynamodb {operation} of {key} may have been applied: no credible answer \
                  came (read the item to know)"
             ),
-            Repr::TransactionCanceled { canceled, .. } => {
-                write!(f, "transaction canceled: {}", Canceled(canceled))
+            D::TransactionCanceled { canceled } if canceled.is_empty() => {
+                f.write_str("transaction canceled: no reason given")
             }
-            Repr::Limit { what, count, limit } => write!(
+            D::TransactionCanceled { canceled } => write!(
+                f,
+                "transaction canceled: {}",
+                List(canceled, "; ", |a, f| write!(f, "{a}"))
+            ),
+            D::Limit { what, count, limit } => write!(
                 f,
                 "{what} has {count} entries, more than dynamodb's limit of {limit}"
             ),
-            Repr::InvalidKeyPattern { pattern, reason } => match self.attribute() {
+            D::InvalidKeyPattern { pattern, reason } => match self.attribute() {
                 Some(attribute) => write!(
                     f,
                     "{prefix}key attribute `{attribute}`: key pattern `{pattern}` {reason}"
@@ -227,17 +270,12 @@ impl Error {
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.0.repr {
-            Repr::Serialize(source) | Repr::Deserialize(source) => Some(source),
-            Repr::Hook { source, .. } | Repr::Sdk { source, .. } => Some(&**source),
-            Repr::TransactionCanceled { source, .. } | Repr::TableExists { source, .. } => {
-                Some(&**source)
-            }
-            Repr::BatchWriteIncomplete { cause, .. } | Repr::BatchGetIncomplete { cause, .. } => {
+        match &self.0.details {
+            D::BatchWriteIncomplete { cause, .. } | D::BatchGetIncomplete { cause, .. } => {
                 cause.as_ref().map(|c| c as _)
             }
-            Repr::MaybeApplied { cause, .. } => Some(cause),
-            _ => None,
+            D::MaybeApplied { cause, .. } => Some(cause),
+            _ => self.0.source.as_deref().map(|s| s as _),
         }
     }
 }
@@ -256,22 +294,11 @@ impl fmt::Debug for Error {
         if let Some(attribute) = self.attribute() {
             out.field("attribute", &attribute);
         }
-        out.field("data", &self.0.repr).finish()
+        out.field("data", &self.0.details).finish()
     }
 }
 
-struct Prefix<'a>(Option<&'a str>);
-impl fmt::Display for Prefix<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Some(t) => write!(f, "{t}: "),
-            None => Ok(()),
-        }
-    }
-}
-
-/// The entity type and the item's key: `Customer (pk="C#1", sk="M"): `, or
-/// `item (pk="C#1"): ` without an entity type.
+/// The entity type and key in front of a message about an item.
 struct KeyedPrefix<'a>(Option<&'a str>, Option<&'a str>);
 impl fmt::Display for KeyedPrefix<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -284,155 +311,46 @@ impl fmt::Display for KeyedPrefix<'_> {
     }
 }
 
-struct Largest<'a>(&'a [(String, usize)]);
-impl fmt::Display for Largest<'_> {
+/// `items`, each shown by `show`, with `sep` between them.
+struct List<'a, T>(
+    &'a [T],
+    &'static str,
+    fn(&T, &mut fmt::Formatter<'_>) -> fmt::Result,
+);
+impl<T> fmt::Display for List<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, (name, size)) in self.0.iter().enumerate() {
-            let lead = if i == 0 {
-                "; largest attributes: "
-            } else {
-                ", "
-            };
-            write!(f, "{lead}`{name}` {size} bytes")?;
+        for (i, item) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(self.1)?;
+            }
+            (self.2)(item, f)?;
         }
         Ok(())
     }
 }
 
-struct At<'a>(Option<&'a str>);
-impl fmt::Display for At<'_> {
+/// Shows a string quoted.
+fn quoted(s: &String, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    write!(f, "{s:?}")
+}
+
+/// Shows `text` when `value` is there, with `value` in place of `{}`.
+struct Maybe<'a>(Option<&'a str>, &'static str, &'static str);
+impl fmt::Display for Maybe<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
-            Some(p) => write!(f, " attribute `{p}`"),
+            Some(v) => write!(f, "{}{v}{}", self.1, self.2),
             None => Ok(()),
         }
     }
 }
 
-struct Found<'a>(Option<&'a str>);
-impl fmt::Display for Found<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Some(p) => write!(f, " (found {p})"),
-            None => Ok(()),
-        }
-    }
-}
-
-struct Expected2(Option<u64>);
-impl fmt::Display for Expected2 {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Some(v) => write!(
-                f,
-                "expected version {v}, another writer changed or deleted the item"
-            ),
-            None => f.write_str(
-                "expected no item (or, for a record read, an item without a version), \
-                 but another writer got there first",
-            ),
-        }
-    }
-}
-
-struct Canceled<'a>(&'a [CanceledAction]);
-impl fmt::Display for Canceled<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() {
-            return f.write_str("no reason given");
-        }
-        for (i, action) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str("; ")?;
-            }
-            write!(f, "{action}")?;
-        }
-        Ok(())
-    }
-}
-
-struct Expected<'a>(&'a [String]);
-impl fmt::Display for Expected<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            [one] => write!(f, "{one:?}"),
-            many => {
-                f.write_str("one of ")?;
-                for (i, v) in many.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{v:?}")?;
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-struct NoReader<'a>(Option<&'a str>, &'a [String]);
-impl fmt::Display for NoReader<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            None => f.write_str("no registered mapper reads (registered: ")?,
-            Some(g) => write!(f, "no mapper of group {g:?} reads (members: ")?,
-        }
-        for (i, v) in self.1.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "{v:?}")?;
-        }
-        f.write_str(")")
-    }
-}
-
+/// `n` and `what`, plural unless `n` is one.
 struct Counted(usize, &'static str);
 impl fmt::Display for Counted {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = if self.0 == 1 { "" } else { "s" };
         write!(f, "{} {}{s}", self.0, self.1)
-    }
-}
-
-struct Joined<'a>(&'a [String]);
-impl fmt::Display for Joined<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, p) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str("; ")?;
-            }
-            f.write_str(p)?;
-        }
-        Ok(())
-    }
-}
-
-struct Unclaimed<'a>(&'a [(Option<String>, usize)]);
-impl fmt::Display for Unclaimed<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let n: usize = self.0.iter().map(|(_, c)| c).sum();
-        if n == 1 {
-            f.write_str("1 item was")
-        } else {
-            write!(f, "{n} items were")
-        }
-    }
-}
-
-struct UnclaimedList<'a>(&'a [(Option<String>, usize)], &'a str);
-impl fmt::Display for UnclaimedList<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, (value, count)) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            match value {
-                Some(v) => write!(f, "{count} of {v:?}")?,
-                None => write!(f, "{count} without discriminator `{}`", self.1)?,
-            }
-        }
-        Ok(())
     }
 }
 
@@ -461,7 +379,7 @@ mod tests {
             format!("{own}: dynamodb BatchWriteItem failed: connection reset")
         );
         assert_eq!(
-            format!("{:#}", err.cause().unwrap()),
+            format!("{:#}", err.source().unwrap()),
             "dynamodb BatchWriteItem failed: connection reset"
         );
     }

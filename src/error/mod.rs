@@ -11,21 +11,15 @@
 //! `ARCHITECTURE.md`). Each file's own docs say what it holds.
 
 use std::collections::HashMap;
-use std::time::Duration;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-mod access;
 mod build;
-mod describe;
+mod details;
 mod display;
-mod kind;
 mod transaction;
 
-pub use access::{Unread, Unwritten};
-pub use describe::{describe_key, type_name};
-pub(crate) use describe::{describe_value, shorten, shown, write_key_part};
-pub use kind::ErrorKind;
+pub use details::{ErrorDetails, ErrorKind, Unread, Unwritten};
 pub use transaction::{ActionInfo, ActionKind, CanceledAction};
 
 /// Result alias used throughout the crate.
@@ -44,13 +38,12 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// The crate's error type.
 ///
-/// Tell errors apart by [`kind`](Error::kind) (an [`ErrorKind`]), and read
-/// their data through the accessors: [`entity_type`](Error::entity_type),
-/// [`key`](Error::key) and [`attribute`](Error::attribute) for what an error
-/// is about, and one accessor per piece of data of a kind (such as
-/// [`canceled`](Error::canceled), [`unwritten`](Error::unwritten)
-/// or [`expected_version`](Error::expected_version)). The representation is
-/// private, so new kinds and new data can come without breaking your code.
+/// Tell errors apart by [`kind`](Error::kind) (an [`ErrorKind`]); read
+/// what an error is about with [`entity_type`](Error::entity_type),
+/// [`key`](Error::key) and [`attribute`](Error::attribute), whatever its
+/// kind, and the data only its kind has with [`details`](Error::details)
+/// (an [`ErrorDetails`]). Both enums are non-exhaustive, so new kinds and
+/// new data can come without breaking your code.
 ///
 /// Messages are lowercase and start with the entity type when it is known
 /// and, for errors of reading an item, the item's key (`Customer
@@ -91,7 +84,11 @@ pub struct Error(Box<Inner>);
 /// only its kind has.
 #[derive(Debug)]
 struct Inner {
-    repr: Repr,
+    details: ErrorDetails,
+    /// The cause from outside the crate (a serializer's, a hook's, the
+    /// SDK's), when there is one; a cause of this crate's own is in
+    /// `details`.
+    source: Option<BoxError>,
     /// The entity type, for the kinds that name one.
     entity_type: Slot<String>,
     /// The item's key, rendered: for the errors of reading an item (open
@@ -142,167 +139,6 @@ impl<T> Slot<T> {
     }
 }
 
-/// The kinds of error, each with the data only it has (see
-/// [`Error`]'s accessors and [`ErrorKind`] for what each means).
-#[derive(Debug)]
-enum Repr {
-    DiscriminatorMismatch {
-        /// Values the mapper accepts (its entity type and aliases).
-        expected: Vec<String>,
-        found: String,
-    },
-    MissingDiscriminator {
-        /// What was there instead, if anything (e.g. `a number (N)`).
-        found: Option<String>,
-    },
-    Serialize(serde_dynamo::Error),
-    Deserialize(serde_dynamo::Error),
-    InvalidKey {
-        reason: String,
-    },
-    ItemTooLarge {
-        size: usize,
-        limit: usize,
-        /// At most three, largest first, each with its size.
-        largest: Vec<(String, usize)>,
-    },
-    InvalidValue {
-        reason: String,
-    },
-    MissingAttribute {
-        /// The item was a projection that does not include the attribute.
-        projected: bool,
-    },
-    WrongType {
-        expected: &'static str,
-        found: &'static str,
-    },
-    Hook {
-        hook: &'static str,
-        source: BoxError,
-    },
-    UnknownEntityType {
-        found: String,
-        group: Option<String>,
-        /// The entity types that can be read (of the group, if any).
-        known: Vec<String>,
-    },
-    InvalidRegistry {
-        problems: Vec<String>,
-    },
-    InvalidMapper {
-        problems: Vec<String>,
-    },
-    NotRegistered {
-        /// `entity type` or `group`.
-        what: &'static str,
-        name: String,
-    },
-    InvalidFilter {
-        reason: String,
-    },
-    Cardinality {
-        /// `exactly one` or `at most one`.
-        expected: &'static str,
-        found: usize,
-    },
-    UnclaimedItems {
-        /// The discriminator attribute (not what the error is about: no
-        /// [`Error::attribute`]).
-        discriminator: String,
-        /// Discriminator value (`None`: absent or not a string) and how many
-        /// items with it were left, in the order first seen.
-        counts: Vec<(Option<String>, usize)>,
-    },
-    Sdk {
-        operation: &'static str,
-        source: BoxError,
-    },
-    BatchWriteIncomplete {
-        table: String,
-        unwritten: Unwritten,
-        attempts: u32,
-        cause: Option<Error>,
-    },
-    BatchGetIncomplete {
-        table: String,
-        unread: Unread,
-        attempts: u32,
-        cause: Option<Error>,
-    },
-    Timeout {
-        operation: &'static str,
-        after: Duration,
-        /// The helper's whole deadline ran out (else one call's bound).
-        deadline: bool,
-    },
-    TableNotActive {
-        table: String,
-        /// How long the helper was to wait.
-        after: Duration,
-        /// What the last `DescribeTable` said, e.g. `CREATING`.
-        status: String,
-    },
-    TableExists {
-        table: String,
-        source: Box<aws_sdk_dynamodb::Error>,
-    },
-    ClientConfig {
-        operation: &'static str,
-        reason: &'static str,
-    },
-    UnexpectedResponse {
-        operation: &'static str,
-        reason: String,
-    },
-    InvalidCursor {
-        reason: String,
-    },
-    InvalidStreamRecord {
-        event_id: String,
-        sequence_number: Option<String>,
-        reason: String,
-    },
-    VersionCheckRequired {
-        /// What was asked, e.g. `batch put`.
-        operation: &'static str,
-        /// The helper to use instead.
-        instead: &'static str,
-    },
-    DuplicateKey {
-        operation: &'static str,
-    },
-    VersionConflict {
-        /// `None`: the write expected no item.
-        expected: Option<u64>,
-    },
-    NotFound,
-    PartialRecord {
-        /// The projection's attribute names, as read.
-        projection: String,
-    },
-    MaybeApplied {
-        operation: &'static str,
-        /// Why no credible answer came: a timeout, a broken connection, a
-        /// server error, an answer that cannot be read or makes no sense.
-        cause: Error,
-    },
-    TransactionCanceled {
-        canceled: Vec<CanceledAction>,
-        source: Box<aws_sdk_dynamodb::Error>,
-    },
-    Limit {
-        /// What is over the limit, e.g. `transaction`.
-        what: &'static str,
-        count: usize,
-        limit: usize,
-    },
-    InvalidKeyPattern {
-        pattern: String,
-        reason: String,
-    },
-}
-
 /// An item or key, as the SDK has them.
 type AttributeMap = HashMap<String, AttributeValue>;
 
@@ -315,10 +151,7 @@ impl Error {
     /// ```
     #[must_use]
     pub fn missing_attribute(attribute: impl Into<String>) -> Self {
-        Error::from_repr(Repr::MissingAttribute { projected: false })
-            .of_entity()
-            .of_item()
-            .at(attribute)
+        Error::new(ErrorDetails::MissingAttribute { projected: false }).at(attribute)
     }
 
     /// A [`ErrorKind::InvalidValue`] error for the attribute `path`, saying
@@ -331,10 +164,7 @@ impl Error {
     #[must_use]
     pub fn invalid_value(path: impl Into<String>, reason: impl Into<String>) -> Self {
         let reason = reason.into();
-        Error::from_repr(Repr::InvalidValue { reason })
-            .of_entity()
-            .of_item()
-            .at(path)
+        Error::new(ErrorDetails::InvalidValue { reason }).at(path)
     }
 
     /// A [`ErrorKind::InvalidKey`] error for the key attribute `attribute`,
@@ -347,9 +177,7 @@ impl Error {
     #[must_use]
     pub fn invalid_key(attribute: impl Into<String>, reason: impl Into<String>) -> Self {
         let reason = reason.into();
-        Error::from_repr(Repr::InvalidKey { reason })
-            .of_entity()
-            .at(attribute)
+        Error::new(ErrorDetails::InvalidKey { reason }).at(attribute)
     }
 
     /// A [`ErrorKind::Hook`] error wrapping a user error from the hook named
@@ -372,9 +200,160 @@ impl Error {
     /// ```
     #[must_use]
     pub fn hook(hook: &'static str, source: impl Into<BoxError>) -> Self {
-        let source = source.into();
-        Error::from_repr(Repr::Hook { hook, source })
-            .of_entity()
-            .of_item()
+        Error::new(ErrorDetails::Hook { hook }).with_source(source)
+    }
+
+    /// The entity type the error happened for, when known.
+    ///
+    /// ```
+    /// use dynamodb_mapper::Error;
+    ///
+    /// assert_eq!(Error::missing_attribute("sk").entity_type(), None);
+    /// ```
+    #[must_use]
+    pub fn entity_type(&self) -> Option<&str> {
+        self.0.entity_type.get().map(String::as_str)
+    }
+
+    /// The attribute or attribute path the error is about, when known.
+    ///
+    /// ```
+    /// use dynamodb_mapper::Error;
+    ///
+    /// let err = Error::invalid_value("lines[0].qty", "is NaN");
+    /// assert_eq!(err.attribute(), Some("lines[0].qty"));
+    /// ```
+    #[must_use]
+    pub fn attribute(&self) -> Option<&str> {
+        self.0.attribute.as_deref()
+    }
+
+    /// Sets the entity type if the error does not name one yet.
+    ///
+    /// The mapper calls this on every error a hook or helper returns, so errors
+    /// built inside hooks need not repeat the entity type. Errors about no
+    /// single entity type (of a registry, of a request) stay without one.
+    ///
+    /// ```
+    /// use dynamodb_mapper::Error;
+    ///
+    /// let err = Error::missing_attribute("pk").with_entity_type("Order").with_entity_type("Other");
+    /// assert_eq!(err.entity_type(), Some("Order"));
+    /// ```
+    #[must_use]
+    pub fn with_entity_type(mut self, name: &str) -> Self {
+        self.0.entity_type.fill(|| Some(name.to_owned()));
+        self
+    }
+
+    /// The primary key of the item the error is about, rendered as
+    /// `pk="CUSTOMER#C1", sk="METADATA"`: set on the errors of reading an
+    /// item (`from_item`, `record_from_item`, registry decoding) when the
+    /// item holds its key, and on the errors about one item (a version
+    /// conflict, no item found, a key addressed twice, a version check
+    /// skipped).
+    ///
+    /// ```
+    /// # use dynamodb_mapper::MapperExt;
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::{Item, Mapper, TableSchema};
+    ///
+    /// #[derive(Debug, serde::Serialize, serde::Deserialize)]
+    /// struct Note {
+    ///     text: String,
+    /// }
+    /// struct NoteMapper;
+    /// impl Mapper for NoteMapper {
+    ///     type Entity = Note;
+    ///     const ENTITY_TYPE: &'static str = "Note";
+    ///     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    ///     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> {
+    ///         Ok(())
+    ///     }
+    /// }
+    /// let item = Item::from([
+    ///     ("pk".to_string(), AttributeValue::S("NOTE#1".into())),
+    ///     ("sk".to_string(), AttributeValue::N("7".into())),
+    ///     ("entityType".to_string(), AttributeValue::S("Note".into())),
+    /// ]);
+    /// let err = NoteMapper::from_item(item).unwrap_err();
+    /// assert_eq!(err.key(), Some(r#"pk="NOTE#1", sk=7"#));
+    /// assert_eq!(err.to_string(), r#"Note (pk="NOTE#1", sk=7): attribute `text` is missing"#);
+    /// assert_eq!(dynamodb_mapper::Error::missing_attribute("text").key(), None);
+    /// ```
+    #[must_use]
+    pub fn key(&self) -> Option<&str> {
+        self.0.key.get().map(|k| &**k)
+    }
+
+    /// Sets the item's key (rendered by `item::describe_key`) on an error of
+    /// reading an item, if it names none yet; an empty key is no key.
+    pub(crate) fn with_key(mut self, rendered: impl FnOnce() -> String) -> Self {
+        self.0.key.fill(|| {
+            Some(rendered())
+                .filter(|k| !k.is_empty())
+                .map(String::into_boxed_str)
+        });
+        self
+    }
+    /// The event id and sequence number (when known) of the stream record
+    /// an [`InvalidStreamRecord`](crate::ErrorKind::InvalidStreamRecord)
+    /// error is about.
+    ///
+    /// ```
+    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
+    /// use dynamodb_mapper::Registry;
+    /// # use dynamodb_mapper_support::doc::*;
+    /// let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
+    /// // A removal cannot carry the item as it is after the change.
+    /// let record = ChangeRecord::new("e1", ChangeKind::Remove, Default::default())
+    ///     .with_sequence_number("42")
+    ///     .with_new_image(Default::default());
+    /// let err = registry.decode_change(record).unwrap_err();
+    /// assert_eq!(err.stream_record(), Some(("e1", Some("42"))));
+    /// assert_eq!(dynamodb_mapper::Error::invalid_value("n", "x").stream_record(), None);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn stream_record(&self) -> Option<(&str, Option<&str>)> {
+        if let Some(at) = &self.0.image {
+            return Some((&at.event_id, at.sequence_number.as_deref()));
+        }
+        match &self.0.details {
+            ErrorDetails::InvalidStreamRecord {
+                event_id,
+                sequence_number,
+                ..
+            } => Some((event_id, sequence_number.as_deref())),
+            _ => None,
+        }
+    }
+
+    /// Which image of a stream record (`"old"` or `"new"`) could not be
+    /// decoded, for an error raised decoding one; the error itself says
+    /// what was wrong with it (its kind, entity type, key and attribute).
+    ///
+    /// ```
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
+    /// # use dynamodb_mapper_support::doc::*;
+    /// let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
+    /// let item = CustomerMapper::to_item(&Customer { id: "C1".into() })?;
+    /// let mut broken = item.clone();
+    /// broken.insert("entityType".into(), AttributeValue::N("7".into()));
+    /// let record = ChangeRecord::new("e3", ChangeKind::Modify, TABLE.key_of(&item)?)
+    ///     .with_sequence_number("43")
+    ///     .with_old_image(item)
+    ///     .with_new_image(broken);
+    /// let err = registry.decode_change(record).unwrap_err();
+    /// assert_eq!(err.stream_image(), Some("new"));
+    /// assert_eq!(err.stream_record(), Some(("e3", Some("43"))));
+    /// assert!(err.to_string().starts_with("stream record \"e3\", new image: "));
+    /// assert_eq!(dynamodb_mapper::Error::invalid_value("n", "x").stream_image(), None);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    #[must_use]
+    pub fn stream_image(&self) -> Option<&'static str> {
+        self.0.image.as_ref().map(|at| at.image)
     }
 }

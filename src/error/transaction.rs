@@ -9,7 +9,7 @@ use std::fmt;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::describe_key;
+use crate::describe::describe_key;
 
 /// What an action of a transaction does.
 ///

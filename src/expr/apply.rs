@@ -50,6 +50,12 @@ impl IntoExpression for Expression {
     }
 }
 
+impl IntoExpression for &Expression {
+    fn into_expression(self) -> Result<Expression> {
+        Ok(self.clone())
+    }
+}
+
 impl IntoExpression for Condition {
     fn into_expression(self) -> Result<Expression> {
         self.build()

@@ -7,7 +7,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::operand::Attr;
 use super::update::Update;
-use crate::error::describe_value;
+use crate::describe::describe_value;
 use crate::error::{Error, Result};
 use crate::mapper::{Mapper, MapperExt, sources_of};
 

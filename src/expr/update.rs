@@ -523,7 +523,7 @@ impl Update {
             for step in steps.iter() {
                 if let Step::Name(name) = step {
                     crate::item::check_name(name).map_err(|reason| {
-                        expr_error(&crate::error::shorten(attr.path()), reason)
+                        expr_error(&crate::describe::shorten(attr.path()), reason)
                     })?;
                 }
             }

@@ -7,7 +7,8 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use super::number::{checked_number_size, parse_decimal};
 use super::size::scalar_size;
 use super::{Item, MAX_ITEM_SIZE};
-use crate::error::{Error, Result, shorten, shown};
+use crate::describe::{shorten, shown};
+use crate::error::{Error, Result};
 
 /// The longest attribute name DynamoDB documents (64 KB).
 const MAX_NAME_BYTES: usize = 65_536;

@@ -7,7 +7,8 @@ use std::time::SystemTime;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::Item;
-use crate::error::{Error, ErrorKind, Result, type_name};
+use crate::describe::type_name;
+use crate::error::{Error, ErrorKind, Result};
 use crate::time::{PointInTime, ttl_seconds};
 
 /// Typed, non-panicking getters on an [`Item`].

@@ -21,7 +21,7 @@ mod ext;
 mod number;
 mod size;
 
-pub use crate::error::type_name;
+pub use crate::describe::type_name;
 pub(crate) use check::{MAX_NESTING, check_depth, check_name, check_received, check_values};
 pub(crate) use drop::drop_item;
 pub use ext::{ItemExt, ttl_value};

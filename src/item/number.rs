@@ -5,7 +5,7 @@
 use std::str::FromStr;
 
 use super::MAX_NUMBER_DIGITS;
-use crate::error::shown;
+use crate::describe::shown;
 
 /// A DynamoDB number, reduced to what identifies its value.
 pub(super) struct Decimal {

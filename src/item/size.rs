@@ -5,7 +5,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::Item;
 use super::number::parse_decimal;
-use crate::error::shorten;
+use crate::describe::shorten;
 
 /// Size of an item by DynamoDB's rules: UTF-8 bytes of every attribute name
 /// plus the size of its value (see [`value_size`]).

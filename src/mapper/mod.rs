@@ -358,7 +358,7 @@ pub trait MapperExt: Mapper {
     ///
     /// # Errors
     /// [`ErrorKind::InvalidMapper`](crate::ErrorKind::InvalidMapper) naming
-    /// the entity type, with every problem found ([`Error::problems`]).
+    /// the entity type, with every problem found (in its [`ErrorDetails`](crate::ErrorDetails)).
     ///
     /// ```
     /// use dynamodb_mapper::{ErrorKind, IndexKeys, KeyPattern, Mapper, MapperExt, TableSchema};
@@ -523,7 +523,7 @@ pub trait MapperExt: Mapper {
     fn record_to_item(record: &Record<Self::Entity>) -> Result<Item> {
         if let Some(projection) = record.projection() {
             let key = Self::key(&record.entity)
-                .map(|k| crate::error::describe_key(&k))
+                .map(|k| crate::describe::describe_key(&k))
                 .unwrap_or_default();
             return Err(Error::partial_record(key, projection).with_entity_type(Self::ENTITY_TYPE));
         }

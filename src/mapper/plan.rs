@@ -12,7 +12,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::Mapper;
 use crate::check::RenderedKeys;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorDetails, Result};
 use crate::fields::field_table;
 use crate::item::{Item, type_name};
 use crate::key::{
@@ -82,7 +82,10 @@ pub(crate) fn plan<M: Mapper>() -> Result<&'static Plan> {
 pub(crate) fn problems<M: Mapper>() -> Vec<String> {
     match plan::<M>() {
         Ok(_) => Vec::new(),
-        Err(e) => e.problems().to_vec(),
+        Err(e) => match e.details() {
+            ErrorDetails::InvalidMapper { problems, .. } => problems.clone(),
+            _ => vec![e.to_string()],
+        },
     }
 }
 

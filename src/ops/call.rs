@@ -435,7 +435,7 @@ mod tests {
     use aws_sdk_dynamodb::operation::get_item::{GetItemError, GetItemOutput};
 
     use super::*;
-    use crate::ErrorKind;
+    use crate::{ErrorDetails, ErrorKind};
 
     /// A client whose SDK has no sleep (no `rt-tokio`, none set) cannot be
     /// bounded: the call is refused before its request is even polled.
@@ -458,7 +458,13 @@ mod tests {
         };
         assert!(!polled.load(Ordering::SeqCst));
         assert_eq!(e.kind(), ErrorKind::ClientConfig);
-        assert_eq!(e.operation(), Some("GetItem"));
+        assert!(matches!(
+            e.details(),
+            ErrorDetails::ClientConfig {
+                operation: "GetItem",
+                ..
+            }
+        ));
         assert_eq!(
             e.to_string(),
             "the client cannot run dynamodb GetItem: it has no async sleep implementation, \

@@ -253,13 +253,15 @@ impl CreateTable {
     /// - [`ErrorKind::TableExists`](crate::ErrorKind::TableExists) when a
     ///   table of that name exists already, in any state (nothing was
     ///   changed; the SDK's `ResourceInUseException` is the source).
-    /// - [`ErrorKind::Timeout`](crate::ErrorKind::Timeout) when the table is
-    ///   not `ACTIVE` within [`max_wait`](Self::max_wait): the table exists
-    ///   (its state is in the message), TTL is not enabled yet; or when a
-    ///   call got no answer in time ([`Error::operation`] names it; for
-    ///   `CreateTable` the table may or may not have been created).
-    /// - [`ErrorKind::Sdk`](crate::ErrorKind::Sdk) when a call failed:
-    ///   [`Error::operation`] says which. `UpdateTimeToLive` failing means
+    /// - [`ErrorKind::TableNotActive`](crate::ErrorKind::TableNotActive)
+    ///   when the table is not `ACTIVE` within [`max_wait`](Self::max_wait):
+    ///   the table exists (its state is in the message), TTL is not enabled
+    ///   yet.
+    /// - [`ErrorKind::Timeout`](crate::ErrorKind::Timeout) when a call got
+    ///   no answer in time (its details name the request; for `CreateTable`
+    ///   the table may or may not have been created).
+    /// - [`ErrorKind::Sdk`](crate::ErrorKind::Sdk) when a call failed: its
+    ///   details name the request. `UpdateTimeToLive` failing means
     ///   the table exists and is `ACTIVE` but TTL is not enabled: send
     ///   [`TableDefinition::update_time_to_live_request`] to finish.
     /// - [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse)

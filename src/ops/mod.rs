@@ -58,7 +58,8 @@ mod version;
 
 use std::time::Duration;
 
-pub use crate::error::{ActionInfo, ActionKind, CanceledAction, Unread, Unwritten, describe_key};
+pub use crate::describe::describe_key;
+pub use crate::error::{ActionInfo, ActionKind, CanceledAction, Unread, Unwritten};
 pub use batch::{
     BATCH_GET_LIMIT, BATCH_WRITE_LIMIT, BatchGetter, BatchRead, BatchSummary, BatchWriter,
     FailedItem,

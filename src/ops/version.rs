@@ -123,7 +123,7 @@ fn versioned_item<M: Mapper>(
     // `to_item` checked the item without its version number.
     crate::check::size(&item).map_err(|e| {
         e.with_entity_type(M::ENTITY_TYPE)
-            .with_key(|| crate::error::describe_key(&key))
+            .with_key(|| crate::describe::describe_key(&key))
     })?;
     let condition = expected_state::<M>(stored, version, attr).build_with_prefix(PREFIX)?;
     Ok(VersionedPut {

@@ -13,7 +13,7 @@ use crate::record::Record;
 use super::checks::{duplicates, key_collisions, key_overlaps, layout_differences, resolve_groups};
 use super::dispatch::{Inner, Registry};
 use super::entry::{DecodeFn, Entry, GroupData};
-use super::filter::DiscriminatorFilter;
+use super::filter::discriminator_filter;
 use super::policy::{MissingPolicy, UnknownPolicy};
 
 /// Builds a [`Registry`]; [`build`](Self::build) checks the design.
@@ -392,7 +392,7 @@ impl<T> RegistryBuilder<T> {
                 name,
                 entity_types,
                 members: mask,
-                filter: DiscriminatorFilter::new(attribute, values.into_iter())?,
+                filter: discriminator_filter(attribute, values.into_iter())?,
             });
         }
         let entity_types = self.entries.iter().map(|e| e.entity_type).collect();

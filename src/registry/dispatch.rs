@@ -8,13 +8,14 @@ use std::sync::Arc;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::error::{Error, Result};
+use crate::expr::Expression;
 use crate::item::{Item, check_depth, drop_item, type_name};
 use crate::schema::TableSchema;
 
 use super::buckets::Buckets;
 use super::decoded::{Decoded, DecodedItems, RawItem, Skipped, Unmatched};
 use super::entry::{Entry, GroupData};
-use super::filter::DiscriminatorFilter;
+use super::filter::discriminator_filter;
 use super::policy::{Action, MissingPolicy, UnknownPolicy};
 
 pub(super) struct Inner<T> {
@@ -339,7 +340,7 @@ impl<T> Registry<T> {
     /// );
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    pub fn filter(&self, entity_types: &[&str]) -> Result<DiscriminatorFilter> {
+    pub fn filter(&self, entity_types: &[&str]) -> Result<Expression> {
         let mut chosen: Vec<&Entry<T>> = Vec::with_capacity(entity_types.len());
         for name in entity_types {
             let Some(entry) = self.inner.entries.iter().find(|e| e.entity_type == *name) else {
@@ -350,7 +351,7 @@ impl<T> Registry<T> {
             }
         }
         let values: Vec<&'static str> = chosen.iter().flat_map(|e| e.values()).collect();
-        DiscriminatorFilter::new(self.inner.attribute, values.into_iter())
+        discriminator_filter(self.inner.attribute, values.into_iter())
     }
 
     /// The names of the groups, in definition order.
@@ -526,6 +527,6 @@ mod tests {
     fn registry_is_send_and_sync_for_any_t() {
         assert_send_sync::<Registry<std::rc::Rc<u8>>>();
         assert_send_sync::<Buckets>();
-        assert_send_sync::<DiscriminatorFilter>();
+        assert_send_sync::<Expression>();
     }
 }

@@ -7,7 +7,7 @@ use crate::item::Item;
 use crate::key::IndexKeys;
 use crate::schema::TableSchema;
 
-use super::filter::DiscriminatorFilter;
+use crate::expr::Expression;
 
 /// Decodes an item read through the projection given (its attribute names),
 /// if any.
@@ -38,5 +38,5 @@ pub(super) struct GroupData {
     pub(super) entity_types: Vec<&'static str>,
     /// Membership by entry index.
     pub(super) members: Vec<bool>,
-    pub(super) filter: DiscriminatorFilter,
+    pub(super) filter: Expression,
 }

@@ -10,7 +10,7 @@ use crate::item::Item;
 use super::decoded::{Decoded, DecodedItems};
 use super::dispatch::Registry;
 use super::entry::GroupData;
-use super::filter::DiscriminatorFilter;
+use crate::expr::Expression;
 
 /// A named set of entity types of a [`Registry`], for base/derived queries:
 /// its discriminator filter, and decoding restricted to its members (an item
@@ -156,7 +156,7 @@ impl<'r, T> Group<'r, T> {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     #[must_use]
-    pub fn filter(&self) -> DiscriminatorFilter {
+    pub fn filter(&self) -> Expression {
         self.data.filter.clone()
     }
 

@@ -8,7 +8,7 @@
 //!   an item no mapper reads.
 //! - `decoded`: what decoding returns: [`Decoded`], [`DecodedItems`],
 //!   [`Skipped`], [`RawItem`], [`Unmatched`].
-//! - `filter`: [`DiscriminatorFilter`], [`DISCRIMINATOR_PLACEHOLDER`],
+//! - `filter`: the discriminator filter, [`DISCRIMINATOR_PLACEHOLDER`],
 //!   [`MAX_FILTER_VALUES`].
 //! - `buckets`: [`Buckets`], compound reads sorted by discriminator value.
 //! - `entry`: what a registry keeps per mapper and per group (private).
@@ -34,6 +34,6 @@ pub use buckets::Buckets;
 pub use builder::RegistryBuilder;
 pub use decoded::{Decoded, DecodedItems, RawItem, Skipped, Unmatched};
 pub use dispatch::Registry;
-pub use filter::{DISCRIMINATOR_PLACEHOLDER, DiscriminatorFilter, MAX_FILTER_VALUES};
+pub use filter::{DISCRIMINATOR_PLACEHOLDER, MAX_FILTER_VALUES};
 pub use group::Group;
 pub use policy::{MissingPolicy, UnknownPolicy};

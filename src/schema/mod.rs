@@ -24,7 +24,7 @@ pub use parts::{
     GlobalSecondaryIndex, IndexProjection, KeyAttribute, MAX_INDEX_KEY_ATTRIBUTES, ScalarType,
 };
 
-use crate::error::write_key_part;
+use crate::describe::write_key_part;
 use crate::item::Item;
 
 /// The layout of a table: what every mapper writing into it must agree on.

@@ -20,7 +20,8 @@
 //! Tests never skip: without DynamoDB Local, [`local::client`] panics with
 //! the testkit's message saying what to install.
 
-use dynamodb_mapper::{Error, ErrorKind};
+use dynamodb_mapper::ops::{Unread, Unwritten};
+use dynamodb_mapper::{Error, ErrorDetails};
 
 pub mod doc;
 pub mod local;
@@ -38,13 +39,47 @@ pub mod values;
 /// (SDK, mapper, testkit).
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// The problems of an [`ErrorKind::InvalidRegistry`] error; any other error fails the
-/// test.
+/// The problems of an invalid registry or mapper; any other error fails
+/// the test.
 pub fn problems(err: &Error) -> Vec<String> {
-    assert_eq!(
-        err.kind(),
-        ErrorKind::InvalidRegistry,
-        "not an invalid registry: {err:#}"
-    );
-    err.problems().to_vec()
+    match err.details() {
+        ErrorDetails::InvalidRegistry { problems, .. }
+        | ErrorDetails::InvalidMapper { problems, .. } => problems.clone(),
+        _ => panic!("not an invalid registry or mapper: {err:#}"),
+    }
+}
+
+/// What an incomplete batch write left (`None` for another error).
+pub fn unwritten(err: &Error) -> Option<&Unwritten> {
+    match err.details() {
+        ErrorDetails::BatchWriteIncomplete { unwritten, .. } => Some(unwritten),
+        _ => None,
+    }
+}
+
+/// What an incomplete batch get left (`None` for another error).
+pub fn unread(err: &Error) -> Option<&Unread> {
+    match err.details() {
+        ErrorDetails::BatchGetIncomplete { unread, .. } => Some(unread),
+        _ => None,
+    }
+}
+
+/// How many rounds an incomplete batch sent (`None` for another error).
+pub fn attempts(err: &Error) -> Option<u32> {
+    match err.details() {
+        ErrorDetails::BatchWriteIncomplete { attempts, .. }
+        | ErrorDetails::BatchGetIncomplete { attempts, .. } => Some(*attempts),
+        _ => None,
+    }
+}
+
+/// What stopped a batch, or why a write may have been applied.
+pub fn cause(err: &Error) -> Option<&Error> {
+    match err.details() {
+        ErrorDetails::BatchWriteIncomplete { cause, .. }
+        | ErrorDetails::BatchGetIncomplete { cause, .. } => cause.as_ref(),
+        ErrorDetails::MaybeApplied { cause, .. } => Some(cause),
+        _ => None,
+    }
 }

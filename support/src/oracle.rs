@@ -1104,7 +1104,10 @@ fn got<T>(result: &dynamodb_mapper::Result<T>) -> Got {
             let text = format!("{e:#}");
             if matches!(
                 kind,
-                ErrorKind::MaybeApplied | ErrorKind::Timeout | ErrorKind::BatchIncomplete
+                ErrorKind::MaybeApplied
+                    | ErrorKind::Timeout
+                    | ErrorKind::BatchWriteIncomplete
+                    | ErrorKind::BatchGetIncomplete
             ) {
                 Got::Unknown(kind, text)
             } else {

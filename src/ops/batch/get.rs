@@ -115,8 +115,8 @@ pub struct FailedItem {
 /// that lists anything else stops the batch with
 /// [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse) as
 /// the cause; every key ends up read, absent from the table, or handed back in
-/// the [`ErrorKind::BatchIncomplete`](crate::ErrorKind::BatchIncomplete) error
-/// ([`Error::unread`]); every call is bounded in time.
+/// the [`ErrorKind::BatchGetIncomplete`](crate::ErrorKind::BatchGetIncomplete) error
+/// ([`Unread`]); every call is bounded in time.
 ///
 /// ```no_run
 /// # use dynamodb_mapper::{Mapper, TableSchema, ops::BatchGetter};
@@ -276,7 +276,7 @@ impl BatchGetter {
     /// does not fit the schema;
     /// [`ErrorKind::DuplicateKey`](crate::ErrorKind::DuplicateKey) (DynamoDB
     /// rejects duplicates). After:
-    /// [`ErrorKind::BatchIncomplete`](crate::ErrorKind::BatchIncomplete) with
+    /// [`ErrorKind::BatchGetIncomplete`](crate::ErrorKind::BatchGetIncomplete) with
     /// the items read and the keys not read, and the cause (see
     /// [`Error::into_unread`]).
     ///

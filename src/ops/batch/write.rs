@@ -38,8 +38,8 @@ const OPERATION: &str = "BatchWriteItem";
 ///   [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse) as
 ///   the cause.
 /// - It stops sending at the first error that retrying cannot fix, and its
-///   [`ErrorKind::BatchIncomplete`](crate::ErrorKind::BatchIncomplete) error
-///   accounts for every request ([`Error::unwritten`]): written, certainly
+///   [`ErrorKind::BatchWriteIncomplete`](crate::ErrorKind::BatchWriteIncomplete) error
+///   accounts for every request ([`Unwritten`]): written, certainly
 ///   not written (unprocessed), or in doubt (sent, no credible answer).
 /// - Every call is bounded in time (see
 ///   [`DEFAULT_CALL_TIMEOUT`](crate::ops::DEFAULT_CALL_TIMEOUT)).
@@ -262,7 +262,7 @@ impl BatchWriter {
     /// [`ErrorKind::VersionCheckRequired`](crate::ErrorKind::VersionCheckRequired)
     /// when the schema has a version attribute (unless
     /// [`import`](Self::import)). After:
-    /// [`ErrorKind::BatchIncomplete`](crate::ErrorKind::BatchIncomplete) with
+    /// [`ErrorKind::BatchWriteIncomplete`](crate::ErrorKind::BatchWriteIncomplete) with
     /// every request not written, or in doubt, and the cause (see
     /// [`Error::into_unwritten`]).
     ///
