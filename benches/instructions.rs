@@ -31,7 +31,7 @@ struct CustomerPatterns;
 impl Mapper for CustomerPatterns {
     type Entity = Customer;
     const ENTITY_TYPE: &'static str = "Customer";
-    const TABLE: TableSchema = APP_TABLE;
+    const SCHEMA: TableSchema = APP_TABLE;
     const NAMING: NamingConvention = NamingConvention::AsIs;
     const OWNED_ATTRIBUTES: &'static [&'static str] = CustomerMapper::OWNED_ATTRIBUTES;
     const KEY_PATTERNS: &'static [IndexKeys] = &[

@@ -122,7 +122,7 @@ struct OrderChecked;
 impl Mapper for OrderChecked {
     type Entity = Order;
     const ENTITY_TYPE: &'static str = "Order";
-    const TABLE: TableSchema = APP_TABLE;
+    const SCHEMA: TableSchema = APP_TABLE;
     const NAMING: NamingConvention = NamingConvention::AsIs;
     const KEY_PATTERNS: &'static [IndexKeys] = &[
         IndexKeys::table(KeyPattern::partition("CUSTOMER#{customer_id}"))

@@ -27,7 +27,7 @@ struct EventMapper;
 impl Mapper for EventMapper {
     type Entity = Event;
     const ENTITY_TYPE: &'static str = "Event";
-    const TABLE: TableSchema = T;
+    const SCHEMA: TableSchema = T;
     const KEY_PATTERNS: &'static [IndexKeys] = &[
         IndexKeys::table(KeyPattern::partition("STREAM#{stream}"))
             .sort(KeyPattern::sort("SEQ#{seq:u4}")),

@@ -64,7 +64,7 @@ struct DocMapper;
 impl Mapper for DocMapper {
     type Entity = Doc;
     const ENTITY_TYPE: &'static str = "Doc";
-    const TABLE: TableSchema = TABLE;
+    const SCHEMA: TableSchema = TABLE;
     fn after_to_item(d: &Doc, item: &mut Item) -> dynamodb_mapper::Result<()> {
         put_str(item, "pk", format!("DOC#{}", d.id));
         put_str(item, "sk", "DOC");

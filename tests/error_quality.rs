@@ -107,7 +107,7 @@ struct ProfileMapper;
 impl Mapper for ProfileMapper {
     type Entity = Profile;
     const ENTITY_TYPE: &'static str = "Profile";
-    const TABLE: TableSchema = PROFILE_TABLE;
+    const SCHEMA: TableSchema = PROFILE_TABLE;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
 
     fn after_to_item(p: &Profile, item: &mut Item) -> dynamodb_mapper::Result<()> {
@@ -163,7 +163,7 @@ struct NoteMapper;
 impl Mapper for NoteMapper {
     type Entity = Note;
     const ENTITY_TYPE: &'static str = "Note";
-    const TABLE: TableSchema = TableSchema::new("pk")
+    const SCHEMA: TableSchema = TableSchema::new("pk")
         .sort_key("sk")
         .indexes(&[GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk")]);
 
@@ -691,7 +691,7 @@ fn cases() -> Vec<Case> {
                     impl Mapper for GridMapper {
                         type Entity = Grid;
                         const ENTITY_TYPE: &'static str = "Grid";
-                        const TABLE: TableSchema = TableSchema::new("pk");
+                        const SCHEMA: TableSchema = TableSchema::new("pk");
                         fn after_to_item(g: &Grid, item: &mut Item) -> dynamodb_mapper::Result<()> {
                             put_str(item, "pk", g.id.clone());
                             Ok(())

@@ -431,17 +431,17 @@ fn prefixes_are_checked() {
     assert_eq!(
         attr("a")
             .eq(1)
-            .build_with_prefix("")
+            .build_with_stem("")
             .unwrap_err()
             .to_string(),
-        "attribute `(expression)` placeholder prefix \"\" must be ASCII letters and digits, starting with a letter"
+        "attribute `(expression)` placeholder stem \"\" must be ASCII letters and digits, starting with a letter"
     );
-    assert!(attr("a").eq(1).build_with_prefix("1a").is_err());
-    assert!(attr("a").eq(1).build_with_prefix("a_b").is_err());
+    assert!(attr("a").eq(1).build_with_stem("1a").is_err());
+    assert!(attr("a").eq(1).build_with_stem("a_b").is_err());
     assert_eq!(
         attr("a")
             .eq(1)
-            .build_with_prefix("flt2")
+            .build_with_stem("flt2")
             .unwrap()
             .expression(),
         "#flt20 = :flt20"
@@ -712,7 +712,7 @@ struct NoteMapper;
 impl Mapper for NoteMapper {
     type Entity = Note;
     const ENTITY_TYPE: &'static str = "Note";
-    const TABLE: TableSchema = TABLE;
+    const SCHEMA: TableSchema = TABLE;
     fn after_to_item(n: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
         put_str(item, "pk", format!("USER#{}", n.id));
         put_str(item, "sk", format!("NOTE#{}", n.id));
@@ -726,7 +726,7 @@ impl Mapper for TaskMapper {
     type Entity = Task;
     const ENTITY_TYPE: &'static str = "Task";
     const ALIASES: &'static [&'static str] = &["Todo"];
-    const TABLE: TableSchema = TABLE;
+    const SCHEMA: TableSchema = TABLE;
     fn after_to_item(t: &Task, item: &mut Item) -> dynamodb_mapper::Result<()> {
         put_str(item, "pk", format!("USER#{}", t.id));
         put_str(item, "sk", format!("TASK#{}", t.id));
@@ -755,10 +755,10 @@ fn merging_with_the_discriminator_filter_never_clashes() {
     let types = registry.filter(&["Task"]).unwrap();
     assert_eq!(types.expression(), "#dmType0 IN (:dmType0, :dmType1)");
 
-    // Even a filter built with the same placeholder prefix.
+    // Even a filter built with the same placeholder stem.
     let ours = attr("status")
         .eq("open")
-        .build_with_prefix("dmType")
+        .build_with_stem("dmType")
         .unwrap();
     assert_eq!(ours.expression(), "#dmType0 = :dmType0");
     let both = (&types).into_expression().unwrap().and(ours.clone());
@@ -1270,14 +1270,14 @@ fn prefix() -> impl Strategy<Value = &'static str> {
 proptest! {
     #[test]
     fn built_expressions_bind_exactly_what_they_use(c in condition(), p in prefix()) {
-        let e = c.build_with_prefix(p).unwrap();
+        let e = c.build_with_stem(p).unwrap();
         check(&e);
     }
 
     #[test]
     fn merges_keep_each_side_meaning(a in condition(), pa in prefix(), b in condition(), pb in prefix()) {
-        let ea = a.build_with_prefix(pa).unwrap();
-        let eb = b.build_with_prefix(pb).unwrap();
+        let ea = a.build_with_stem(pa).unwrap();
+        let eb = b.build_with_stem(pb).unwrap();
         let both = ea.clone().and(eb.clone());
         check(&both);
         prop_assert_eq!(meaning(&both), format!("({}) AND ({})", meaning(&ea), meaning(&eb)));
@@ -1300,8 +1300,8 @@ proptest! {
     #[test]
     fn filters_never_disturb_a_key_condition(c in condition(), p in prefix(), pk in "[A-Z#]{1,8}", sk in "[a-z]{1,4}") {
         let key = KeyCondition::new(TABLE, pk.as_str()).sort_begins_with(sk.as_str());
-        let key_meaning = meaning(&key.build_with_prefix("k").unwrap());
-        let filter = c.build_with_prefix(p).unwrap();
+        let key_meaning = meaning(&key.build_with_stem("k").unwrap());
+        let filter = c.build_with_stem(p).unwrap();
         let query = offline_client().query().with_key_condition(key).unwrap().with_filter(filter.clone()).unwrap();
         let names = query.get_expression_attribute_names().clone().unwrap_or_default();
         let values = query.get_expression_attribute_values().clone().unwrap_or_default();

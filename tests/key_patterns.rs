@@ -38,7 +38,7 @@ struct OrderMapper;
 impl Mapper for OrderMapper {
     type Entity = Order;
     const ENTITY_TYPE: &'static str = "Order";
-    const TABLE: TableSchema = T;
+    const SCHEMA: TableSchema = T;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
     const KEY_PATTERNS: &'static [IndexKeys] = &[
         IndexKeys::table(CUSTOMER_PK).sort(ORDER_SK),
@@ -100,7 +100,7 @@ fn a_none_field_makes_the_index_sparse_and_the_table_key_an_error() {
     impl Mapper for MaybeMapper {
         type Entity = Maybe;
         const ENTITY_TYPE: &'static str = "Maybe";
-        const TABLE: TableSchema = TableSchema::new("pk");
+        const SCHEMA: TableSchema = TableSchema::new("pk");
         const KEY_PATTERNS: &'static [IndexKeys] =
             &[IndexKeys::table(KeyPattern::partition("MAYBE#{id}"))];
     }
@@ -130,7 +130,7 @@ fn the_hook_may_override_a_rendered_key_and_must_still_match_a_pattern() {
     impl Mapper for DocMapper {
         type Entity = Doc;
         const ENTITY_TYPE: &'static str = "Doc";
-        const TABLE: TableSchema = TableSchema::new("pk");
+        const SCHEMA: TableSchema = TableSchema::new("pk");
         const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(ACTIVE)];
         fn after_to_item(d: &Doc, item: &mut Item) -> dynamodb_mapper::Result<()> {
             if d.archived {
@@ -168,7 +168,7 @@ fn misspelled_placeholders_and_unkeyable_fields_are_reported_before_any_write() 
     impl Mapper for ReadingMapper {
         type Entity = Reading;
         const ENTITY_TYPE: &'static str = "Reading";
-        const TABLE: TableSchema = T;
+        const SCHEMA: TableSchema = T;
         const KEY_PATTERNS: &'static [IndexKeys] = &[
             IndexKeys::table(KeyPattern::partition("SENSOR#{sensr_id}"))
                 .sort(KeyPattern::sort("{value}#{at:u10}")),
@@ -239,7 +239,7 @@ fn several_patterns_for_one_index_must_be_written_by_the_hook() {
     impl Mapper for Rendered {
         type Entity = Product;
         const ENTITY_TYPE: &'static str = "Product";
-        const TABLE: TableSchema = S;
+        const SCHEMA: TableSchema = S;
         const KEY_PATTERNS: &'static [IndexKeys] =
             &[IndexKeys::table(ACTIVE), IndexKeys::table(ARCHIVED)];
     }
@@ -254,7 +254,7 @@ fn several_patterns_for_one_index_must_be_written_by_the_hook() {
     impl Mapper for ByHook {
         type Entity = Product;
         const ENTITY_TYPE: &'static str = "Product";
-        const TABLE: TableSchema = S;
+        const SCHEMA: TableSchema = S;
         const KEY_PATTERNS: &'static [IndexKeys] = &[
             IndexKeys::table(ACTIVE).by_hook(),
             IndexKeys::table(ARCHIVED).by_hook(),
@@ -290,7 +290,7 @@ fn fields_stored_as_attributes_the_mapper_writes_are_refused() {
     impl Mapper for ClashMapper {
         type Entity = Clash;
         const ENTITY_TYPE: &'static str = "Clash";
-        const TABLE: TableSchema = T;
+        const SCHEMA: TableSchema = T;
         const NAMING: NamingConvention = NamingConvention::CamelCase;
         const KEY_PATTERNS: &'static [IndexKeys] = &[
             IndexKeys::table(KeyPattern::partition("CLASH#{id}")).sort(KeyPattern::sort("A")),
@@ -322,7 +322,7 @@ fn an_explicit_rename_is_kept_under_the_naming_convention() {
     impl Mapper for PersonMapper {
         type Entity = Person;
         const ENTITY_TYPE: &'static str = "Person";
-        const TABLE: TableSchema = TableSchema::new("pk");
+        const SCHEMA: TableSchema = TableSchema::new("pk");
         const NAMING: NamingConvention = NamingConvention::CamelCase;
         const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(KeyPattern::partition(
             "PERSON#{person_id}#{EMail}",
@@ -383,7 +383,7 @@ async fn a_one_type_query_reads_only_that_type_without_a_registry() {
     impl Mapper for NoteMapper {
         type Entity = Note;
         const ENTITY_TYPE: &'static str = "Note";
-        const TABLE: TableSchema = T;
+        const SCHEMA: TableSchema = T;
         const KEY_PATTERNS: &'static [IndexKeys] =
             &[IndexKeys::table(CUSTOMER_PK).sort(KeyPattern::sort("ORDERNOTE#{text}"))];
     }
@@ -465,7 +465,7 @@ struct EventMapper;
 impl Mapper for EventMapper {
     type Entity = Event;
     const ENTITY_TYPE: &'static str = "Event";
-    const TABLE: TableSchema = T;
+    const SCHEMA: TableSchema = T;
     const KEY_PATTERNS: &'static [IndexKeys] =
         &[IndexKeys::table(KeyPattern::partition("TENANT#{tenant}"))
             .sort(KeyPattern::sort("DAY#{day}#EVENT#{id}"))];
@@ -627,7 +627,7 @@ struct UserMapper;
 impl Mapper for UserMapper {
     type Entity = User;
     const ENTITY_TYPE: &'static str = "User";
-    const TABLE: TableSchema = T;
+    const SCHEMA: TableSchema = T;
     const KEY_PATTERNS: &'static [IndexKeys] =
         &[IndexKeys::table(TENANT_PK).sort(KeyPattern::sort("USER#{id}"))];
 }
@@ -636,7 +636,7 @@ struct UserGroupMapper;
 impl Mapper for UserGroupMapper {
     type Entity = UserGroup;
     const ENTITY_TYPE: &'static str = "UserGroup";
-    const TABLE: TableSchema = T;
+    const SCHEMA: TableSchema = T;
     const KEY_PATTERNS: &'static [IndexKeys] =
         &[IndexKeys::table(TENANT_PK).sort(KeyPattern::sort("USERGROUP#{id}"))];
 }

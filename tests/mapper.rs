@@ -165,7 +165,7 @@ impl Mapper for LegacyCustomerMapper {
     type Entity = Customer;
     const ENTITY_TYPE: &'static str = "Customer";
     const ALIASES: &'static [&'static str] = &["customer", "CustomerV1"];
-    const TABLE: TableSchema = APP_TABLE;
+    const SCHEMA: TableSchema = APP_TABLE;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
         CustomerMapper::after_to_item(c, item)
@@ -256,7 +256,7 @@ fn after_from_item_sees_keys_not_the_whole_item() {
     impl Mapper for LineMapper {
         type Entity = Line;
         const ENTITY_TYPE: &'static str = "Line";
-        const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+        const SCHEMA: TableSchema = TableSchema::new("pk").sort_key("sk");
         fn after_to_item(l: &Line, item: &mut Item) -> dynamodb_mapper::Result<()> {
             put_str(item, "pk", format!("ORDER#{}", l.order_id));
             put_str(item, "sk", format!("LINE#{}", l.sku));
@@ -299,7 +299,7 @@ fn deny_unknown_fields_entities_still_read_items_with_keys() {
     impl Mapper for StrictMapper {
         type Entity = Strict;
         const ENTITY_TYPE: &'static str = "Strict";
-        const TABLE: TableSchema = TableSchema::new("pk");
+        const SCHEMA: TableSchema = TableSchema::new("pk");
         fn after_to_item(e: &Strict, item: &mut Item) -> dynamodb_mapper::Result<()> {
             put_str(item, "pk", format!("STRICT#{}", e.id));
             Ok(())
@@ -387,7 +387,7 @@ struct BlobMapper;
 impl Mapper for BlobMapper {
     type Entity = Blob;
     const ENTITY_TYPE: &'static str = "Blob";
-    const TABLE: TableSchema = TableSchema::new("pk");
+    const SCHEMA: TableSchema = TableSchema::new("pk");
     fn after_to_item(b: &Blob, item: &mut Item) -> dynamodb_mapper::Result<()> {
         put_str(item, "pk", format!("BLOB#{}", b.id));
         if let Some(tags) = &b.tags {
@@ -492,7 +492,7 @@ fn hook_errors_keep_the_users_error_as_source() {
     impl Mapper for DocMapper {
         type Entity = Doc;
         const ENTITY_TYPE: &'static str = "Doc";
-        const TABLE: TableSchema = TableSchema::new("pk");
+        const SCHEMA: TableSchema = TableSchema::new("pk");
         fn before_to_item(d: &Doc) -> dynamodb_mapper::Result<()> {
             Err(Error::hook("before_to_item", Quota(d.tenant.clone())))
         }
@@ -523,7 +523,7 @@ fn missing_keys_are_reported_before_sending() {
     impl Mapper for NoKeysMapper {
         type Entity = NoKeys;
         const ENTITY_TYPE: &'static str = "NoKeys";
-        const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+        const SCHEMA: TableSchema = TableSchema::new("pk").sort_key("sk");
         fn after_to_item(_: &NoKeys, item: &mut Item) -> dynamodb_mapper::Result<()> {
             put_str(item, "pk", "X");
             Ok(())
@@ -551,7 +551,7 @@ fn naming_conventions_rename_on_write_and_reverse_on_read() {
             impl Mapper for $name {
                 type Entity = Profile;
                 const ENTITY_TYPE: &'static str = "Profile";
-                const TABLE: TableSchema = TableSchema::new("pk").without_discriminator();
+                const SCHEMA: TableSchema = TableSchema::new("pk").without_discriminator();
                 const NAMING: NamingConvention = $conv;
                 fn after_to_item(p: &Profile, item: &mut Item) -> dynamodb_mapper::Result<()> {
                     put_str(item, "pk", format!("USER#{}", p.user_id));
@@ -606,7 +606,7 @@ fn without_discriminator_nothing_is_written_or_checked() {
     impl Mapper for Plain {
         type Entity = Customer;
         const ENTITY_TYPE: &'static str = "Customer";
-        const TABLE: TableSchema = TableSchema::new("pk").without_discriminator();
+        const SCHEMA: TableSchema = TableSchema::new("pk").without_discriminator();
         fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
             put_str(item, "pk", &c.customer_id);
             Ok(())
@@ -650,7 +650,7 @@ fn record_version_is_read_and_carried() {
     impl Mapper for CounterMapper {
         type Entity = Counter;
         const ENTITY_TYPE: &'static str = "Counter";
-        const TABLE: TableSchema = TableSchema::new("pk").version("version");
+        const SCHEMA: TableSchema = TableSchema::new("pk").version("version");
         fn after_to_item(c: &Counter, item: &mut Item) -> dynamodb_mapper::Result<()> {
             put_str(item, "pk", format!("COUNTER#{}", c.id));
             Ok(())
@@ -704,7 +704,7 @@ fn serialization_errors_name_the_attribute_path() {
     impl Mapper for AssemblyMapper {
         type Entity = Assembly;
         const ENTITY_TYPE: &'static str = "Assembly";
-        const TABLE: TableSchema = TableSchema::new("pk");
+        const SCHEMA: TableSchema = TableSchema::new("pk");
         const NAMING: NamingConvention = NamingConvention::CamelCase;
         fn after_to_item(a: &Assembly, item: &mut Item) -> dynamodb_mapper::Result<()> {
             put_str(item, "pk", &a.assembly_id);
@@ -737,7 +737,7 @@ fn flattened_and_enum_entities_take_the_general_path() {
     impl Mapper for AuditMapper {
         type Entity = Audit;
         const ENTITY_TYPE: &'static str = "Audit";
-        const TABLE: TableSchema = TableSchema::new("pk");
+        const SCHEMA: TableSchema = TableSchema::new("pk");
         fn after_to_item(a: &Audit, item: &mut Item) -> dynamodb_mapper::Result<()> {
             put_str(item, "pk", format!("AUDIT#{}", a.audit_id));
             Ok(())
@@ -764,7 +764,7 @@ fn flattened_and_enum_entities_take_the_general_path() {
             impl Mapper for $name {
                 type Entity = Event;
                 const ENTITY_TYPE: &'static str = "Event";
-                const TABLE: TableSchema = TableSchema::new("pk");
+                const SCHEMA: TableSchema = TableSchema::new("pk");
                 const NAMING: NamingConvention = $naming;
                 fn after_to_item(e: &Event, item: &mut Item) -> dynamodb_mapper::Result<()> {
                     let (Event::Login { user } | Event::Logout { user, .. }) = e;
@@ -827,7 +827,7 @@ fn keys_written_must_match_the_declared_key_patterns() {
             impl Mapper for $name {
                 type Entity = User;
                 const ENTITY_TYPE: &'static str = "User";
-                const TABLE: TableSchema = T;
+                const SCHEMA: TableSchema = T;
                 // Computed (`{tenant}` is no field) and sparse by state: the
                 // hook writes these keys.
                 const KEY_PATTERNS: &'static [IndexKeys] = &[
@@ -890,7 +890,7 @@ fn integers_of_128_bits_round_trip_up_to_38_digits() {
     impl Mapper for LedgerMapper {
         type Entity = Ledger;
         const ENTITY_TYPE: &'static str = "Ledger";
-        const TABLE: TableSchema = TableSchema::new("pk");
+        const SCHEMA: TableSchema = TableSchema::new("pk");
         fn after_to_item(l: &Ledger, item: &mut Item) -> dynamodb_mapper::Result<()> {
             dynamodb_mapper::hooks::put_str(item, "pk", format!("LEDGER#{}", l.id));
             Ok(())

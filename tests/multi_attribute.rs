@@ -78,7 +78,7 @@ struct OrderMapper;
 impl Mapper for OrderMapper {
     type Entity = Order;
     const ENTITY_TYPE: &'static str = "Order";
-    const TABLE: TableSchema = T;
+    const SCHEMA: TableSchema = T;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
     const KEY_PATTERNS: &'static [IndexKeys] = &[
         IndexKeys::table(KeyPattern::partition("TENANT#{tenant}"))
@@ -638,7 +638,7 @@ fn key_patterns_cannot_render_a_multi_attribute_key() {
     impl Mapper for Wrong {
         type Entity = Order;
         const ENTITY_TYPE: &'static str = "Wrong";
-        const TABLE: TableSchema = T;
+        const SCHEMA: TableSchema = T;
         const KEY_PATTERNS: &'static [IndexKeys] = &[
             IndexKeys::table(KeyPattern::partition("TENANT#{tenant}"))
                 .sort(KeyPattern::sort("ORDER#{order_id}")),
@@ -667,7 +667,7 @@ async fn key_patterns_render_string_parts_of_a_multi_attribute_key() {
     impl Mapper for Forging {
         type Entity = Order;
         const ENTITY_TYPE: &'static str = "Order";
-        const TABLE: TableSchema = T;
+        const SCHEMA: TableSchema = T;
         const NAMING: NamingConvention = NamingConvention::CamelCase;
         const KEY_PATTERNS: &'static [IndexKeys] = OrderMapper::KEY_PATTERNS;
         fn after_to_item(_: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
@@ -767,7 +767,7 @@ fn part_patterns_are_checked_against_the_index() {
     impl Mapper for Wrong {
         type Entity = Order;
         const ENTITY_TYPE: &'static str = "Wrong";
-        const TABLE: TableSchema = T;
+        const SCHEMA: TableSchema = T;
         const KEY_PATTERNS: &'static [IndexKeys] = &[
             IndexKeys::table(KeyPattern::partition("TENANT#{tenant}"))
                 .sort(KeyPattern::sort("ORDER#{order_id}")),
@@ -805,7 +805,7 @@ fn a_sort_part_given_in_part_ends_the_key_condition() {
     impl Mapper for Staged {
         type Entity = Order;
         const ENTITY_TYPE: &'static str = "Order";
-        const TABLE: TableSchema = S;
+        const SCHEMA: TableSchema = S;
         const NAMING: NamingConvention = NamingConvention::CamelCase;
         const KEY_PATTERNS: &'static [IndexKeys] = &[
             IndexKeys::table(KeyPattern::partition("TENANT#{tenant}"))

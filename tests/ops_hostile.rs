@@ -631,7 +631,7 @@ async fn the_deadline_bounds_each_helper_call_with_its_accounting() {
     );
 
     // A single write: may have been applied, named by its key.
-    let versioned = Table::new(&client, TABLE, CounterMapper::TABLE).deadline(deadline);
+    let versioned = Table::new(&client, TABLE, CounterMapper::SCHEMA).deadline(deadline);
     let mut record = Record::new(counter("d", 1));
     let started = Instant::now();
     let err = versioned
@@ -674,7 +674,7 @@ async fn every_helper_returns_in_bounded_time_from_a_silent_server() {
     let mut errors = vec![
         (
             "get_record",
-            Table::new(&client, TABLE, CounterMapper::TABLE)
+            Table::new(&client, TABLE, CounterMapper::SCHEMA)
                 .get_record::<CounterMapper>(key.clone())
                 .await
                 .map(|_| ())
@@ -682,7 +682,7 @@ async fn every_helper_returns_in_bounded_time_from_a_silent_server() {
         ),
         (
             "put_versioned",
-            Table::new(&client, TABLE, CounterMapper::TABLE)
+            Table::new(&client, TABLE, CounterMapper::SCHEMA)
                 .put_versioned::<CounterMapper>(&mut record)
                 .await
                 .map(|_| ())
@@ -690,7 +690,7 @@ async fn every_helper_returns_in_bounded_time_from_a_silent_server() {
         ),
         (
             "update_with_retry",
-            Table::new(&client, TABLE, CounterMapper::TABLE)
+            Table::new(&client, TABLE, CounterMapper::SCHEMA)
                 .retry_policy(fast_retry(2))
                 .update_with_retry::<CounterMapper, _>(key.clone(), |_| Ok(()))
                 .await
@@ -793,7 +793,7 @@ async fn the_tables_call_bound_holds_for_every_call_and_every_page_of_a_stream()
 async fn without_a_client_timeout_the_default_bound_applies() {
     let client = silent_client(None);
     let key = CounterMapper::key(&counter("a", 1)).unwrap();
-    let err = Table::new(&client, TABLE, CounterMapper::TABLE)
+    let err = Table::new(&client, TABLE, CounterMapper::SCHEMA)
         .get_record::<CounterMapper>(key)
         .await
         .map(|_| ())
@@ -836,7 +836,7 @@ async fn a_conditional_write_whose_answer_is_lost_is_not_resent_by_the_sdk() {
     let mut record = Record::new(counter("lost", 1));
     record.version = Some(10);
     record.stored = true;
-    let err = Table::new(&client, TABLE, CounterMapper::TABLE)
+    let err = Table::new(&client, TABLE, CounterMapper::SCHEMA)
         .put_versioned::<CounterMapper>(&mut record)
         .await
         .unwrap_err();
@@ -856,7 +856,7 @@ async fn a_conditional_write_whose_answer_is_lost_is_not_resent_by_the_sdk() {
         .output(|| PutItemOutput::builder().build())
         .build();
     let client = retrying_client(&rule);
-    Table::new(&client, TABLE, CounterMapper::TABLE)
+    Table::new(&client, TABLE, CounterMapper::SCHEMA)
         .put_versioned::<CounterMapper>(&mut record)
         .await
         .unwrap();
@@ -888,7 +888,7 @@ async fn a_read_modify_write_whose_answer_is_lost_applies_its_change_once() {
     let changes = Arc::new(Mutex::new(0));
     let counted = changes.clone();
     let key = CounterMapper::key(&counter("rmw", 5)).unwrap();
-    let err = Table::new(&client, TABLE, CounterMapper::TABLE)
+    let err = Table::new(&client, TABLE, CounterMapper::SCHEMA)
         .retry_policy(fast_retry(5))
         .update_with_retry::<CounterMapper, _>(key, |r| {
             *counted.lock().unwrap() += 1;
@@ -913,7 +913,7 @@ async fn a_read_modify_write_that_moves_the_item_names_the_key_attribute() {
     });
     let client = mock_client(&[&get]);
     let key = CounterMapper::key(&counter("here", 5)).unwrap();
-    let err = Table::new(&client, TABLE, CounterMapper::TABLE)
+    let err = Table::new(&client, TABLE, CounterMapper::SCHEMA)
         .retry_policy(fast_retry(2))
         .update_with_retry::<CounterMapper, _>(key, |r| {
             r.entity.counter_id = "there".into();
@@ -1143,7 +1143,7 @@ async fn an_increment_whose_answer_is_lost_is_sent_once_and_odd_answers_are_erro
         .output(|| UpdateItemOutput::builder().build())
         .build();
     let client = retrying_client(&rule);
-    let err = Table::new(&client, TABLE, CounterMapper::TABLE)
+    let err = Table::new(&client, TABLE, CounterMapper::SCHEMA)
         .increment::<CounterMapper>(key.clone(), "count", 1)
         .await
         .unwrap_err();
@@ -1168,7 +1168,7 @@ async fn an_increment_whose_answer_is_lost_is_sent_once_and_odd_answers_are_erro
         })
         .build();
     let client = retrying_client(&rule);
-    let n = Table::new(&client, TABLE, CounterMapper::TABLE)
+    let n = Table::new(&client, TABLE, CounterMapper::SCHEMA)
         .retry_policy(fast_retry(3))
         .increment::<CounterMapper>(key.clone(), "count", 1)
         .await
@@ -1199,7 +1199,7 @@ async fn an_increment_whose_answer_is_lost_is_sent_once_and_odd_answers_are_erro
     ] {
         let rule = update_answer(attributes);
         let client = mock_client(&[&rule]);
-        let err = Table::new(&client, TABLE, CounterMapper::TABLE)
+        let err = Table::new(&client, TABLE, CounterMapper::SCHEMA)
             .increment::<CounterMapper>(key.clone(), "count", 1)
             .await
             .unwrap_err();
@@ -1226,7 +1226,7 @@ async fn a_versioned_update_whose_answer_is_lost_is_not_claimed() {
         .repeatedly()
         .build();
     let client = retrying_client(&rule);
-    let err = Table::new(&client, TABLE, CounterMapper::TABLE)
+    let err = Table::new(&client, TABLE, CounterMapper::SCHEMA)
         .update_versioned::<CounterMapper>(&mut record, counter("v", 2))
         .await
         .unwrap_err();

@@ -129,7 +129,7 @@ async fn batch_put_and_get_101_items() {
 async fn sixteen_tasks_increment_one_counter_a_thousand_times_without_losing_one() {
     let (client, t) = local::client_and_table("counter", APP_TABLE).await;
     let mut record = Record::new(counter("hits", 0));
-    Table::new(&client, &t, CounterMapper::TABLE)
+    Table::new(&client, &t, CounterMapper::SCHEMA)
         .put_versioned::<CounterMapper>(&mut record)
         .await
         .unwrap();
@@ -147,7 +147,7 @@ async fn sixteen_tasks_increment_one_counter_a_thousand_times_without_losing_one
         let increments = if task < 8 { 63 } else { 62 };
         tasks.push(tokio::spawn(async move {
             for _ in 0..increments {
-                Table::new(&client, &t, CounterMapper::TABLE)
+                Table::new(&client, &t, CounterMapper::SCHEMA)
                     .retry_policy(policy)
                     .update_with_retry::<CounterMapper, _>(key.clone(), |r| {
                         attempts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -165,7 +165,7 @@ async fn sixteen_tasks_increment_one_counter_a_thousand_times_without_losing_one
         total += task.await.unwrap();
     }
     assert_eq!(total, 1000);
-    let stored = Table::new(&client, &t, CounterMapper::TABLE)
+    let stored = Table::new(&client, &t, CounterMapper::SCHEMA)
         .get_record::<CounterMapper>(key)
         .await
         .unwrap()
@@ -184,7 +184,7 @@ async fn sixteen_tasks_increment_one_counter_a_thousand_times_without_losing_one
 async fn stale_writes_and_deletes_are_rejected() {
     let (client, t) = local::client_and_table("stale", APP_TABLE).await;
     let mut mine = Record::new(counter("c", 0));
-    let v1 = Table::new(&client, &t, CounterMapper::TABLE)
+    let v1 = Table::new(&client, &t, CounterMapper::SCHEMA)
         .put_versioned::<CounterMapper>(&mut mine)
         .await
         .unwrap();
@@ -192,20 +192,20 @@ async fn stale_writes_and_deletes_are_rejected() {
 
     // Creating it again is a conflict, not an overwrite.
     let mut again = Record::new(counter("c", 99));
-    let err = Table::new(&client, &t, CounterMapper::TABLE)
+    let err = Table::new(&client, &t, CounterMapper::SCHEMA)
         .put_versioned::<CounterMapper>(&mut again)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
 
     // Someone else updates it.
-    let mut theirs = Table::new(&client, &t, CounterMapper::TABLE)
+    let mut theirs = Table::new(&client, &t, CounterMapper::SCHEMA)
         .get_record::<CounterMapper>(key.clone())
         .await
         .unwrap()
         .unwrap();
     theirs.entity.count = 5;
-    Table::new(&client, &t, CounterMapper::TABLE)
+    Table::new(&client, &t, CounterMapper::SCHEMA)
         .put_versioned::<CounterMapper>(&mut theirs)
         .await
         .unwrap();
@@ -213,12 +213,12 @@ async fn stale_writes_and_deletes_are_rejected() {
 
     // My copy is stale: neither a write nor a delete goes through.
     mine.entity.count = 1;
-    let err = Table::new(&client, &t, CounterMapper::TABLE)
+    let err = Table::new(&client, &t, CounterMapper::SCHEMA)
         .put_versioned::<CounterMapper>(&mut mine)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
-    let err = Table::new(&client, &t, CounterMapper::TABLE)
+    let err = Table::new(&client, &t, CounterMapper::SCHEMA)
         .delete_versioned::<CounterMapper>(&mine)
         .await
         .unwrap_err();
@@ -229,7 +229,7 @@ async fn stale_writes_and_deletes_are_rejected() {
             r#"Counter: version conflict on pk="COUNTER#c", sk="COUNTER": expected version {v1}, another writer changed or deleted the item"#
         )
     );
-    let stored = Table::new(&client, &t, CounterMapper::TABLE)
+    let stored = Table::new(&client, &t, CounterMapper::SCHEMA)
         .get_record::<CounterMapper>(key.clone())
         .await
         .unwrap()
@@ -237,7 +237,7 @@ async fn stale_writes_and_deletes_are_rejected() {
     assert_eq!((stored.entity.count, stored.version), (5, Some(v1 + 1)));
 
     // The fresh copy deletes.
-    Table::new(&client, &t, CounterMapper::TABLE)
+    Table::new(&client, &t, CounterMapper::SCHEMA)
         .delete_versioned::<CounterMapper>(&stored)
         .await
         .unwrap();
@@ -309,13 +309,13 @@ async fn a_transaction_whose_condition_fails_writes_nothing() {
 
     // A versioned put inside a transaction holds the version check too.
     let mut record = Record::new(counter("tx", 0));
-    Table::new(&client, &t, CounterMapper::TABLE)
+    Table::new(&client, &t, CounterMapper::SCHEMA)
         .put_versioned::<CounterMapper>(&mut record)
         .await
         .unwrap();
     let stale = record.clone();
     record.entity.count = 1;
-    Table::new(&client, &t, CounterMapper::TABLE)
+    Table::new(&client, &t, CounterMapper::SCHEMA)
         .put_versioned::<CounterMapper>(&mut record)
         .await
         .unwrap();
@@ -411,7 +411,7 @@ async fn timestamps_keep_created_at_and_move_updated_at() {
     let t0 = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
     let mut record = Record::new(counter("s", 0));
     Timestamps::DEFAULT.stamp(&mut record.bag, t0).unwrap();
-    Table::new(&client, &t, CounterMapper::TABLE)
+    Table::new(&client, &t, CounterMapper::SCHEMA)
         .put_versioned::<CounterMapper>(&mut record)
         .await
         .unwrap();
@@ -421,7 +421,7 @@ async fn timestamps_keep_created_at_and_move_updated_at() {
     for _ in 0..2 {
         later += Duration::from_secs(90);
         let now = later;
-        Table::new(&client, &t, CounterMapper::TABLE)
+        Table::new(&client, &t, CounterMapper::SCHEMA)
             .retry_policy(RetryPolicy::new(3))
             .update_with_retry::<CounterMapper, _>(key.clone(), |r| {
                 r.entity.count += 1;
@@ -448,36 +448,36 @@ async fn timestamps_keep_created_at_and_move_updated_at() {
 async fn a_stale_writer_loses_against_a_recreated_item() {
     let (client, t) = local::client_and_table("aba", APP_TABLE).await;
     let mut created = Record::new(counter("aba", 1));
-    Table::new(&client, &t, CounterMapper::TABLE)
+    Table::new(&client, &t, CounterMapper::SCHEMA)
         .put_versioned::<CounterMapper>(&mut created)
         .await
         .unwrap();
     let key = CounterMapper::key(&created.entity).unwrap();
     // A writer reads the item and is slow.
-    let mut stale = Table::new(&client, &t, CounterMapper::TABLE)
+    let mut stale = Table::new(&client, &t, CounterMapper::SCHEMA)
         .get_record::<CounterMapper>(key.clone())
         .await
         .unwrap()
         .unwrap();
     // Meanwhile the item is deleted and created again.
-    let current = Table::new(&client, &t, CounterMapper::TABLE)
+    let current = Table::new(&client, &t, CounterMapper::SCHEMA)
         .get_record::<CounterMapper>(key.clone())
         .await
         .unwrap()
         .unwrap();
-    Table::new(&client, &t, CounterMapper::TABLE)
+    Table::new(&client, &t, CounterMapper::SCHEMA)
         .delete_versioned::<CounterMapper>(&current)
         .await
         .unwrap();
     let mut recreated = Record::new(counter("aba", 100));
-    Table::new(&client, &t, CounterMapper::TABLE)
+    Table::new(&client, &t, CounterMapper::SCHEMA)
         .put_versioned::<CounterMapper>(&mut recreated)
         .await
         .unwrap();
     assert_ne!(recreated.version, stale.version, "versions do not restart");
     // The stale writer must not overwrite the new item, nor delete it.
     stale.entity.count = 2;
-    let err = Table::new(&client, &t, CounterMapper::TABLE)
+    let err = Table::new(&client, &t, CounterMapper::SCHEMA)
         .put_versioned::<CounterMapper>(&mut stale)
         .await
         .unwrap_err();
@@ -487,12 +487,12 @@ async fn a_stale_writer_loses_against_a_recreated_item() {
             .contains(r#"pk="COUNTER#aba", sk="COUNTER""#),
         "{err}"
     );
-    let err = Table::new(&client, &t, CounterMapper::TABLE)
+    let err = Table::new(&client, &t, CounterMapper::SCHEMA)
         .delete_versioned::<CounterMapper>(&stale)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
-    let stored = Table::new(&client, &t, CounterMapper::TABLE)
+    let stored = Table::new(&client, &t, CounterMapper::SCHEMA)
         .get_record::<CounterMapper>(key)
         .await
         .unwrap()
@@ -513,13 +513,13 @@ async fn items_written_before_versioning_are_adopted_not_stuck() {
     let key = CounterMapper::key(&counter("old", 7)).unwrap();
     // A brand-new record at that key must not overwrite it...
     let mut blind = Record::new(counter("old", 0));
-    let err = Table::new(&client, &t, CounterMapper::TABLE)
+    let err = Table::new(&client, &t, CounterMapper::SCHEMA)
         .put_versioned::<CounterMapper>(&mut blind)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
     // ...but a read-modify-write adopts it and gives it a version.
-    let record = Table::new(&client, &t, CounterMapper::TABLE)
+    let record = Table::new(&client, &t, CounterMapper::SCHEMA)
         .retry_policy(RetryPolicy::new(3))
         .update_with_retry::<CounterMapper, _>(key.clone(), |r| {
             r.entity.count += 1;
@@ -528,7 +528,7 @@ async fn items_written_before_versioning_are_adopted_not_stuck() {
         .await
         .unwrap();
     assert_eq!(record.entity.count, 8);
-    let stored = Table::new(&client, &t, CounterMapper::TABLE)
+    let stored = Table::new(&client, &t, CounterMapper::SCHEMA)
         .get_record::<CounterMapper>(key.clone())
         .await
         .unwrap()
@@ -538,13 +538,13 @@ async fn items_written_before_versioning_are_adopted_not_stuck() {
     // A second unversioned read of the old item is stale now.
     let mut stale = stored.clone();
     stale.version = None;
-    let err = Table::new(&client, &t, CounterMapper::TABLE)
+    let err = Table::new(&client, &t, CounterMapper::SCHEMA)
         .put_versioned::<CounterMapper>(&mut stale)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
     // And so is a versioned delete of the unversioned read.
-    let err = Table::new(&client, &t, CounterMapper::TABLE)
+    let err = Table::new(&client, &t, CounterMapper::SCHEMA)
         .delete_versioned::<CounterMapper>(&stale)
         .await
         .unwrap_err();
@@ -555,12 +555,12 @@ async fn items_written_before_versioning_are_adopted_not_stuck() {
 async fn versioned_entities_keep_their_check_in_transactions_and_imports() {
     let (client, t) = local::client_and_table("txver", APP_TABLE).await;
     let mut record = Record::new(counter("t", 1));
-    Table::new(&client, &t, CounterMapper::TABLE)
+    Table::new(&client, &t, CounterMapper::SCHEMA)
         .put_versioned::<CounterMapper>(&mut record)
         .await
         .unwrap();
     record.entity.count = 2;
-    Table::new(&client, &t, CounterMapper::TABLE)
+    Table::new(&client, &t, CounterMapper::SCHEMA)
         .put_versioned::<CounterMapper>(&mut record)
         .await
         .unwrap();
@@ -570,7 +570,7 @@ async fn versioned_entities_keep_their_check_in_transactions_and_imports() {
     let err = tx.send().await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TransactionCanceled);
     let key = CounterMapper::key(&record.entity).unwrap();
-    let stored = Table::new(&client, &t, CounterMapper::TABLE)
+    let stored = Table::new(&client, &t, CounterMapper::SCHEMA)
         .get_record::<CounterMapper>(key.clone())
         .await
         .unwrap()
@@ -580,7 +580,7 @@ async fn versioned_entities_keep_their_check_in_transactions_and_imports() {
     let mut tx = Table::new(&client, &t, APP_TABLE).transaction();
     tx.put::<CounterMapper>(&counter("fresh", 1)).unwrap();
     tx.send().await.unwrap();
-    Table::new(&client, &t, CounterMapper::TABLE)
+    Table::new(&client, &t, CounterMapper::SCHEMA)
         .retry_policy(RetryPolicy::new(2))
         .update_with_retry::<CounterMapper, _>(
             CounterMapper::key(&counter("fresh", 1)).unwrap(),
@@ -599,12 +599,12 @@ async fn versioned_entities_keep_their_check_in_transactions_and_imports() {
         .put::<CounterMapper>(&[counter("t", 50), counter("u", 1)])
         .await
         .unwrap();
-    let err = Table::new(&client, &t, CounterMapper::TABLE)
+    let err = Table::new(&client, &t, CounterMapper::SCHEMA)
         .put_versioned::<CounterMapper>(&mut record)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
-    let updated = Table::new(&client, &t, CounterMapper::TABLE)
+    let updated = Table::new(&client, &t, CounterMapper::SCHEMA)
         .retry_policy(RetryPolicy::new(2))
         .update_with_retry::<CounterMapper, _>(key, |r| {
             r.entity.count += 1;

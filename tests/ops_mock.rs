@@ -277,7 +277,7 @@ async fn a_conditional_put_conflict_is_a_version_conflict() {
     let client = aws_smithy_mocks::mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     let mut record = Record::new(counter("A", 1));
     record.version = Some(4);
-    let err = Table::new(&client, TABLE, CounterMapper::TABLE)
+    let err = Table::new(&client, TABLE, CounterMapper::SCHEMA)
         .put_versioned::<CounterMapper>(&mut record)
         .await
         .unwrap_err();

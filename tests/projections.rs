@@ -34,7 +34,7 @@ struct OrderMapper;
 impl Mapper for OrderMapper {
     type Entity = Order;
     const ENTITY_TYPE: &'static str = "Order";
-    const TABLE: TableSchema = T;
+    const SCHEMA: TableSchema = T;
     const NAMING: dynamodb_mapper::NamingConvention = dynamodb_mapper::NamingConvention::CamelCase;
     const KEY_PATTERNS: &'static [IndexKeys] = &[
         IndexKeys::table(KeyPattern::partition("CUSTOMER#{customer_id}"))
@@ -57,7 +57,7 @@ struct NoteMapper;
 impl Mapper for NoteMapper {
     type Entity = Note;
     const ENTITY_TYPE: &'static str = "Note";
-    const TABLE: TableSchema = T;
+    const SCHEMA: TableSchema = T;
     const NAMING: dynamodb_mapper::NamingConvention = dynamodb_mapper::NamingConvention::CamelCase;
     const KEY_PATTERNS: &'static [IndexKeys] =
         &[

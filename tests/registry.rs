@@ -587,7 +587,7 @@ impl Mapper for RenamedOrderMapper {
     type Entity = Order;
     const ENTITY_TYPE: &'static str = "Order";
     const ALIASES: &'static [&'static str] = &["Purchase", "SalesOrder"];
-    const TABLE: TableSchema = APP_TABLE;
+    const SCHEMA: TableSchema = APP_TABLE;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
 
     fn after_to_item(o: &Order, item: &mut Item) -> Result<()> {
@@ -964,7 +964,7 @@ macro_rules! mapper {
             type Entity = $entity;
             const ENTITY_TYPE: &'static str = $type;
             $(const ALIASES: &'static [&'static str] = $aliases;)?
-            const TABLE: TableSchema = $table;
+            const SCHEMA: TableSchema = $table;
             $(const NAMING: NamingConvention = $naming;)?
             fn after_to_item(_: &$entity, item: &mut Item) -> Result<()> {
                 put_str(item, "pk", "X");

@@ -337,7 +337,7 @@ struct UserGroupMapper;
 impl Mapper for UserGroupMapper {
     type Entity = UserGroup;
     const ENTITY_TYPE: &'static str = "UserGroup";
-    const TABLE: TableSchema = TENANT_TABLE;
+    const SCHEMA: TableSchema = TENANT_TABLE;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(TENANT_PK).sort(USERGROUP_SK)];
 

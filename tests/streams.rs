@@ -33,7 +33,7 @@ struct SessionMapper;
 impl Mapper for SessionMapper {
     type Entity = Session;
     const ENTITY_TYPE: &'static str = "Session";
-    const TABLE: TableSchema = T;
+    const SCHEMA: TableSchema = T;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
     const KEY_PATTERNS: &'static [IndexKeys] =
         &[IndexKeys::table(KeyPattern::partition("USER#{user_id}"))

@@ -136,7 +136,7 @@ struct ExpiringMapper<T>(PhantomData<T>);
 impl<T: PointInTime + 'static> Mapper for ExpiringMapper<T> {
     type Entity = Expiring<T>;
     const ENTITY_TYPE: &'static str = "Expiring";
-    const TABLE: TableSchema = TABLE;
+    const SCHEMA: TableSchema = TABLE;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
 
     fn after_to_item(e: &Expiring<T>, item: &mut Item) -> dynamodb_mapper::Result<()> {

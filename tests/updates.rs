@@ -46,7 +46,7 @@ macro_rules! order_mapper {
         impl Mapper for $name {
             type Entity = Order;
             const ENTITY_TYPE: &'static str = "Order";
-            const TABLE: TableSchema = $table;
+            const SCHEMA: TableSchema = $table;
             const KEY_PATTERNS: &'static [IndexKeys] = &[
                 IndexKeys::table(KeyPattern::partition("CUSTOMER#{customer_id}"))
                     .sort(KeyPattern::sort("ORDER#{order_id}")),
@@ -81,7 +81,7 @@ async fn by_status<M: Mapper<Entity = Order>>(
     let q = M::lookup()
         .on_index("GSI1")
         .with("status", status)
-        .query(&Table::new(client, table, M::TABLE))
+        .query(&Table::new(client, table, M::SCHEMA))
         .unwrap();
     let mut ids: Vec<String> = local::read_all::<M>(q)
         .await
@@ -423,7 +423,7 @@ struct PageViewsMapper;
 impl Mapper for PageViewsMapper {
     type Entity = PageViews;
     const ENTITY_TYPE: &'static str = "PageViews";
-    const TABLE: TableSchema = T;
+    const SCHEMA: TableSchema = T;
     // `page` is not a field: the keys come from the lookup, not the entity.
     const KEY_PATTERNS: &'static [IndexKeys] =
         &[IndexKeys::table(KeyPattern::partition("PAGE#{page}"))
@@ -680,7 +680,7 @@ macro_rules! profile_mapper {
         impl Mapper for $name {
             type Entity = Profile;
             const ENTITY_TYPE: &'static str = "Profile";
-            const TABLE: TableSchema = T;
+            const SCHEMA: TableSchema = T;
             const NONE_AS: dynamodb_mapper::NoneAs = $none;
             const KEY_PATTERNS: &'static [IndexKeys] = &[
                 IndexKeys::table(KeyPattern::partition("PROFILE#{id}"))
@@ -755,7 +755,7 @@ async fn none_is_absent_on_put_update_and_read() {
         let q = ProfileMapper::lookup()
             .on_index("GSI1")
             .with("nickname", "ada")
-            .query(&Table::new(&client, &name, ProfileMapper::TABLE))
+            .query(&Table::new(&client, &name, ProfileMapper::SCHEMA))
             .unwrap();
         local::read_all::<ProfileMapper>(q).await.unwrap().len()
     };

@@ -26,7 +26,7 @@ struct NoteMapper;
 impl Mapper for NoteMapper {
     type Entity = Note;
     const ENTITY_TYPE: &'static str = "Note";
-    const TABLE: TableSchema = TABLE;
+    const SCHEMA: TableSchema = TABLE;
     fn after_to_item(n: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
         put_str(item, "pk", format!("NOTE#{}", n.id));
         put_str(item, "sk", "METADATA");
@@ -39,7 +39,7 @@ struct Impostor;
 impl Mapper for Impostor {
     type Entity = Note;
     const ENTITY_TYPE: &'static str = "Note";
-    const TABLE: TableSchema = TABLE;
+    const SCHEMA: TableSchema = TABLE;
     fn after_to_item(n: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
         NoteMapper::after_to_item(n, item)?;
         put_str(item, "entityType", "Task");
@@ -171,7 +171,7 @@ fn a_rendered_key_a_hook_overwrote_is_checked_against_its_pattern() {
             impl Mapper for $name {
                 type Entity = Task;
                 const ENTITY_TYPE: &'static str = "Task";
-                const TABLE: TableSchema = T;
+                const SCHEMA: TableSchema = T;
                 const KEY_PATTERNS: &'static [IndexKeys] = &[
                     IndexKeys::table(KeyPattern::partition("TASK#{id}"))
                         .sort(KeyPattern::sort("TASK")),

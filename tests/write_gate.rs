@@ -32,7 +32,7 @@ struct PlayerMapper;
 impl Mapper for PlayerMapper {
     type Entity = Player;
     const ENTITY_TYPE: &'static str = "Player";
-    const TABLE: TableSchema = T;
+    const SCHEMA: TableSchema = T;
     const KEY_PATTERNS: &'static [IndexKeys] = &[
         IndexKeys::table(KeyPattern::partition("PLAYER#{player_id}"))
             .sort(KeyPattern::sort("PROFILE")),
@@ -54,7 +54,7 @@ struct OrderMapper;
 impl Mapper for OrderMapper {
     type Entity = Order;
     const ENTITY_TYPE: &'static str = "Order";
-    const TABLE: TableSchema = T;
+    const SCHEMA: TableSchema = T;
     const KEY_PATTERNS: &'static [IndexKeys] = &[
         IndexKeys::table(KeyPattern::partition("ORDER#{order_id}")).sort(KeyPattern::sort("ORDER")),
         IndexKeys::index("GSI1", KeyPattern::partition("STATUS#{status}"))
@@ -74,7 +74,7 @@ struct CounterMapper;
 impl Mapper for CounterMapper {
     type Entity = Counter;
     const ENTITY_TYPE: &'static str = "Counter";
-    const TABLE: TableSchema = VERSIONED;
+    const SCHEMA: TableSchema = VERSIONED;
     const KEY_PATTERNS: &'static [IndexKeys] =
         &[IndexKeys::table(KeyPattern::partition("COUNTER#{id}")).sort(KeyPattern::sort("C"))];
 }
@@ -399,7 +399,7 @@ struct ProfileMapper;
 impl Mapper for ProfileMapper {
     type Entity = Profile;
     const ENTITY_TYPE: &'static str = "Profile";
-    const TABLE: TableSchema = VERSIONED;
+    const SCHEMA: TableSchema = VERSIONED;
     const KEY_PATTERNS: &'static [IndexKeys] =
         &[IndexKeys::table(KeyPattern::partition("TEAM#t1"))
             .sort(KeyPattern::sort("PROFILE#{id}"))];
@@ -512,7 +512,7 @@ struct MemberMapper;
 impl Mapper for MemberMapper {
     type Entity = Member;
     const ENTITY_TYPE: &'static str = "Member";
-    const TABLE: TableSchema = T;
+    const SCHEMA: TableSchema = T;
     const KEY_PATTERNS: &'static [IndexKeys] = &[
         IndexKeys::table(KeyPattern::partition("MEMBER#{id}")).sort(KeyPattern::sort("MEMBER")),
         IndexKeys::index("GSI1", KeyPattern::partition("STATUS#{status}"))

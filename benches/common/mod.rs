@@ -14,7 +14,7 @@ pub struct OrderAsIs;
 impl Mapper for OrderAsIs {
     type Entity = Order;
     const ENTITY_TYPE: &'static str = "Order";
-    const TABLE: TableSchema = APP_TABLE;
+    const SCHEMA: TableSchema = APP_TABLE;
     const NAMING: NamingConvention = NamingConvention::AsIs;
     fn before_to_item(o: &Order) -> dynamodb_mapper::Result<()> {
         OrderMapper::before_to_item(o)
@@ -157,7 +157,7 @@ pub struct CustomerAsIs;
 impl Mapper for CustomerAsIs {
     type Entity = Customer;
     const ENTITY_TYPE: &'static str = "Customer";
-    const TABLE: TableSchema = APP_TABLE;
+    const SCHEMA: TableSchema = APP_TABLE;
     const NAMING: NamingConvention = NamingConvention::AsIs;
     const OWNED_ATTRIBUTES: &'static [&'static str] = CustomerMapper::OWNED_ATTRIBUTES;
     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {

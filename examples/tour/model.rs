@@ -86,7 +86,7 @@ pub struct CustomerMapper;
 impl Mapper for CustomerMapper {
     type Entity = Customer;
     const ENTITY_TYPE: &'static str = "Customer";
-    const TABLE: TableSchema = SHOP;
+    const SCHEMA: TableSchema = SHOP;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(CUSTOMER_PK).sort(PROFILE_SK)];
 }
@@ -96,7 +96,7 @@ pub struct AddressMapper;
 impl Mapper for AddressMapper {
     type Entity = Address;
     const ENTITY_TYPE: &'static str = "Address";
-    const TABLE: TableSchema = SHOP;
+    const SCHEMA: TableSchema = SHOP;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(CUSTOMER_PK).sort(ADDRESS_SK)];
 }
@@ -106,7 +106,7 @@ pub struct OrderMapper;
 impl Mapper for OrderMapper {
     type Entity = Order;
     const ENTITY_TYPE: &'static str = "Order";
-    const TABLE: TableSchema = SHOP;
+    const SCHEMA: TableSchema = SHOP;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
     const KEY_PATTERNS: &'static [IndexKeys] = &[
         IndexKeys::table(CUSTOMER_PK).sort(ORDER_SK),

@@ -63,7 +63,7 @@ struct RichMapper;
 impl Mapper for RichMapper {
     type Entity = Rich;
     const ENTITY_TYPE: &'static str = "Rich";
-    const TABLE: TableSchema = TableSchema::new("pk").without_discriminator();
+    const SCHEMA: TableSchema = TableSchema::new("pk").without_discriminator();
     fn after_to_item(_: &Rich, _: &mut Item) -> dynamodb_mapper::Result<()> {
         Ok(())
     }

@@ -181,14 +181,14 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             if bool::arbitrary(u)? {
                 c.build()
             } else {
-                c.build_with_prefix(prefix(u)?)
+                c.build_with_stem(prefix(u)?)
             }
         } else {
             let k = key_condition(u)?;
             if bool::arbitrary(u)? {
                 k.build()
             } else {
-                k.build_with_prefix(prefix(u)?)
+                k.build_with_stem(prefix(u)?)
             }
         };
         match e {

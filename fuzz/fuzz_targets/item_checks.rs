@@ -36,15 +36,15 @@ fn check<M: Mapper<Entity = Raw>>(item: &Item) {
     match M::to_item(&raw) {
         Ok(written) => {
             assert!(item_size(&written) <= MAX_ITEM_SIZE);
-            assert!(M::TABLE.check_item(&written).is_ok());
-            assert!(M::TABLE.key_of(&written).is_ok());
+            assert!(M::SCHEMA.check_item(&written).is_ok());
+            assert!(M::SCHEMA.key_of(&written).is_ok());
         }
         Err(e) => {
             assert_eq!(e.entity_type(), Some("Raw"));
             let _ = e.to_string();
         }
     }
-    let _ = M::TABLE.key_of(item);
+    let _ = M::SCHEMA.key_of(item);
 }
 
 fuzz_target!(|input: FuzzItem| {

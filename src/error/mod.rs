@@ -266,7 +266,7 @@ impl Error {
     /// impl Mapper for NoteMapper {
     ///     type Entity = Note;
     ///     const ENTITY_TYPE: &'static str = "Note";
-    ///     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    ///     const SCHEMA: TableSchema = TableSchema::new("pk").sort_key("sk");
     ///     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> {
     ///         Ok(())
     ///     }

@@ -22,7 +22,7 @@ use super::update::Update;
 use crate::error::{Error, Result};
 
 /// Turns something into an [`Expression`]: an expression, a [`Condition`]
-/// (built with its default placeholder prefix `c`), or the registry's
+/// (built with its default placeholder stem `c`), or the registry's
 /// discriminator filter. What the extension traits accept.
 ///
 /// ```

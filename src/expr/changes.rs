@@ -79,7 +79,7 @@ impl Update {
 fn changes<M: Mapper>(old: &M::Entity, new: &M::Entity, nested: bool) -> Result<Update> {
     let before = M::to_item(old)?;
     let after = M::to_item(new)?;
-    let table = M::TABLE;
+    let table = M::SCHEMA;
     let keys = std::iter::once(table.partition_key_attribute().name)
         .chain(table.sort_key_attribute().map(|k| k.name));
     for key in keys {
@@ -214,7 +214,7 @@ mod tests {
     impl Mapper for DocMapper {
         type Entity = Doc;
         const ENTITY_TYPE: &'static str = "Doc";
-        const TABLE: TableSchema = TableSchema::new("pk");
+        const SCHEMA: TableSchema = TableSchema::new("pk");
         fn after_to_item(d: &Doc, item: &mut Item) -> Result<()> {
             put_str(item, "pk", format!("DOC#{}", d.id));
             Ok(())

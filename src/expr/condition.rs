@@ -7,7 +7,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::expression::Expression;
 use super::operand::{Attr, Operand, OperandKind, Size, Step, ValueType};
-use super::placeholders::{Ctx, EXPRESSION, check_prefix, expr_error};
+use super::placeholders::{Ctx, EXPRESSION, check_stem, expr_error};
 use crate::error::{Error, ErrorKind, Result};
 use crate::item::{check_depth, check_number, check_values};
 
@@ -167,26 +167,26 @@ impl Condition {
     /// assert_eq!(err.to_string(), "attribute `tier` IN needs 1 to 100 operands, found 0");
     /// ```
     pub fn build(&self) -> Result<Expression> {
-        self.build_with_prefix("c")
+        self.build_with_stem("c")
     }
 
-    /// The expression, with placeholders `#<prefix>0`, `:<prefix>0`, ...
+    /// The expression, with placeholders `#<stem>0`, `:<stem>0`, ...
     ///
     /// # Errors
     /// As [`build`](Self::build), and
     /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (attribute
-    /// `(expression)`) when `prefix` is not ASCII letters and digits starting
+    /// `(expression)`) when `stem` is not ASCII letters and digits starting
     /// with a letter.
     ///
     /// ```
     /// use dynamodb_mapper::expr::attr;
-    /// assert_eq!(attr("a").eq(1).build_with_prefix("f")?.expression(), "#f0 = :f0");
-    /// assert!(attr("a").eq(1).build_with_prefix("f-").is_err());
+    /// assert_eq!(attr("a").eq(1).build_with_stem("f")?.expression(), "#f0 = :f0");
+    /// assert!(attr("a").eq(1).build_with_stem("f-").is_err());
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    pub fn build_with_prefix(&self, prefix: &str) -> Result<Expression> {
-        check_prefix(prefix)?;
-        let mut ctx = Ctx::new(prefix);
+    pub fn build_with_stem(&self, stem: &str) -> Result<Expression> {
+        check_stem(stem)?;
+        let mut ctx = Ctx::new(stem);
         let mut out = String::new();
         ctx.node(&self.0, &mut out)?;
         Ok(Expression::rendered(out, ctx))

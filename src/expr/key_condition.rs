@@ -8,7 +8,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use super::condition::Comparator;
 use super::expression::Expression;
 use super::operand::{Operand, OperandKind};
-use super::placeholders::{Ctx, check_prefix};
+use super::placeholders::{Ctx, check_stem};
 use crate::error::{Error, ErrorKind, Result};
 use crate::item::{check_depth, check_number, type_name};
 use crate::key::{Selection, SortSelection};
@@ -281,25 +281,25 @@ impl KeyCondition {
     /// assert_eq!(err.to_string(), "key attribute `pk` condition value is empty; DynamoDB rejects empty key values");
     /// ```
     pub fn build(&self) -> Result<Expression> {
-        self.build_with_prefix("k")
+        self.build_with_stem("k")
     }
 
-    /// The expression, with placeholders `#<prefix>0`, `:<prefix>0`, ...
+    /// The expression, with placeholders `#<stem>0`, `:<stem>0`, ...
     ///
     /// # Errors
     /// As [`build`](Self::build), and
     /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (attribute
-    /// `(expression)`) for a prefix that is not ASCII letters and digits
+    /// `(expression)`) for a stem that is not ASCII letters and digits
     /// starting with a letter.
     ///
     /// ```
     /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
-    /// let e = KeyCondition::new(TableSchema::new("pk"), "A").build_with_prefix("key")?;
+    /// let e = KeyCondition::new(TableSchema::new("pk"), "A").build_with_stem("key")?;
     /// assert_eq!(e.expression(), "#key0 = :key0");
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    pub fn build_with_prefix(&self, prefix: &str) -> Result<Expression> {
-        check_prefix(prefix)?;
+    pub fn build_with_stem(&self, stem: &str) -> Result<Expression> {
+        check_stem(stem)?;
         let table_pk = self.schema.partition_key_attribute();
         let table_sk = self.schema.sort_key_attribute();
         let (partition_keys, sort_keys, on): (&[KeyAttribute], &[KeyAttribute], String) =
@@ -328,7 +328,7 @@ impl KeyCondition {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let mut ctx = Ctx::new(prefix);
+        let mut ctx = Ctx::new(stem);
         let mut out = String::new();
         let and = |out: &mut String, clause: &str| {
             if !out.is_empty() {

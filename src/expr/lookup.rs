@@ -66,13 +66,13 @@ impl<M: Mapper> Lookup<'_, M> {
     /// ```
     pub fn key_condition(&self) -> Result<KeyCondition> {
         self.bound_once()?;
-        if let Some(index) = self.index_name().and_then(|name| M::TABLE.index(name))
+        if let Some(index) = self.index_name().and_then(|name| M::SCHEMA.index(name))
             && index.is_multi_attribute()
         {
             return self.multi_attribute_condition(index);
         }
-        let keys = self.keys()?;
-        let mut condition = KeyCondition::new(M::TABLE, self.partition()?);
+        let keys = self.index_keys()?;
+        let mut condition = KeyCondition::new(M::SCHEMA, self.partition()?);
         if let Some(index) = self.index_name() {
             condition = condition.index(index);
         }
@@ -244,7 +244,7 @@ impl<M: Mapper> Lookup<'_, M> {
             ));
         };
         let mut condition = values.fold(
-            KeyCondition::new(M::TABLE, first).index(index.name),
+            KeyCondition::new(M::SCHEMA, first).index(index.name),
             KeyCondition::and_partition,
         );
         let range = self.range();
@@ -358,7 +358,7 @@ impl<M: Mapper> Lookup<'_, M> {
     /// ```
     #[must_use]
     pub fn filter(&self) -> Option<Condition> {
-        let attribute = M::TABLE.discriminator_attribute()?;
+        let attribute = M::SCHEMA.discriminator_attribute()?;
         Some(if M::ALIASES.is_empty() {
             attr(attribute).eq(M::ENTITY_TYPE)
         } else {
@@ -371,11 +371,11 @@ impl<M: Mapper> Lookup<'_, M> {
     /// without it).
     pub(crate) fn index_holds_discriminator(&self) -> bool {
         let (Some(index), Some(discriminator)) =
-            (self.index_name(), M::TABLE.discriminator_attribute())
+            (self.index_name(), M::SCHEMA.discriminator_attribute())
         else {
             return true;
         };
-        match M::TABLE.index(index).map(|i| i.projection) {
+        match M::SCHEMA.index(index).map(|i| i.projection) {
             Some(IndexProjection::KeysOnly) => false,
             Some(IndexProjection::Include(attributes)) => attributes.contains(&discriminator),
             _ => true,

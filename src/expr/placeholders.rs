@@ -17,8 +17,8 @@ pub(super) fn expr_error(path: &str, reason: impl Into<String>) -> Error {
 
 // ------------------------------------------------------------- allocating
 
-pub(super) fn check_prefix(prefix: &str) -> Result<()> {
-    let mut chars = prefix.chars();
+pub(super) fn check_stem(stem: &str) -> Result<()> {
+    let mut chars = stem.chars();
     let ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
         && chars.all(|c| c.is_ascii_alphanumeric());
     if ok {
@@ -27,7 +27,7 @@ pub(super) fn check_prefix(prefix: &str) -> Result<()> {
         Err(expr_error(
             EXPRESSION,
             format!(
-                "placeholder prefix {prefix:?} must be ASCII letters and digits, starting with a letter"
+                "placeholder stem {stem:?} must be ASCII letters and digits, starting with a letter"
             ),
         ))
     }
@@ -38,7 +38,7 @@ pub(super) fn check_prefix(prefix: &str) -> Result<()> {
 /// names map (an expression names few attributes, so a scan beats a second
 /// map from name to placeholder); values are always new placeholders.
 pub(super) struct Ctx<'p> {
-    prefix: &'p str,
+    stem: &'p str,
     /// placeholder → attribute name.
     names: HashMap<String, String>,
     /// placeholder → value.
@@ -46,19 +46,19 @@ pub(super) struct Ctx<'p> {
 }
 
 impl<'p> Ctx<'p> {
-    pub(super) fn new(prefix: &'p str) -> Self {
+    pub(super) fn new(stem: &'p str) -> Self {
         Ctx {
-            prefix,
+            stem,
             names: HashMap::new(),
             values: HashMap::new(),
         }
     }
 
-    /// `sigil`, the prefix and `n` (digits written without `fmt`).
+    /// `sigil`, the stem and `n` (digits written without `fmt`).
     fn placeholder(&self, sigil: char, n: usize) -> String {
-        let mut p = String::with_capacity(1 + self.prefix.len() + 3);
+        let mut p = String::with_capacity(1 + self.stem.len() + 3);
         p.push(sigil);
-        p.push_str(self.prefix);
+        p.push_str(self.stem);
         push_decimal(&mut p, n);
         p
     }

@@ -5,7 +5,7 @@ use serde::de::DeserializeOwned;
 
 use super::expression::Expression;
 use super::operand::Attr;
-use super::placeholders::{Ctx, EXPRESSION, check_prefix, expr_error};
+use super::placeholders::{Ctx, EXPRESSION, check_stem, expr_error};
 use crate::error::Result;
 use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt, projected_attributes};
@@ -123,26 +123,26 @@ impl Projection {
     /// assert_eq!(err.to_string(), "attribute `(expression)` is a projection of no attributes");
     /// ```
     pub fn build(&self) -> Result<Expression> {
-        self.build_with_prefix("p")
+        self.build_with_stem("p")
     }
 
-    /// The expression, with placeholders `#<prefix>0`, ...
+    /// The expression, with placeholders `#<stem>0`, ...
     ///
     /// # Errors
-    /// As [`build`](Self::build), and for a prefix that is not ASCII letters
+    /// As [`build`](Self::build), and for a stem that is not ASCII letters
     /// and digits starting with a letter.
     ///
     /// ```
     /// use dynamodb_mapper::expr::{attr, Projection};
-    /// assert_eq!(Projection::paths([attr("a")]).build_with_prefix("x")?.expression(), "#x0");
+    /// assert_eq!(Projection::paths([attr("a")]).build_with_stem("x")?.expression(), "#x0");
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    pub fn build_with_prefix(&self, prefix: &str) -> Result<Expression> {
-        check_prefix(prefix)?;
+    pub fn build_with_stem(&self, stem: &str) -> Result<Expression> {
+        check_stem(stem)?;
         if self.paths.is_empty() {
             return Err(expr_error(EXPRESSION, "is a projection of no attributes"));
         }
-        let mut ctx = Ctx::new(prefix);
+        let mut ctx = Ctx::new(stem);
         let mut text = String::new();
         for (i, path) in self.paths.iter().enumerate() {
             if i > 0 {

@@ -10,7 +10,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::expression::Expression;
 use super::operand::{Attr, Operand, OperandKind, Step, Steps};
-use super::placeholders::{Ctx, EXPRESSION, check_prefix, expr_error};
+use super::placeholders::{Ctx, EXPRESSION, check_stem, expr_error};
 use crate::error::Result;
 
 /// DynamoDB's limit on the nesting of a document path.
@@ -425,28 +425,28 @@ impl Update {
     /// assert_eq!(err.to_string(), "attribute `(expression)` is an update with no actions");
     /// ```
     pub fn build(&self) -> Result<Expression> {
-        self.build_with_prefix("u")
+        self.build_with_stem("u")
     }
 
-    /// The expression, with placeholders `#<prefix>0`, `:<prefix>0`, ...
+    /// The expression, with placeholders `#<stem>0`, `:<stem>0`, ...
     ///
     /// # Errors
-    /// As [`build`](Self::build), and for a prefix that is not ASCII
+    /// As [`build`](Self::build), and for a stem that is not ASCII
     /// letters and digits starting with a letter.
     ///
     /// ```
     /// use dynamodb_mapper::expr::{attr, Update};
-    /// let e = Update::new().set(attr("a"), 1).build_with_prefix("up")?;
+    /// let e = Update::new().set(attr("a"), 1).build_with_stem("up")?;
     /// assert_eq!(e.expression(), "SET #up0 = :up0");
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    pub fn build_with_prefix(&self, prefix: &str) -> Result<Expression> {
-        check_prefix(prefix)?;
+    pub fn build_with_stem(&self, stem: &str) -> Result<Expression> {
+        check_stem(stem)?;
         if self.actions.is_empty() {
             return Err(expr_error(EXPRESSION, "is an update with no actions"));
         }
         let parsed = self.check_paths()?;
-        let mut ctx = Ctx::new(prefix);
+        let mut ctx = Ctx::new(stem);
         // The clauses in DynamoDB's order, each action in its clause in the
         // order given: `SET a = :a, b = :b REMOVE c`.
         let mut text = String::with_capacity(24 * self.actions.len());

@@ -203,7 +203,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// impl Mapper for TicketMapper {
     ///     type Entity = Ticket;
     ///     const ENTITY_TYPE: &'static str = "Ticket";
-    ///     const TABLE: TableSchema = TableSchema::new("pk")
+    ///     const SCHEMA: TableSchema = TableSchema::new("pk")
     ///         .indexes(&[GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk")]);
     ///     const KEY_PATTERNS: &'static [IndexKeys] = &[
     ///         IndexKeys::table(KeyPattern::partition("TICKET#{id}")),
@@ -284,15 +284,15 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     ///
     /// ```
     /// # use dynamodb_mapper_support::doc::*;
-    /// let keys = InvoiceItemMapper::lookup().with("invoice", "I1").keys()?;
+    /// let keys = InvoiceItemMapper::lookup().with("invoice", "I1").index_keys()?;
     /// assert_eq!(keys.partition_key().template(), "INVOICE#{invoice}");
     /// let twice = InvoiceItemMapper::lookup().with("invoice", "I1").with("invoice", "I2");
     /// assert_eq!(
-    ///     twice.keys().unwrap_err().to_string(),
+    ///     twice.index_keys().unwrap_err().to_string(),
     ///     "InvoiceItem: key attribute `(table key)` has two values for `{invoice}`; bind each \
     ///      placeholder once"
     /// );
-    /// let err = InvoiceItemMapper::lookup().with("invoce", "I1").keys().unwrap_err();
+    /// let err = InvoiceItemMapper::lookup().with("invoce", "I1").index_keys().unwrap_err();
     /// assert_eq!(
     ///     err.to_string(),
     ///     "InvoiceItem: key attribute `(table key)` has no key pattern with the placeholder \
@@ -300,7 +300,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// );
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    pub fn keys(&self) -> Result<IndexKeys> {
+    pub fn index_keys(&self) -> Result<IndexKeys> {
         self.bound_once()?;
         let declared: Vec<&IndexKeys> = M::KEY_PATTERNS
             .iter()
@@ -389,7 +389,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn partition(&self) -> Result<String> {
-        let keys = self.keys()?;
+        let keys = self.index_keys()?;
         self.bound(keys.partition_key())
             .render()
             .map_err(|e| self.key_error(e, &keys, false))
@@ -399,7 +399,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// the key attribute (`sort` or partition) it is for.
     fn key_error(&self, e: Error, keys: &IndexKeys, sort: bool) -> Error {
         let e = e.with_entity_type(M::ENTITY_TYPE);
-        match super::plan::attributes_of(&M::TABLE, keys) {
+        match super::plan::attributes_of(&M::SCHEMA, keys) {
             Ok((pk, _)) if !sort => e.of_key_attribute(pk.name),
             Ok((_, Some(sk))) => e.of_key_attribute(sk.name),
             _ => e,
@@ -419,7 +419,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn sort(&self) -> Result<Option<String>> {
-        let keys = self.keys()?;
+        let keys = self.index_keys()?;
         keys.sort_key()
             .map(|p| self.bound(p).render())
             .transpose()
@@ -445,7 +445,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn sort_prefix(&self) -> Result<Option<String>> {
-        let keys = self.keys()?;
+        let keys = self.index_keys()?;
         let Some(pattern) = keys.sort_key() else {
             return Ok(None);
         };
@@ -491,7 +491,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
         }
         let partition = self.partition()?;
         let sort = self.sort()?;
-        M::TABLE
+        M::SCHEMA
             .key(AttributeValue::S(partition), sort.map(AttributeValue::S))
             .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))
     }

@@ -67,7 +67,7 @@ use write::{build_item, finish, merge_bag};
 /// impl Mapper for CustomerMapper {
 ///     type Entity = Customer;
 ///     const ENTITY_TYPE: &'static str = "Customer";
-///     const TABLE: TableSchema = APP_TABLE;
+///     const SCHEMA: TableSchema = APP_TABLE;
 ///     const NAMING: NamingConvention = NamingConvention::CamelCase;
 ///     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(
 ///         KeyPattern::partition("CUSTOMER#{customer_id}"),
@@ -93,7 +93,7 @@ pub trait Mapper: Sized + 'static {
     const ALIASES: &'static [&'static str] = &[];
 
     /// The table layout this mapper writes into.
-    const TABLE: TableSchema;
+    const SCHEMA: TableSchema;
 
     /// Naming convention for the entity's top-level attribute names.
     const NAMING: NamingConvention = NamingConvention::AsIs;
@@ -115,7 +115,7 @@ pub trait Mapper: Sized + 'static {
     /// - **Writes render them.** Each placeholder names a field of the
     ///   entity (its serde name); [`to_item`](MapperExt::to_item) fills it
     ///   from the field's serialized value and writes the key attributes the
-    ///   [`TABLE`](Mapper::TABLE) layout names, before
+    ///   [`SCHEMA`](Mapper::SCHEMA) layout names, before
     ///   [`after_to_item`](Mapper::after_to_item) runs (which may still
     ///   overwrite them). Text placeholders take strings, integers, booleans
     ///   and unit enum variants; `u<width>` unsigned integers; `i<width>`
@@ -154,7 +154,7 @@ pub trait Mapper: Sized + 'static {
     /// impl Mapper for OrderMapper {
     ///     type Entity = Order;
     ///     const ENTITY_TYPE: &'static str = "Order";
-    ///     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    ///     const SCHEMA: TableSchema = TableSchema::new("pk").sort_key("sk");
     ///     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(CUSTOMER_PK).sort(ORDER_SK)];
     /// }
     /// let item = OrderMapper::to_item(&Order { customer_id: "C1".into(), order_id: "O#1".into() })?;
@@ -177,7 +177,7 @@ pub trait Mapper: Sized + 'static {
     /// impl Mapper for OrderMapper {
     ///     type Entity = Order;
     ///     const ENTITY_TYPE: &'static str = "Order";
-    ///     const TABLE: TableSchema = TableSchema::new("pk");
+    ///     const SCHEMA: TableSchema = TableSchema::new("pk");
     ///     fn before_to_item(o: &Order) -> dynamodb_mapper::Result<()> {
     ///         if o.total < 0 {
     ///             return Err(Error::invalid_value("total", "must not be negative"));
@@ -217,7 +217,7 @@ pub trait Mapper: Sized + 'static {
     /// impl Mapper for SessionMapper {
     ///     type Entity = Session;
     ///     const ENTITY_TYPE: &'static str = "Session";
-    ///     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk").ttl("ttl");
+    ///     const SCHEMA: TableSchema = TableSchema::new("pk").sort_key("sk").ttl("ttl");
     ///     fn after_to_item(s: &Session, item: &mut Item) -> dynamodb_mapper::Result<()> {
     ///         put_str(item, "pk", format!("USER#{}", s.user_id));
     ///         put_str(item, "sk", format!("SESSION#{}", s.session_id));
@@ -253,7 +253,7 @@ pub trait Mapper: Sized + 'static {
     /// impl Mapper for CustomerMapper {
     ///     type Entity = Customer;
     ///     const ENTITY_TYPE: &'static str = "Customer";
-    ///     const TABLE: TableSchema = TableSchema::new("pk");
+    ///     const SCHEMA: TableSchema = TableSchema::new("pk");
     ///     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
     ///         hooks::put_str(item, "pk", format!("EMAIL#{}", c.email));
     ///         Ok(())
@@ -274,7 +274,7 @@ pub trait Mapper: Sized + 'static {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     fn before_from_item(item: &mut Item) -> Result<()> {
-        match Self::TABLE.discriminator_attribute() {
+        match Self::SCHEMA.discriminator_attribute() {
             None => Ok(()),
             Some(attr) if Self::ALIASES.is_empty() => {
                 check_discriminator(item, attr, &[Self::ENTITY_TYPE])
@@ -308,7 +308,7 @@ pub trait Mapper: Sized + 'static {
     /// impl Mapper for OrderMapper {
     ///     type Entity = Order;
     ///     const ENTITY_TYPE: &'static str = "Order";
-    ///     const TABLE: TableSchema = TableSchema::new("pk");
+    ///     const SCHEMA: TableSchema = TableSchema::new("pk");
     ///     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
     ///         put_str(item, "pk", format!("CUSTOMER#{}", o.customer_id));
     ///         Ok(())
@@ -368,7 +368,7 @@ pub trait MapperExt: Mapper {
     /// impl Mapper for OrderMapper {
     ///     type Entity = Order;
     ///     const ENTITY_TYPE: &'static str = "Order";
-    ///     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk").version("version");
+    ///     const SCHEMA: TableSchema = TableSchema::new("pk").sort_key("sk").version("version");
     ///     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(
     ///         KeyPattern::partition("CUSTOMER#{custmer_id}"),
     ///     )
@@ -416,7 +416,7 @@ pub trait MapperExt: Mapper {
     /// impl Mapper for M {
     ///     type Entity = E;
     ///     const ENTITY_TYPE: &'static str = "E";
-    ///     const TABLE: TableSchema = TableSchema::new("pk");
+    ///     const SCHEMA: TableSchema = TableSchema::new("pk");
     ///     const OWNED_ATTRIBUTES: &'static [&'static str] = &["recordType"];
     ///     fn after_to_item(_: &E, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
     /// }
@@ -457,7 +457,7 @@ pub trait MapperExt: Mapper {
     /// # impl Mapper for ReadingMapper {
     /// #     type Entity = Reading;
     /// #     const ENTITY_TYPE: &'static str = "Reading";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     const SCHEMA: TableSchema = TableSchema::new("pk");
     /// #     fn after_to_item(_: &Reading, item: &mut Item) -> dynamodb_mapper::Result<()> {
     /// #         put_str(item, "pk", "R#1");
     /// #         Ok(())
@@ -529,7 +529,7 @@ pub trait MapperExt: Mapper {
         }
         // The layout's bound already has room for the version.
         let (mut item, rendered) = build_item::<Self>(&record.entity, record.bag.len())?;
-        if let (Some(attr), Some(v)) = (Self::TABLE.version_attribute(), record.version) {
+        if let (Some(attr), Some(v)) = (Self::SCHEMA.version_attribute(), record.version) {
             item.entry(attr.to_owned())
                 .or_insert_with(|| AttributeValue::N(v.to_string()));
         }
@@ -694,7 +694,7 @@ pub trait MapperExt: Mapper {
     /// ```
     fn record_from_item(item: Item) -> Result<Record<Self::Entity>> {
         let (entity, mut rest) = read::<Self>(item)?;
-        let version = match Self::TABLE
+        let version = match Self::SCHEMA
             .version_attribute()
             .and_then(|v| rest.get(v).map(|a| (v, a)))
         {
@@ -705,13 +705,13 @@ pub trait MapperExt: Mapper {
                     format!("is {n}, expected a whole non-negative version number"),
                 )
                 .with_entity_type(Self::ENTITY_TYPE)
-                .with_key(|| Self::TABLE.render_key(&rest))
+                .with_key(|| Self::SCHEMA.render_key(&rest))
             })?),
             Some((name, other)) => {
                 return Err(
                     Error::wrong_type(name, "a number (N)", crate::item::type_name(other))
                         .with_entity_type(Self::ENTITY_TYPE)
-                        .with_key(|| Self::TABLE.render_key(&rest)),
+                        .with_key(|| Self::SCHEMA.render_key(&rest)),
                 );
             }
         };
@@ -737,7 +737,7 @@ pub trait MapperExt: Mapper {
     /// ```
     fn key(entity: &Self::Entity) -> Result<Item> {
         let (item, _) = build_item::<Self>(entity, 0)?;
-        Self::TABLE
+        Self::SCHEMA
             .key_of(&item)
             .map_err(|e| e.with_entity_type(Self::ENTITY_TYPE))
     }
@@ -757,7 +757,7 @@ pub trait MapperExt: Mapper {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     fn string_key(partition: &str, sort: &str) -> Result<Item> {
-        Self::TABLE
+        Self::SCHEMA
             .string_key(partition, sort)
             .map_err(|e| e.with_entity_type(Self::ENTITY_TYPE))
     }

@@ -20,7 +20,7 @@ pub(super) fn owns<M: Mapper>(name: &str) -> bool {
 pub(super) fn owned<M: Mapper>() -> &'static ByLength<()> {
     static CACHE: TypeCache<TypeId, ByLength<()>> = TypeCache::new();
     CACHE.get_or_insert_with(TypeId::of::<M>(), || {
-        let table = &M::TABLE;
+        let table = &M::SCHEMA;
         let names = table
             .key_attributes()
             .into_iter()
@@ -45,7 +45,7 @@ mod tests {
     impl Mapper for Wide {
         type Entity = E;
         const ENTITY_TYPE: &'static str = "E";
-        const TABLE: TableSchema = TableSchema::new("pk")
+        const SCHEMA: TableSchema = TableSchema::new("pk")
             .sort_key("sk")
             .indexes(&[
                 GlobalSecondaryIndex::new("g1", "gsi1pk").sort_key("gsi1sk"),
@@ -70,7 +70,7 @@ mod tests {
     impl Mapper for Plain {
         type Entity = E;
         const ENTITY_TYPE: &'static str = "P";
-        const TABLE: TableSchema = TableSchema::new("pk");
+        const SCHEMA: TableSchema = TableSchema::new("pk");
         fn after_to_item(_: &E, _: &mut Item) -> crate::Result<()> {
             Ok(())
         }
@@ -102,7 +102,7 @@ mod tests {
             "note",
         ];
         for name in probes {
-            let expected = Wide::TABLE.owns(name) || Wide::OWNED_ATTRIBUTES.contains(&name);
+            let expected = Wide::SCHEMA.owns(name) || Wide::OWNED_ATTRIBUTES.contains(&name);
             assert_eq!(owns::<Wide>(name), expected, "{name:?}");
             let plain = name == "pk" || name == "entityType";
             assert_eq!(owns::<Plain>(name), plain, "{name:?}");

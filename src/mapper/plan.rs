@@ -179,7 +179,7 @@ fn on(keys: &IndexKeys) -> String {
 /// expiry, stored as epoch seconds with `time::ttl`, is the usual way to
 /// write it; a hook that writes the TTL itself overwrites the field.)
 fn role_of<M: Mapper>(name: &str) -> Option<String> {
-    let t = &M::TABLE;
+    let t = &M::SCHEMA;
     let declared = |index: Option<&str>| M::KEY_PATTERNS.iter().any(|k| k.index_name() == index);
     if declared(None) {
         if t.partition_key_attribute().name == name {
@@ -261,7 +261,7 @@ fn fits(shape: Shape, encoding: Encoding) -> std::result::Result<(), String> {
 }
 
 fn work_out<M: Mapper>() -> Checked {
-    let mut problems = M::TABLE.problems();
+    let mut problems = M::SCHEMA.problems();
     let fields = match field_table::<M::Entity>(M::NAMING) {
         Ok(fields) => fields,
         Err(e) => {
@@ -280,7 +280,7 @@ fn work_out<M: Mapper>() -> Checked {
     let mut rendered = Vec::new();
     for (i, keys) in M::KEY_PATTERNS.iter().enumerate() {
         let on = on(keys);
-        let (pk, sk) = match attributes_of(&M::TABLE, keys) {
+        let (pk, sk) = match attributes_of(&M::SCHEMA, keys) {
             Ok(keys) => keys,
             Err(problem) => {
                 problems.push(problem);
@@ -449,7 +449,7 @@ pub(crate) fn derivation<M: Mapper>(name: &str) -> Result<Derivation> {
         }
     }
     for keys in M::KEY_PATTERNS.iter().filter(|k| k.is_by_hook()) {
-        if let Ok((pk, sk)) = attributes_of(&M::TABLE, keys)
+        if let Ok((pk, sk)) = attributes_of(&M::SCHEMA, keys)
             && (pk.name == name || sk.is_some_and(|k| k.name == name))
         {
             out.by_hook = true;

@@ -35,11 +35,11 @@ pub(crate) fn projected_attributes<M: Mapper, P: DeserializeOwned + 'static>() -
     for (_, stored) in table.fields() {
         add(stored);
     }
-    if let Some(d) = M::TABLE.discriminator_attribute() {
+    if let Some(d) = M::SCHEMA.discriminator_attribute() {
         add(d);
     }
-    add(M::TABLE.partition_key_attribute().name);
-    if let Some(sk) = M::TABLE.sort_key_attribute() {
+    add(M::SCHEMA.partition_key_attribute().name);
+    if let Some(sk) = M::SCHEMA.sort_key_attribute() {
         add(sk.name);
     }
     Ok(names)
@@ -56,10 +56,10 @@ pub(super) fn check_keys<M: Mapper>(item: &Item) -> Result<()> {
     for keys in M::KEY_PATTERNS {
         let (pk, sk) = match keys.index_name() {
             None => (
-                M::TABLE.partition_key_attribute().name,
-                M::TABLE.sort_key_attribute().map(|k| k.name),
+                M::SCHEMA.partition_key_attribute().name,
+                M::SCHEMA.sort_key_attribute().map(|k| k.name),
             ),
-            Some(index) => match M::TABLE.index(index) {
+            Some(index) => match M::SCHEMA.index(index) {
                 Some(i) => match i.single_keys() {
                     Some((pk, sk)) => (pk.name, sk.map(|k| k.name)),
                     None => continue,
@@ -79,7 +79,7 @@ pub(super) fn check_keys<M: Mapper>(item: &Item) -> Result<()> {
             return Ok(());
         }
     }
-    let attribute = M::TABLE
+    let attribute = M::SCHEMA
         .discriminator_attribute()
         .unwrap_or("(discriminator)");
     Err(Error::missing_discriminator(attribute, None))

@@ -28,7 +28,7 @@ impl<T> Read<T> {
     fn key<M: Mapper>(&self) -> String {
         self.early_key
             .clone()
-            .unwrap_or_else(|| M::TABLE.render_key(&self.rest))
+            .unwrap_or_else(|| M::SCHEMA.render_key(&self.rest))
     }
 }
 
@@ -73,12 +73,12 @@ fn decode<M: Mapper, T: DeserializeOwned>(
     // for the recursive `Drop` of `AttributeValue`: it is taken apart
     // without recursion.
     if let Err(e) = check_received(&item, is_field) {
-        let e = ctx(e).with_key(|| M::TABLE.render_key(&item));
+        let e = ctx(e).with_key(|| M::SCHEMA.render_key(&item));
         drop_item(item);
         return Err(e);
     }
     let unlabelled = projected
-        && M::TABLE
+        && M::SCHEMA
             .discriminator_attribute()
             .is_some_and(|d| !item.contains_key(d));
     let checked = if unlabelled {
@@ -87,15 +87,15 @@ fn decode<M: Mapper, T: DeserializeOwned>(
         M::before_from_item(&mut item)
     };
     if let Err(e) = checked {
-        return Err(ctx(e).with_key(|| M::TABLE.render_key(&item)));
+        return Err(ctx(e).with_key(|| M::SCHEMA.render_key(&item)));
     }
     // The key for errors is rendered from what deserialization leaves; only
     // when it consumes a key attribute (an entity field named like one) is it
     // rendered up front.
-    let key_is_field = std::iter::once(M::TABLE.partition_key_attribute().name)
-        .chain(M::TABLE.sort_key_attribute().map(|k| k.name))
+    let key_is_field = std::iter::once(M::SCHEMA.partition_key_attribute().name)
+        .chain(M::SCHEMA.sort_key_attribute().map(|k| k.name))
         .any(is_field);
-    let early_key = key_is_field.then(|| M::TABLE.render_key(&item));
+    let early_key = key_is_field.then(|| M::SCHEMA.render_key(&item));
     // The fields leave `item` for the deserializer and what stays is the
     // rest (one pass, nothing hashed again); an entity without a field
     // table reads the whole map, so its rest is taken out instead.
@@ -119,7 +119,7 @@ fn decode<M: Mapper, T: DeserializeOwned>(
     let key = || {
         early_key
             .clone()
-            .unwrap_or_else(|| M::TABLE.render_key(&rest))
+            .unwrap_or_else(|| M::SCHEMA.render_key(&rest))
     };
     let value: T = read.map_err(|e| e.with_key(key))?;
     Ok(Read {

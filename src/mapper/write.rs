@@ -34,7 +34,7 @@ pub(super) fn build_item<M: Mapper>(
         table,
         M::NAMING,
         M::NONE_AS,
-        M::TABLE.owned_attribute_bound() + extra,
+        M::SCHEMA.owned_attribute_bound() + extra,
     ) {
         Ok(item) => item,
         Err(SerError::NotAStruct) => serialize::<M>(entity)?,
@@ -43,7 +43,7 @@ pub(super) fn build_item<M: Mapper>(
             return Err(serialize_error::<M>(Some(path), failure));
         }
     };
-    if let Some(attr) = M::TABLE.discriminator_attribute() {
+    if let Some(attr) = M::SCHEMA.discriminator_attribute() {
         item.insert(
             attr.to_owned(),
             AttributeValue::S(M::ENTITY_TYPE.to_owned()),
@@ -123,7 +123,7 @@ pub(super) fn finish<M: Mapper>(item: Item, rendered: &RenderedKeys) -> Result<I
     check::write(
         &item,
         WriteRules {
-            table: Some(&M::TABLE),
+            table: Some(&M::SCHEMA),
             patterns: M::KEY_PATTERNS,
             entity_type: Some(M::ENTITY_TYPE),
             rendered: Some(rendered),

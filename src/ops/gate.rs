@@ -20,7 +20,7 @@ use crate::mapper::{Mapper, derivation};
 /// derived key or a field it is rendered from. `fix` names the helper that
 /// keeps the derived keys right.
 pub(crate) fn check_update<M: Mapper>(update: &Update, fix: &str) -> Result<()> {
-    let table = M::TABLE;
+    let table = M::SCHEMA;
     let rendered = update.is_rendered_by::<M>();
     for name in update.top_level_names() {
         let refusal = if name == table.partition_key_attribute().name

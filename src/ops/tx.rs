@@ -277,7 +277,7 @@ impl Transaction {
         item: Item,
         condition: Option<Expression>,
     ) -> Result<&mut Self> {
-        let key = M::TABLE
+        let key = M::SCHEMA
             .key_of(&item)
             .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
         let mut put = Put::builder()
@@ -332,7 +332,7 @@ impl Transaction {
     /// # }
     /// ```
     pub fn put<M: Mapper>(&mut self, entity: &M::Entity) -> Result<&mut Self> {
-        if M::TABLE.version_attribute().is_some() {
+        if M::SCHEMA.version_attribute().is_some() {
             let put = versioned_new::<M>(entity)?;
             return self.add_put::<M>(put.item, Some(put.condition));
         }
@@ -353,13 +353,13 @@ impl Transaction {
     /// # }
     /// ```
     pub fn put_new<M: Mapper>(&mut self, entity: &M::Entity) -> Result<&mut Self> {
-        if M::TABLE.version_attribute().is_some() {
+        if M::SCHEMA.version_attribute().is_some() {
             let put = versioned_new::<M>(entity)?;
             return self.add_put::<M>(put.item, Some(put.condition));
         }
         let item = M::to_item(entity)?;
-        let pk = M::TABLE.partition_key_attribute().name;
-        let condition = Attr::top_level(pk).not_exists().build_with_prefix("dmn")?;
+        let pk = M::SCHEMA.partition_key_attribute().name;
+        let condition = Attr::top_level(pk).not_exists().build_with_stem("dmn")?;
         self.add_put::<M>(item, Some(condition))
     }
 
@@ -460,7 +460,7 @@ impl Transaction {
         key: Item,
         condition: impl IntoExpression,
     ) -> Result<&mut Self> {
-        let key = M::TABLE.key_of(&key)?;
+        let key = M::SCHEMA.key_of(&key)?;
         let check = ConditionCheck::builder()
             .table_name(self.table.name())
             .set_key(Some(key.clone()))
@@ -555,9 +555,9 @@ impl Transaction {
             "Transaction::update_record with the record read",
         )?;
         check_update::<M>(&update, "Transaction::update_entity")?;
-        let mut expected = Attr::top_level(M::TABLE.partition_key_attribute().name)
+        let mut expected = Attr::top_level(M::SCHEMA.partition_key_attribute().name)
             .exists()
-            .build_with_prefix("dme")?;
+            .build_with_stem("dme")?;
         if let Some(condition) = condition {
             expected = expected.and(condition.into_expression()?);
         }
@@ -588,7 +588,7 @@ impl Transaction {
     ) -> Result<&mut Self> {
         let key = M::key(new)?;
         let update = Update::between::<M>(old, new)?;
-        if update.is_empty() && M::TABLE.version_attribute().is_none() {
+        if update.is_empty() && M::SCHEMA.version_attribute().is_none() {
             return Ok(self);
         }
         self.update::<M>(key, update)
@@ -769,10 +769,10 @@ fn unversioned_key<M: Mapper>(
     operation: &'static str,
     instead: &'static str,
 ) -> Result<Item> {
-    let key = M::TABLE
+    let key = M::SCHEMA
         .key_of(key)
         .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
-    match M::TABLE.version_attribute() {
+    match M::SCHEMA.version_attribute() {
         Some(attribute) => {
             Err(
                 Error::version_check_required(describe_key(&key), operation, attribute, instead)

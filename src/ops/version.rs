@@ -43,7 +43,7 @@ const PREFIX: &str = "dmv";
 
 /// The version attribute of `M`'s table, or an error naming the entity.
 pub(crate) fn version_attribute<M: Mapper>() -> Result<&'static str> {
-    M::TABLE.version_attribute().ok_or_else(|| {
+    M::SCHEMA.version_attribute().ok_or_else(|| {
         Error::invalid_value(
             "(version)",
             "cannot be checked: the table schema declares no version attribute",
@@ -65,7 +65,7 @@ pub(crate) fn first_version() -> u64 {
 /// What the stored item must look like for a versioned write of a record
 /// read as `stored` with `version`.
 fn expected_state<M: Mapper>(stored: bool, version: Option<u64>, attr: &str) -> Condition {
-    let pk = Attr::top_level(M::TABLE.partition_key_attribute().name);
+    let pk = Attr::top_level(M::SCHEMA.partition_key_attribute().name);
     let attribute = Attr::top_level(attr);
     match (stored, version) {
         (_, Some(v)) => attribute.eq(value(v)),
@@ -117,7 +117,7 @@ fn versioned_item<M: Mapper>(
         attr.to_owned(),
         aws_sdk_dynamodb::types::AttributeValue::N(next.to_string()),
     );
-    let key = M::TABLE
+    let key = M::SCHEMA
         .key_of(&item)
         .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
     // `to_item` checked the item without its version number.
@@ -125,7 +125,7 @@ fn versioned_item<M: Mapper>(
         e.with_entity_type(M::ENTITY_TYPE)
             .with_key(|| crate::describe::describe_key(&key))
     })?;
-    let condition = expected_state::<M>(stored, version, attr).build_with_prefix(PREFIX)?;
+    let condition = expected_state::<M>(stored, version, attr).build_with_stem(PREFIX)?;
     Ok(VersionedPut {
         item,
         key,
@@ -149,7 +149,7 @@ pub(crate) fn versioned_delete<M: Mapper>(
     }
     let key = M::key(&record.entity)?;
     let condition =
-        expected_state::<M>(record.stored, record.version, attr).build_with_prefix(PREFIX)?;
+        expected_state::<M>(record.stored, record.version, attr).build_with_stem(PREFIX)?;
     Ok((key, condition))
 }
 
@@ -187,7 +187,7 @@ pub(crate) fn versioned_update<M: Mapper>(
     };
     let key = M::key(&record.entity)?;
     let condition =
-        expected_state::<M>(record.stored, record.version, attr).build_with_prefix(PREFIX)?;
+        expected_state::<M>(record.stored, record.version, attr).build_with_stem(PREFIX)?;
     Ok(VersionedUpdate {
         key,
         update: update.set(Attr::top_level(attr), next),
@@ -386,7 +386,7 @@ impl Table {
         M: Mapper,
         F: FnMut(&mut Record<M::Entity>) -> Result<()>,
     {
-        let asked = M::TABLE
+        let asked = M::SCHEMA
             .key_of(&key)
             .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
         let span = item_span!(
@@ -562,15 +562,15 @@ impl Table {
     /// # }
     /// ```
     pub async fn put_if_absent<M: Mapper>(&self, entity: &M::Entity) -> Result<bool> {
-        let (item, condition) = if M::TABLE.version_attribute().is_some() {
+        let (item, condition) = if M::SCHEMA.version_attribute().is_some() {
             let put = versioned_new::<M>(entity)?;
             (put.item, put.condition)
         } else {
             let item = M::to_item(entity)?;
-            let pk = Attr::top_level(M::TABLE.partition_key_attribute().name);
-            (item, Condition::build_with_prefix(&pk.not_exists(), "dmn")?)
+            let pk = Attr::top_level(M::SCHEMA.partition_key_attribute().name);
+            (item, Condition::build_with_stem(&pk.not_exists(), "dmn")?)
         };
-        let key = M::TABLE
+        let key = M::SCHEMA
             .key_of(&item)
             .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
         let span = item_span!("dynamodb_mapper.put_if_absent", self, M::ENTITY_TYPE, &key);
@@ -615,7 +615,7 @@ async fn read<M: Mapper>(call: &mut HelperCall, key: Item) -> Result<Option<Reco
     if let Some(item) = &out.item {
         // A record of another item would carry that item's version: a
         // versioned write from it would pass its check and land elsewhere.
-        let other = match M::TABLE.key_of(item) {
+        let other = match M::SCHEMA.key_of(item) {
             Ok(found) if KeyId::of(&found) == KeyId::of(&key) => None,
             Ok(found) => Some(format!("the item at {}", describe_key(&found))),
             Err(e) => Some(format!("an item without a valid key ({e})")),
@@ -723,7 +723,7 @@ fn moved<M: Mapper>(asked: &Item, now: &Item) -> Error {
                     != KeyId::of(&Item::from([((*name).clone(), (*value).clone())]))
             })
         })
-        .map_or(M::TABLE.partition_key_attribute().name, |(name, _)| {
+        .map_or(M::SCHEMA.partition_key_attribute().name, |(name, _)| {
             name.as_str()
         });
     Error::invalid_key(

@@ -197,7 +197,7 @@ impl Buckets {
     /// # impl Mapper for SummaryMapper {
     /// #     type Entity = Summary;
     /// #     const ENTITY_TYPE: &'static str = "InvoiceSummary";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// #     const SCHEMA: TableSchema = TableSchema::new("pk").sort_key("sk");
     /// #     fn after_to_item(_: &Summary, item: &mut Item) -> dynamodb_mapper::Result<()> {
     /// #         put_str(item, "pk", "INVOICE#1");
     /// #         put_str(item, "sk", "SUMMARY");
@@ -242,7 +242,7 @@ impl Buckets {
     /// #     type Entity = Line;
     /// #     const ENTITY_TYPE: &'static str = "InvoiceItem";
     /// #     const ALIASES: &'static [&'static str] = &["InvoiceLine"];
-    /// #     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// #     const SCHEMA: TableSchema = TableSchema::new("pk").sort_key("sk");
     /// #     fn after_to_item(l: &Line, item: &mut Item) -> dynamodb_mapper::Result<()> {
     /// #         put_str(item, "pk", "INVOICE#1");
     /// #         put_str(item, "sk", format!("ITEM#{:03}", l.n));

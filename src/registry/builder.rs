@@ -141,7 +141,7 @@ impl<T: 'static> RegistryBuilder<T> {
         self.entries.push(Entry {
             entity_type: M::ENTITY_TYPE,
             aliases: M::ALIASES,
-            table: M::TABLE,
+            table: M::SCHEMA,
             problems: crate::mapper::problems::<M>()
                 .into_iter()
                 .map(|p| format!("{}: {p}", M::ENTITY_TYPE))
@@ -170,7 +170,7 @@ impl<T> RegistryBuilder<T> {
     /// # impl Mapper for OrderMapper {
     /// #     type Entity = Order;
     /// #     const ENTITY_TYPE: &'static str = "Order";
-    /// #     const TABLE: TableSchema = T;
+    /// #     const SCHEMA: TableSchema = T;
     /// #     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(PK).sort(KeyPattern::sort("ORDER"))];
     /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
     /// #         put_str(item, "pk", PK.with("order_id", &o.order_id).render()?);
@@ -182,7 +182,7 @@ impl<T> RegistryBuilder<T> {
     /// # impl Mapper for LineMapper {
     /// #     type Entity = Line;
     /// #     const ENTITY_TYPE: &'static str = "OrderLine";
-    /// #     const TABLE: TableSchema = T;
+    /// #     const SCHEMA: TableSchema = T;
     /// #     const KEY_PATTERNS: &'static [IndexKeys] =
     /// #         &[IndexKeys::table(PK).sort(KeyPattern::sort("ORDERLINE#{line:u3}"))];
     /// #     fn after_to_item(l: &Line, item: &mut Item) -> dynamodb_mapper::Result<()> {
@@ -303,7 +303,7 @@ impl<T> RegistryBuilder<T> {
     /// # impl Mapper for OrderMapper {
     /// #     type Entity = Order;
     /// #     const ENTITY_TYPE: &'static str = "Order";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// #     const SCHEMA: TableSchema = TableSchema::new("pk").sort_key("sk");
     /// #     const NAMING: dynamodb_mapper::NamingConvention = dynamodb_mapper::NamingConvention::CamelCase;
     /// #     fn after_to_item(_: &Order, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
     /// # }
@@ -312,7 +312,7 @@ impl<T> RegistryBuilder<T> {
     /// # impl Mapper for InvoiceMapper {
     /// #     type Entity = Invoice;
     /// #     const ENTITY_TYPE: &'static str = "Invoice";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk");
+    /// #     const SCHEMA: TableSchema = TableSchema::new("pk");
     /// #     fn after_to_item(_: &Invoice, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
     /// # }
     /// // `Order` has a field `entity_type`, stored as `entityType` (camelCase);

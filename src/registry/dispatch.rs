@@ -122,7 +122,7 @@ impl<T> Registry<T> {
     /// # impl Mapper for NoteMapper {
     /// #     type Entity = Note;
     /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk").discriminator("$type");
+    /// #     const SCHEMA: TableSchema = TableSchema::new("pk").discriminator("$type");
     /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
     /// # }
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
@@ -143,11 +143,11 @@ impl<T> Registry<T> {
     /// # impl Mapper for NoteMapper {
     /// #     type Entity = Note;
     /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
+    /// #     const SCHEMA: TableSchema = TableSchema::new("pk").sort_key("sk");
     /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
     /// # }
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
-    /// assert_eq!(registry.table(), NoteMapper::TABLE);
+    /// assert_eq!(registry.table(), NoteMapper::SCHEMA);
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     #[must_use]

@@ -1,6 +1,6 @@
 //! The discriminator filter: a filter expression keeping only items of
 //! chosen entity types and their aliases, with its
-//! placeholder prefix and its limit of values. It is an
+//! placeholder stem and its limit of values. It is an
 //! [`Expression`] built with the crate's expression builder, so it merges
 //! with any other expression without placeholder clashes.
 
@@ -49,7 +49,7 @@ pub(super) fn discriminator_filter<'a>(
         [one] => discriminator.eq(*one),
         many => discriminator.is_in(many.iter().copied()),
     };
-    condition.build_with_prefix(DISCRIMINATOR_PLACEHOLDER)
+    condition.build_with_stem(DISCRIMINATOR_PLACEHOLDER)
 }
 
 pub(super) fn too_many_values(count: usize) -> String {

@@ -91,14 +91,14 @@ impl<T> Registry<T> {
     /// impl Mapper for UserMapper {
     ///     type Entity = User;
     ///     const ENTITY_TYPE: &'static str = "User";
-    ///     const TABLE: TableSchema = TABLE;
+    ///     const SCHEMA: TableSchema = TABLE;
     ///     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(TENANT).sort(KeyPattern::sort("USER#{id}"))];
     /// }
     /// struct UserGroupMapper;
     /// impl Mapper for UserGroupMapper {
     ///     type Entity = UserGroup;
     ///     const ENTITY_TYPE: &'static str = "UserGroup";
-    ///     const TABLE: TableSchema = TABLE;
+    ///     const SCHEMA: TableSchema = TABLE;
     ///     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(TENANT).sort(KeyPattern::sort("USERGROUP#{id}"))];
     /// }
     /// enum Entity { User(User), UserGroup(UserGroup) }

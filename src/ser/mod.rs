@@ -80,14 +80,14 @@ impl fmt::Debug for SerError {
 /// impl Mapper for ProfileMapper {
 ///     type Entity = Profile;
 ///     const ENTITY_TYPE: &'static str = "Profile";
-///     const TABLE: TableSchema = TableSchema::new("pk");
+///     const SCHEMA: TableSchema = TableSchema::new("pk");
 ///     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(KeyPattern::partition("PROFILE#{id}"))];
 /// }
 /// struct LegacyProfileMapper;
 /// impl Mapper for LegacyProfileMapper {
 ///     type Entity = Profile;
 ///     const ENTITY_TYPE: &'static str = "Profile";
-///     const TABLE: TableSchema = TableSchema::new("pk");
+///     const SCHEMA: TableSchema = TableSchema::new("pk");
 ///     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(KeyPattern::partition("PROFILE#{id}"))];
 ///     const NONE_AS: NoneAs = NoneAs::Null;
 /// }

@@ -24,7 +24,7 @@ struct KeysMapper;
 impl Mapper for KeysMapper {
     type Entity = Keys;
     const ENTITY_TYPE: &'static str = "Keys";
-    const TABLE: TableSchema = TableSchema::new("pk");
+    const SCHEMA: TableSchema = TableSchema::new("pk");
     fn after_to_item(k: &Keys, item: &mut Item) -> crate::Result<()> {
         crate::hooks::put_str(item, "pk", k.id.clone());
         Ok(())
@@ -85,7 +85,7 @@ fn map_keys_serde_dynamo_panics_on_are_errors() {
     impl Mapper for FineMapper {
         type Entity = Fine;
         const ENTITY_TYPE: &'static str = "Fine";
-        const TABLE: TableSchema = TableSchema::new("id").without_discriminator();
+        const SCHEMA: TableSchema = TableSchema::new("id").without_discriminator();
         fn after_to_item(_: &Fine, _: &mut Item) -> crate::Result<()> {
             Ok(())
         }
@@ -106,7 +106,7 @@ fn an_entity_that_is_not_a_map_is_an_error() {
     impl Mapper for NumberMapper {
         type Entity = u32;
         const ENTITY_TYPE: &'static str = "Number";
-        const TABLE: TableSchema = TableSchema::new("pk");
+        const SCHEMA: TableSchema = TableSchema::new("pk");
         fn after_to_item(_: &u32, _: &mut Item) -> crate::Result<()> {
             Ok(())
         }

@@ -22,7 +22,7 @@ struct CustomerMapper;
 impl Mapper for CustomerMapper {
     type Entity = Customer;
     const ENTITY_TYPE: &'static str = "Customer";
-    const TABLE: TableSchema = TABLE;
+    const SCHEMA: TableSchema = TABLE;
     const KEY_PATTERNS: &'static [IndexKeys] =
         &[IndexKeys::table(KeyPattern::partition("CUSTOMER#{id}"))
             .sort(KeyPattern::sort("METADATA"))];

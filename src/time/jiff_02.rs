@@ -32,7 +32,7 @@
 //! impl Mapper for SessionMapper {
 //!     type Entity = Session;
 //!     const ENTITY_TYPE: &'static str = "Session";
-//!     const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk").ttl("expires_at");
+//!     const SCHEMA: TableSchema = TableSchema::new("pk").sort_key("sk").ttl("expires_at");
 //!     fn after_to_item(s: &Session, item: &mut Item) -> dynamodb_mapper::Result<()> {
 //!         put_str(item, "pk", USER_PK.with("user", &s.user).render()?);
 //!         let at = KeyValue::from_time(s.expires_at)?;

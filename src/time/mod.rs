@@ -69,7 +69,7 @@
 //! impl Mapper for SessionMapper {
 //!     type Entity = Session;
 //!     const ENTITY_TYPE: &'static str = "Session";
-//!     const TABLE: TableSchema = TableSchema::new("pk").ttl("expires_at");
+//!     const SCHEMA: TableSchema = TableSchema::new("pk").ttl("expires_at");
 //!     fn after_to_item(s: &Session, item: &mut Item) -> dynamodb_mapper::Result<()> {
 //!         put_str(item, "pk", format!("SESSION#{}", s.id));
 //!         Ok(())

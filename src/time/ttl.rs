@@ -47,7 +47,7 @@
 //! impl Mapper for InviteMapper {
 //!     type Entity = Invite;
 //!     const ENTITY_TYPE: &'static str = "Invite";
-//!     const TABLE: TableSchema = TableSchema::new("pk").ttl("expires_at");
+//!     const SCHEMA: TableSchema = TableSchema::new("pk").ttl("expires_at");
 //!     fn after_to_item(i: &Invite, item: &mut Item) -> dynamodb_mapper::Result<()> {
 //!         put_str(item, "pk", format!("INVITE#{}", i.code));
 //!         Ok(())

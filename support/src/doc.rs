@@ -34,7 +34,7 @@ pub struct NoteMapper;
 impl Mapper for NoteMapper {
     type Entity = Note;
     const ENTITY_TYPE: &'static str = "Note";
-    const TABLE: TableSchema = TableSchema::new("pk");
+    const SCHEMA: TableSchema = TableSchema::new("pk");
     const KEY_PATTERNS: &'static [IndexKeys] =
         &[IndexKeys::table(KeyPattern::partition("NOTE#{id}"))];
 }
@@ -63,7 +63,7 @@ pub struct CustomerMapper;
 impl Mapper for CustomerMapper {
     type Entity = Customer;
     const ENTITY_TYPE: &'static str = "Customer";
-    const TABLE: TableSchema = TABLE;
+    const SCHEMA: TableSchema = TABLE;
     const KEY_PATTERNS: &'static [IndexKeys] =
         &[IndexKeys::table(KeyPattern::partition("CUSTOMER#{id}"))
             .sort(KeyPattern::sort("METADATA"))];
@@ -78,7 +78,7 @@ impl Mapper for OrderMapper {
     type Entity = Order;
     const ENTITY_TYPE: &'static str = "Order";
     const ALIASES: &'static [&'static str] = &["Purchase"];
-    const TABLE: TableSchema = TABLE;
+    const SCHEMA: TableSchema = TABLE;
     const KEY_PATTERNS: &'static [IndexKeys] =
         &[
             IndexKeys::table(KeyPattern::partition("CUSTOMER#{customer}"))
@@ -118,7 +118,7 @@ pub struct InvoiceMapper;
 impl Mapper for InvoiceMapper {
     type Entity = Invoice;
     const ENTITY_TYPE: &'static str = "Invoice";
-    const TABLE: TableSchema = TABLE;
+    const SCHEMA: TableSchema = TABLE;
     const KEY_PATTERNS: &'static [IndexKeys] =
         &[IndexKeys::table(KeyPattern::partition("INVOICE#{id}"))
             .sort(KeyPattern::sort("METADATA"))];
@@ -131,7 +131,7 @@ pub struct InvoiceItemMapper;
 impl Mapper for InvoiceItemMapper {
     type Entity = InvoiceItem;
     const ENTITY_TYPE: &'static str = "InvoiceItem";
-    const TABLE: TableSchema = TABLE;
+    const SCHEMA: TableSchema = TABLE;
     const KEY_PATTERNS: &'static [IndexKeys] =
         &[IndexKeys::table(KeyPattern::partition("INVOICE#{invoice}"))
             .sort(KeyPattern::sort("ITEM#{line:u3}"))];

@@ -114,7 +114,7 @@ pub struct PlayerMapper;
 impl Mapper for PlayerMapper {
     type Entity = Player;
     const ENTITY_TYPE: &'static str = "Player";
-    const TABLE: TableSchema = PLAYERS;
+    const SCHEMA: TableSchema = PLAYERS;
     const KEY_PATTERNS: &'static [IndexKeys] = &[
         IndexKeys::table(KeyPattern::partition("PLAYER#{id}")).sort(KeyPattern::sort("PROFILE")),
         IndexKeys::index("GSI1", KeyPattern::partition("STATUS#{status}"))
@@ -152,7 +152,7 @@ pub struct AccountMapper;
 impl Mapper for AccountMapper {
     type Entity = Account;
     const ENTITY_TYPE: &'static str = "Account";
-    const TABLE: TableSchema = ACCOUNTS;
+    const SCHEMA: TableSchema = ACCOUNTS;
     const KEY_PATTERNS: &'static [IndexKeys] = &[
         IndexKeys::table(KeyPattern::partition("ACCOUNT#{id}")).sort(KeyPattern::sort("ACCOUNT")),
         IndexKeys::index("GSI1", KeyPattern::partition("STATUS#{status}"))

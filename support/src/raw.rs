@@ -22,7 +22,7 @@ macro_rules! raw_mapper {
         impl $crate::raw::__Mapper for $name {
             type Entity = $crate::raw::Raw;
             const ENTITY_TYPE: &'static str = "Raw";
-            const TABLE: $crate::raw::__TableSchema = $table;
+            const SCHEMA: $crate::raw::__TableSchema = $table;
             fn after_to_item(
                 raw: &$crate::raw::Raw,
                 item: &mut $crate::raw::__Item,

@@ -121,7 +121,7 @@ pub struct FailedItem {
 /// ```no_run
 /// # use dynamodb_mapper::{Mapper, TableSchema, ops::BatchGetter};
 /// # async fn demo<M: Mapper>(client: aws_sdk_dynamodb::Client, keys: Vec<dynamodb_mapper::Item>) -> dynamodb_mapper::Result<()> {
-/// let read = dynamodb_mapper::ops::Table::new(&client, "AppTable", M::TABLE).batch_getter()
+/// let read = dynamodb_mapper::ops::Table::new(&client, "AppTable", M::SCHEMA).batch_getter()
 ///     .consistent_read(true)
 ///     .get::<M>(keys)
 ///     .await?;

@@ -51,7 +51,7 @@ pub struct BatchSummary {
     /// # use dynamodb_mapper_support::doc::*;
     /// # async fn demo(client: aws_sdk_dynamodb::Client, notes: Vec<Note>) -> dynamodb_mapper::Result<()> {
     /// use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
-    /// let summary = dynamodb_mapper::ops::Table::new(&client, "AppTable", NoteMapper::TABLE)
+    /// let summary = dynamodb_mapper::ops::Table::new(&client, "AppTable", NoteMapper::SCHEMA)
     ///     .return_consumed_capacity(ReturnConsumedCapacity::Total)
     ///     .batch_writer()
     ///     .put::<NoteMapper>(&notes)

@@ -55,7 +55,7 @@ const OPERATION: &str = "BatchWriteItem";
 /// # use dynamodb_mapper::ops::BatchWriter;
 /// # async fn demo(client: aws_sdk_dynamodb::Client) -> dynamodb_mapper::Result<()> {
 /// let notes: Vec<Note> = (0..101).map(|id| Note { id, text: "hi".into() }).collect();
-/// let summary = dynamodb_mapper::ops::Table::new(&client, "AppTable", NoteMapper::TABLE).batch_writer()
+/// let summary = dynamodb_mapper::ops::Table::new(&client, "AppTable", NoteMapper::SCHEMA).batch_writer()
 ///     .put::<NoteMapper>(&notes)
 ///     .await?;
 /// assert_eq!(summary.items, 101);
@@ -139,15 +139,15 @@ impl BatchWriter {
     /// # }
     /// ```
     pub async fn put<M: Mapper>(&self, entities: &[M::Entity]) -> Result<BatchSummary> {
-        let versioned = M::TABLE.version_attribute().is_some();
+        let versioned = M::SCHEMA.version_attribute().is_some();
         let items = entities
             .iter()
             .map(|e| {
                 let item = M::to_item(e)?;
                 if versioned && !self.import {
-                    let key = M::TABLE.key_of(&item)?;
+                    let key = M::SCHEMA.key_of(&item)?;
                     return Err(self
-                        .refusal(&key, "batch put", M::TABLE)
+                        .refusal(&key, "batch put", M::SCHEMA)
                         .with_entity_type(M::ENTITY_TYPE));
                 }
                 Ok(item)
@@ -195,14 +195,14 @@ impl BatchWriter {
     /// # }
     /// ```
     pub async fn delete<M: Mapper>(&self, entities: &[M::Entity]) -> Result<BatchSummary> {
-        let versioned = M::TABLE.version_attribute().is_some();
+        let versioned = M::SCHEMA.version_attribute().is_some();
         let keys = entities
             .iter()
             .map(|e| {
                 let key = M::key(e)?;
                 if versioned && !self.import {
                     return Err(self
-                        .refusal(&key, "batch delete", M::TABLE)
+                        .refusal(&key, "batch delete", M::SCHEMA)
                         .with_entity_type(M::ENTITY_TYPE));
                 }
                 Ok(key)

@@ -60,7 +60,7 @@ pub struct InvoiceMapper;
 impl Mapper for InvoiceMapper {
     type Entity = Invoice;
     const ENTITY_TYPE: &'static str = "Invoice";
-    const TABLE: TableSchema = INVOICE_TABLE;
+    const SCHEMA: TableSchema = INVOICE_TABLE;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
 
     fn after_to_item(i: &Invoice, item: &mut Item) -> Result<()> {
@@ -78,7 +78,7 @@ impl Mapper for InvoiceItemMapper {
     type Entity = InvoiceItem;
     const ENTITY_TYPE: &'static str = "InvoiceItem";
     const ALIASES: &'static [&'static str] = &["InvoiceLine"];
-    const TABLE: TableSchema = INVOICE_TABLE;
+    const SCHEMA: TableSchema = INVOICE_TABLE;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
 
     fn after_to_item(i: &InvoiceItem, item: &mut Item) -> Result<()> {
@@ -94,7 +94,7 @@ pub struct InvoiceStatusMapper;
 impl Mapper for InvoiceStatusMapper {
     type Entity = InvoiceStatus;
     const ENTITY_TYPE: &'static str = "InvoiceStatus";
-    const TABLE: TableSchema = INVOICE_TABLE;
+    const SCHEMA: TableSchema = INVOICE_TABLE;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
 
     fn after_to_item(s: &InvoiceStatus, item: &mut Item) -> Result<()> {
@@ -110,7 +110,7 @@ pub struct InvoiceSummaryMapper;
 impl Mapper for InvoiceSummaryMapper {
     type Entity = InvoiceSummary;
     const ENTITY_TYPE: &'static str = "InvoiceSummary";
-    const TABLE: TableSchema = INVOICE_TABLE;
+    const SCHEMA: TableSchema = INVOICE_TABLE;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
 
     fn after_to_item(s: &InvoiceSummary, item: &mut Item) -> Result<()> {
