@@ -429,11 +429,7 @@ fn invalid_operands_name_the_attribute() {
 #[test]
 fn prefixes_are_checked() {
     assert_eq!(
-        attr("a")
-            .eq(1)
-            .build_with_stem("")
-            .unwrap_err()
-            .to_string(),
+        attr("a").eq(1).build_with_stem("").unwrap_err().to_string(),
         "attribute `(expression)` placeholder stem \"\" must be ASCII letters and digits, starting with a letter"
     );
     assert!(attr("a").eq(1).build_with_stem("1a").is_err());
@@ -756,10 +752,7 @@ fn merging_with_the_discriminator_filter_never_clashes() {
     assert_eq!(types.expression(), "#dmType0 IN (:dmType0, :dmType1)");
 
     // Even a filter built with the same placeholder stem.
-    let ours = attr("status")
-        .eq("open")
-        .build_with_stem("dmType")
-        .unwrap();
+    let ours = attr("status").eq("open").build_with_stem("dmType").unwrap();
     assert_eq!(ours.expression(), "#dmType0 = :dmType0");
     let both = (&types).into_expression().unwrap().and(ours.clone());
     assert_eq!(

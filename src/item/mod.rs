@@ -7,7 +7,7 @@
 //! - `number.rs`: DynamoDB numbers: parsing, canonical form, size, reading
 //!   into floats without rounding.
 //! - `size.rs`: an item's size by DynamoDB's rules.
-//! - `check.rs`: the value checks DynamoDB applies (numbers, sets, names,
+//! - `valid.rs`: the value checks DynamoDB applies (numbers, sets, names,
 //!   nesting), walking an item without recursion.
 //! - `drop.rs`: dropping deeply nested values without recursion.
 
@@ -15,19 +15,19 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-mod check;
 mod drop;
 mod ext;
 mod number;
 mod size;
+mod valid;
 
 pub use crate::describe::type_name;
-pub(crate) use check::{MAX_NESTING, check_depth, check_name, check_received, check_values};
 pub(crate) use drop::drop_item;
 pub use ext::{ItemExt, ttl_value};
 pub(crate) use number::{canonical_number, check_number, read_float};
 pub(crate) use size::largest_attributes;
 pub use size::{item_size, value_size};
+pub(crate) use valid::{MAX_NESTING, check_depth, check_name, check_received, check_values};
 
 /// An item, exactly as the SDK has it: what `GetItem` returns and `PutItem` takes.
 ///

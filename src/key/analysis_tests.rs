@@ -8,10 +8,10 @@ use std::ops::Bound;
 
 use proptest::prelude::*;
 
+use super::key_value::KeyValue;
 use super::overlap::{IndexKeys, KeyDeclaration, find_overlaps};
 use super::pattern::KeyPattern;
 use super::select::{Selection, SortSelection};
-use super::value::KeyValue;
 
 /// One component of a generated template.
 #[derive(Debug, Clone)]

@@ -1,14 +1,14 @@
 //! `Encoding` and the order-preserving encodings of key components
 //! (zero-padded unsigned, signed, RFC 3339 timestamps): `Encoding::encode`
 //! and `Encoding::decode`, and the timestamp functions the crate's
-//! `createdAt`/`updatedAt` stamps share. Builds on `value`; the patterns use
+//! `createdAt`/`updatedAt` stamps share. Builds on `key_value`; the patterns use
 //! it.
 
 use std::borrow::Cow;
 use std::fmt;
 use std::time::SystemTime;
 
-use super::value::KeyValue;
+use super::key_value::KeyValue;
 use crate::error::{Error, Result};
 use crate::time::PointInTime;
 

@@ -60,23 +60,23 @@
 mod analysis_tests;
 mod encoding;
 mod format;
+mod key_value;
 mod language;
 pub(crate) mod overlap;
 mod parts;
 pub(crate) mod pattern;
 mod select;
 mod template;
-mod value;
 
 pub use encoding::Encoding;
 pub(crate) use encoding::{decode_timestamp, decode_unix_timestamp, encode_timestamp};
 pub use format::{KeyFormat, KeyRole, last_sort_key_with_prefix};
+pub use key_value::KeyValue;
 pub(crate) use overlap::IndexKeys;
 pub use overlap::{AllowedOverlap, KeyDeclaration, Overlap, OverlapKind, find_overlaps};
 pub use parts::KeyParts;
 pub use pattern::BoundPattern;
 pub(crate) use pattern::KeyPattern;
-pub use value::KeyValue;
 
 pub(crate) use pattern::{Compiled, RenderFailure};
 pub(crate) use select::{Selection, SortSelection};

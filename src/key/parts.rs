@@ -1,10 +1,10 @@
 //! `KeyParts`, the typed values `KeyPattern::parse` reads back from a key.
-//! Builds on `value` and `template`; `pattern` creates it.
+//! Builds on `key_value` and `template`; `pattern` creates it.
 
 use std::time::SystemTime;
 
+use super::key_value::KeyValue;
 use super::template::pattern_error;
-use super::value::KeyValue;
 use crate::error::{Error, Result};
 use crate::time::PointInTime;
 

@@ -11,10 +11,10 @@ use super::encoding::Encoding;
 use super::format::{
     KeyFormat, KeyRole, check_size, last_sort_key_with_prefix, segments, split_key,
 };
+use super::key_value::KeyValue;
 use super::language::Language;
 use super::parts::KeyParts;
 use super::template::{Component, Slot, compile, constant_prefix, pattern_error};
-use super::value::KeyValue;
 use crate::error::{Error, Result};
 
 /// A key template such as `CUSTOMER#{customer_id}` or

@@ -28,14 +28,14 @@ use crate::ser::NoneAs;
 mod lookup;
 mod owned;
 mod plan;
-mod projection;
+mod projected;
 mod read;
 mod write;
 
 pub use lookup::Lookup;
 pub(crate) use plan::{derivation, problems, sources_of};
 
-pub(crate) use projection::projected_attributes;
+pub(crate) use projected::projected_attributes;
 use read::{read, read_projected};
 use write::{build_item, finish, merge_bag};
 

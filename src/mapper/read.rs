@@ -82,7 +82,7 @@ fn decode<M: Mapper, T: DeserializeOwned>(
             .discriminator_attribute()
             .is_some_and(|d| !item.contains_key(d));
     let checked = if unlabelled {
-        super::projection::check_keys::<M>(&item)
+        super::projected::check_keys::<M>(&item)
     } else {
         M::before_from_item(&mut item)
     };

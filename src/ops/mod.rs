@@ -47,13 +47,13 @@ mod batch;
 mod call;
 mod capacity;
 mod create;
+mod entity_update;
 mod gate;
 mod identity;
 mod pages;
 mod send;
 mod table;
 mod tx;
-mod update;
 mod version;
 
 use std::time::Duration;

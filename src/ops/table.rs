@@ -3,7 +3,7 @@
 //! bound, deadline, consumed capacity), so each helper is a method with the
 //! same shape: `table.helper::<Mapper>(what)`. The helpers themselves are
 //! methods of `impl Table` blocks in the files that hold their logic:
-//! `version.rs` (locking), `update.rs`, `pages.rs`, `create.rs`,
+//! `version.rs` (locking), `entity_update.rs`, `pages.rs`, `create.rs`,
 //! `tx.rs`, `batch/`.
 
 use std::time::Duration;

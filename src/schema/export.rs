@@ -3,7 +3,7 @@
 //! DynamoDB's API (what `aws dynamodb create-table --cli-input-json` reads).
 //!
 //! The documents are rendered from the same SDK input the fluent builders
-//! send (`create.rs`), by a writer small enough to check by reading: the
+//! send (`definition.rs`), by a writer small enough to check by reading: the
 //! values are strings and booleans only, and every string is escaped as
 //! JSON requires.
 

@@ -2,27 +2,27 @@
 //! TTL and version attribute names.
 //!
 //! - `mod.rs`: [`TableSchema`], built in `const` context, and what it says.
-//! - `parts.rs`: [`ScalarType`], [`KeyAttribute`], [`GlobalSecondaryIndex`].
-//! - `check.rs`: mapper output checked against the layout; primary keys.
+//! - `index.rs`: [`ScalarType`], [`KeyAttribute`], [`GlobalSecondaryIndex`].
+//! - `layout.rs`: mapper output checked against the layout; primary keys.
 //! - `problems.rs`: the layout itself checked (index key counts, names,
 //!   one type per attribute).
-//! - `create.rs`: the layout as the SDK's `CreateTable` and
+//! - `definition.rs`: the layout as the SDK's `CreateTable` and
 //!   `UpdateTimeToLive` requests ([`TableDefinition`]).
 //! - `export.rs`: the same requests as JSON documents for infrastructure
 //!   tools.
 
-mod check;
-mod create;
+mod definition;
 mod export;
-mod parts;
+mod index;
+mod layout;
 mod problems;
 
-pub(crate) use check::KeyValues;
-pub use check::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
-pub use create::TableDefinition;
-pub use parts::{
+pub use definition::TableDefinition;
+pub use index::{
     GlobalSecondaryIndex, IndexProjection, KeyAttribute, MAX_INDEX_KEY_ATTRIBUTES, ScalarType,
 };
+pub(crate) use layout::KeyValues;
+pub use layout::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 
 use crate::describe::write_key_part;
 use crate::item::Item;

@@ -12,15 +12,15 @@
 //! what was odd. For writes, `written + unprocessed + in doubt = sent`; for
 //! gets, every key is read, absent from the table, or handed back.
 
-mod get;
+mod getter;
 mod run;
-mod write;
+mod writer;
 
 use super::capacity::{self, CapacityUsage};
 use super::identity::KeyId;
 
-pub use get::{BatchGetter, BatchRead, FailedItem};
-pub use write::BatchWriter;
+pub use getter::{BatchGetter, BatchRead, FailedItem};
+pub use writer::BatchWriter;
 
 /// DynamoDB's limit of write requests in one `BatchWriteItem`.
 pub const BATCH_WRITE_LIMIT: usize = 25;
