@@ -346,12 +346,12 @@ async fn a_lambda_batch_reports_the_record_it_stopped_at() {
     })
     .await;
     assert_eq!(handled, [ChangeKind::Insert, ChangeKind::Modify]);
-    assert_eq!(outcome.handled(), 2);
+    assert_eq!(outcome.handled, 2);
     assert_eq!(
         serde_json::to_value(&outcome).unwrap(),
         serde_json::json!({"batchItemFailures": [{"itemIdentifier": "111100000000000000005"}]})
     );
-    let failed = outcome.failed().unwrap();
+    let failed = outcome.failed.as_ref().unwrap();
     assert_eq!(failed.error.kind(), ErrorKind::UnknownEntityType);
     let response = DynamoDbEventResponse::from(outcome);
     assert_eq!(
@@ -367,7 +367,7 @@ async fn a_lambda_batch_reports_the_record_it_stopped_at() {
         async { Ok::<(), std::io::Error>(()) }
     })
     .await;
-    assert!(outcome.failures().is_empty());
+    assert!(outcome.batch_item_failures.is_empty());
     assert_eq!(
         kinds,
         [

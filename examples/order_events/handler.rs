@@ -23,7 +23,7 @@ pub async fn function_handler(
         async { Ok::<(), std::convert::Infallible>(()) }
     })
     .await;
-    if let Some(failed) = outcome.failed() {
+    if let Some(failed) = &outcome.failed {
         log.push(format!(
             "   stopped at record {}: {}",
             failed.sequence_number.as_deref().unwrap_or("?"),

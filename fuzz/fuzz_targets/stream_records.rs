@@ -95,17 +95,17 @@ fn batch(registry: &Registry<Tenant>, records: Vec<dynamodb_mapper::Result<Chang
         seen += 1;
         async { Ok::<(), std::io::Error>(()) }
     }));
-    assert_eq!(seen, outcome.handled());
+    assert_eq!(seen, outcome.handled);
     match (first_failure, expected_seq) {
         (Some(i), Some(seq)) => {
-            assert_eq!(outcome.handled(), i);
-            assert_eq!(outcome.failures().len(), 1);
-            assert_eq!(outcome.failures()[0].item_identifier, seq);
-            let _ = outcome.failed().unwrap().error.to_string();
+            assert_eq!(outcome.handled, i);
+            assert_eq!(outcome.batch_item_failures.len(), 1);
+            assert_eq!(outcome.batch_item_failures[0].item_identifier, seq);
+            let _ = outcome.failed.unwrap().error.to_string();
         }
         _ => {
-            assert_eq!(outcome.handled(), count);
-            assert!(outcome.failures().is_empty());
+            assert_eq!(outcome.handled, count);
+            assert!(outcome.batch_item_failures.is_empty());
         }
     }
 }

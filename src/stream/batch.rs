@@ -38,7 +38,7 @@ pub struct BatchItemFailure {
 ///     .with_sequence_number("700")
 ///     .with_new_image(Default::default());
 /// let outcome = process_records(&registry, [Ok(odd)], |_| async { Ok::<(), Error>(()) }).await;
-/// let failed = outcome.failed().unwrap();
+/// let failed = outcome.failed.unwrap();
 /// assert_eq!(failed.event_id.as_deref(), Some("e7"));
 /// assert_eq!(failed.sequence_number.as_deref(), Some("700"));
 /// assert_eq!(failed.error.kind(), ErrorKind::InvalidStreamRecord);
@@ -62,65 +62,31 @@ pub struct FailedRecord {
 /// The outcome of [`process_records`]: how many records were handled, and
 /// the record it stopped at. Serializes as Lambda's partial-batch response,
 /// `{"batchItemFailures":[{"itemIdentifier":"..."}]}`, for an event source
-/// mapping with `ReportBatchItemFailures`; with the `lambda` feature it also
-/// converts into `aws_lambda_events`' `DynamoDbEventResponse`.
+/// mapping with `ReportBatchItemFailures` (only
+/// [`batch_item_failures`](Self::batch_item_failures) is serialized); with
+/// the `lambda` feature it also converts into `aws_lambda_events`'
+/// `DynamoDbEventResponse`.
 ///
 /// ```
 /// use dynamodb_mapper::stream::BatchItemFailures;
 /// let none = BatchItemFailures::default();
+/// assert!(none.batch_item_failures.is_empty() && none.failed.is_none());
+/// assert_eq!(none.handled, 0);
 /// assert_eq!(serde_json::to_string(&none).unwrap(), r#"{"batchItemFailures":[]}"#);
 /// ```
 #[derive(Debug, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct BatchItemFailures {
-    batch_item_failures: Vec<BatchItemFailure>,
-    #[serde(skip)]
-    handled: usize,
-    #[serde(skip)]
-    failed: Option<FailedRecord>,
-}
-
-impl BatchItemFailures {
     /// The failures to report: none, or the record the batch stopped at.
-    ///
-    /// ```
-    /// assert!(dynamodb_mapper::stream::BatchItemFailures::default().failures().is_empty());
-    /// ```
-    #[must_use]
-    pub fn failures(&self) -> &[BatchItemFailure] {
-        &self.batch_item_failures
-    }
-
+    pub batch_item_failures: Vec<BatchItemFailure>,
     /// How many records were handled before the batch stopped (all of them
     /// when nothing failed).
-    ///
-    /// ```
-    /// assert_eq!(dynamodb_mapper::stream::BatchItemFailures::default().handled(), 0);
-    /// ```
-    #[must_use]
-    pub fn handled(&self) -> usize {
-        self.handled
-    }
-
+    #[serde(skip)]
+    pub handled: usize,
     /// The record the batch stopped at, and its error.
-    ///
-    /// ```
-    /// assert!(dynamodb_mapper::stream::BatchItemFailures::default().failed().is_none());
-    /// ```
-    #[must_use]
-    pub fn failed(&self) -> Option<&FailedRecord> {
-        self.failed.as_ref()
-    }
-
-    /// The record the batch stopped at, taken (to log or return its error).
-    ///
-    /// ```
-    /// assert!(dynamodb_mapper::stream::BatchItemFailures::default().into_failed().is_none());
-    /// ```
-    #[must_use]
-    pub fn into_failed(self) -> Option<FailedRecord> {
-        self.failed
-    }
+    #[serde(skip)]
+    pub failed: Option<FailedRecord>,
 }
 
 /// Decodes each record through `registry` and hands the change to
@@ -144,7 +110,7 @@ impl BatchItemFailures {
 /// mapping has `ReportBatchItemFailures` turned on: without it Lambda
 /// ignores the response and counts the whole batch as handled, and the
 /// records from the failed one on are lost. There, fail the invocation
-/// instead (`if let Some(failed) = outcome.into_failed() { return
+/// instead (`if let Some(failed) = outcome.failed { return
 /// Err(failed.error.into()) }`), so Lambda retries the whole batch.
 ///
 /// ```
@@ -172,7 +138,7 @@ impl BatchItemFailures {
 /// })
 /// .await;
 /// assert_eq!(seen, ["C1", "C2"]);
-/// assert_eq!(outcome.handled(), 1);
+/// assert_eq!(outcome.handled, 1);
 /// assert_eq!(
 ///     serde_json::to_string(&outcome).unwrap(),
 ///     r#"{"batchItemFailures":[{"itemIdentifier":"2"}]}"#

@@ -124,11 +124,11 @@ impl From<BatchItemFailures> for DynamoDbEventResponse {
     fn from(outcome: BatchItemFailures) -> Self {
         let mut response = DynamoDbEventResponse::default();
         response.batch_item_failures = outcome
-            .failures()
-            .iter()
+            .batch_item_failures
+            .into_iter()
             .map(|f| {
                 let mut failure = DynamoDbBatchItemFailure::default();
-                failure.item_identifier = Some(f.item_identifier.clone());
+                failure.item_identifier = Some(f.item_identifier);
                 failure
             })
             .collect();

@@ -240,15 +240,15 @@ fn a_batch_stops_at_its_first_failure_and_reports_only_it() {
             seen.push(id);
             async move { if fail { Err("handler failed") } else { Ok(()) } }
         }));
-        assert_eq!(outcome.handled(), handled);
+        assert_eq!(outcome.handled, handled);
         assert_eq!(seen.iter().filter(|id| *id != "FAIL").count(), handled);
         assert_eq!(
-            outcome.failures(),
+            outcome.batch_item_failures,
             [BatchItemFailure {
                 item_identifier: identifier.to_owned()
             }]
         );
-        let failed = outcome.into_failed().unwrap();
+        let failed = outcome.failed.unwrap();
         assert_eq!(failed.event_id.as_deref(), event_id);
     }
     // Nothing fails: nothing to report, every record handled.
@@ -256,6 +256,6 @@ fn a_batch_stops_at_its_first_failure_and_reports_only_it() {
     let outcome = block_on(process_records(&registry, records, |_| async {
         Ok::<(), crate::BoxError>(())
     }));
-    assert_eq!(outcome.handled(), 2);
-    assert!(outcome.failures().is_empty() && outcome.failed().is_none());
+    assert_eq!(outcome.handled, 2);
+    assert!(outcome.batch_item_failures.is_empty() && outcome.failed.is_none());
 }
