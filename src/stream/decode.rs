@@ -102,8 +102,7 @@ impl<T> Registry<T> {
         for (which_image, possible, present) in images {
             if present && !possible {
                 return Err(which.error(format!(
-                    "it carries the {which_image} image, which {} records never have",
-                    kind.event_name()
+                    "it carries the {which_image} image, which {kind} records never have"
                 )));
             }
             let Some(view) = parts.view_type else {
@@ -115,17 +114,15 @@ impl<T> Registry<T> {
                 } else {
                     view.has_new()
                 };
-            let name = view.name();
             if promised && !present {
                 return Err(which.error(format!(
-                    "its view type {name} carries the {which_image} image of {} records, but \
-                     the record has none",
-                    kind.event_name()
+                    "its view type {view} carries the {which_image} image of {kind} records, \
+                     but the record has none"
                 )));
             }
             if present && !promised {
                 return Err(which.error(format!(
-                    "it carries the {which_image} image, which its view type {name} leaves out"
+                    "it carries the {which_image} image, which its view type {view} leaves out"
                 )));
             }
         }

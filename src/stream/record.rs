@@ -1,18 +1,23 @@
 //! [`ChangeRecord`]: one stream record, whichever source it came from,
 //! before its images are decoded.
 
+use std::fmt;
+use std::str::FromStr;
 use std::time::SystemTime;
 
 use crate::error::Error;
 use crate::item::Item;
 
-/// What happened to the item (the record's `eventName`).
+/// What happened to the item (the record's `eventName`). It parses from
+/// and displays as that name: `INSERT`, `MODIFY`, `REMOVE`.
 ///
 /// ```
 /// use dynamodb_mapper::stream::ChangeKind;
-/// assert_eq!(ChangeKind::from_event_name("MODIFY"), Some(ChangeKind::Modify));
-/// assert_eq!(ChangeKind::from_event_name("modify"), None);
-/// assert_eq!(ChangeKind::Remove.event_name(), "REMOVE");
+/// assert_eq!("MODIFY".parse::<ChangeKind>()?, ChangeKind::Modify);
+/// assert!("modify".parse::<ChangeKind>().is_err());
+/// assert_eq!(ChangeKind::Remove.as_str(), "REMOVE");
+/// assert_eq!(ChangeKind::Insert.to_string(), "INSERT");
+/// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ChangeKind {
@@ -24,30 +29,17 @@ pub enum ChangeKind {
     Remove,
 }
 
-impl ChangeKind {
-    /// The kind an `eventName` names; `None` for any other text.
-    ///
-    /// ```
-    /// use dynamodb_mapper::stream::ChangeKind;
-    /// assert_eq!(ChangeKind::from_event_name("INSERT"), Some(ChangeKind::Insert));
-    /// ```
-    #[must_use]
-    pub fn from_event_name(name: &str) -> Option<Self> {
-        match name {
-            "INSERT" => Some(ChangeKind::Insert),
-            "MODIFY" => Some(ChangeKind::Modify),
-            "REMOVE" => Some(ChangeKind::Remove),
-            _ => None,
-        }
-    }
+/// The event names, for errors.
+const EVENT_NAMES: &str = "INSERT, MODIFY or REMOVE";
 
+impl ChangeKind {
     /// The `eventName` of this kind.
     ///
     /// ```
-    /// assert_eq!(dynamodb_mapper::stream::ChangeKind::Insert.event_name(), "INSERT");
+    /// assert_eq!(dynamodb_mapper::stream::ChangeKind::Insert.as_str(), "INSERT");
     /// ```
     #[must_use]
-    pub fn event_name(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             ChangeKind::Insert => "INSERT",
             ChangeKind::Modify => "MODIFY",
@@ -56,13 +48,59 @@ impl ChangeKind {
     }
 }
 
-/// What a stream's records carry besides the keys (`StreamViewType`).
+impl fmt::Display for ChangeKind {
+    /// The `eventName`, as [`as_str`](ChangeKind::as_str).
+    ///
+    /// ```
+    /// assert_eq!(dynamodb_mapper::stream::ChangeKind::Modify.to_string(), "MODIFY");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for ChangeKind {
+    type Err = Error;
+
+    /// The kind an `eventName` names (exactly, case included).
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (attribute
+    /// `eventName`) for any other text.
+    ///
+    /// ```
+    /// use dynamodb_mapper::stream::ChangeKind;
+    /// assert_eq!("INSERT".parse::<ChangeKind>()?, ChangeKind::Insert);
+    /// assert_eq!(
+    ///     "UPSERT".parse::<ChangeKind>().unwrap_err().to_string(),
+    ///     "attribute `eventName` is \"UPSERT\"; expected INSERT, MODIFY or REMOVE"
+    /// );
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn from_str(name: &str) -> Result<Self, Error> {
+        match name {
+            "INSERT" => Ok(ChangeKind::Insert),
+            "MODIFY" => Ok(ChangeKind::Modify),
+            "REMOVE" => Ok(ChangeKind::Remove),
+            _ => Err(Error::invalid_value(
+                "eventName",
+                format!("is {name:?}; expected {EVENT_NAMES}"),
+            )),
+        }
+    }
+}
+
+/// What a stream's records carry besides the keys (`StreamViewType`). It
+/// parses from and displays as that name: `KEYS_ONLY`, `NEW_IMAGE`,
+/// `OLD_IMAGE`, `NEW_AND_OLD_IMAGES`.
 ///
 /// ```
 /// use dynamodb_mapper::stream::ViewType;
 /// assert!(ViewType::NewAndOldImages.has_old() && ViewType::NewAndOldImages.has_new());
 /// assert!(!ViewType::KeysOnly.has_new());
-/// assert_eq!(ViewType::from_name("NEW_IMAGE"), Some(ViewType::NewImage));
+/// assert_eq!("NEW_IMAGE".parse::<ViewType>()?, ViewType::NewImage);
+/// assert_eq!(ViewType::OldImage.to_string(), "OLD_IMAGE");
+/// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ViewType {
@@ -76,32 +114,18 @@ pub enum ViewType {
     NewAndOldImages,
 }
 
-impl ViewType {
-    /// The view type a `StreamViewType` name names; `None` for any other.
-    ///
-    /// ```
-    /// use dynamodb_mapper::stream::ViewType;
-    /// assert_eq!(ViewType::from_name("KEYS_ONLY"), Some(ViewType::KeysOnly));
-    /// ```
-    #[must_use]
-    pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "KEYS_ONLY" => Some(ViewType::KeysOnly),
-            "NEW_IMAGE" => Some(ViewType::NewImage),
-            "OLD_IMAGE" => Some(ViewType::OldImage),
-            "NEW_AND_OLD_IMAGES" => Some(ViewType::NewAndOldImages),
-            _ => None,
-        }
-    }
+/// The view type names, for errors.
+const VIEW_TYPE_NAMES: &str = "KEYS_ONLY, NEW_IMAGE, OLD_IMAGE or NEW_AND_OLD_IMAGES";
 
+impl ViewType {
     /// The `StreamViewType` name of this view type.
     ///
     /// ```
     /// use dynamodb_mapper::stream::ViewType;
-    /// assert_eq!(ViewType::NewAndOldImages.name(), "NEW_AND_OLD_IMAGES");
+    /// assert_eq!(ViewType::NewAndOldImages.as_str(), "NEW_AND_OLD_IMAGES");
     /// ```
     #[must_use]
-    pub fn name(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             ViewType::KeysOnly => "KEYS_ONLY",
             ViewType::NewImage => "NEW_IMAGE",
@@ -128,6 +152,50 @@ impl ViewType {
     #[must_use]
     pub fn has_old(self) -> bool {
         matches!(self, ViewType::OldImage | ViewType::NewAndOldImages)
+    }
+}
+
+impl fmt::Display for ViewType {
+    /// The `StreamViewType` name, as [`as_str`](ViewType::as_str).
+    ///
+    /// ```
+    /// assert_eq!(dynamodb_mapper::stream::ViewType::KeysOnly.to_string(), "KEYS_ONLY");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for ViewType {
+    type Err = Error;
+
+    /// The view type a `StreamViewType` name names (exactly, case
+    /// included).
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (attribute
+    /// `StreamViewType`) for any other text.
+    ///
+    /// ```
+    /// use dynamodb_mapper::stream::ViewType;
+    /// assert_eq!("KEYS_ONLY".parse::<ViewType>()?, ViewType::KeysOnly);
+    /// assert_eq!(
+    ///     "keys_only".parse::<ViewType>().unwrap_err().kind(),
+    ///     dynamodb_mapper::ErrorKind::InvalidValue
+    /// );
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn from_str(name: &str) -> Result<Self, Error> {
+        match name {
+            "KEYS_ONLY" => Ok(ViewType::KeysOnly),
+            "NEW_IMAGE" => Ok(ViewType::NewImage),
+            "OLD_IMAGE" => Ok(ViewType::OldImage),
+            "NEW_AND_OLD_IMAGES" => Ok(ViewType::NewAndOldImages),
+            _ => Err(Error::invalid_value(
+                "StreamViewType",
+                format!("is {name:?}; expected {VIEW_TYPE_NAMES}"),
+            )),
+        }
     }
 }
 
@@ -440,9 +508,9 @@ impl Which<'_> {
 #[cfg(any(feature = "streams", feature = "lambda"))]
 pub(super) fn kind_of(which: Which<'_>, name: Option<&str>) -> crate::Result<ChangeKind> {
     match name {
-        Some(name) => ChangeKind::from_event_name(name).ok_or_else(|| {
+        Some(name) => name.parse().map_err(|_| {
             which.error(format!(
-                "its event name is {name:?}; expected INSERT, MODIFY or REMOVE"
+                "its event name is {name:?}; expected {EVENT_NAMES}"
             ))
         }),
         None => Err(which.error("it has no event name")),
@@ -452,10 +520,9 @@ pub(super) fn kind_of(which: Which<'_>, name: Option<&str>) -> crate::Result<Cha
 /// The view type a name names, or the error for the record.
 #[cfg(any(feature = "streams", feature = "lambda"))]
 pub(super) fn view_type_of(which: Which<'_>, name: &str) -> crate::Result<ViewType> {
-    ViewType::from_name(name).ok_or_else(|| {
+    name.parse().map_err(|_| {
         which.error(format!(
-            "its view type is {name:?}; expected KEYS_ONLY, NEW_IMAGE, OLD_IMAGE or \
-                 NEW_AND_OLD_IMAGES"
+            "its view type is {name:?}; expected {VIEW_TYPE_NAMES}"
         ))
     })
 }

@@ -259,3 +259,39 @@ fn a_batch_stops_at_its_first_failure_and_reports_only_it() {
     assert_eq!(outcome.handled, 2);
     assert!(outcome.batch_item_failures.is_empty() && outcome.failed.is_none());
 }
+
+/// The names parse back to what displays them, exactly (case included);
+/// any other text is an `InvalidValue` naming the attribute and the names.
+#[test]
+fn kinds_and_view_types_parse_from_their_names() {
+    for kind in [ChangeKind::Insert, ChangeKind::Modify, ChangeKind::Remove] {
+        assert_eq!(kind.to_string(), kind.as_str());
+        assert_eq!(kind.as_str().parse::<ChangeKind>().unwrap(), kind);
+        let lower = kind.as_str().to_lowercase();
+        assert!(lower.parse::<ChangeKind>().is_err(), "{lower}");
+    }
+    let err = "UPSERT".parse::<ChangeKind>().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidValue);
+    assert_eq!(
+        err.to_string(),
+        "attribute `eventName` is \"UPSERT\"; expected INSERT, MODIFY or REMOVE"
+    );
+    for view in [
+        ViewType::KeysOnly,
+        ViewType::NewImage,
+        ViewType::OldImage,
+        ViewType::NewAndOldImages,
+    ] {
+        assert_eq!(view.to_string(), view.as_str());
+        assert_eq!(view.as_str().parse::<ViewType>().unwrap(), view);
+        let lower = view.as_str().to_lowercase();
+        assert!(lower.parse::<ViewType>().is_err(), "{lower}");
+    }
+    let err = "".parse::<ViewType>().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidValue);
+    assert_eq!(
+        err.to_string(),
+        "attribute `StreamViewType` is \"\"; expected KEYS_ONLY, NEW_IMAGE, OLD_IMAGE or \
+         NEW_AND_OLD_IMAGES"
+    );
+}
