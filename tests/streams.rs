@@ -80,9 +80,12 @@ fn entity(decoded: Option<Decoded<Session>>) -> Option<Session> {
 #[test]
 fn an_insert_carries_the_new_item() {
     let record = one_record("insert");
-    assert_eq!(record.view_type(), Some(ViewType::NewAndOldImages));
-    assert_eq!(record.sequence_number(), Some("111100000000000000001"));
-    assert!(record.created_at().is_some());
+    assert_eq!(record.view_type, Some(ViewType::NewAndOldImages));
+    assert_eq!(
+        record.sequence_number.as_deref(),
+        Some("111100000000000000001")
+    );
+    assert!(record.created_at.is_some());
     let change = registry(UnknownPolicy::Error)
         .decode_change(record)
         .unwrap();

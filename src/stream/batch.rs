@@ -34,9 +34,9 @@ pub struct BatchItemFailure {
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
 /// // A removal that claims to carry the item after the change.
-/// let odd = ChangeRecord::new("e7", ChangeKind::Remove, Default::default())
-///     .with_sequence_number("700")
-///     .with_new_image(Default::default());
+/// let mut odd = ChangeRecord::new("e7", ChangeKind::Remove, Default::default());
+/// odd.sequence_number = Some("700".into());
+/// odd.new_image = Some(Default::default());
 /// let outcome = process_records(&registry, [Ok(odd)], |_| async { Ok::<(), Error>(()) }).await;
 /// let failed = outcome.failed.unwrap();
 /// assert_eq!(failed.event_id.as_deref(), Some("e7"));
@@ -121,9 +121,10 @@ pub struct BatchItemFailures {
 /// let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
 /// let insert = |seq: &str, id: &str| -> dynamodb_mapper::Result<ChangeRecord> {
 ///     let item = CustomerMapper::to_item(&Customer { id: id.into() })?;
-///     Ok(ChangeRecord::new(seq, ChangeKind::Insert, TABLE.key_of(&item)?)
-///         .with_sequence_number(seq)
-///         .with_new_image(item))
+///     let mut record = ChangeRecord::new(seq, ChangeKind::Insert, TABLE.key_of(&item)?);
+///     record.sequence_number = Some(seq.into());
+///     record.new_image = Some(item);
+///     Ok(record)
 /// };
 /// let records = vec![insert("1", "C1"), insert("2", "C2"), insert("3", "C3")];
 /// let mut seen = Vec::new();
@@ -173,8 +174,8 @@ where
                 }
             }
             Ok(record) => {
-                let event_id = Some(record.event_id().to_owned());
-                let sequence_number = record.sequence_number().map(str::to_owned);
+                let event_id = Some(record.event_id.clone());
+                let sequence_number = record.sequence_number.clone();
                 let result = match registry.decode_change(record) {
                     Ok(change) => handler(change)
                         .await

@@ -30,9 +30,9 @@
 //!
 //! let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
 //! let item = CustomerMapper::to_item(&Customer { id: "C1".into() })?;
-//! let record = ChangeRecord::new("event-1", ChangeKind::Insert, TABLE.key_of(&item)?)
-//!     .with_view_type(ViewType::NewAndOldImages)
-//!     .with_new_image(item);
+//! let mut record = ChangeRecord::new("event-1", ChangeKind::Insert, TABLE.key_of(&item)?);
+//! record.view_type = Some(ViewType::NewAndOldImages);
+//! record.new_image = Some(item);
 //! let change = registry.decode_change(record)?;
 //! assert_eq!(change.kind, ChangeKind::Insert);
 //! assert_eq!(

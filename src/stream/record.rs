@@ -209,43 +209,59 @@ pub const TTL_PRINCIPAL: &str = "dynamodb.amazonaws.com";
 
 /// One stream record before its images are decoded: from the Streams API
 /// (`ChangeRecord::try_from(record)`, feature `streams`), from a Lambda
-/// event (feature `lambda`), or built with [`new`](Self::new) and the
-/// `with_*` methods (tests, other sources).
+/// event (feature `lambda`), or made with [`new`](Self::new) and its
+/// optional fields set (tests, other sources).
 ///
 /// ```
-/// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
+/// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, TTL_PRINCIPAL};
 /// use dynamodb_mapper::Item;
 ///
-/// let record = ChangeRecord::new("e1", ChangeKind::Remove, Item::new())
-///     .with_user_identity("Service", "dynamodb.amazonaws.com")
-///     .with_sequence_number("100");
+/// let mut record = ChangeRecord::new("e1", ChangeKind::Remove, Item::new());
+/// record.user_identity = Some(("Service".into(), TTL_PRINCIPAL.into()));
+/// record.sequence_number = Some("100".into());
 /// assert!(record.removed_by_ttl());
-/// assert_eq!(record.sequence_number(), Some("100"));
+/// assert_eq!(record.event_id, "e1");
+/// assert!(record.old_image.is_none() && record.view_type.is_none());
 /// ```
 #[derive(Debug, Clone, PartialEq)]
-#[must_use]
+#[non_exhaustive]
 pub struct ChangeRecord {
-    event_id: String,
-    kind: ChangeKind,
-    keys: Item,
-    old_image: Option<Item>,
-    new_image: Option<Item>,
-    view_type: Option<ViewType>,
-    sequence_number: Option<String>,
-    user_identity: Option<(String, String)>,
-    created_at: Option<SystemTime>,
+    /// The record's event id (unique per record).
+    pub event_id: String,
+    /// What happened to the item.
+    pub kind: ChangeKind,
+    /// The item's primary key.
+    pub keys: Item,
+    /// The item before the change, when the record carries it.
+    pub old_image: Option<Item>,
+    /// The item after the change, when the record carries it.
+    pub new_image: Option<Item>,
+    /// The stream's view type, when the record says it; decoding then
+    /// checks that the images it promises are there.
+    pub view_type: Option<ViewType>,
+    /// The record's sequence number, when known (the identifier of a
+    /// partial-batch failure).
+    pub sequence_number: Option<String>,
+    /// Who made the change: `userIdentity`'s `type` and `principalId`, in
+    /// that order; present on removals by TTL.
+    pub user_identity: Option<(String, String)>,
+    /// The approximate time of the change, when known.
+    pub created_at: Option<SystemTime>,
 }
 
 impl ChangeRecord {
     /// A record of `kind` for the item with the primary key `keys`, without
-    /// images.
+    /// images or any other optional part.
     ///
     /// ```
-    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
-    /// let record = ChangeRecord::new("e1", ChangeKind::Insert, Default::default());
-    /// assert_eq!(record.event_id(), "e1");
-    /// assert!(record.new_image().is_none());
+    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, ViewType};
+    /// let mut record = ChangeRecord::new("e1", ChangeKind::Insert, Default::default());
+    /// assert!(record.new_image.is_none() && record.sequence_number.is_none());
+    /// record.new_image = Some(Default::default());
+    /// record.view_type = Some(ViewType::NewImage);
+    /// record.created_at = Some(std::time::UNIX_EPOCH);
     /// ```
+    #[must_use]
     pub fn new(event_id: impl Into<String>, kind: ChangeKind, keys: Item) -> Self {
         ChangeRecord {
             event_id: event_id.into(),
@@ -260,235 +276,25 @@ impl ChangeRecord {
         }
     }
 
-    /// The same record with the item as it was before the change.
-    ///
-    /// ```
-    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
-    /// let r = ChangeRecord::new("e1", ChangeKind::Remove, Default::default()).with_old_image(Default::default());
-    /// assert!(r.old_image().is_some());
-    /// ```
-    pub fn with_old_image(mut self, image: Item) -> Self {
-        self.old_image = Some(image);
-        self
-    }
-
-    /// The same record with the item as it is after the change.
-    ///
-    /// ```
-    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
-    /// let r = ChangeRecord::new("e1", ChangeKind::Insert, Default::default()).with_new_image(Default::default());
-    /// assert!(r.new_image().is_some());
-    /// ```
-    pub fn with_new_image(mut self, image: Item) -> Self {
-        self.new_image = Some(image);
-        self
-    }
-
-    /// The same record with the stream's view type; decoding then checks
-    /// that the images it promises are there.
-    ///
-    /// ```
-    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, ViewType};
-    /// let r = ChangeRecord::new("e1", ChangeKind::Insert, Default::default()).with_view_type(ViewType::KeysOnly);
-    /// assert_eq!(r.view_type(), Some(ViewType::KeysOnly));
-    /// ```
-    pub fn with_view_type(mut self, view_type: ViewType) -> Self {
-        self.view_type = Some(view_type);
-        self
-    }
-
-    /// The same record with its sequence number (the identifier of a
-    /// partial-batch failure).
-    ///
-    /// ```
-    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
-    /// let r = ChangeRecord::new("e1", ChangeKind::Insert, Default::default()).with_sequence_number("7");
-    /// assert_eq!(r.sequence_number(), Some("7"));
-    /// ```
-    pub fn with_sequence_number(mut self, sequence_number: impl Into<String>) -> Self {
-        self.sequence_number = Some(sequence_number.into());
-        self
-    }
-
-    /// The same record with who made the change (`userIdentity`: its
-    /// `type` and `principalId`).
-    ///
-    /// ```
-    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
-    /// let r = ChangeRecord::new("e1", ChangeKind::Remove, Default::default())
-    ///     .with_user_identity("Service", "dynamodb.amazonaws.com");
-    /// assert_eq!(r.user_identity(), Some(("Service", "dynamodb.amazonaws.com")));
-    /// ```
-    pub fn with_user_identity(
-        mut self,
-        identity_type: impl Into<String>,
-        principal_id: impl Into<String>,
-    ) -> Self {
-        self.user_identity = Some((identity_type.into(), principal_id.into()));
-        self
-    }
-
-    /// The same record with the approximate time of the change.
-    ///
-    /// ```
-    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
-    /// let at = std::time::UNIX_EPOCH;
-    /// let r = ChangeRecord::new("e1", ChangeKind::Insert, Default::default()).with_created_at(at);
-    /// assert_eq!(r.created_at(), Some(at));
-    /// ```
-    pub fn with_created_at(mut self, at: SystemTime) -> Self {
-        self.created_at = Some(at);
-        self
-    }
-
-    /// The record's event id (unique per record).
-    ///
-    /// ```
-    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
-    /// assert_eq!(ChangeRecord::new("e9", ChangeKind::Insert, Default::default()).event_id(), "e9");
-    /// ```
-    #[must_use]
-    pub fn event_id(&self) -> &str {
-        &self.event_id
-    }
-
-    /// What happened to the item.
-    ///
-    /// ```
-    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
-    /// assert_eq!(ChangeRecord::new("e", ChangeKind::Modify, Default::default()).kind(), ChangeKind::Modify);
-    /// ```
-    #[must_use]
-    pub fn kind(&self) -> ChangeKind {
-        self.kind
-    }
-
-    /// The item's primary key.
-    ///
-    /// ```
-    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
-    /// assert!(ChangeRecord::new("e", ChangeKind::Insert, Default::default()).keys().is_empty());
-    /// ```
-    #[must_use]
-    pub fn keys(&self) -> &Item {
-        &self.keys
-    }
-
-    /// The item before the change, when the record carries it.
-    ///
-    /// ```
-    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
-    /// assert!(ChangeRecord::new("e", ChangeKind::Insert, Default::default()).old_image().is_none());
-    /// ```
-    #[must_use]
-    pub fn old_image(&self) -> Option<&Item> {
-        self.old_image.as_ref()
-    }
-
-    /// The item after the change, when the record carries it.
-    ///
-    /// ```
-    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
-    /// assert!(ChangeRecord::new("e", ChangeKind::Remove, Default::default()).new_image().is_none());
-    /// ```
-    #[must_use]
-    pub fn new_image(&self) -> Option<&Item> {
-        self.new_image.as_ref()
-    }
-
-    /// The stream's view type, when the record says it.
-    ///
-    /// ```
-    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
-    /// assert_eq!(ChangeRecord::new("e", ChangeKind::Insert, Default::default()).view_type(), None);
-    /// ```
-    #[must_use]
-    pub fn view_type(&self) -> Option<ViewType> {
-        self.view_type
-    }
-
-    /// The record's sequence number, when known.
-    ///
-    /// ```
-    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
-    /// assert_eq!(ChangeRecord::new("e", ChangeKind::Insert, Default::default()).sequence_number(), None);
-    /// ```
-    #[must_use]
-    pub fn sequence_number(&self) -> Option<&str> {
-        self.sequence_number.as_deref()
-    }
-
-    /// Who made the change: `userIdentity`'s `type` and `principalId`,
-    /// present on removals by TTL.
-    ///
-    /// ```
-    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
-    /// assert_eq!(ChangeRecord::new("e", ChangeKind::Remove, Default::default()).user_identity(), None);
-    /// ```
-    #[must_use]
-    pub fn user_identity(&self) -> Option<(&str, &str)> {
-        self.user_identity
-            .as_ref()
-            .map(|(t, p)| (t.as_str(), p.as_str()))
-    }
-
-    /// The approximate time of the change, when known.
-    ///
-    /// ```
-    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
-    /// assert_eq!(ChangeRecord::new("e", ChangeKind::Insert, Default::default()).created_at(), None);
-    /// ```
-    #[must_use]
-    pub fn created_at(&self) -> Option<SystemTime> {
-        self.created_at
-    }
-
     /// Whether DynamoDB's TTL process removed the item (rather than a
     /// user's delete): a removal whose `userIdentity` is of type `Service`
     /// with the principal [`TTL_PRINCIPAL`].
     ///
     /// ```
-    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
-    /// let deleted = ChangeRecord::new("e", ChangeKind::Remove, Default::default());
-    /// assert!(!deleted.removed_by_ttl());
-    /// assert!(deleted.with_user_identity("Service", "dynamodb.amazonaws.com").removed_by_ttl());
+    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, TTL_PRINCIPAL};
+    /// let mut record = ChangeRecord::new("e", ChangeKind::Remove, Default::default());
+    /// assert!(!record.removed_by_ttl());
+    /// record.user_identity = Some(("Service".into(), TTL_PRINCIPAL.into()));
+    /// assert!(record.removed_by_ttl());
     /// ```
     #[must_use]
     pub fn removed_by_ttl(&self) -> bool {
         self.kind == ChangeKind::Remove
             && self
-                .user_identity()
+                .user_identity
+                .as_ref()
                 .is_some_and(|(t, p)| t == "Service" && p == TTL_PRINCIPAL)
     }
-
-    /// The parts, for decoding.
-    pub(super) fn into_parts(self) -> Parts {
-        let removed_by_ttl = self.removed_by_ttl();
-        Parts {
-            event_id: self.event_id,
-            kind: self.kind,
-            keys: self.keys,
-            old_image: self.old_image,
-            new_image: self.new_image,
-            view_type: self.view_type,
-            sequence_number: self.sequence_number,
-            removed_by_ttl,
-            created_at: self.created_at,
-        }
-    }
-}
-
-/// A record taken apart.
-pub(super) struct Parts {
-    pub(super) event_id: String,
-    pub(super) kind: ChangeKind,
-    pub(super) keys: Item,
-    pub(super) old_image: Option<Item>,
-    pub(super) new_image: Option<Item>,
-    pub(super) view_type: Option<ViewType>,
-    pub(super) sequence_number: Option<String>,
-    pub(super) removed_by_ttl: bool,
-    pub(super) created_at: Option<SystemTime>,
 }
 
 /// Which record an error is about: its event id and sequence number.

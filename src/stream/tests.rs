@@ -46,13 +46,10 @@ fn customer(id: &str) -> Item {
 }
 
 fn record(kind: ChangeKind, view: ViewType, old: Option<Item>, new: Option<Item>) -> ChangeRecord {
-    let mut r = ChangeRecord::new("e", kind, Item::new()).with_view_type(view);
-    if let Some(old) = old {
-        r = r.with_old_image(old);
-    }
-    if let Some(new) = new {
-        r = r.with_new_image(new);
-    }
+    let mut r = ChangeRecord::new("e", kind, Item::new());
+    r.view_type = Some(view);
+    r.old_image = old;
+    r.new_image = new;
     r
 }
 
@@ -100,16 +97,16 @@ fn every_kind_and_view_type_combination() {
 #[test]
 fn without_a_view_type_the_images_present_are_decoded() {
     let registry = registry(UnknownPolicy::Error);
-    let r = ChangeRecord::new("e", ChangeKind::Modify, Item::new())
-        .with_old_image(customer("A"))
-        .with_new_image(customer("B"));
+    let mut r = ChangeRecord::new("e", ChangeKind::Modify, Item::new());
+    r.old_image = Some(customer("A"));
+    r.new_image = Some(customer("B"));
     let change = registry.decode_change(r).unwrap();
     assert_eq!(
         change.new.unwrap().into_entity(),
         Some(Entity::Customer(Customer { id: "B".into() }))
     );
-    let insert_with_old =
-        ChangeRecord::new("e", ChangeKind::Insert, Item::new()).with_old_image(customer("A"));
+    let mut insert_with_old = ChangeRecord::new("e", ChangeKind::Insert, Item::new());
+    insert_with_old.old_image = Some(customer("A"));
     assert_eq!(
         registry
             .decode_change(insert_with_old)
@@ -128,14 +125,15 @@ fn ttl_removals_are_told_apart_from_deletes() {
         ("Service", "other.amazonaws.com", false),
         ("User", TTL_PRINCIPAL, false),
     ] {
-        let r = remove.clone().with_user_identity(t, p);
+        let mut r = remove.clone();
+        r.user_identity = Some((t.to_owned(), p.to_owned()));
         assert_eq!(r.removed_by_ttl(), ttl, "{t} {p}");
         let change = registry(UnknownPolicy::Error).decode_change(r).unwrap();
         assert_eq!(change.removed_by_ttl, ttl);
     }
     // Only a removal is a TTL expiry.
-    let modify = ChangeRecord::new("e", ChangeKind::Modify, Item::new())
-        .with_user_identity("Service", TTL_PRINCIPAL);
+    let mut modify = ChangeRecord::new("e", ChangeKind::Modify, Item::new());
+    modify.user_identity = Some(("Service".to_owned(), TTL_PRINCIPAL.to_owned()));
     assert!(!modify.removed_by_ttl());
 }
 
@@ -144,9 +142,10 @@ fn unknown_types_follow_the_registry_policy() {
     let mut refund = customer("A");
     refund.insert("entityType".into(), AttributeValue::S("Refund".into()));
     let r = || {
-        ChangeRecord::new("e", ChangeKind::Insert, Item::new())
-            .with_view_type(ViewType::NewImage)
-            .with_new_image(refund.clone())
+        let mut r = ChangeRecord::new("e", ChangeKind::Insert, Item::new());
+        r.view_type = Some(ViewType::NewImage);
+        r.new_image = Some(refund.clone());
+        r
     };
     let err = registry(UnknownPolicy::Error)
         .decode_change(r())
@@ -167,11 +166,9 @@ fn block_on<F: std::future::Future>(f: F) -> F::Output {
 
 fn insert(seq: Option<&str>, id: &str) -> crate::Result<ChangeRecord> {
     let item = customer(id);
-    let mut r = ChangeRecord::new(format!("e-{id}"), ChangeKind::Insert, TABLE.key_of(&item)?)
-        .with_new_image(item);
-    if let Some(seq) = seq {
-        r = r.with_sequence_number(seq);
-    }
+    let mut r = ChangeRecord::new(format!("e-{id}"), ChangeKind::Insert, TABLE.key_of(&item)?);
+    r.new_image = Some(item);
+    r.sequence_number = seq.map(str::to_owned);
     Ok(r)
 }
 
@@ -180,9 +177,10 @@ fn a_batch_stops_at_its_first_failure_and_reports_only_it() {
     let registry = registry(UnknownPolicy::Error);
     let mut refund = customer("R");
     refund.insert("entityType".into(), AttributeValue::S("Refund".into()));
-    let bad_image = Ok(ChangeRecord::new("e-bad", ChangeKind::Insert, Item::new())
-        .with_sequence_number("3")
-        .with_new_image(refund));
+    let mut bad_image = ChangeRecord::new("e-bad", ChangeKind::Insert, Item::new());
+    bad_image.sequence_number = Some("3".to_owned());
+    bad_image.new_image = Some(refund);
+    let bad_image = Ok(bad_image);
     let unreadable = Err(crate::Error::invalid_stream_record(
         "e-unreadable",
         Some("2"),
