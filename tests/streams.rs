@@ -80,9 +80,12 @@ fn entity(decoded: Option<Decoded<Session>>) -> Option<Session> {
 #[test]
 fn an_insert_carries_the_new_item() {
     let record = one_record("insert");
-    assert_eq!(record.view_type(), Some(ViewType::NewAndOldImages));
-    assert_eq!(record.sequence_number(), Some("111100000000000000001"));
-    assert!(record.created_at().is_some());
+    assert_eq!(record.view_type, Some(ViewType::NewAndOldImages));
+    assert_eq!(
+        record.sequence_number.as_deref(),
+        Some("111100000000000000001")
+    );
+    assert!(record.created_at.is_some());
     let change = registry(UnknownPolicy::Error)
         .decode_change(record)
         .unwrap();
@@ -346,12 +349,12 @@ async fn a_lambda_batch_reports_the_record_it_stopped_at() {
     })
     .await;
     assert_eq!(handled, [ChangeKind::Insert, ChangeKind::Modify]);
-    assert_eq!(outcome.handled(), 2);
+    assert_eq!(outcome.handled, 2);
     assert_eq!(
         serde_json::to_value(&outcome).unwrap(),
         serde_json::json!({"batchItemFailures": [{"itemIdentifier": "111100000000000000005"}]})
     );
-    let failed = outcome.failed().unwrap();
+    let failed = outcome.failed.as_ref().unwrap();
     assert_eq!(failed.error.kind(), ErrorKind::UnknownEntityType);
     let response = DynamoDbEventResponse::from(outcome);
     assert_eq!(
@@ -367,7 +370,7 @@ async fn a_lambda_batch_reports_the_record_it_stopped_at() {
         async { Ok::<(), std::io::Error>(()) }
     })
     .await;
-    assert!(outcome.failures().is_empty());
+    assert!(outcome.batch_item_failures.is_empty());
     assert_eq!(
         kinds,
         [

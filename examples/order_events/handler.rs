@@ -23,7 +23,7 @@ pub async fn function_handler(
         async { Ok::<(), std::convert::Infallible>(()) }
     })
     .await;
-    if let Some(failed) = outcome.failed() {
+    if let Some(failed) = &outcome.failed {
         log.push(format!(
             "   stopped at record {}: {}",
             failed.sequence_number.as_deref().unwrap_or("?"),
@@ -53,6 +53,6 @@ pub fn describe(change: &Change<Order>) -> String {
             format!("{} expired (TTL): archive it", old.order_id)
         }
         (ChangeKind::Remove, Some(old), _) => format!("{} cancelled by a user", old.order_id),
-        (kind, _, _) => format!("{} of something else: {:?}", kind.event_name(), change.keys),
+        (kind, _, _) => format!("{kind} of something else: {:?}", change.keys),
     }
 }

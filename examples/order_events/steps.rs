@@ -102,8 +102,8 @@ pub async fn run(log: &mut Vec<String>) -> Result<(), BoxError> {
     log.extend(lines);
     log.push(format!(
         "   handled {}, failed {}",
-        outcome.handled(),
-        outcome.failures().len()
+        outcome.handled,
+        outcome.batch_item_failures.len()
     ));
 
     log.push("6. A Lambda event: a TTL expiry, then a record of a type no mapper reads".to_owned());

@@ -59,28 +59,18 @@ enum Input {
 fn build(b: Built) -> ChangeRecord {
     let kind =
         [ChangeKind::Insert, ChangeKind::Modify, ChangeKind::Remove][usize::from(b.kind % 3)];
+    let views = [
+        ViewType::KeysOnly,
+        ViewType::NewImage,
+        ViewType::OldImage,
+        ViewType::NewAndOldImages,
+    ];
     let mut r = ChangeRecord::new("e", kind, b.keys.0);
-    if let Some(v) = b.view {
-        let views = [
-            ViewType::KeysOnly,
-            ViewType::NewImage,
-            ViewType::OldImage,
-            ViewType::NewAndOldImages,
-        ];
-        r = r.with_view_type(views[usize::from(v % 4)]);
-    }
-    if let Some(old) = b.old {
-        r = r.with_old_image(old.0);
-    }
-    if let Some(new) = b.new {
-        r = r.with_new_image(new.0);
-    }
-    if let Some(seq) = b.sequence_number {
-        r = r.with_sequence_number(seq);
-    }
-    if let Some((t, p)) = b.identity {
-        r = r.with_user_identity(t, p);
-    }
+    r.view_type = b.view.map(|v| views[usize::from(v % 4)]);
+    r.old_image = b.old.map(|i| i.0);
+    r.new_image = b.new.map(|i| i.0);
+    r.sequence_number = b.sequence_number;
+    r.user_identity = b.identity;
     r
 }
 
@@ -92,7 +82,7 @@ fn batch(registry: &Registry<Tenant>, records: Vec<dynamodb_mapper::Result<Chang
         Ok(r) => registry.decode_change(r.clone()).is_err(),
     });
     let expected_seq = first_failure.map(|i| match &records[i] {
-        Ok(r) => r.sequence_number().unwrap_or("").to_owned(),
+        Ok(r) => r.sequence_number.clone().unwrap_or_default(),
         Err(e) => e
             .stream_record()
             .and_then(|(_, s)| s)
@@ -109,17 +99,17 @@ fn batch(registry: &Registry<Tenant>, records: Vec<dynamodb_mapper::Result<Chang
         seen += 1;
         async { Ok::<(), std::io::Error>(()) }
     }));
-    assert_eq!(seen, outcome.handled());
+    assert_eq!(seen, outcome.handled);
     match (first_failure, expected_seq) {
         (Some(i), Some(seq)) => {
-            assert_eq!(outcome.handled(), i);
-            assert_eq!(outcome.failures().len(), 1);
-            assert_eq!(outcome.failures()[0].item_identifier, seq);
-            let _ = outcome.failed().unwrap().error.to_string();
+            assert_eq!(outcome.handled, i);
+            assert_eq!(outcome.batch_item_failures.len(), 1);
+            assert_eq!(outcome.batch_item_failures[0].item_identifier, seq);
+            let _ = outcome.failed.unwrap().error.to_string();
         }
         _ => {
-            assert_eq!(outcome.handled(), count);
-            assert!(outcome.failures().is_empty());
+            assert_eq!(outcome.handled, count);
+            assert!(outcome.batch_item_failures.is_empty());
         }
     }
 }
@@ -151,11 +141,11 @@ fuzz_target!(|input: Input| {
                 .into_iter()
                 .enumerate()
                 .map(|(i, item)| {
-                    Ok(
-                        ChangeRecord::new(i.to_string(), ChangeKind::Insert, Default::default())
-                            .with_sequence_number(i.to_string())
-                            .with_new_image(item),
-                    )
+                    let mut r =
+                        ChangeRecord::new(i.to_string(), ChangeKind::Insert, Default::default());
+                    r.sequence_number = Some(i.to_string());
+                    r.new_image = Some(item);
+                    Ok(r)
                 })
                 .collect();
             batch(registry, records);

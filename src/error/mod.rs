@@ -306,9 +306,9 @@ impl Error {
     /// # use dynamodb_mapper_support::doc::*;
     /// let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
     /// // A removal cannot carry the item as it is after the change.
-    /// let record = ChangeRecord::new("e1", ChangeKind::Remove, Default::default())
-    ///     .with_sequence_number("42")
-    ///     .with_new_image(Default::default());
+    /// let mut record = ChangeRecord::new("e1", ChangeKind::Remove, Default::default());
+    /// record.sequence_number = Some("42".into());
+    /// record.new_image = Some(Default::default());
     /// let err = registry.decode_change(record).unwrap_err();
     /// assert_eq!(err.stream_record(), Some(("e1", Some("42"))));
     /// assert_eq!(dynamodb_mapper::Error::invalid_value("n", "x").stream_record(), None);
@@ -341,10 +341,10 @@ impl Error {
     /// let item = CustomerMapper::to_item(&Customer { id: "C1".into() })?;
     /// let mut broken = item.clone();
     /// broken.insert("entityType".into(), AttributeValue::N("7".into()));
-    /// let record = ChangeRecord::new("e3", ChangeKind::Modify, TABLE.key_of(&item)?)
-    ///     .with_sequence_number("43")
-    ///     .with_old_image(item)
-    ///     .with_new_image(broken);
+    /// let mut record = ChangeRecord::new("e3", ChangeKind::Modify, TABLE.key_of(&item)?);
+    /// record.sequence_number = Some("43".into());
+    /// record.old_image = Some(item);
+    /// record.new_image = Some(broken);
     /// let err = registry.decode_change(record).unwrap_err();
     /// assert_eq!(err.stream_image(), Some("new"));
     /// assert_eq!(err.stream_record(), Some(("e3", Some("43"))));

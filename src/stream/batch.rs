@@ -6,8 +6,8 @@ use std::future::Future;
 
 use serde::Serialize;
 
+use super::change_record::ChangeRecord;
 use super::decode::Change;
-use super::record::ChangeRecord;
 use crate::error::{BoxError, Error, Result};
 use crate::registry::Registry;
 
@@ -34,11 +34,11 @@ pub struct BatchItemFailure {
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
 /// // A removal that claims to carry the item after the change.
-/// let odd = ChangeRecord::new("e7", ChangeKind::Remove, Default::default())
-///     .with_sequence_number("700")
-///     .with_new_image(Default::default());
+/// let mut odd = ChangeRecord::new("e7", ChangeKind::Remove, Default::default());
+/// odd.sequence_number = Some("700".into());
+/// odd.new_image = Some(Default::default());
 /// let outcome = process_records(&registry, [Ok(odd)], |_| async { Ok::<(), Error>(()) }).await;
-/// let failed = outcome.failed().unwrap();
+/// let failed = outcome.failed.unwrap();
 /// assert_eq!(failed.event_id.as_deref(), Some("e7"));
 /// assert_eq!(failed.sequence_number.as_deref(), Some("700"));
 /// assert_eq!(failed.error.kind(), ErrorKind::InvalidStreamRecord);
@@ -62,65 +62,31 @@ pub struct FailedRecord {
 /// The outcome of [`process_records`]: how many records were handled, and
 /// the record it stopped at. Serializes as Lambda's partial-batch response,
 /// `{"batchItemFailures":[{"itemIdentifier":"..."}]}`, for an event source
-/// mapping with `ReportBatchItemFailures`; with the `lambda` feature it also
-/// converts into `aws_lambda_events`' `DynamoDbEventResponse`.
+/// mapping with `ReportBatchItemFailures` (only
+/// [`batch_item_failures`](Self::batch_item_failures) is serialized); with
+/// the `lambda` feature it also converts into `aws_lambda_events`'
+/// `DynamoDbEventResponse`.
 ///
 /// ```
 /// use dynamodb_mapper::stream::BatchItemFailures;
 /// let none = BatchItemFailures::default();
+/// assert!(none.batch_item_failures.is_empty() && none.failed.is_none());
+/// assert_eq!(none.handled, 0);
 /// assert_eq!(serde_json::to_string(&none).unwrap(), r#"{"batchItemFailures":[]}"#);
 /// ```
 #[derive(Debug, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct BatchItemFailures {
-    batch_item_failures: Vec<BatchItemFailure>,
-    #[serde(skip)]
-    handled: usize,
-    #[serde(skip)]
-    failed: Option<FailedRecord>,
-}
-
-impl BatchItemFailures {
     /// The failures to report: none, or the record the batch stopped at.
-    ///
-    /// ```
-    /// assert!(dynamodb_mapper::stream::BatchItemFailures::default().failures().is_empty());
-    /// ```
-    #[must_use]
-    pub fn failures(&self) -> &[BatchItemFailure] {
-        &self.batch_item_failures
-    }
-
+    pub batch_item_failures: Vec<BatchItemFailure>,
     /// How many records were handled before the batch stopped (all of them
     /// when nothing failed).
-    ///
-    /// ```
-    /// assert_eq!(dynamodb_mapper::stream::BatchItemFailures::default().handled(), 0);
-    /// ```
-    #[must_use]
-    pub fn handled(&self) -> usize {
-        self.handled
-    }
-
+    #[serde(skip)]
+    pub handled: usize,
     /// The record the batch stopped at, and its error.
-    ///
-    /// ```
-    /// assert!(dynamodb_mapper::stream::BatchItemFailures::default().failed().is_none());
-    /// ```
-    #[must_use]
-    pub fn failed(&self) -> Option<&FailedRecord> {
-        self.failed.as_ref()
-    }
-
-    /// The record the batch stopped at, taken (to log or return its error).
-    ///
-    /// ```
-    /// assert!(dynamodb_mapper::stream::BatchItemFailures::default().into_failed().is_none());
-    /// ```
-    #[must_use]
-    pub fn into_failed(self) -> Option<FailedRecord> {
-        self.failed
-    }
+    #[serde(skip)]
+    pub failed: Option<FailedRecord>,
 }
 
 /// Decodes each record through `registry` and hands the change to
@@ -144,7 +110,7 @@ impl BatchItemFailures {
 /// mapping has `ReportBatchItemFailures` turned on: without it Lambda
 /// ignores the response and counts the whole batch as handled, and the
 /// records from the failed one on are lost. There, fail the invocation
-/// instead (`if let Some(failed) = outcome.into_failed() { return
+/// instead (`if let Some(failed) = outcome.failed { return
 /// Err(failed.error.into()) }`), so Lambda retries the whole batch.
 ///
 /// ```
@@ -155,9 +121,10 @@ impl BatchItemFailures {
 /// let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
 /// let insert = |seq: &str, id: &str| -> dynamodb_mapper::Result<ChangeRecord> {
 ///     let item = CustomerMapper::to_item(&Customer { id: id.into() })?;
-///     Ok(ChangeRecord::new(seq, ChangeKind::Insert, TABLE.key_of(&item)?)
-///         .with_sequence_number(seq)
-///         .with_new_image(item))
+///     let mut record = ChangeRecord::new(seq, ChangeKind::Insert, TABLE.key_of(&item)?);
+///     record.sequence_number = Some(seq.into());
+///     record.new_image = Some(item);
+///     Ok(record)
 /// };
 /// let records = vec![insert("1", "C1"), insert("2", "C2"), insert("3", "C3")];
 /// let mut seen = Vec::new();
@@ -172,7 +139,7 @@ impl BatchItemFailures {
 /// })
 /// .await;
 /// assert_eq!(seen, ["C1", "C2"]);
-/// assert_eq!(outcome.handled(), 1);
+/// assert_eq!(outcome.handled, 1);
 /// assert_eq!(
 ///     serde_json::to_string(&outcome).unwrap(),
 ///     r#"{"batchItemFailures":[{"itemIdentifier":"2"}]}"#
@@ -207,8 +174,8 @@ where
                 }
             }
             Ok(record) => {
-                let event_id = Some(record.event_id().to_owned());
-                let sequence_number = record.sequence_number().map(str::to_owned);
+                let event_id = Some(record.event_id.clone());
+                let sequence_number = record.sequence_number.clone();
                 let result = match registry.decode_change(record) {
                     Ok(change) => handler(change)
                         .await

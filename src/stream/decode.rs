@@ -3,7 +3,7 @@
 
 use std::time::SystemTime;
 
-use super::record::{ChangeKind, ChangeRecord, Which};
+use super::change_record::{ChangeKind, ChangeRecord, Which};
 use crate::error::Result;
 use crate::item::Item;
 use crate::registry::{Decoded, Registry};
@@ -16,14 +16,14 @@ use crate::registry::{Decoded, Registry};
 ///
 /// ```
 /// # use dynamodb_mapper_support::doc::*;
-/// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, ViewType};
+/// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, TTL_PRINCIPAL, ViewType};
 ///
 /// let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
 /// let item = CustomerMapper::to_item(&Customer { id: "C1".into() })?;
-/// let expired = ChangeRecord::new("e2", ChangeKind::Remove, TABLE.key_of(&item)?)
-///     .with_view_type(ViewType::OldImage)
-///     .with_old_image(item)
-///     .with_user_identity("Service", "dynamodb.amazonaws.com");
+/// let mut expired = ChangeRecord::new("e2", ChangeKind::Remove, TABLE.key_of(&item)?);
+/// expired.view_type = Some(ViewType::OldImage);
+/// expired.old_image = Some(item);
+/// expired.user_identity = Some(("Service".into(), TTL_PRINCIPAL.into()));
 /// let change = registry.decode_change(expired)?;
 /// assert!(change.removed_by_ttl);
 /// assert!(change.old.unwrap().is_entity());
@@ -72,13 +72,13 @@ impl<T> Registry<T> {
     /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, ViewType};
     ///
     /// let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
-    /// let keys_only = ChangeRecord::new("e3", ChangeKind::Modify, Default::default())
-    ///     .with_view_type(ViewType::KeysOnly);
+    /// let mut keys_only = ChangeRecord::new("e3", ChangeKind::Modify, Default::default());
+    /// keys_only.view_type = Some(ViewType::KeysOnly);
     /// let change = registry.decode_change(keys_only)?;
     /// assert!(change.old.is_none() && change.new.is_none());
     ///
-    /// let lacking = ChangeRecord::new("e4", ChangeKind::Modify, Default::default())
-    ///     .with_view_type(ViewType::NewAndOldImages);
+    /// let mut lacking = ChangeRecord::new("e4", ChangeKind::Modify, Default::default());
+    /// lacking.view_type = Some(ViewType::NewAndOldImages);
     /// assert_eq!(
     ///     registry.decode_change(lacking).unwrap_err().to_string(),
     ///     "stream record \"e4\" cannot be read: its view type NEW_AND_OLD_IMAGES carries the \
@@ -87,26 +87,35 @@ impl<T> Registry<T> {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn decode_change(&self, record: ChangeRecord) -> Result<Change<T>> {
-        let parts = record.into_parts();
+        let removed_by_ttl = record.removed_by_ttl();
+        let ChangeRecord {
+            event_id,
+            kind,
+            keys,
+            old_image,
+            new_image,
+            view_type,
+            sequence_number,
+            user_identity: _,
+            created_at,
+        } = record;
         let which = Which {
-            event_id: &parts.event_id,
-            sequence_number: parts.sequence_number.as_deref(),
+            event_id: &event_id,
+            sequence_number: sequence_number.as_deref(),
         };
-        let kind = parts.kind;
         let can_have_old = kind != ChangeKind::Insert;
         let can_have_new = kind != ChangeKind::Remove;
         let images = [
-            ("old", can_have_old, parts.old_image.is_some()),
-            ("new", can_have_new, parts.new_image.is_some()),
+            ("old", can_have_old, old_image.is_some()),
+            ("new", can_have_new, new_image.is_some()),
         ];
         for (which_image, possible, present) in images {
             if present && !possible {
                 return Err(which.error(format!(
-                    "it carries the {which_image} image, which {} records never have",
-                    kind.event_name()
+                    "it carries the {which_image} image, which {kind} records never have"
                 )));
             }
-            let Some(view) = parts.view_type else {
+            let Some(view) = view_type else {
                 continue;
             };
             let promised = possible
@@ -115,17 +124,15 @@ impl<T> Registry<T> {
                 } else {
                     view.has_new()
                 };
-            let name = view.name();
             if promised && !present {
                 return Err(which.error(format!(
-                    "its view type {name} carries the {which_image} image of {} records, but \
-                     the record has none",
-                    kind.event_name()
+                    "its view type {view} carries the {which_image} image of {kind} records, \
+                     but the record has none"
                 )));
             }
             if present && !promised {
                 return Err(which.error(format!(
-                    "it carries the {which_image} image, which its view type {name} leaves out"
+                    "it carries the {which_image} image, which its view type {view} leaves out"
                 )));
             }
         }
@@ -135,17 +142,17 @@ impl<T> Registry<T> {
                 .transpose()
                 .map_err(|e| e.in_stream_image(which.event_id, which.sequence_number, name))
         };
-        let old = decode(parts.old_image, "old")?;
-        let new = decode(parts.new_image, "new")?;
+        let old = decode(old_image, "old")?;
+        let new = decode(new_image, "new")?;
         Ok(Change {
-            event_id: parts.event_id,
+            event_id,
             kind,
-            keys: parts.keys,
+            keys,
             old,
             new,
-            removed_by_ttl: parts.removed_by_ttl,
-            sequence_number: parts.sequence_number,
-            created_at: parts.created_at,
+            removed_by_ttl,
+            sequence_number,
+            created_at,
         })
     }
 }

@@ -10,8 +10,8 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use serde_dynamo::AttributeValue as LambdaValue;
 
 use super::batch::BatchItemFailures;
-use super::record::{ChangeRecord, Which, kind_of, view_type_of};
-use super::value::{Opened, SourceValue, item_of, keys_of};
+use super::change_record::{ChangeRecord, Which, kind_of, view_type_of};
+use super::foreign_value::{Opened, SourceValue, item_of, keys_of};
 use crate::error::{Error, Result};
 
 impl SourceValue for LambdaValue {
@@ -50,9 +50,9 @@ impl SourceValue for LambdaValue {
 ///                  "SizeBytes": 20, "StreamViewType": "KEYS_ONLY"}
 /// }]}"#).unwrap();
 /// let record = ChangeRecord::try_from(event.records[0].clone())?;
-/// assert_eq!(record.kind(), ChangeKind::Remove);
+/// assert_eq!(record.kind, ChangeKind::Remove);
 /// assert!(record.removed_by_ttl());
-/// assert!(record.old_image().is_none());
+/// assert!(record.old_image.is_none());
 /// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```
 impl TryFrom<EventRecord> for ChangeRecord {
@@ -72,28 +72,26 @@ impl TryFrom<EventRecord> for ChangeRecord {
         let mut out = ChangeRecord::new(record.event_id.clone(), kind, keys);
         let old = change.old_image.into_inner();
         if !old.is_empty() {
-            out = out.with_old_image(item_of(old, "old image's", which)?);
+            out.old_image = Some(item_of(old, "old image's", which)?);
         }
         let new = change.new_image.into_inner();
         if !new.is_empty() {
-            out = out.with_new_image(item_of(new, "new image's", which)?);
+            out.new_image = Some(item_of(new, "new image's", which)?);
         }
         if let Some(view) = change.stream_view_type {
-            out = out.with_view_type(view_type_of(which, &view.to_string())?);
+            out.view_type = Some(view_type_of(which, &view.to_string())?);
         }
-        if let Some(seq) = change.sequence_number.clone() {
-            out = out.with_sequence_number(seq);
-        }
-        if let Some(identity) = record.user_identity {
-            out = out.with_user_identity(identity.type_, identity.principal_id);
-        }
+        out.sequence_number = change.sequence_number;
+        out.user_identity = record
+            .user_identity
+            .map(|identity| (identity.type_, identity.principal_id));
         let at = change.approximate_creation_date_time;
         // Lambda leaves the time out at times; the default is the epoch.
         if let Ok(millis) = u64::try_from(at.timestamp_millis())
             && millis > 0
             && let Some(at) = UNIX_EPOCH.checked_add(Duration::from_millis(millis))
         {
-            out = out.with_created_at(at);
+            out.created_at = Some(at);
         }
         Ok(out)
     }
@@ -124,11 +122,11 @@ impl From<BatchItemFailures> for DynamoDbEventResponse {
     fn from(outcome: BatchItemFailures) -> Self {
         let mut response = DynamoDbEventResponse::default();
         response.batch_item_failures = outcome
-            .failures()
-            .iter()
+            .batch_item_failures
+            .into_iter()
             .map(|f| {
                 let mut failure = DynamoDbBatchItemFailure::default();
-                failure.item_identifier = Some(f.item_identifier.clone());
+                failure.item_identifier = Some(f.item_identifier);
                 failure
             })
             .collect();

@@ -16,10 +16,10 @@
 //! the partial-batch response (`ReportBatchItemFailures`), so Lambda retries
 //! from that record and nothing after it is lost or handled out of order.
 //!
-//! - `record.rs`: [`ChangeRecord`], [`ChangeKind`], [`ViewType`].
+//! - `change_record.rs`: [`ChangeRecord`], [`ChangeKind`], [`ViewType`].
 //! - `decode.rs`: [`Change`] and [`Registry::decode_change`].
 //! - `batch.rs`: [`process_records`], [`BatchItemFailures`].
-//! - `value.rs`: attribute values of other crates' types as the SDK's,
+//! - `foreign_value.rs`: attribute values of other crates' types as the SDK's,
 //!   depth-bounded.
 //! - `sdk.rs` (feature `streams`), `lambda.rs` (feature `lambda`): the two
 //!   sources.
@@ -30,9 +30,9 @@
 //!
 //! let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
 //! let item = CustomerMapper::to_item(&Customer { id: "C1".into() })?;
-//! let record = ChangeRecord::new("event-1", ChangeKind::Insert, TABLE.key_of(&item)?)
-//!     .with_view_type(ViewType::NewAndOldImages)
-//!     .with_new_image(item);
+//! let mut record = ChangeRecord::new("event-1", ChangeKind::Insert, TABLE.key_of(&item)?);
+//! record.view_type = Some(ViewType::NewAndOldImages);
+//! record.new_image = Some(item);
 //! let change = registry.decode_change(record)?;
 //! assert_eq!(change.kind, ChangeKind::Insert);
 //! assert_eq!(
@@ -47,19 +47,19 @@
 //! [`Registry::decode_change`]: crate::Registry::decode_change
 
 mod batch;
+mod change_record;
 mod decode;
+#[cfg(any(feature = "streams", feature = "lambda"))]
+mod foreign_value;
 #[cfg(feature = "lambda")]
 mod lambda;
-mod record;
 #[cfg(feature = "streams")]
 mod sdk;
 #[cfg(test)]
 mod tests;
-#[cfg(any(feature = "streams", feature = "lambda"))]
-mod value;
 
 pub use batch::{BatchItemFailure, BatchItemFailures, FailedRecord, process_records};
+pub use change_record::{ChangeKind, ChangeRecord, TTL_PRINCIPAL, ViewType};
 pub use decode::Change;
 #[cfg(feature = "lambda")]
 pub use lambda::lambda_records;
-pub use record::{ChangeKind, ChangeRecord, TTL_PRINCIPAL, ViewType};

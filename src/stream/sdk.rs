@@ -6,8 +6,8 @@ use std::time::SystemTime;
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodbstreams::types::{AttributeValue as StreamValue, Record};
 
-use super::record::{ChangeRecord, Which, kind_of, view_type_of};
-use super::value::{Opened, SourceValue, item_of, keys_of};
+use super::change_record::{ChangeRecord, Which, kind_of, view_type_of};
+use super::foreign_value::{Opened, SourceValue, item_of, keys_of};
 use crate::error::{Error, Result};
 
 impl SourceValue for StreamValue {
@@ -53,9 +53,9 @@ impl SourceValue for StreamValue {
 ///     )
 ///     .build();
 /// let change = ChangeRecord::try_from(record)?;
-/// assert_eq!(change.kind(), ChangeKind::Insert);
-/// assert_eq!(change.view_type(), Some(ViewType::NewImage));
-/// assert_eq!(change.sequence_number(), Some("100"));
+/// assert_eq!(change.kind, ChangeKind::Insert);
+/// assert_eq!(change.view_type, Some(ViewType::NewImage));
+/// assert_eq!(change.sequence_number.as_deref(), Some("100"));
 /// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```
 impl TryFrom<Record> for ChangeRecord {
@@ -79,29 +79,24 @@ impl TryFrom<Record> for ChangeRecord {
         let keys = keys_of(change.keys.unwrap_or_default(), which)?;
         let mut out = ChangeRecord::new(event_id.clone(), kind, keys);
         if let Some(image) = change.old_image {
-            out = out.with_old_image(item_of(image, "old image's", which)?);
+            out.old_image = Some(item_of(image, "old image's", which)?);
         }
         if let Some(image) = change.new_image {
-            out = out.with_new_image(item_of(image, "new image's", which)?);
+            out.new_image = Some(item_of(image, "new image's", which)?);
         }
         if let Some(view) = change.stream_view_type {
-            out = out.with_view_type(view_type_of(which, view.as_str())?);
+            out.view_type = Some(view_type_of(which, view.as_str())?);
         }
-        if let Some(seq) = sequence_number.clone() {
-            out = out.with_sequence_number(seq);
-        }
-        if let Some(identity) = record.user_identity {
-            out = out.with_user_identity(
+        out.sequence_number = sequence_number;
+        out.user_identity = record.user_identity.map(|identity| {
+            (
                 identity.r#type.unwrap_or_default(),
                 identity.principal_id.unwrap_or_default(),
-            );
-        }
-        if let Some(at) = change
+            )
+        });
+        out.created_at = change
             .approximate_creation_date_time
-            .and_then(|at| SystemTime::try_from(at).ok())
-        {
-            out = out.with_created_at(at);
-        }
+            .and_then(|at| SystemTime::try_from(at).ok());
         Ok(out)
     }
 }

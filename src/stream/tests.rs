@@ -46,13 +46,10 @@ fn customer(id: &str) -> Item {
 }
 
 fn record(kind: ChangeKind, view: ViewType, old: Option<Item>, new: Option<Item>) -> ChangeRecord {
-    let mut r = ChangeRecord::new("e", kind, Item::new()).with_view_type(view);
-    if let Some(old) = old {
-        r = r.with_old_image(old);
-    }
-    if let Some(new) = new {
-        r = r.with_new_image(new);
-    }
+    let mut r = ChangeRecord::new("e", kind, Item::new());
+    r.view_type = Some(view);
+    r.old_image = old;
+    r.new_image = new;
     r
 }
 
@@ -100,16 +97,16 @@ fn every_kind_and_view_type_combination() {
 #[test]
 fn without_a_view_type_the_images_present_are_decoded() {
     let registry = registry(UnknownPolicy::Error);
-    let r = ChangeRecord::new("e", ChangeKind::Modify, Item::new())
-        .with_old_image(customer("A"))
-        .with_new_image(customer("B"));
+    let mut r = ChangeRecord::new("e", ChangeKind::Modify, Item::new());
+    r.old_image = Some(customer("A"));
+    r.new_image = Some(customer("B"));
     let change = registry.decode_change(r).unwrap();
     assert_eq!(
         change.new.unwrap().into_entity(),
         Some(Entity::Customer(Customer { id: "B".into() }))
     );
-    let insert_with_old =
-        ChangeRecord::new("e", ChangeKind::Insert, Item::new()).with_old_image(customer("A"));
+    let mut insert_with_old = ChangeRecord::new("e", ChangeKind::Insert, Item::new());
+    insert_with_old.old_image = Some(customer("A"));
     assert_eq!(
         registry
             .decode_change(insert_with_old)
@@ -128,14 +125,15 @@ fn ttl_removals_are_told_apart_from_deletes() {
         ("Service", "other.amazonaws.com", false),
         ("User", TTL_PRINCIPAL, false),
     ] {
-        let r = remove.clone().with_user_identity(t, p);
+        let mut r = remove.clone();
+        r.user_identity = Some((t.to_owned(), p.to_owned()));
         assert_eq!(r.removed_by_ttl(), ttl, "{t} {p}");
         let change = registry(UnknownPolicy::Error).decode_change(r).unwrap();
         assert_eq!(change.removed_by_ttl, ttl);
     }
     // Only a removal is a TTL expiry.
-    let modify = ChangeRecord::new("e", ChangeKind::Modify, Item::new())
-        .with_user_identity("Service", TTL_PRINCIPAL);
+    let mut modify = ChangeRecord::new("e", ChangeKind::Modify, Item::new());
+    modify.user_identity = Some(("Service".to_owned(), TTL_PRINCIPAL.to_owned()));
     assert!(!modify.removed_by_ttl());
 }
 
@@ -144,9 +142,10 @@ fn unknown_types_follow_the_registry_policy() {
     let mut refund = customer("A");
     refund.insert("entityType".into(), AttributeValue::S("Refund".into()));
     let r = || {
-        ChangeRecord::new("e", ChangeKind::Insert, Item::new())
-            .with_view_type(ViewType::NewImage)
-            .with_new_image(refund.clone())
+        let mut r = ChangeRecord::new("e", ChangeKind::Insert, Item::new());
+        r.view_type = Some(ViewType::NewImage);
+        r.new_image = Some(refund.clone());
+        r
     };
     let err = registry(UnknownPolicy::Error)
         .decode_change(r())
@@ -167,11 +166,9 @@ fn block_on<F: std::future::Future>(f: F) -> F::Output {
 
 fn insert(seq: Option<&str>, id: &str) -> crate::Result<ChangeRecord> {
     let item = customer(id);
-    let mut r = ChangeRecord::new(format!("e-{id}"), ChangeKind::Insert, TABLE.key_of(&item)?)
-        .with_new_image(item);
-    if let Some(seq) = seq {
-        r = r.with_sequence_number(seq);
-    }
+    let mut r = ChangeRecord::new(format!("e-{id}"), ChangeKind::Insert, TABLE.key_of(&item)?);
+    r.new_image = Some(item);
+    r.sequence_number = seq.map(str::to_owned);
     Ok(r)
 }
 
@@ -180,9 +177,10 @@ fn a_batch_stops_at_its_first_failure_and_reports_only_it() {
     let registry = registry(UnknownPolicy::Error);
     let mut refund = customer("R");
     refund.insert("entityType".into(), AttributeValue::S("Refund".into()));
-    let bad_image = Ok(ChangeRecord::new("e-bad", ChangeKind::Insert, Item::new())
-        .with_sequence_number("3")
-        .with_new_image(refund));
+    let mut bad_image = ChangeRecord::new("e-bad", ChangeKind::Insert, Item::new());
+    bad_image.sequence_number = Some("3".to_owned());
+    bad_image.new_image = Some(refund);
+    let bad_image = Ok(bad_image);
     let unreadable = Err(crate::Error::invalid_stream_record(
         "e-unreadable",
         Some("2"),
@@ -240,15 +238,15 @@ fn a_batch_stops_at_its_first_failure_and_reports_only_it() {
             seen.push(id);
             async move { if fail { Err("handler failed") } else { Ok(()) } }
         }));
-        assert_eq!(outcome.handled(), handled);
+        assert_eq!(outcome.handled, handled);
         assert_eq!(seen.iter().filter(|id| *id != "FAIL").count(), handled);
         assert_eq!(
-            outcome.failures(),
+            outcome.batch_item_failures,
             [BatchItemFailure {
                 item_identifier: identifier.to_owned()
             }]
         );
-        let failed = outcome.into_failed().unwrap();
+        let failed = outcome.failed.unwrap();
         assert_eq!(failed.event_id.as_deref(), event_id);
     }
     // Nothing fails: nothing to report, every record handled.
@@ -256,6 +254,42 @@ fn a_batch_stops_at_its_first_failure_and_reports_only_it() {
     let outcome = block_on(process_records(&registry, records, |_| async {
         Ok::<(), crate::BoxError>(())
     }));
-    assert_eq!(outcome.handled(), 2);
-    assert!(outcome.failures().is_empty() && outcome.failed().is_none());
+    assert_eq!(outcome.handled, 2);
+    assert!(outcome.batch_item_failures.is_empty() && outcome.failed.is_none());
+}
+
+/// The names parse back to what displays them, exactly (case included);
+/// any other text is an `InvalidValue` naming the attribute and the names.
+#[test]
+fn kinds_and_view_types_parse_from_their_names() {
+    for kind in [ChangeKind::Insert, ChangeKind::Modify, ChangeKind::Remove] {
+        assert_eq!(kind.to_string(), kind.as_str());
+        assert_eq!(kind.as_str().parse::<ChangeKind>().unwrap(), kind);
+        let lower = kind.as_str().to_lowercase();
+        assert!(lower.parse::<ChangeKind>().is_err(), "{lower}");
+    }
+    let err = "UPSERT".parse::<ChangeKind>().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidValue);
+    assert_eq!(
+        err.to_string(),
+        "attribute `eventName` is \"UPSERT\"; expected INSERT, MODIFY or REMOVE"
+    );
+    for view in [
+        ViewType::KeysOnly,
+        ViewType::NewImage,
+        ViewType::OldImage,
+        ViewType::NewAndOldImages,
+    ] {
+        assert_eq!(view.to_string(), view.as_str());
+        assert_eq!(view.as_str().parse::<ViewType>().unwrap(), view);
+        let lower = view.as_str().to_lowercase();
+        assert!(lower.parse::<ViewType>().is_err(), "{lower}");
+    }
+    let err = "".parse::<ViewType>().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidValue);
+    assert_eq!(
+        err.to_string(),
+        "attribute `StreamViewType` is \"\"; expected KEYS_ONLY, NEW_IMAGE, OLD_IMAGE or \
+         NEW_AND_OLD_IMAGES"
+    );
 }

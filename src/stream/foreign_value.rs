@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::record::Which;
+use super::change_record::Which;
 use crate::error::Result;
 use crate::item::{Item, MAX_NESTING};
 

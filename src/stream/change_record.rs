@@ -1,0 +1,334 @@
+//! [`ChangeRecord`]: one stream record, whichever source it came from,
+//! before its images are decoded.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::SystemTime;
+
+use crate::error::Error;
+use crate::item::Item;
+
+/// What happened to the item (the record's `eventName`). It parses from
+/// and displays as that name: `INSERT`, `MODIFY`, `REMOVE`.
+///
+/// ```
+/// use dynamodb_mapper::stream::ChangeKind;
+/// assert_eq!("MODIFY".parse::<ChangeKind>()?, ChangeKind::Modify);
+/// assert!("modify".parse::<ChangeKind>().is_err());
+/// assert_eq!(ChangeKind::Remove.as_str(), "REMOVE");
+/// assert_eq!(ChangeKind::Insert.to_string(), "INSERT");
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChangeKind {
+    /// A new item was written (`INSERT`).
+    Insert,
+    /// An existing item was changed (`MODIFY`).
+    Modify,
+    /// The item was deleted, by a user or by TTL expiry (`REMOVE`).
+    Remove,
+}
+
+/// The event names, for errors.
+const EVENT_NAMES: &str = "INSERT, MODIFY or REMOVE";
+
+impl ChangeKind {
+    /// The `eventName` of this kind.
+    ///
+    /// ```
+    /// assert_eq!(dynamodb_mapper::stream::ChangeKind::Insert.as_str(), "INSERT");
+    /// ```
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Insert => "INSERT",
+            ChangeKind::Modify => "MODIFY",
+            ChangeKind::Remove => "REMOVE",
+        }
+    }
+}
+
+impl fmt::Display for ChangeKind {
+    /// The `eventName`, as [`as_str`](ChangeKind::as_str).
+    ///
+    /// ```
+    /// assert_eq!(dynamodb_mapper::stream::ChangeKind::Modify.to_string(), "MODIFY");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for ChangeKind {
+    type Err = Error;
+
+    /// The kind an `eventName` names (exactly, case included).
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (attribute
+    /// `eventName`) for any other text.
+    ///
+    /// ```
+    /// use dynamodb_mapper::stream::ChangeKind;
+    /// assert_eq!("INSERT".parse::<ChangeKind>()?, ChangeKind::Insert);
+    /// assert_eq!(
+    ///     "UPSERT".parse::<ChangeKind>().unwrap_err().to_string(),
+    ///     "attribute `eventName` is \"UPSERT\"; expected INSERT, MODIFY or REMOVE"
+    /// );
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn from_str(name: &str) -> Result<Self, Error> {
+        match name {
+            "INSERT" => Ok(ChangeKind::Insert),
+            "MODIFY" => Ok(ChangeKind::Modify),
+            "REMOVE" => Ok(ChangeKind::Remove),
+            _ => Err(Error::invalid_value(
+                "eventName",
+                format!("is {name:?}; expected {EVENT_NAMES}"),
+            )),
+        }
+    }
+}
+
+/// What a stream's records carry besides the keys (`StreamViewType`). It
+/// parses from and displays as that name: `KEYS_ONLY`, `NEW_IMAGE`,
+/// `OLD_IMAGE`, `NEW_AND_OLD_IMAGES`.
+///
+/// ```
+/// use dynamodb_mapper::stream::ViewType;
+/// assert!(ViewType::NewAndOldImages.has_old() && ViewType::NewAndOldImages.has_new());
+/// assert!(!ViewType::KeysOnly.has_new());
+/// assert_eq!("NEW_IMAGE".parse::<ViewType>()?, ViewType::NewImage);
+/// assert_eq!(ViewType::OldImage.to_string(), "OLD_IMAGE");
+/// # Ok::<(), dynamodb_mapper::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ViewType {
+    /// The keys only (`KEYS_ONLY`).
+    KeysOnly,
+    /// The item as it is after the change (`NEW_IMAGE`).
+    NewImage,
+    /// The item as it was before the change (`OLD_IMAGE`).
+    OldImage,
+    /// Both (`NEW_AND_OLD_IMAGES`).
+    NewAndOldImages,
+}
+
+/// The view type names, for errors.
+const VIEW_TYPE_NAMES: &str = "KEYS_ONLY, NEW_IMAGE, OLD_IMAGE or NEW_AND_OLD_IMAGES";
+
+impl ViewType {
+    /// The `StreamViewType` name of this view type.
+    ///
+    /// ```
+    /// use dynamodb_mapper::stream::ViewType;
+    /// assert_eq!(ViewType::NewAndOldImages.as_str(), "NEW_AND_OLD_IMAGES");
+    /// ```
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ViewType::KeysOnly => "KEYS_ONLY",
+            ViewType::NewImage => "NEW_IMAGE",
+            ViewType::OldImage => "OLD_IMAGE",
+            ViewType::NewAndOldImages => "NEW_AND_OLD_IMAGES",
+        }
+    }
+
+    /// Whether records of this view carry the item after the change.
+    ///
+    /// ```
+    /// assert!(dynamodb_mapper::stream::ViewType::NewImage.has_new());
+    /// ```
+    #[must_use]
+    pub fn has_new(self) -> bool {
+        matches!(self, ViewType::NewImage | ViewType::NewAndOldImages)
+    }
+
+    /// Whether records of this view carry the item before the change.
+    ///
+    /// ```
+    /// assert!(dynamodb_mapper::stream::ViewType::OldImage.has_old());
+    /// ```
+    #[must_use]
+    pub fn has_old(self) -> bool {
+        matches!(self, ViewType::OldImage | ViewType::NewAndOldImages)
+    }
+}
+
+impl fmt::Display for ViewType {
+    /// The `StreamViewType` name, as [`as_str`](ViewType::as_str).
+    ///
+    /// ```
+    /// assert_eq!(dynamodb_mapper::stream::ViewType::KeysOnly.to_string(), "KEYS_ONLY");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for ViewType {
+    type Err = Error;
+
+    /// The view type a `StreamViewType` name names (exactly, case
+    /// included).
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (attribute
+    /// `StreamViewType`) for any other text.
+    ///
+    /// ```
+    /// use dynamodb_mapper::stream::ViewType;
+    /// assert_eq!("KEYS_ONLY".parse::<ViewType>()?, ViewType::KeysOnly);
+    /// assert_eq!(
+    ///     "keys_only".parse::<ViewType>().unwrap_err().kind(),
+    ///     dynamodb_mapper::ErrorKind::InvalidValue
+    /// );
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn from_str(name: &str) -> Result<Self, Error> {
+        match name {
+            "KEYS_ONLY" => Ok(ViewType::KeysOnly),
+            "NEW_IMAGE" => Ok(ViewType::NewImage),
+            "OLD_IMAGE" => Ok(ViewType::OldImage),
+            "NEW_AND_OLD_IMAGES" => Ok(ViewType::NewAndOldImages),
+            _ => Err(Error::invalid_value(
+                "StreamViewType",
+                format!("is {name:?}; expected {VIEW_TYPE_NAMES}"),
+            )),
+        }
+    }
+}
+
+/// The principal of a removal made by DynamoDB's TTL process (the record's
+/// `userIdentity.principalId`, with `userIdentity.type` `Service`).
+///
+/// ```
+/// assert_eq!(dynamodb_mapper::stream::TTL_PRINCIPAL, "dynamodb.amazonaws.com");
+/// ```
+pub const TTL_PRINCIPAL: &str = "dynamodb.amazonaws.com";
+
+/// One stream record before its images are decoded: from the Streams API
+/// (`ChangeRecord::try_from(record)`, feature `streams`), from a Lambda
+/// event (feature `lambda`), or made with [`new`](Self::new) and its
+/// optional fields set (tests, other sources).
+///
+/// ```
+/// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, TTL_PRINCIPAL};
+/// use dynamodb_mapper::Item;
+///
+/// let mut record = ChangeRecord::new("e1", ChangeKind::Remove, Item::new());
+/// record.user_identity = Some(("Service".into(), TTL_PRINCIPAL.into()));
+/// record.sequence_number = Some("100".into());
+/// assert!(record.removed_by_ttl());
+/// assert_eq!(record.event_id, "e1");
+/// assert!(record.old_image.is_none() && record.view_type.is_none());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ChangeRecord {
+    /// The record's event id (unique per record).
+    pub event_id: String,
+    /// What happened to the item.
+    pub kind: ChangeKind,
+    /// The item's primary key.
+    pub keys: Item,
+    /// The item before the change, when the record carries it.
+    pub old_image: Option<Item>,
+    /// The item after the change, when the record carries it.
+    pub new_image: Option<Item>,
+    /// The stream's view type, when the record says it; decoding then
+    /// checks that the images it promises are there.
+    pub view_type: Option<ViewType>,
+    /// The record's sequence number, when known (the identifier of a
+    /// partial-batch failure).
+    pub sequence_number: Option<String>,
+    /// Who made the change: `userIdentity`'s `type` and `principalId`, in
+    /// that order; present on removals by TTL.
+    pub user_identity: Option<(String, String)>,
+    /// The approximate time of the change, when known.
+    pub created_at: Option<SystemTime>,
+}
+
+impl ChangeRecord {
+    /// A record of `kind` for the item with the primary key `keys`, without
+    /// images or any other optional part.
+    ///
+    /// ```
+    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, ViewType};
+    /// let mut record = ChangeRecord::new("e1", ChangeKind::Insert, Default::default());
+    /// assert!(record.new_image.is_none() && record.sequence_number.is_none());
+    /// record.new_image = Some(Default::default());
+    /// record.view_type = Some(ViewType::NewImage);
+    /// record.created_at = Some(std::time::UNIX_EPOCH);
+    /// ```
+    #[must_use]
+    pub fn new(event_id: impl Into<String>, kind: ChangeKind, keys: Item) -> Self {
+        ChangeRecord {
+            event_id: event_id.into(),
+            kind,
+            keys,
+            old_image: None,
+            new_image: None,
+            view_type: None,
+            sequence_number: None,
+            user_identity: None,
+            created_at: None,
+        }
+    }
+
+    /// Whether DynamoDB's TTL process removed the item (rather than a
+    /// user's delete): a removal whose `userIdentity` is of type `Service`
+    /// with the principal [`TTL_PRINCIPAL`].
+    ///
+    /// ```
+    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, TTL_PRINCIPAL};
+    /// let mut record = ChangeRecord::new("e", ChangeKind::Remove, Default::default());
+    /// assert!(!record.removed_by_ttl());
+    /// record.user_identity = Some(("Service".into(), TTL_PRINCIPAL.into()));
+    /// assert!(record.removed_by_ttl());
+    /// ```
+    #[must_use]
+    pub fn removed_by_ttl(&self) -> bool {
+        self.kind == ChangeKind::Remove
+            && self
+                .user_identity
+                .as_ref()
+                .is_some_and(|(t, p)| t == "Service" && p == TTL_PRINCIPAL)
+    }
+}
+
+/// Which record an error is about: its event id and sequence number.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Which<'a> {
+    pub(super) event_id: &'a str,
+    pub(super) sequence_number: Option<&'a str>,
+}
+
+impl Which<'_> {
+    pub(super) fn error(self, reason: impl Into<String>) -> Error {
+        Error::invalid_stream_record(self.event_id, self.sequence_number, reason)
+    }
+}
+
+/// The kind an event name names, or the error for the record.
+#[cfg(any(feature = "streams", feature = "lambda"))]
+pub(super) fn kind_of(which: Which<'_>, name: Option<&str>) -> crate::Result<ChangeKind> {
+    match name {
+        Some(name) => name.parse().map_err(|_| {
+            which.error(format!(
+                "its event name is {name:?}; expected {EVENT_NAMES}"
+            ))
+        }),
+        None => Err(which.error("it has no event name")),
+    }
+}
+
+/// The view type a name names, or the error for the record.
+#[cfg(any(feature = "streams", feature = "lambda"))]
+pub(super) fn view_type_of(which: Which<'_>, name: &str) -> crate::Result<ViewType> {
+    name.parse().map_err(|_| {
+        which.error(format!(
+            "its view type is {name:?}; expected {VIEW_TYPE_NAMES}"
+        ))
+    })
+}
