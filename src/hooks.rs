@@ -90,7 +90,7 @@ pub fn rename_attribute(item: &mut Item, from: &str, to: &str) {
 ///
 /// The two attributes are not entity fields and not owned by the mapper, so
 /// a lossless read ([`MapperExt::record_from_item`](crate::MapperExt::record_from_item))
-/// keeps them in the record's [`AttributeBag`](crate::AttributeBag).
+/// keeps them in the record's bag ([`Record::bag`](crate::Record::bag)).
 /// [`stamp`](Timestamps::stamp) keeps the stored creation time (or sets it
 /// for a new record) and sets the update time; the record's write merges both
 /// back. Values are fixed-width RFC 3339 UTC strings, so they sort by time.
@@ -174,90 +174,65 @@ impl Timestamps {
     ///
     /// ```
     /// use std::time::SystemTime;
-    /// use dynamodb_mapper::{hooks::Timestamps, AttributeBag};
-    /// let mut bag = AttributeBag::new();
+    /// use dynamodb_mapper::{hooks::Timestamps, Item};
+    /// let mut bag = Item::new();
     /// Timestamps::DEFAULT.stamp(&mut bag, SystemTime::now())?;
     /// assert!(bag.get("createdAt").is_some() && bag.get("updatedAt").is_some());
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    pub fn stamp(&self, bag: &mut crate::AttributeBag, now: impl PointInTime) -> Result<()> {
+    pub fn stamp(&self, bag: &mut crate::Item, now: impl PointInTime) -> Result<()> {
         let encoded = crate::key::encode_timestamp(now, self.fraction_digits).map_err(|e| {
             Error::invalid_value(self.updated, e.reason().unwrap_or("is not a valid time"))
         })?;
         if bag.get(self.created).is_none() {
-            bag.insert(self.created, AttributeValue::S(encoded.clone()));
+            bag.insert(self.created.to_owned(), AttributeValue::S(encoded.clone()));
         } else {
-            self.created_at_as::<SystemTime>(bag)?;
+            self.created_at::<SystemTime>(bag)?;
         }
-        bag.insert(self.updated, AttributeValue::S(encoded));
+        bag.insert(self.updated.to_owned(), AttributeValue::S(encoded));
         Ok(())
     }
 
-    /// The creation time in `bag`, if there is one.
+    /// The creation time in `bag`, if there is one, as any [`PointInTime`]
+    /// type `T` (a `SystemTime`, or a `chrono`, `time` or `jiff` type with
+    /// its cargo feature).
     ///
     /// # Errors
     /// [`ErrorKind::WrongType`](crate::ErrorKind::WrongType) or
     /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) when the
-    /// attribute is not a timestamp string.
+    /// attribute is not a timestamp string, or `T` cannot hold the time.
     ///
     /// ```
-    /// # use dynamodb_mapper::{hooks::Timestamps, AttributeBag};
-    /// assert_eq!(Timestamps::DEFAULT.created_at(&AttributeBag::new())?, None);
+    /// use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    /// use dynamodb_mapper::{hooks::Timestamps, Item};
+    /// let mut bag = Item::new();
+    /// let t = UNIX_EPOCH + Duration::from_secs(60);
+    /// Timestamps::DEFAULT.stamp(&mut bag, t)?;
+    /// assert_eq!(Timestamps::DEFAULT.created_at::<SystemTime>(&bag)?, Some(t));
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    pub fn created_at(&self, bag: &crate::AttributeBag) -> Result<Option<SystemTime>> {
+    pub fn created_at<T: PointInTime>(&self, bag: &crate::Item) -> Result<Option<T>> {
         self.read(bag, self.created)
     }
 
-    /// The update time in `bag`, if there is one.
+    /// The update time in `bag`, if there is one, as any [`PointInTime`]
+    /// type `T`.
     ///
     /// # Errors
     /// As [`Timestamps::created_at`].
     ///
     /// ```
-    /// # use dynamodb_mapper::{hooks::Timestamps, AttributeBag};
-    /// assert_eq!(Timestamps::DEFAULT.updated_at(&AttributeBag::new())?, None);
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn updated_at(&self, bag: &crate::AttributeBag) -> Result<Option<SystemTime>> {
-        self.read(bag, self.updated)
-    }
-
-    /// [`created_at`](Self::created_at) as any [`PointInTime`] type `T`.
-    ///
-    /// # Errors
-    /// As [`Timestamps::created_at`], and when `T` cannot hold the time.
-    ///
-    /// ```
-    /// use std::time::{Duration, SystemTime, UNIX_EPOCH};
-    /// use dynamodb_mapper::{hooks::Timestamps, AttributeBag};
-    /// let mut bag = AttributeBag::new();
-    /// let t = UNIX_EPOCH + Duration::from_secs(60);
-    /// Timestamps::DEFAULT.stamp(&mut bag, t)?;
-    /// assert_eq!(Timestamps::DEFAULT.created_at_as::<SystemTime>(&bag)?, Some(t));
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn created_at_as<T: PointInTime>(&self, bag: &crate::AttributeBag) -> Result<Option<T>> {
-        self.read(bag, self.created)
-    }
-
-    /// [`updated_at`](Self::updated_at) as any [`PointInTime`] type `T`.
-    ///
-    /// # Errors
-    /// As [`Timestamps::created_at_as`].
-    ///
-    /// ```
     /// use std::time::SystemTime;
-    /// use dynamodb_mapper::{hooks::Timestamps, AttributeBag};
-    /// let none = Timestamps::DEFAULT.updated_at_as::<SystemTime>(&AttributeBag::new())?;
+    /// use dynamodb_mapper::{hooks::Timestamps, Item};
+    /// let none = Timestamps::DEFAULT.updated_at::<SystemTime>(&Item::new())?;
     /// assert_eq!(none, None);
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    pub fn updated_at_as<T: PointInTime>(&self, bag: &crate::AttributeBag) -> Result<Option<T>> {
+    pub fn updated_at<T: PointInTime>(&self, bag: &crate::Item) -> Result<Option<T>> {
         self.read(bag, self.updated)
     }
 
-    fn read<T: PointInTime>(&self, bag: &crate::AttributeBag, name: &str) -> Result<Option<T>> {
+    fn read<T: PointInTime>(&self, bag: &crate::Item, name: &str) -> Result<Option<T>> {
         match bag.get(name) {
             None => Ok(None),
             Some(AttributeValue::S(s)) => {

@@ -49,7 +49,7 @@ pub use key::overlap::IndexKeys;
 pub use key::pattern::KeyPattern;
 pub use mapper::{Lookup, Mapper, MapperExt};
 pub use naming::NamingConvention;
-pub use record::{AttributeBag, Record};
+pub use record::Record;
 pub use registry::{
     Buckets, DISCRIMINATOR_PLACEHOLDER, Decoded, DecodedItems, Group, MAX_FILTER_VALUES,
     MissingPolicy, RawItem, Registry, RegistryBuilder, Skipped, UnknownPolicy, Unmatched,

@@ -1,143 +1,9 @@
 //! Lossless records: an entity together with the attributes its mapper does
 //! not own, so a read-modify-write keeps what the mapper does not know.
 
-use aws_sdk_dynamodb::types::AttributeValue;
-
 use crate::item::Item;
 
-/// The attributes of a stored item that its mapper does not own.
-///
-/// A mapper owns its entity's fields (after renaming), the table's key and
-/// index attributes, the discriminator, TTL and version attributes, and the
-/// attributes it declares in [`Mapper::OWNED_ATTRIBUTES`](crate::Mapper::OWNED_ATTRIBUTES).
-/// Everything else, such as attributes written by a newer version of the
-/// service, lands in the bag on a lossless read and is merged back on write;
-/// the mapper's own attributes always win, and owned attributes never come
-/// back through the bag.
-///
-/// ```
-/// use aws_sdk_dynamodb::types::AttributeValue;
-/// use dynamodb_mapper::AttributeBag;
-///
-/// let mut bag = AttributeBag::new();
-/// bag.insert("loyaltyTier", AttributeValue::S("gold".into()));
-/// assert_eq!(bag.get("loyaltyTier"), Some(&AttributeValue::S("gold".into())));
-/// assert_eq!(bag.len(), 1);
-/// ```
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct AttributeBag(Item);
-
-impl AttributeBag {
-    /// An empty bag.
-    ///
-    /// ```
-    /// assert!(dynamodb_mapper::AttributeBag::new().is_empty());
-    /// ```
-    #[must_use]
-    pub fn new() -> Self {
-        AttributeBag(Item::new())
-    }
-
-    /// The attribute called `name`.
-    ///
-    /// ```
-    /// assert!(dynamodb_mapper::AttributeBag::new().get("x").is_none());
-    /// ```
-    #[must_use]
-    pub fn get(&self, name: &str) -> Option<&AttributeValue> {
-        self.0.get(name)
-    }
-
-    /// Adds or replaces an attribute; returns the previous value.
-    ///
-    /// ```
-    /// use aws_sdk_dynamodb::types::AttributeValue;
-    /// let mut bag = dynamodb_mapper::AttributeBag::new();
-    /// assert!(bag.insert("a", AttributeValue::Bool(true)).is_none());
-    /// ```
-    pub fn insert(
-        &mut self,
-        name: impl Into<String>,
-        value: AttributeValue,
-    ) -> Option<AttributeValue> {
-        self.0.insert(name.into(), value)
-    }
-
-    /// Removes an attribute; returns its value.
-    ///
-    /// ```
-    /// use aws_sdk_dynamodb::types::AttributeValue;
-    /// let mut bag = dynamodb_mapper::AttributeBag::new();
-    /// bag.insert("a", AttributeValue::Bool(true));
-    /// assert_eq!(bag.remove("a"), Some(AttributeValue::Bool(true)));
-    /// ```
-    pub fn remove(&mut self, name: &str) -> Option<AttributeValue> {
-        self.0.remove(name)
-    }
-
-    /// Number of attributes.
-    ///
-    /// ```
-    /// assert_eq!(dynamodb_mapper::AttributeBag::new().len(), 0);
-    /// ```
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Whether the bag is empty.
-    ///
-    /// ```
-    /// assert!(dynamodb_mapper::AttributeBag::default().is_empty());
-    /// ```
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// Iterates over names and values.
-    ///
-    /// ```
-    /// use aws_sdk_dynamodb::types::AttributeValue;
-    /// let mut bag = dynamodb_mapper::AttributeBag::new();
-    /// bag.insert("a", AttributeValue::Null(true));
-    /// assert_eq!(bag.iter().count(), 1);
-    /// ```
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &AttributeValue)> {
-        self.0.iter().map(|(k, v)| (k.as_str(), v))
-    }
-
-    /// The bag's attributes as an item.
-    ///
-    /// ```
-    /// let item = dynamodb_mapper::AttributeBag::new().into_item();
-    /// assert!(item.is_empty());
-    /// ```
-    #[must_use]
-    pub fn into_item(self) -> Item {
-        self.0
-    }
-
-    /// A view of the bag's attributes as an item.
-    ///
-    /// ```
-    /// assert!(dynamodb_mapper::AttributeBag::new().as_item().is_empty());
-    /// ```
-    #[must_use]
-    pub fn as_item(&self) -> &Item {
-        &self.0
-    }
-}
-
-impl From<Item> for AttributeBag {
-    /// Wraps an item as a bag. Owned attributes in it are still never written
-    /// over the mapper's own (see [`AttributeBag`]).
-    fn from(item: Item) -> Self {
-        AttributeBag(item)
-    }
-}
-
-/// An entity read losslessly: the entity, the [`AttributeBag`] of attributes
+/// An entity read losslessly: the entity, the bag of attributes
 /// its mapper does not own, and the version read (when the table has a
 /// version attribute).
 ///
@@ -157,8 +23,16 @@ impl From<Item> for AttributeBag {
 pub struct Record<E> {
     /// The entity.
     pub entity: E,
-    /// Attributes the mapper does not own.
-    pub bag: AttributeBag,
+    /// The bag: the attributes of the stored item that its mapper does not
+    /// own. A mapper owns its entity's fields (after renaming), the table's
+    /// key and index attributes, the discriminator, TTL and version
+    /// attributes, and those it declares in
+    /// [`Mapper::OWNED_ATTRIBUTES`](crate::Mapper::OWNED_ATTRIBUTES).
+    /// Everything else, such as attributes written by a newer version of
+    /// the service, lands here on a lossless read and is merged back on
+    /// write; the mapper's own attributes always win, and owned attributes
+    /// never come back through the bag.
+    pub bag: Item,
     /// The version attribute as read, if the table has one and the item held it.
     pub version: Option<u64>,
     /// Whether the record was read from the table (an item existed). A
@@ -183,7 +57,7 @@ impl<E> Record<E> {
     pub fn new(entity: E) -> Self {
         Record {
             entity,
-            bag: AttributeBag::new(),
+            bag: Item::new(),
             version: None,
             stored: false,
             projection: None,
@@ -195,13 +69,13 @@ impl<E> Record<E> {
     /// builds records this way.
     ///
     /// ```
-    /// use dynamodb_mapper::{AttributeBag, Record};
-    /// let r = Record::stored("e", AttributeBag::new(), Some(7));
+    /// use dynamodb_mapper::{Item, Record};
+    /// let r = Record::stored("e", Item::new(), Some(7));
     /// assert!(r.stored);
     /// assert_eq!(r.version, Some(7));
     /// ```
     #[must_use]
-    pub fn stored(entity: E, bag: AttributeBag, version: Option<u64>) -> Self {
+    pub fn stored(entity: E, bag: Item, version: Option<u64>) -> Self {
         Record {
             entity,
             bag,
@@ -245,7 +119,7 @@ impl<E> Record<E> {
     /// assert!(bag.is_empty());
     /// ```
     #[must_use]
-    pub fn into_parts(self) -> (E, AttributeBag) {
+    pub fn into_parts(self) -> (E, Item) {
         (self.entity, self.bag)
     }
 }

@@ -17,8 +17,8 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::hooks::put_str;
 use dynamodb_mapper::{
-    AttributeBag, Buckets, Decoded, Error, ErrorKind, Item, Mapper, MapperExt, MissingPolicy,
-    Record, Registry, TableSchema, UnknownPolicy, item_size, value_size,
+    Buckets, Decoded, Error, ErrorKind, Item, Mapper, MapperExt, MissingPolicy, Record, Registry,
+    TableSchema, UnknownPolicy, item_size, value_size,
 };
 use serde::{Deserialize, Serialize};
 
@@ -202,8 +202,8 @@ fn writing_a_deep_bag_is_refused() {
                 id: "D1".into(),
                 data: None,
             };
-            let mut bag = AttributeBag::new();
-            bag.insert("extra", deep_list(depth));
+            let mut bag = Item::new();
+            bag.insert("extra".into(), deep_list(depth));
             let e = expect_err(DocMapper::to_item_with_bag(&doc, &bag));
             assert_too_deep(&e, Some("Doc"), &deep_path("extra", "[0]"));
 
@@ -211,7 +211,7 @@ fn writing_a_deep_bag_is_refused() {
             record.bag = bag;
             let e = expect_err(DocMapper::record_to_item(&record));
             assert_too_deep(&e, Some("Doc"), &deep_path("extra", "[0]"));
-            free_item(record.bag.into_item());
+            free_item(record.bag);
         });
     }
 }

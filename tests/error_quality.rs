@@ -10,8 +10,8 @@ use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::hooks::put_str;
 use dynamodb_mapper::{
-    AttributeBag, Error, ErrorKind, GlobalSecondaryIndex, Item, ItemExt, Mapper, MapperExt,
-    NamingConvention, Registry, TableSchema,
+    Error, ErrorKind, GlobalSecondaryIndex, Item, ItemExt, Mapper, MapperExt, NamingConvention,
+    Registry, TableSchema,
 };
 use dynamodb_mapper_support::seed000;
 use dynamodb_mapper_support::seed001::*;
@@ -526,7 +526,7 @@ fn cases() -> Vec<Case> {
             "39 significant digits in an unknown attribute on write",
             CustomerMapper::to_item_with_bag(
                 &customer("C1"),
-                &AttributeBag::from(Item::from([(
+                &Item::from(Item::from([(
                     "legacyBalance".to_string(),
                     m([("cents", n("9".repeat(39)))]),
                 )])),
@@ -540,7 +540,7 @@ fn cases() -> Vec<Case> {
             "a number out of range in a number set on write",
             CustomerMapper::to_item_with_bag(
                 &customer("C1"),
-                &AttributeBag::from(Item::from([(
+                &Item::from(Item::from([(
                     "limits".to_string(),
                     AttributeValue::Ns(vec!["1".into(), "1e126".into()]),
                 )])),
@@ -680,29 +680,27 @@ fn cases() -> Vec<Case> {
         ),
         case!(
             "a map key that is not a string",
-            CustomerMapper::to_item_with_bag(&customer("C1"), &AttributeBag::default()).and_then(
-                |_| {
-                    #[derive(Serialize, Deserialize)]
-                    struct Grid {
-                        id: String,
-                        cells: std::collections::BTreeMap<(u8, u8), String>,
-                    }
-                    struct GridMapper;
-                    impl Mapper for GridMapper {
-                        type Entity = Grid;
-                        const ENTITY_TYPE: &'static str = "Grid";
-                        const SCHEMA: TableSchema = TableSchema::new("pk");
-                        fn after_to_item(g: &Grid, item: &mut Item) -> dynamodb_mapper::Result<()> {
-                            put_str(item, "pk", g.id.clone());
-                            Ok(())
-                        }
-                    }
-                    GridMapper::to_item(&Grid {
-                        id: "G1".into(),
-                        cells: [((0, 0), "x".to_string())].into(),
-                    })
+            CustomerMapper::to_item_with_bag(&customer("C1"), &Item::new()).and_then(|_| {
+                #[derive(Serialize, Deserialize)]
+                struct Grid {
+                    id: String,
+                    cells: std::collections::BTreeMap<(u8, u8), String>,
                 }
-            ),
+                struct GridMapper;
+                impl Mapper for GridMapper {
+                    type Entity = Grid;
+                    const ENTITY_TYPE: &'static str = "Grid";
+                    const SCHEMA: TableSchema = TableSchema::new("pk");
+                    fn after_to_item(g: &Grid, item: &mut Item) -> dynamodb_mapper::Result<()> {
+                        put_str(item, "pk", g.id.clone());
+                        Ok(())
+                    }
+                }
+                GridMapper::to_item(&Grid {
+                    id: "G1".into(),
+                    cells: [((0, 0), "x".to_string())].into(),
+                })
+            }),
             Serialize,
             Some("Grid"),
             Some("cells"),

@@ -5,8 +5,8 @@ use std::error::Error as _;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::{
-    AttributeBag, Error, ErrorDetails, ErrorKind, Item, ItemExt, Mapper, MapperExt,
-    NamingConvention, Record, TableSchema, hooks::put_str,
+    Error, ErrorDetails, ErrorKind, Item, ItemExt, Mapper, MapperExt, NamingConvention, Record,
+    TableSchema, hooks::put_str,
 };
 use dynamodb_mapper_support::seed001::*;
 use dynamodb_mapper_support::values::{n, s, unknown_value};
@@ -203,7 +203,7 @@ fn bag_round_trip_keeps_unknown_attributes() {
     let mut record = OrderMapper::record_from_item(stored.clone()).unwrap();
     assert_eq!(record.entity, o);
     let bag_names: std::collections::BTreeSet<_> =
-        record.bag.iter().map(|(k, _)| k.to_owned()).collect();
+        record.bag.keys().cloned().collect();
     assert_eq!(bag_names, ["giftWrap", "loyalty"].map(String::from).into());
 
     // Unchanged write-back reproduces the stored item exactly.
@@ -223,12 +223,12 @@ fn bag_round_trip_keeps_unknown_attributes() {
 
 #[test]
 fn bag_never_overrides_owned_attributes() {
-    let mut bag = AttributeBag::new();
-    bag.insert("gsi3pk", s("SHIPPED"));
-    bag.insert("gsi3sk", s("2020-01-01"));
-    bag.insert("status", s("Delivered")); // an entity field
-    bag.insert("recordType", s("Nope")); // declared owned by CustomerMapper
-    bag.insert("note", s("kept"));
+    let mut bag = Item::new();
+    bag.insert("gsi3pk".into(), s("SHIPPED"));
+    bag.insert("gsi3sk".into(), s("2020-01-01"));
+    bag.insert("status".into(), s("Delivered")); // an entity field
+    bag.insert("recordType".into(), s("Nope")); // declared owned by CustomerMapper
+    bag.insert("note".into(), s("kept"));
     let o = order("C1", "O1", "2024-01-15T10:30:00Z", OrderStatus::Pending);
     let item = OrderMapper::to_item_with_bag(&o, &bag).unwrap();
     assert!(!item.contains_key("gsi3pk"));
@@ -238,8 +238,8 @@ fn bag_never_overrides_owned_attributes() {
     assert_eq!(item.get_str("recordType").unwrap(), "Customer");
     // A field that is absent (its `None` left out) still is not taken from
     // the bag: the field is the mapper's.
-    let mut bag = AttributeBag::new();
-    bag.insert("trackingNumber", s("TRK-OLD"));
+    let mut bag = Item::new();
+    bag.insert("trackingNumber".into(), s("TRK-OLD"));
     let item = OrderMapper::to_item_with_bag(&o, &bag).unwrap();
     assert_eq!(item.get("trackingNumber"), None);
 }
@@ -664,7 +664,7 @@ fn record_version_is_read_and_carried() {
     item.insert("version".into(), n("7"));
     let record: Record<Counter> = CounterMapper::record_from_item(item).unwrap();
     assert_eq!(record.version, Some(7));
-    assert!(record.bag.get("version").is_none());
+    assert!(!record.bag.contains_key("version"));
     assert_eq!(
         CounterMapper::record_to_item(&record).unwrap()["version"],
         n("7")

@@ -1424,7 +1424,7 @@ async fn a_version_number_that_takes_an_item_over_the_limit_is_refused_before_se
     let room = dynamodb_mapper::MAX_ITEM_SIZE - base - "blob".len();
     record
         .bag
-        .insert("blob", AttributeValue::S("x".repeat(room)));
+        .insert("blob".into(), AttributeValue::S("x".repeat(room)));
     let item = CounterMapper::record_to_item(&record).unwrap();
     assert_eq!(
         dynamodb_mapper::item_size(&item),
@@ -1458,7 +1458,7 @@ async fn a_version_number_that_takes_an_item_over_the_limit_is_refused_before_se
     // One byte less, and the versioned item fits: sent.
     record
         .bag
-        .insert("blob", AttributeValue::S("x".repeat(room - 18)));
+        .insert("blob".into(), AttributeValue::S("x".repeat(room - 18)));
     table
         .put_versioned::<CounterMapper>(&mut record)
         .await

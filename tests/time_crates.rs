@@ -14,8 +14,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::hooks::{Timestamps, put_str};
 use dynamodb_mapper::time::{MAX_TTL_SECONDS, PointInTime};
 use dynamodb_mapper::{
-    AttributeBag, ErrorKind, Item, ItemExt, Mapper, MapperExt, NamingConvention, TableSchema,
-    ttl_value,
+    ErrorKind, Item, ItemExt, Mapper, MapperExt, NamingConvention, TableSchema, ttl_value,
 };
 use dynamodb_mapper::{
     KeyPattern, Result as MapperResult,
@@ -80,10 +79,10 @@ where
     prop_assert_eq!(&parts.timestamp_as::<T>("at").unwrap(), &t);
 
     let stamps = Timestamps::DEFAULT.fraction_digits(9);
-    let mut bag = AttributeBag::new();
+    let mut bag = Item::new();
     stamps.stamp(&mut bag, t.clone()).unwrap();
-    prop_assert_eq!(stamps.created_at_as::<T>(&bag).unwrap(), Some(t.clone()));
-    prop_assert_eq!(stamps.updated_at_as::<T>(&bag).unwrap(), Some(t));
+    prop_assert_eq!(stamps.created_at::<T>(&bag).unwrap(), Some(t.clone()));
+    prop_assert_eq!(stamps.updated_at::<T>(&bag).unwrap(), Some(t));
     Ok(())
 }
 
@@ -352,7 +351,7 @@ mod chrono_types {
             "{err}"
         );
         let err = Timestamps::DEFAULT
-            .stamp(&mut AttributeBag::new(), far)
+            .stamp(&mut Item::new(), far)
             .unwrap_err();
         assert_eq!(
             err.to_string(),

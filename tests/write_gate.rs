@@ -418,7 +418,9 @@ async fn a_record_read_through_a_projection_is_never_written_whole() {
         name: "Ada".into(),
         bio: Some("wrote the first program".into()),
     });
-    let none_before = record.bag.insert("legacyFlag", AttributeValue::Bool(true));
+    let none_before = record
+        .bag
+        .insert("legacyFlag".into(), AttributeValue::Bool(true));
     assert_eq!(none_before, None);
     table
         .put_versioned::<ProfileMapper>(&mut record)

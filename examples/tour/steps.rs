@@ -252,7 +252,7 @@ async fn lossless_update(table: &Table, out: &Out) -> Result<(), BoxError> {
     out.line(format!(
         "   update_with_retry: version {:?}, bag {:?}",
         record.version,
-        record.bag.iter().map(|(name, _)| name).collect::<Vec<_>>()
+        record.bag.keys().collect::<Vec<_>>()
     ));
     let after = get(table, &key).await?;
     out.line(format!("   stored: {}", show::item(&after)));

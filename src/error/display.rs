@@ -281,7 +281,8 @@ impl std::error::Error for Error {
 }
 
 impl fmt::Debug for Error {
-    /// The kind, what the error is about, and the kind's own data.
+    /// The kind, what the error is about, the kind's own data and the
+    /// cause from outside the crate.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut out = f.debug_struct("Error");
         out.field("kind", &self.kind());
@@ -294,7 +295,11 @@ impl fmt::Debug for Error {
         if let Some(attribute) = self.attribute() {
             out.field("attribute", &attribute);
         }
-        out.field("data", &self.0.details).finish()
+        out.field("data", &self.0.details);
+        if let Some(source) = &self.0.source {
+            out.field("source", source);
+        }
+        out.finish()
     }
 }
 

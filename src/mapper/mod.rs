@@ -21,7 +21,7 @@ use crate::hooks::check_discriminator;
 use crate::item::Item;
 use crate::key::IndexKeys;
 use crate::naming::NamingConvention;
-use crate::record::{AttributeBag, Record};
+use crate::record::Record;
 use crate::schema::TableSchema;
 use crate::ser::NoneAs;
 
@@ -106,7 +106,7 @@ pub trait Mapper: Sized + 'static {
 
     /// Attributes the hooks write besides the table layout's own (for example
     /// a `recordType` copy of the discriminator). They never enter the
-    /// [`AttributeBag`], and never come back from it.
+    /// bag ([`Record::bag`](crate::Record::bag)), and never come back from it.
     const OWNED_ATTRIBUTES: &'static [&'static str] = &[];
 
     /// The key patterns this mapper writes: one [`IndexKeys`] per index (the
@@ -480,10 +480,10 @@ pub trait MapperExt: Mapper {
     /// As [`to_item`](MapperExt::to_item); the size check includes the bag.
     ///
     /// ```
-    /// # use dynamodb_mapper::{hooks::put_str, AttributeBag, Item, Mapper, TableSchema};
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Item, Mapper, TableSchema};
     /// # use aws_sdk_dynamodb::types::AttributeValue;
     /// # use dynamodb_mapper_support::doc::*;
-    /// let mut bag = AttributeBag::new();
+    /// let mut bag = Item::new();
     /// bag.insert("color", AttributeValue::S("red".into()));
     /// bag.insert("pk", AttributeValue::S("stale".into())); // owned: ignored
     /// let item = NoteMapper::to_item_with_bag(&Note { id: 1, text: "hi".into() }, &bag)?;
@@ -491,7 +491,7 @@ pub trait MapperExt: Mapper {
     /// assert_eq!(item["pk"], AttributeValue::S("NOTE#1".into()));
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    fn to_item_with_bag(entity: &Self::Entity, bag: &AttributeBag) -> Result<Item> {
+    fn to_item_with_bag(entity: &Self::Entity, bag: &Item) -> Result<Item> {
         let (mut item, rendered) = build_item::<Self>(entity, bag.len())?;
         merge_bag::<Self>(&mut item, bag)?;
         finish::<Self>(item, &rendered)
@@ -667,7 +667,7 @@ pub trait MapperExt: Mapper {
         read_projected::<Self, P>(item)
     }
 
-    /// The entity for an item plus the [`AttributeBag`] of every attribute the
+    /// The entity for an item plus the bag ([`Record::bag`](crate::Record::bag)) of every attribute the
     /// mapper does not own, and the version read: a lossless read.
     ///
     /// The split between entity and bag uses the entity's field list, which a
@@ -717,7 +717,7 @@ pub trait MapperExt: Mapper {
         };
         let owned = owned::owned::<Self>();
         rest.retain(|name, _| owned.get(name).is_none());
-        Ok(Record::stored(entity, AttributeBag::from(rest), version))
+        Ok(Record::stored(entity, rest, version))
     }
 
     /// The primary key item of an entity, for `GetItem`/`DeleteItem`: the

@@ -9,7 +9,6 @@ use super::{Mapper, fields, naming_needs_struct};
 use crate::check::{self, RenderedKeys, WriteRules};
 use crate::error::{Error, Result};
 use crate::item::{Item, check_depth};
-use crate::record::AttributeBag;
 use crate::ser::{Cause, Failure, SerError};
 
 /// Hooks, serialization, renaming and discriminator; no checks yet. The
@@ -99,10 +98,10 @@ fn serialize_error<M: Mapper>(path: Option<String>, failure: Failure) -> Error {
     }
 }
 
-pub(super) fn merge_bag<M: Mapper>(item: &mut Item, bag: &AttributeBag) -> Result<()> {
+pub(super) fn merge_bag<M: Mapper>(item: &mut Item, bag: &Item) -> Result<()> {
     let table = fields::<M>()?;
     let owned = super::owned::owned::<M>();
-    for (name, value) in bag.as_item() {
+    for (name, value) in bag {
         if item.contains_key(name)
             || owned.get(name).is_some()
             || table.is_some_and(|t| t.field_for(name).is_some())

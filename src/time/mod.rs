@@ -22,8 +22,8 @@
 //!   [`ItemExt::get_ttl_as`](crate::ItemExt::get_ttl_as), and the serde
 //!   helpers [`ttl`] and [`ttl::option`] for entity fields;
 //! - `createdAt`/`updatedAt`: [`Timestamps::stamp`](crate::hooks::Timestamps::stamp),
-//!   [`created_at_as`](crate::hooks::Timestamps::created_at_as),
-//!   [`updated_at_as`](crate::hooks::Timestamps::updated_at_as);
+//!   [`created_at`](crate::hooks::Timestamps::created_at),
+//!   [`updated_at`](crate::hooks::Timestamps::updated_at);
 //! - keys: [`KeyValue::from_time`](crate::key::KeyValue::from_time), for
 //!   [`KeyPattern::with`](crate::KeyPattern::with) and
 //!   [`Encoding::encode`](crate::key::Encoding::encode);

@@ -53,7 +53,7 @@
 //! // createdAt/updatedAt kept in the record's attribute bag.
 //! let mut record = Record::new(session);
 //! Timestamps::DEFAULT.stamp(&mut record.bag, now)?;
-//! assert_eq!(Timestamps::DEFAULT.created_at_as::<OffsetDateTime>(&record.bag)?, Some(now));
+//! assert_eq!(Timestamps::DEFAULT.created_at::<OffsetDateTime>(&record.bag)?, Some(now));
 //! assert_eq!(record.bag.get("createdAt").and_then(|v| v.as_s().ok()).map(String::as_str), Some("2024-01-15T10:30:00.000Z"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

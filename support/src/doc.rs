@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 pub use aws_sdk_dynamodb::types::AttributeValue;
 pub use dynamodb_mapper::hooks::put_str;
 pub use dynamodb_mapper::{
-    AttributeBag, Error, ErrorKind, IndexKeys, Item, ItemExt, KeyPattern, Mapper, MapperExt,
-    Record, Registry, Result, TableSchema,
+    Error, ErrorKind, IndexKeys, Item, ItemExt, KeyPattern, Mapper, MapperExt, Record, Registry,
+    Result, TableSchema,
 };
 
 /// A table with a partition and a sort key, `pk` and `sk`.

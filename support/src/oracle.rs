@@ -619,11 +619,14 @@ impl AccountSpec {
     }
 }
 
-fn apply_bag(bag: &mut dynamodb_mapper::AttributeBag, changes: &[BagChange]) {
+fn apply_bag(bag: &mut Item, changes: &[BagChange]) {
     for change in changes {
         match *change {
             BagChange::Set { name, value } => {
-                bag.insert(BAG_NAMES[name % BAG_NAMES.len()], bag_value(value));
+                bag.insert(
+                    BAG_NAMES[name % BAG_NAMES.len()].to_owned(),
+                    bag_value(value),
+                );
             }
             BagChange::Remove { name } => {
                 bag.remove(BAG_NAMES[name % BAG_NAMES.len()]);
@@ -1258,9 +1261,9 @@ fn bag_of(item: &Item, owned: &[&str]) -> Item {
 
 /// `item` with `bag`'s attributes the layout does not own added (what a
 /// record's write must store).
-fn with_bag(mut item: Item, bag: &dynamodb_mapper::AttributeBag, owned: &[&str]) -> Item {
+fn with_bag(mut item: Item, bag: &Item, owned: &[&str]) -> Item {
     for (k, v) in bag.iter() {
-        if !owned.contains(&k) && !item.contains_key(k) {
+        if !owned.contains(&k.as_str()) && !item.contains_key(k) {
             item.insert(k.to_owned(), v.clone());
         }
     }
@@ -2072,11 +2075,7 @@ impl Run<'_> {
         }
     }
 
-    fn account_expected(
-        a: &Account,
-        bag: &dynamodb_mapper::AttributeBag,
-        version: Ver,
-    ) -> Result<Expected, String> {
+    fn account_expected(a: &Account, bag: &Item, version: Ver) -> Result<Expected, String> {
         let item = AccountMapper::to_item(a).map_err(|e| format!("account to_item: {e:#}"))?;
         Ok(Expected {
             item: with_bag(item, bag, ACCOUNT_OWNED),
@@ -2192,7 +2191,7 @@ impl Run<'_> {
         match step {
             AccountStep::RawPut { spec, bag } => {
                 let a = spec.entity();
-                let mut record_bag = dynamodb_mapper::AttributeBag::new();
+                let mut record_bag = Item::new();
                 apply_bag(&mut record_bag, bag);
                 let after = Self::account_expected(&a, &record_bag, Ver::Absent)?;
                 self.oracle
@@ -2258,11 +2257,7 @@ impl Run<'_> {
                     ));
                 }
                 if !matches!(r, Ok(false)) {
-                    let after = Self::account_expected(
-                        &a,
-                        &dynamodb_mapper::AttributeBag::new(),
-                        Ver::First,
-                    )?;
+                    let after = Self::account_expected(&a, &Item::new(), Ver::First)?;
                     self.settle(Layout::Accounts, &g, vec![(spec.id, Some(after))]);
                 }
                 Ok(())
@@ -2356,7 +2351,7 @@ impl Run<'_> {
                     return Ok(());
                 };
                 let entity = account.with(changes);
-                let mut new_bag = dynamodb_mapper::AttributeBag::from(stored_bag);
+                let mut new_bag = stored_bag;
                 apply_bag(&mut new_bag, bag);
                 let after = match &r {
                     Ok(record) => {
@@ -2367,8 +2362,7 @@ impl Run<'_> {
                         let next = record.version.unwrap_or(0);
                         self.check_next(id, prior, next)?;
                         if record.entity != entity
-                            || bag_of(record.bag.as_item(), ACCOUNT_OWNED)
-                                != bag_of(new_bag.as_item(), ACCOUNT_OWNED)
+                            || bag_of(&record.bag, ACCOUNT_OWNED) != bag_of(&new_bag, ACCOUNT_OWNED)
                         {
                             return Err(format!(
                                 "update_with_retry returned {record:?}; the model expects {entity:?} \
@@ -2431,11 +2425,7 @@ impl Run<'_> {
                     self.report(op, expect, &g)?;
                     let mut changes = Vec::new();
                     for (s, a) in puts.iter().zip(&entities) {
-                        let after = Self::account_expected(
-                            a,
-                            &dynamodb_mapper::AttributeBag::new(),
-                            Ver::First,
-                        )?;
+                        let after = Self::account_expected(a, &Item::new(), Ver::First)?;
                         changes.push((s.id, Some(after)));
                     }
                     self.settle(Layout::Accounts, &g, changes);
@@ -2654,11 +2644,7 @@ impl Run<'_> {
                 AccountTxAction::Put(spec) => {
                     let a = spec.entity();
                     let r = tx.put::<AccountMapper>(&a).map(|_| ());
-                    let after = Self::account_expected(
-                        &a,
-                        &dynamodb_mapper::AttributeBag::new(),
-                        Ver::First,
-                    )?;
+                    let after = Self::account_expected(&a, &Item::new(), Ver::First)?;
                     let holds = !self.model.accounts.contains_key(&spec.id);
                     (
                         "account.tx.put(new)",
@@ -2929,7 +2915,7 @@ fn check_player_item(item: &Item) -> Result<(usize, Option<u64>), String> {
         .map_err(|e| format!("(2) a stored player does not render again: {e:#}"))?;
     let mut owned = item.clone();
     for (k, _) in record.bag.iter() {
-        if PLAYER_OWNED.contains(&k) {
+        if PLAYER_OWNED.contains(&k.as_str()) {
             return Err(format!(
                 "the bag of a player holds `{k}`, an owned attribute"
             ));
@@ -2962,7 +2948,7 @@ fn check_account_item(item: &Item) -> Result<(usize, Option<u64>), String> {
     let mut owned = item.clone();
     owned.remove("version");
     for (k, _) in record.bag.iter() {
-        if ACCOUNT_OWNED.contains(&k) {
+        if ACCOUNT_OWNED.contains(&k.as_str()) {
             return Err(format!(
                 "the bag of an account holds `{k}`, an owned attribute"
             ));
