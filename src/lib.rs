@@ -45,7 +45,7 @@ pub use error::{BoxError, Error, ErrorDetails, ErrorKind, Result};
 pub use item::{
     Item, ItemExt, MAX_ITEM_SIZE, MAX_NUMBER_DIGITS, item_size, ttl_value, type_name, value_size,
 };
-pub use key::overlap::IndexKeys;
+pub use key::index_keys::IndexKeys;
 pub use key::pattern::KeyPattern;
 pub use mapper::{Lookup, Mapper, MapperExt};
 pub use naming::NamingConvention;

@@ -8,8 +8,9 @@ use std::ops::Bound;
 
 use proptest::prelude::*;
 
+use super::index_keys::IndexKeys;
 use super::key_value::KeyValue;
-use super::overlap::{IndexKeys, KeyDeclaration, find_overlaps};
+use super::overlap::{KeyDeclaration, find_overlaps};
 use super::pattern::KeyPattern;
 use super::select::{Selection, SortSelection};
 

@@ -60,6 +60,7 @@
 mod analysis_tests;
 mod encoding;
 mod format;
+pub(crate) mod index_keys;
 mod key_value;
 mod language;
 pub(crate) mod overlap;
@@ -71,8 +72,8 @@ mod template;
 pub use encoding::Encoding;
 pub(crate) use encoding::{decode_timestamp, decode_unix_timestamp, encode_timestamp};
 pub use format::{KeyFormat, KeyRole, last_sort_key_with_prefix};
+pub(crate) use index_keys::IndexKeys;
 pub use key_value::KeyValue;
-pub(crate) use overlap::IndexKeys;
 pub use overlap::{AllowedOverlap, KeyDeclaration, Overlap, OverlapKind, find_overlaps};
 pub use parts::KeyParts;
 pub use pattern::BoundPattern;

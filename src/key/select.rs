@@ -5,7 +5,7 @@
 
 use std::ops::Bound;
 
-use super::overlap::IndexKeys;
+use super::index_keys::IndexKeys;
 use crate::error::Result;
 
 /// The sort key part of a key condition.
