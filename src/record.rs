@@ -110,16 +110,4 @@ impl<E> Record<E> {
         self.projection = projection.map(Into::into);
         self
     }
-
-    /// Splits the record into its entity and bag.
-    ///
-    /// ```
-    /// let (entity, bag) = dynamodb_mapper::Record::new("e").into_parts();
-    /// assert_eq!(entity, "e");
-    /// assert!(bag.is_empty());
-    /// ```
-    #[must_use]
-    pub fn into_parts(self) -> (E, Item) {
-        (self.entity, self.bag)
-    }
 }

@@ -271,7 +271,7 @@ async fn a_table_is_created_active_with_its_stream_and_ttl() {
         ["CreateTable", "DescribeTable", "UpdateTimeToLive"],
         "{backend}: both emulators show the table ACTIVE on the first look"
     );
-    let ttl = created.time_to_live().unwrap();
+    let ttl = created.time_to_live.clone().unwrap();
     assert_eq!((ttl.attribute_name(), ttl.enabled()), ("expiresAt", true));
     assert_eq!(
         ttl_of(&client, &name).await,
@@ -287,12 +287,15 @@ async fn a_table_is_created_active_with_its_stream_and_ttl() {
         Some(StreamViewType::NewAndOldImages),
         "{backend}"
     );
-    let arn = created.stream_arn().expect("a stream ARN");
+    let arn = created
+        .description
+        .latest_stream_arn()
+        .expect("a stream ARN");
     assert_eq!(description.latest_stream_arn(), Some(arn), "{backend}");
-    assert_eq!(created.description().table_name(), Some(name.as_str()));
+    assert_eq!(created.description.table_name(), Some(name.as_str()));
     assert_eq!(
         created
-            .description()
+            .description
             .billing_mode_summary()
             .and_then(|b| b.billing_mode()),
         Some(&BillingMode::PayPerRequest),
@@ -319,11 +322,14 @@ async fn every_stream_view_type_is_created_as_asked() {
             "{backend}"
         );
         assert_eq!(
-            stream_of(created.description()),
+            stream_of(&created.description),
             Some(view_type),
             "{backend}"
         );
-        assert!(created.stream_arn().is_some(), "{backend}");
+        assert!(
+            created.description.latest_stream_arn().is_some(),
+            "{backend}"
+        );
     }
 }
 
@@ -337,8 +343,8 @@ async fn without_a_ttl_attribute_no_ttl_call_is_made() {
         .await
         .unwrap();
     assert_eq!(sent.operations(), ["CreateTable", "DescribeTable"]);
-    assert!(created.time_to_live().is_none());
-    assert!(created.stream_arn().is_none());
+    assert!(created.time_to_live.is_none());
+    assert!(created.description.latest_stream_arn().is_none());
     assert_eq!(stream_of(&describe(&client, &name).await), None);
     assert_eq!(
         ttl_of(&client, &name).await,
@@ -569,7 +575,7 @@ async fn indexes_still_creating_are_waited_for() {
     assert_eq!(describe.num_calls(), 3);
     assert_eq!(ttl.num_calls(), 1);
     assert_eq!(
-        created.description().global_secondary_indexes()[0].index_status(),
+        created.description.global_secondary_indexes()[0].index_status(),
         Some(&IndexStatus::Active)
     );
 
@@ -814,10 +820,10 @@ async fn no_ttl_attribute_no_ttl_call_on_the_mock_either() {
     let client = mock_client(&[&create, &describe, &ttl]);
     let created = create_on(&client, NO_TTL).await.unwrap();
     assert_eq!(ttl.num_calls(), 0);
-    assert!(created.time_to_live().is_none());
+    assert!(created.time_to_live.is_none());
     let created = create_on(&client, APP).await.unwrap();
     assert_eq!(ttl.num_calls(), 1);
-    assert!(created.time_to_live().is_some());
+    assert!(created.time_to_live.is_some());
 }
 
 // ---------------------------------------------------------------------------

@@ -44,7 +44,10 @@ fn time_from_text<T: PointInTime>(text: &str, fraction_digits: u8) -> Option<T> 
     let decoded = Encoding::Timestamp { fraction_digits }
         .decode(text)
         .unwrap();
-    let (secs, nanos) = decoded.as_timestamp()?.to_unix()?;
+    let KeyValue::Timestamp(at) = decoded else {
+        return None;
+    };
+    let (secs, nanos) = at.to_unix()?;
     T::from_unix(secs, nanos)
 }
 
@@ -76,7 +79,7 @@ where
         .unwrap();
     prop_assert_eq!(&sk, &format!("AT#{text}#x"));
     let parts = KeyPattern::sort("AT#{at:ts9}#{id}").parse(&sk).unwrap();
-    prop_assert_eq!(&parts.timestamp_as::<T>("at").unwrap(), &t);
+    prop_assert_eq!(&parts.timestamp::<T>("at").unwrap(), &t);
 
     let stamps = Timestamps::DEFAULT.fraction_digits(9);
     let mut bag = Item::new();
@@ -595,7 +598,7 @@ macro_rules! jiff_tests {
                 assert_eq!(Timestamp::MIN.to_unix(), Some((-377_705_023_201, 0)));
                 assert_eq!(time_from_text::<Timestamp>("9999-12-31T23:59:59Z", 0), None);
                 let parts = KeyPattern::sort("AT#{at:ts}").parse("AT#9999-12-31T23:59:59Z").unwrap();
-                let err = parts.timestamp_as::<Timestamp>("at").unwrap_err();
+                let err = parts.timestamp::<Timestamp>("at").unwrap_err();
                 assert_eq!(err.kind(), ErrorKind::InvalidKeyPattern);
                 assert_eq!(
                     err.to_string(),

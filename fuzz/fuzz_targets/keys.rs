@@ -235,7 +235,10 @@ fn at((secs, nanos): (i64, u32)) -> Option<KeyValue<'static>> {
 
 /// A decoded time as epoch seconds and nanoseconds.
 fn unix(value: &KeyValue<'_>) -> Option<(i64, u32)> {
-    value.as_timestamp().and_then(|t| t.to_unix())
+    match value {
+        KeyValue::Timestamp(t) => t.to_unix(),
+        _ => None,
+    }
 }
 
 fn encodings(u: &mut Unstructured<'_>) -> Result<()> {

@@ -24,7 +24,7 @@ use crate::time::PointInTime;
 /// turn one [`KeyValue`] into component text and back. The text of one
 /// encoding sorts as the values do. A time of any
 /// [`PointInTime`] type goes in through [`KeyValue::from_time`] and comes
-/// back through [`KeyValue::as_timestamp`] (a `SystemTime`, which
+/// back through [`KeyValue::Timestamp`] (a `SystemTime`, which
 /// [`PointInTime::to_unix`] and [`PointInTime::from_unix`] turn into any
 /// other type).
 ///

@@ -35,31 +35,10 @@ pub enum KeyValue<'a> {
 }
 
 impl KeyValue<'_> {
-    /// The text, for a [`KeyValue::Text`].
-    ///
-    /// ```
-    /// use dynamodb_mapper::key::KeyValue;
-    /// assert_eq!(KeyValue::from("x").as_text(), Some("x"));
-    /// assert_eq!(KeyValue::from(1u8).as_text(), None);
-    /// ```
-    #[must_use]
-    pub fn as_text(&self) -> Option<&str> {
-        match self {
-            KeyValue::Text(t) => Some(t),
-            _ => None,
-        }
-    }
-
     /// The integer, for a [`KeyValue::Unsigned`] (or a non-negative
     /// [`KeyValue::Signed`]).
-    ///
-    /// ```
-    /// use dynamodb_mapper::key::KeyValue;
-    /// assert_eq!(KeyValue::Unsigned(7).as_unsigned(), Some(7));
-    /// assert_eq!(KeyValue::Signed(-7).as_unsigned(), None);
-    /// ```
     #[must_use]
-    pub fn as_unsigned(&self) -> Option<u64> {
+    pub(crate) fn as_unsigned(&self) -> Option<u64> {
         match *self {
             KeyValue::Unsigned(v) => Some(v),
             KeyValue::Signed(v) => u64::try_from(v).ok(),
@@ -69,14 +48,8 @@ impl KeyValue<'_> {
 
     /// The integer, for a [`KeyValue::Signed`] (or a [`KeyValue::Unsigned`]
     /// that fits an `i64`).
-    ///
-    /// ```
-    /// use dynamodb_mapper::key::KeyValue;
-    /// assert_eq!(KeyValue::Signed(-7).as_signed(), Some(-7));
-    /// assert_eq!(KeyValue::Unsigned(u64::MAX).as_signed(), None);
-    /// ```
     #[must_use]
-    pub fn as_signed(&self) -> Option<i64> {
+    pub(crate) fn as_signed(&self) -> Option<i64> {
         match *self {
             KeyValue::Signed(v) => Some(v),
             KeyValue::Unsigned(v) => i64::try_from(v).ok(),
@@ -85,14 +58,8 @@ impl KeyValue<'_> {
     }
 
     /// The point in time, for a [`KeyValue::Timestamp`].
-    ///
-    /// ```
-    /// use std::time::UNIX_EPOCH;
-    /// use dynamodb_mapper::key::KeyValue;
-    /// assert_eq!(KeyValue::from(UNIX_EPOCH).as_timestamp(), Some(UNIX_EPOCH));
-    /// ```
     #[must_use]
-    pub fn as_timestamp(&self) -> Option<SystemTime> {
+    pub(crate) fn as_timestamp(&self) -> Option<SystemTime> {
         match *self {
             KeyValue::Timestamp(t) => Some(t),
             _ => None,

@@ -300,7 +300,7 @@ struct Prepared {
 ///
 /// - [`OverlapKind::Prefix`]: a `begins_with` query on the queried type's
 ///   constant sort key prefix (the literal text before its first
-///   placeholder, see [`KeyPattern::constant_prefix`]) can return the other
+///   placeholder, see [`KeyPattern::constant_prefix`](crate::KeyPattern::constant_prefix)) can return the other
 ///   type's items: `USER#{id}` and `USER#{id}#METADATA` (both ways),
 ///   `ORDER` and `ORDERLINE#{n}` (one way);
 /// - [`OverlapKind::NoPrefix`]: the queried type's sort key pattern starts
@@ -317,7 +317,7 @@ struct Prepared {
 /// type.
 ///
 /// # Errors
-/// The first invalid pattern, as [`KeyPattern::validate`] reports it, with
+/// The first invalid pattern, as [`KeyPattern::validate`](crate::KeyPattern::validate) reports it, with
 /// the entity type that declared it.
 ///
 /// ```

@@ -1,8 +1,6 @@
 //! `KeyParts`, the typed values `KeyPattern::parse` reads back from a key.
 //! Builds on `key_value` and `template`; `pattern` creates it.
 
-use std::time::SystemTime;
-
 use super::key_value::KeyValue;
 use super::template::pattern_error;
 use crate::error::{Error, Result};
@@ -124,24 +122,6 @@ impl KeyParts {
         self.typed(name, "a signed integer", KeyValue::as_signed)
     }
 
-    /// The point in time of placeholder `name`.
-    ///
-    /// # Errors
-    /// [`ErrorKind::InvalidKeyPattern`](crate::ErrorKind::InvalidKeyPattern)
-    /// (naming the template) when there is no such placeholder or it is not a
-    /// timestamp.
-    ///
-    /// ```
-    /// use std::time::{Duration, UNIX_EPOCH};
-    /// use dynamodb_mapper::KeyPattern;
-    /// let parts = KeyPattern::sort("AT#{at:ts3}").parse("AT#1970-01-01T00:00:01.500Z")?;
-    /// assert_eq!(parts.timestamp("at")?, UNIX_EPOCH + Duration::from_millis(1500));
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn timestamp(&self, name: &str) -> Result<SystemTime> {
-        self.typed(name, "a timestamp", KeyValue::as_timestamp)
-    }
-
     /// The point in time of placeholder `name` as a `T`: a `SystemTime`, or
     /// a `chrono`, `time` or `jiff` type with its cargo feature.
     ///
@@ -154,11 +134,11 @@ impl KeyParts {
     /// use std::time::{Duration, SystemTime, UNIX_EPOCH};
     /// use dynamodb_mapper::KeyPattern;
     /// let parts = KeyPattern::sort("AT#{at:ts3}").parse("AT#1970-01-01T00:00:01.500Z")?;
-    /// let at: SystemTime = parts.timestamp_as("at")?;
+    /// let at: SystemTime = parts.timestamp("at")?;
     /// assert_eq!(at, UNIX_EPOCH + Duration::from_millis(1500));
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    pub fn timestamp_as<T: PointInTime>(&self, name: &str) -> Result<T> {
+    pub fn timestamp<T: PointInTime>(&self, name: &str) -> Result<T> {
         let what = format!(
             "a timestamp within the range of {}",
             std::any::type_name::<T>()

@@ -379,7 +379,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// The partition key, rendered from the partition key pattern.
     ///
     /// # Errors
-    /// As [`keys`](Self::keys);
+    /// As [`index_keys`](Self::index_keys);
     /// [`ErrorKind::InvalidKeyPattern`](crate::ErrorKind::InvalidKeyPattern)
     /// when a placeholder has no value or a value its format cannot encode.
     ///

@@ -141,8 +141,8 @@ impl Table {
     ///     .stream(StreamViewType::NewAndOldImages)
     ///     .send()
     ///     .await?;
-    /// assert!(created.stream_arn().is_some());
-    /// assert_eq!(created.time_to_live().map(|t| t.attribute_name()), Some("expiresAt"));
+    /// assert!(created.description.latest_stream_arn().is_some());
+    /// assert_eq!(created.time_to_live.map(|t| t.attribute_name), Some("expiresAt".into()));
     /// # Ok(())
     /// # }
     /// ```
@@ -159,7 +159,7 @@ impl Table {
 impl CreateTable {
     /// Enables the table's stream with `view_type`: what each stream record
     /// holds (`KeysOnly`, `NewImage`, `OldImage` or `NewAndOldImages`). The
-    /// stream's ARN is then [`CreatedTable::stream_arn`].
+    /// stream's ARN is then `latest_stream_arn()` of [`CreatedTable::description`].
     ///
     /// ```
     /// # use dynamodb_mapper_support::doc::*;
@@ -326,73 +326,25 @@ impl CreateTable {
     }
 }
 
-/// A table [`CreateTable::send`] created and got ready.
+/// A table [`CreateTable::send`] created and got ready: plain data.
 ///
 /// ```
 /// # let created = dynamodb_mapper_support::doc::created_table();
 /// use aws_sdk_dynamodb::types::TableStatus;
-/// assert_eq!(created.description().table_status(), Some(&TableStatus::Active));
-/// assert_eq!(created.time_to_live().map(|t| t.attribute_name()), Some("expiresAt"));
+/// assert_eq!(created.description.table_status(), Some(&TableStatus::Active));
+/// assert_eq!(created.time_to_live.map(|t| t.attribute_name), Some("expiresAt".into()));
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CreatedTable {
-    description: TableDescription,
-    time_to_live: Option<TimeToLiveSpecification>,
+    /// The table as the last `DescribeTable` saw it, `ACTIVE`: its indexes
+    /// and, with a stream, `latest_stream_arn()`.
+    pub description: TableDescription,
+    /// The TTL setting `UpdateTimeToLive` confirmed, when the schema has a
+    /// TTL attribute.
+    pub time_to_live: Option<TimeToLiveSpecification>,
 }
 
-impl CreatedTable {
-    /// The table as the `DescribeTable` that found it `ACTIVE` described it:
-    /// its ARN, key schema, indexes, stream.
-    ///
-    /// ```
-    /// # let created = dynamodb_mapper_support::doc::created_table();
-    /// assert!(created.description().table_name().unwrap().starts_with("Sessions"));
-    /// ```
-    #[must_use]
-    pub fn description(&self) -> &TableDescription {
-        &self.description
-    }
-
-    /// The description, owned.
-    ///
-    /// ```
-    /// # let created = dynamodb_mapper_support::doc::created_table();
-    /// let description = created.into_description();
-    /// assert!(description.table_arn().is_some());
-    /// ```
-    #[must_use]
-    pub fn into_description(self) -> TableDescription {
-        self.description
-    }
-
-    /// The ARN of the table's stream, when it has one (to subscribe a
-    /// Lambda function or a stream reader).
-    ///
-    /// ```
-    /// # let created = dynamodb_mapper_support::doc::created_table();
-    /// assert!(created.stream_arn().unwrap().contains("/stream/"));
-    /// ```
-    #[must_use]
-    pub fn stream_arn(&self) -> Option<&str> {
-        self.description.latest_stream_arn()
-    }
-
-    /// TTL as `UpdateTimeToLive` confirmed it (enabled, on the layout's TTL
-    /// attribute), or `None` when the layout declares no TTL attribute (and
-    /// no TTL call was made).
-    ///
-    /// ```
-    /// # let created = dynamodb_mapper_support::doc::created_table();
-    /// let ttl = created.time_to_live().unwrap();
-    /// assert!(ttl.enabled());
-    /// ```
-    #[must_use]
-    pub fn time_to_live(&self) -> Option<&TimeToLiveSpecification> {
-        self.time_to_live.as_ref()
-    }
-}
-
-/// Refused without being applied, to be tried again later.
 fn refused_for_now(limit_exceeded: bool, code: Option<&str>) -> bool {
     limit_exceeded
         || matches!(

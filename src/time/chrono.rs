@@ -49,7 +49,7 @@
 //!
 //! // The sort key parses back into the same type.
 //! let parts = EXPIRES_SK.parse(item.get_str("sk")?)?;
-//! assert_eq!(parts.timestamp_as::<DateTime<Utc>>("at")?, session.expires_at);
+//! assert_eq!(parts.timestamp::<DateTime<Utc>>("at")?, session.expires_at);
 //!
 //! // createdAt/updatedAt kept in the record's attribute bag.
 //! let mut record = Record::new(session);

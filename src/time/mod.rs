@@ -27,7 +27,7 @@
 //! - keys: [`KeyValue::from_time`](crate::key::KeyValue::from_time), for
 //!   [`KeyPattern::with`](crate::KeyPattern::with) and
 //!   [`Encoding::encode`](crate::key::Encoding::encode);
-//!   [`KeyParts::timestamp_as`](crate::key::KeyParts::timestamp_as).
+//!   [`KeyParts::timestamp`](crate::key::KeyParts::timestamp).
 //!
 //! # Precision and range
 //!
