@@ -471,7 +471,11 @@ async fn versioned_entities_are_refused_by_batch_writes_unless_imported() {
         err.to_string(),
         r#"Counter: batch put of pk="COUNTER#a", sk="COUNTER" would skip the version check on `version`; use Table::put_versioned or Transaction::put_record (or BatchWriter::import to load data)"#
     );
-    let err = writer.delete::<CounterMapper>(&counters).await.unwrap_err();
+    let keys = counters
+        .iter()
+        .map(|c| CounterMapper::key(c).unwrap())
+        .collect();
+    let err = writer.delete::<CounterMapper>(keys).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionCheckRequired);
     // Through a writer whose schema does not say so, the mapper still does.
     let err = Table::new(&client, TABLE, APP_TABLE)

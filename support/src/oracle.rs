@@ -1727,7 +1727,11 @@ impl Run<'_> {
                 for id in ids {
                     entities.push(self.player_now(*id)?.unwrap_or_else(|| Player::base(*id)));
                 }
-                let r = table.batch_writer().delete::<PlayerMapper>(&entities).await;
+                let keys = entities.iter().map(PlayerMapper::key).collect();
+                let r = match keys {
+                    Ok(keys) => table.batch_writer().delete::<PlayerMapper>(keys).await,
+                    Err(e) => Err(e),
+                };
                 let g = got(&r);
                 let unique: BTreeSet<usize> = ids.iter().copied().collect();
                 let expect = if unique.len() < ids.len() {
@@ -2433,7 +2437,11 @@ impl Run<'_> {
                 if !deletes.is_empty() {
                     let entities: Vec<Account> =
                         deletes.iter().map(|id| Account::base(*id)).collect();
-                    let r = writer.delete::<AccountMapper>(&entities).await;
+                    let keys = entities.iter().map(AccountMapper::key).collect();
+                    let r = match keys {
+                        Ok(keys) => writer.delete::<AccountMapper>(keys).await,
+                        Err(e) => Err(e),
+                    };
                     let g = got(&r);
                     let ids: BTreeSet<usize> = deletes.iter().copied().collect();
                     let expect = if !import {

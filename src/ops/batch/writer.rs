@@ -176,13 +176,15 @@ impl BatchWriter {
         self.write(put_requests(items)?).await
     }
 
-    /// Deletes the items of these entities (their keys through the mapper).
+    /// Deletes the items at these primary keys, as `M`'s items (the same
+    /// argument as [`Transaction::delete`](crate::ops::Transaction::delete):
+    /// build a key with [`MapperExt::key`](crate::MapperExt::key) or a
+    /// [`Lookup`](crate::Lookup)).
     ///
     /// Returns within the table's [deadline](crate::ops::Table::deadline),
     /// every attempt, retry and pause included.
     ///
     /// # Errors
-    /// Mapping errors;
     /// [`ErrorKind::VersionCheckRequired`](crate::ErrorKind::VersionCheckRequired)
     /// for a versioned entity (unless [`import`](Self::import)); as
     /// [`write`](Self::write).
@@ -190,24 +192,20 @@ impl BatchWriter {
     /// ```no_run
     /// # use dynamodb_mapper::{Mapper, ops::BatchWriter};
     /// # async fn demo<M: Mapper>(w: BatchWriter, entities: Vec<M::Entity>) -> dynamodb_mapper::Result<()> {
-    /// w.delete::<M>(&entities).await?;
+    /// let keys = entities.iter().map(M::key).collect::<dynamodb_mapper::Result<Vec<_>>>()?;
+    /// w.delete::<M>(keys).await?;
     /// # Ok(())
     /// # }
     /// ```
-    pub async fn delete<M: Mapper>(&self, entities: &[M::Entity]) -> Result<BatchSummary> {
-        let versioned = M::SCHEMA.version_attribute().is_some();
-        let keys = entities
-            .iter()
-            .map(|e| {
-                let key = M::key(e)?;
-                if versioned && !self.import {
-                    return Err(self
-                        .refusal(&key, "batch delete", M::SCHEMA)
-                        .with_entity_type(M::ENTITY_TYPE));
-                }
-                Ok(key)
-            })
-            .collect::<Result<Vec<_>>>()?;
+    pub async fn delete<M: Mapper>(&self, keys: Vec<Item>) -> Result<BatchSummary> {
+        if M::SCHEMA.version_attribute().is_some()
+            && !self.import
+            && let Some(key) = keys.first()
+        {
+            return Err(self
+                .refusal(key, "batch delete", M::SCHEMA)
+                .with_entity_type(M::ENTITY_TYPE));
+        }
         self.delete_keys(keys).await
     }
 
