@@ -2,6 +2,7 @@
 //! type, with what was expected and what was found in every error.
 
 use std::collections::{HashMap, hash_map};
+use std::str::FromStr;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::de::{
@@ -50,6 +51,22 @@ impl Value {
         }
     }
 
+    /// A number, read as an integer of the type `visit` takes (as
+    /// `serde_dynamo` reads it: the number string parsed as that type).
+    fn integer<'de, T: FromStr, V: Visitor<'de>>(
+        self,
+        visitor: V,
+        visit: impl FnOnce(V, T) -> Result<V::Value, SdError>,
+    ) -> Result<V::Value, SdError> {
+        match self.value {
+            AttributeValue::N(ref n) => match n.parse::<T>() {
+                Ok(v) => visit(visitor, v),
+                Err(_) => Err(invalid_value(&self.value, &visitor)),
+            },
+            ref other => Err(invalid_type(other, &visitor)),
+        }
+    }
+
     /// The error for a list or map nested too deep, if this one is.
     fn too_deep(&self) -> Option<SdError> {
         (self.depth > MAX_NESTING).then(|| {
@@ -88,21 +105,6 @@ fn invalid_type(value: &AttributeValue, expected: &dyn Expected) -> SdError {
 
 fn invalid_value(value: &AttributeValue, expected: &dyn Expected) -> SdError {
     de::Error::invalid_value(Unexpected::Other(&describe(value)), expected)
-}
-
-macro_rules! integer {
-    ($($method:ident => $visit:ident: $ty:ty,)*) => {$(
-        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-            // As `serde_dynamo`: the number string parsed as the type asked for.
-            match self.value {
-                AttributeValue::N(ref n) => match n.parse::<$ty>() {
-                    Ok(v) => visitor.$visit(v),
-                    Err(_) => Err(invalid_value(&self.value, &visitor)),
-                },
-                ref other => Err(invalid_type(other, &visitor)),
-            }
-        }
-    )*};
 }
 
 macro_rules! float {
@@ -156,18 +158,7 @@ impl<'de> de::Deserializer<'de> for Value {
         }
     }
 
-    integer! {
-        deserialize_i8 => visit_i8: i8,
-        deserialize_i16 => visit_i16: i16,
-        deserialize_i32 => visit_i32: i32,
-        deserialize_i64 => visit_i64: i64,
-        deserialize_i128 => visit_i128: i128,
-        deserialize_u8 => visit_u8: u8,
-        deserialize_u16 => visit_u16: u16,
-        deserialize_u32 => visit_u32: u32,
-        deserialize_u64 => visit_u64: u64,
-        deserialize_u128 => visit_u128: u128,
-    }
+    super::integers!();
 
     float! {
         deserialize_f32 => visit_f32: f32,
