@@ -67,15 +67,30 @@ impl Value {
         }
     }
 
-    /// The error for a list or map nested too deep, if this one is.
-    fn too_deep(&self) -> Option<SdError> {
-        (self.depth > MAX_NESTING).then(|| {
-            de::Error::custom(format!(
-                "lists and maps nest {} or more levels deep; DynamoDB allows {MAX_NESTING}",
-                MAX_NESTING + 1
-            ))
-        })
+    /// A number, read as a float by `read` (which says what was expected
+    /// when a digit would be lost).
+    fn float<'de, T, V: Visitor<'de>>(
+        self,
+        visitor: V,
+        read: impl FnOnce(&str) -> Result<T, String>,
+        visit: impl FnOnce(V, T) -> Result<V::Value, SdError>,
+    ) -> Result<V::Value, SdError> {
+        match self.value {
+            AttributeValue::N(ref n) => match read(n) {
+                Ok(v) => visit(visitor, v),
+                Err(expected) => Err(invalid_value(&self.value, &expected.as_str())),
+            },
+            ref other => Err(invalid_type(other, &visitor)),
+        }
     }
+}
+
+/// The error for a list or map nested too deep.
+fn too_deep() -> SdError {
+    de::Error::custom(format!(
+        "lists and maps nest {} or more levels deep; DynamoDB allows {MAX_NESTING}",
+        MAX_NESTING + 1
+    ))
 }
 
 /// What a value is, for an error message: its type and, for scalars, the
@@ -107,20 +122,6 @@ fn invalid_value(value: &AttributeValue, expected: &dyn Expected) -> SdError {
     de::Error::invalid_value(Unexpected::Other(&describe(value)), expected)
 }
 
-macro_rules! float {
-    ($($method:ident => $visit:ident: $ty:ty,)*) => {$(
-        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-            match self.value {
-                AttributeValue::N(ref n) => match read_float::<$ty>(n) {
-                    Ok(v) => visitor.$visit(v),
-                    Err(expected) => Err(invalid_value(&self.value, &expected.as_str())),
-                },
-                ref other => Err(invalid_type(other, &visitor)),
-            }
-        }
-    )*};
-}
-
 impl<'de> de::Deserializer<'de> for Value {
     type Error = SdError;
 
@@ -148,10 +149,7 @@ impl<'de> de::Deserializer<'de> for Value {
                 } else if let Ok(v) = n.parse::<u128>() {
                     visitor.visit_u128(v)
                 } else {
-                    match read_float::<f64>(n) {
-                        Ok(v) => visitor.visit_f64(v),
-                        Err(expected) => Err(invalid_value(&self.value, &expected.as_str())),
-                    }
+                    self.float(visitor, read_float, V::visit_f64)
                 }
             }
             ref other => Err(invalid_type(other, &visitor)),
@@ -160,9 +158,12 @@ impl<'de> de::Deserializer<'de> for Value {
 
     super::integers!();
 
-    float! {
-        deserialize_f32 => visit_f32: f32,
-        deserialize_f64 => visit_f64: f64,
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        self.float(visitor, read_float, V::visit_f32)
+    }
+
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        self.float(visitor, read_float, V::visit_f64)
     }
 
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
@@ -242,33 +243,17 @@ impl<'de> de::Deserializer<'de> for Value {
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        if let Some(e) = self
-            .too_deep()
-            .filter(|_| matches!(self.value, AttributeValue::L(_)))
-        {
-            return Err(e);
-        }
         let depth = self.depth + 1;
         match self.value {
-            AttributeValue::L(list) => visitor.visit_seq(Seq {
-                iter: list.into_iter(),
-                depth,
-                index: 0,
-                base: path::mark(),
-            }),
+            AttributeValue::L(_) if self.depth > MAX_NESTING => Err(too_deep()),
+            AttributeValue::L(list) => visitor.visit_seq(Seq::new(list.into_iter(), depth)),
             // A set's members, each read as a value of its type.
-            AttributeValue::Ss(set) => visitor.visit_seq(Seq {
-                iter: set.into_iter().map(AttributeValue::S),
-                depth,
-                index: 0,
-                base: path::mark(),
-            }),
-            AttributeValue::Ns(set) => visitor.visit_seq(Seq {
-                iter: set.into_iter().map(AttributeValue::N),
-                depth,
-                index: 0,
-                base: path::mark(),
-            }),
+            AttributeValue::Ss(set) => {
+                visitor.visit_seq(Seq::new(set.into_iter().map(AttributeValue::S), depth))
+            }
+            AttributeValue::Ns(set) => {
+                visitor.visit_seq(Seq::new(set.into_iter().map(AttributeValue::N), depth))
+            }
             // As `serde_dynamo` (its members read as bytes by whatever asks,
             // a string included); converting a set does not recurse.
             AttributeValue::Bs(set) => serde_dynamo::Deserializer::from_attribute_value(
@@ -297,14 +282,9 @@ impl<'de> de::Deserializer<'de> for Value {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        if let Some(e) = self
-            .too_deep()
-            .filter(|_| matches!(self.value, AttributeValue::M(_)))
-        {
-            return Err(e);
-        }
         let depth = self.depth + 1;
         match self.value {
+            AttributeValue::M(_) if self.depth > MAX_NESTING => Err(too_deep()),
             AttributeValue::M(map) => visitor.visit_map(Map {
                 iter: map.into_iter(),
                 key: None,
@@ -335,14 +315,9 @@ impl<'de> de::Deserializer<'de> for Value {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, SdError> {
-        if let Some(e) = self
-            .too_deep()
-            .filter(|_| matches!(self.value, AttributeValue::M(_)))
-        {
-            return Err(e);
-        }
         let depth = self.depth + 1;
         match self.value {
+            AttributeValue::M(_) if self.depth > MAX_NESTING => Err(too_deep()),
             // A unit variant is its name; any other variant a map of one entry.
             AttributeValue::S(s) => visitor.visit_enum(s.into_deserializer()),
             AttributeValue::M(map) if map.len() == 1 => visitor.visit_enum(Enum { map, depth }),
@@ -371,6 +346,18 @@ struct Seq<I> {
     /// The steps recorded when the list was opened: what an element's
     /// recovered failure recorded beyond them is dropped.
     base: usize,
+}
+
+impl<I> Seq<I> {
+    /// The elements `iter` yields, of depth `depth`, from the first.
+    fn new(iter: I, depth: usize) -> Self {
+        Seq {
+            iter,
+            depth,
+            index: 0,
+            base: path::mark(),
+        }
+    }
 }
 
 impl<'de, I: ExactSizeIterator<Item = AttributeValue>> SeqAccess<'de> for Seq<I> {
