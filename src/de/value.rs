@@ -122,6 +122,28 @@ fn invalid_value(value: &AttributeValue, expected: &dyn Expected) -> SdError {
     de::Error::invalid_value(Unexpected::Other(&describe(value)), expected)
 }
 
+/// Methods that read as another does.
+macro_rules! read_as {
+    ($($method:ident($($arg:ty),*) => $other:ident,)*) => {$(
+        fn $method<V: Visitor<'de>>(self, $(_: $arg,)* visitor: V) -> Result<V::Value, SdError> {
+            self.$other(visitor)
+        }
+    )*};
+}
+
+/// Methods that take one type of attribute value (any other is an invalid
+/// type): its pattern, and what the visitor is given.
+macro_rules! one_type {
+    ($($method:ident: $type:ident $fields:tt => $visit:ident($($arg:expr)?),)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+            match self.value {
+                AttributeValue::$type $fields => visitor.$visit($($arg)?),
+                other => Err(invalid_type(&other, &visitor)),
+            }
+        }
+    )*};
+}
+
 impl<'de> de::Deserializer<'de> for Value {
     type Error = SdError;
 
@@ -166,11 +188,20 @@ impl<'de> de::Deserializer<'de> for Value {
         self.float(visitor, read_float, V::visit_f64)
     }
 
-    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        match self.value {
-            AttributeValue::Bool(b) => visitor.visit_bool(b),
-            other => Err(invalid_type(&other, &visitor)),
-        }
+    one_type! {
+        deserialize_bool: Bool(b) => visit_bool(b),
+        deserialize_string: S(s) => visit_string(s),
+        deserialize_bytes: B(b) => visit_byte_buf(b.into_inner()),
+        deserialize_unit: Null(true) => visit_unit(),
+    }
+
+    read_as! {
+        deserialize_str() => deserialize_string,
+        deserialize_identifier() => deserialize_string,
+        deserialize_byte_buf() => deserialize_bytes,
+        deserialize_unit_struct(&'static str) => deserialize_unit,
+        deserialize_tuple(usize) => deserialize_seq,
+        deserialize_tuple_struct(&'static str, usize) => deserialize_seq,
     }
 
     fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
@@ -186,52 +217,11 @@ impl<'de> de::Deserializer<'de> for Value {
         }
     }
 
-    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        self.deserialize_string(visitor)
-    }
-
-    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        match self.value {
-            AttributeValue::S(s) => visitor.visit_string(s),
-            other => Err(invalid_type(&other, &visitor)),
-        }
-    }
-
-    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        self.deserialize_string(visitor)
-    }
-
-    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        match self.value {
-            AttributeValue::B(b) => visitor.visit_byte_buf(b.into_inner()),
-            other => Err(invalid_type(&other, &visitor)),
-        }
-    }
-
-    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        self.deserialize_bytes(visitor)
-    }
-
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
         match self.value {
             AttributeValue::Null(true) => visitor.visit_none(),
             _ => visitor.visit_some(self),
         }
-    }
-
-    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        match self.value {
-            AttributeValue::Null(true) => visitor.visit_unit(),
-            other => Err(invalid_type(&other, &visitor)),
-        }
-    }
-
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, SdError> {
-        self.deserialize_unit(visitor)
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
@@ -262,23 +252,6 @@ impl<'de> de::Deserializer<'de> for Value {
             .deserialize_seq(visitor),
             other => Err(invalid_type(&other, &visitor)),
         }
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(
-        self,
-        _len: usize,
-        visitor: V,
-    ) -> Result<V::Value, SdError> {
-        self.deserialize_seq(visitor)
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _len: usize,
-        visitor: V,
-    ) -> Result<V::Value, SdError> {
-        self.deserialize_seq(visitor)
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
