@@ -38,9 +38,43 @@ pub(super) struct ValueSerializer {
 /// What `serialize_none` returns for a struct field's `None` to be left
 /// out: a `NULL` of `false`, which no serializer produces otherwise (and
 /// DynamoDB never accepts), seen only by the struct field that asked.
-pub(super) const ABSENT: AttributeValue = AttributeValue::Null(false);
+const ABSENT: AttributeValue = AttributeValue::Null(false);
 
 impl ValueSerializer {
+    /// The serializer for the value of a top-level attribute (depth 1).
+    pub(super) fn attribute(none: NoneAs) -> ValueSerializer {
+        ValueSerializer {
+            depth: 1,
+            serde: 1,
+            field: false,
+            none,
+        }
+    }
+
+    /// Serializes the value of a struct field into `map` under `key`,
+    /// unless it is a `None` to be left out (under [`NoneAs::Absent`]). On
+    /// failure the key is handed back with the error, to say where.
+    #[inline]
+    pub(super) fn insert_field<K: Into<String>, T: Serialize + ?Sized>(
+        self,
+        map: &mut Item,
+        key: K,
+        value: &T,
+    ) -> Result<(), (K, Failure)> {
+        let field = ValueSerializer {
+            field: true,
+            ..self
+        };
+        match value.serialize(field) {
+            Ok(v) if v == ABSENT => Ok(()),
+            Ok(v) => {
+                map.insert(key.into(), v);
+                Ok(())
+            }
+            Err(e) => Err((key, e)),
+        }
+    }
+
     /// The serializer for a value inside this one: `nests` when this one is
     /// a list or map.
     fn inner(self, nests: bool) -> Result<ValueSerializer, Failure> {
@@ -362,18 +396,9 @@ pub(crate) struct MapSerializer {
 impl MapSerializer {
     /// A struct field: left out when its value is a `None` to be absent.
     fn insert_field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Failure> {
-        let field = ValueSerializer {
-            field: true,
-            ..self.inner
-        };
-        match value.serialize(field) {
-            Ok(v) if v == ABSENT => Ok(()),
-            Ok(v) => {
-                self.map.insert(key.to_owned(), v);
-                Ok(())
-            }
-            Err(e) => Err(e.at(PathStep::Key(key.to_owned()))),
-        }
+        self.inner
+            .insert_field(&mut self.map, key, value)
+            .map_err(|(key, e)| e.at(PathStep::Key(key.to_owned())))
     }
 
     fn insert<T: Serialize + ?Sized>(&mut self, key: String, value: &T) -> Result<(), Failure> {
