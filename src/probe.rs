@@ -72,7 +72,27 @@ pub(crate) fn field_shape<T>(field: &'static str) -> FieldShape
 where
     T: for<'de> Deserialize<'de>,
 {
-    let variant = 0;
+    let mut record = probe::<T>(field, 0);
+    if record.shape == Shape::UnitEnum && record.unit_variants {
+        // Every other variant must be a unit variant too.
+        record.unit_variants = (1..record.variants).all(|v| probe::<T>(field, v).unit_variants);
+    }
+    let shape = match record.shape {
+        Shape::UnitEnum if !record.unit_variants => Shape::DataEnum,
+        other => other,
+    };
+    FieldShape {
+        shape,
+        optional: record.optional,
+    }
+}
+
+/// Runs `T`'s `Deserialize` impl against the probe for `field`, choosing
+/// the variant `variant` of an enum.
+fn probe<T>(field: &'static str, variant: u32) -> Record
+where
+    T: for<'de> Deserialize<'de>,
+{
     let mut record = Record {
         shape: Shape::Unknown,
         optional: false,
@@ -84,34 +104,7 @@ where
         field,
         record: &mut record,
     });
-    if record.shape == Shape::UnitEnum && record.variants > 1 && variant == 0 {
-        // Every other variant must be a unit variant too.
-        for v in 1..record.variants {
-            let mut again = Record {
-                shape: Shape::Unknown,
-                optional: false,
-                variants: 0,
-                variant: v,
-                unit_variants: true,
-            };
-            let _ = T::deserialize(StructProbe {
-                field,
-                record: &mut again,
-            });
-            if !again.unit_variants {
-                record.unit_variants = false;
-                break;
-            }
-        }
-    }
-    let shape = match record.shape {
-        Shape::UnitEnum if !record.unit_variants => Shape::DataEnum,
-        other => other,
-    };
-    FieldShape {
-        shape,
-        optional: record.optional,
-    }
+    record
 }
 
 struct Record {
@@ -210,56 +203,50 @@ impl ValueProbe<'_> {
 }
 
 macro_rules! record {
-    ($($method:ident => $shape:expr),* $(,)?) => {
-        $(
-            fn $method<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Error> {
-                self.found($shape)
-            }
-        )*
-    };
+    ($($method:ident($($arg:ty),*) => $shape:expr,)*) => {$(
+        fn $method<V: Visitor<'de>>(self, $(_: $arg,)* _visitor: V) -> Result<V::Value, Error> {
+            self.found($shape)
+        }
+    )*};
 }
 
 impl<'de> de::Deserializer<'de> for ValueProbe<'_> {
     type Error = Error;
 
     record! {
-        deserialize_any => Shape::Any,
-        deserialize_ignored_any => Shape::Any,
-        deserialize_bool => Shape::Bool,
-        deserialize_i8 => Shape::Signed,
-        deserialize_i16 => Shape::Signed,
-        deserialize_i32 => Shape::Signed,
-        deserialize_i64 => Shape::Signed,
-        deserialize_i128 => Shape::Signed,
-        deserialize_u8 => Shape::Unsigned,
-        deserialize_u16 => Shape::Unsigned,
-        deserialize_u32 => Shape::Unsigned,
-        deserialize_u64 => Shape::Unsigned,
-        deserialize_u128 => Shape::Unsigned,
-        deserialize_f32 => Shape::Float,
-        deserialize_f64 => Shape::Float,
-        deserialize_char => Shape::Text,
-        deserialize_str => Shape::Text,
-        deserialize_string => Shape::Text,
-        deserialize_identifier => Shape::Text,
-        deserialize_bytes => Shape::Bytes,
-        deserialize_byte_buf => Shape::Bytes,
-        deserialize_unit => Shape::Unit,
-        deserialize_seq => Shape::Compound,
-        deserialize_map => Shape::Compound,
+        deserialize_any() => Shape::Any,
+        deserialize_ignored_any() => Shape::Any,
+        deserialize_bool() => Shape::Bool,
+        deserialize_i8() => Shape::Signed,
+        deserialize_i16() => Shape::Signed,
+        deserialize_i32() => Shape::Signed,
+        deserialize_i64() => Shape::Signed,
+        deserialize_i128() => Shape::Signed,
+        deserialize_u8() => Shape::Unsigned,
+        deserialize_u16() => Shape::Unsigned,
+        deserialize_u32() => Shape::Unsigned,
+        deserialize_u64() => Shape::Unsigned,
+        deserialize_u128() => Shape::Unsigned,
+        deserialize_f32() => Shape::Float,
+        deserialize_f64() => Shape::Float,
+        deserialize_char() => Shape::Text,
+        deserialize_str() => Shape::Text,
+        deserialize_string() => Shape::Text,
+        deserialize_identifier() => Shape::Text,
+        deserialize_bytes() => Shape::Bytes,
+        deserialize_byte_buf() => Shape::Bytes,
+        deserialize_unit() => Shape::Unit,
+        deserialize_unit_struct(&'static str) => Shape::Unit,
+        deserialize_seq() => Shape::Compound,
+        deserialize_tuple(usize) => Shape::Compound,
+        deserialize_tuple_struct(&'static str, usize) => Shape::Compound,
+        deserialize_map() => Shape::Compound,
+        deserialize_struct(&'static str, &'static [&'static str]) => Shape::Compound,
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.record.optional = true;
         visitor.visit_some(self)
-    }
-
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _visitor: V,
-    ) -> Result<V::Value, Error> {
-        self.found(Shape::Unit)
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
@@ -268,32 +255,6 @@ impl<'de> de::Deserializer<'de> for ValueProbe<'_> {
         visitor: V,
     ) -> Result<V::Value, Error> {
         visitor.visit_newtype_struct(self)
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(
-        self,
-        _len: usize,
-        _visitor: V,
-    ) -> Result<V::Value, Error> {
-        self.found(Shape::Compound)
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _len: usize,
-        _visitor: V,
-    ) -> Result<V::Value, Error> {
-        self.found(Shape::Compound)
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _fields: &'static [&'static str],
-        _visitor: V,
-    ) -> Result<V::Value, Error> {
-        self.found(Shape::Compound)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -330,6 +291,14 @@ impl<'de, 'r> de::EnumAccess<'de> for EnumProbe<'r> {
     }
 }
 
+impl EnumProbe<'_> {
+    /// The variant chosen holds data: the enum is not all unit variants.
+    fn holds_data<T>(self) -> Result<T, Error> {
+        self.record.unit_variants = false;
+        Err(stop())
+    }
+}
+
 impl<'de> de::VariantAccess<'de> for EnumProbe<'_> {
     type Error = Error;
 
@@ -338,13 +307,11 @@ impl<'de> de::VariantAccess<'de> for EnumProbe<'_> {
     }
 
     fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, _seed: S) -> Result<S::Value, Error> {
-        self.record.unit_variants = false;
-        Err(stop())
+        self.holds_data()
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, _visitor: V) -> Result<V::Value, Error> {
-        self.record.unit_variants = false;
-        Err(stop())
+        self.holds_data()
     }
 
     fn struct_variant<V: Visitor<'de>>(
@@ -352,8 +319,7 @@ impl<'de> de::VariantAccess<'de> for EnumProbe<'_> {
         _fields: &'static [&'static str],
         _visitor: V,
     ) -> Result<V::Value, Error> {
-        self.record.unit_variants = false;
-        Err(stop())
+        self.holds_data()
     }
 }
 

@@ -1,6 +1,8 @@
 //! Map keys: attribute names are strings, read as numbers when the map's
 //! key type asks for one.
 
+use std::str::FromStr;
+
 use serde::de::{self, IntoDeserializer, Unexpected, Visitor};
 
 use super::SdError;
@@ -10,15 +12,18 @@ use super::SdError;
 /// to name it in the path of an error in its value.
 pub(super) struct Key<'k>(pub(super) &'k str);
 
-macro_rules! integer_key {
-    ($($method:ident => $visit:ident: $ty:ty,)*) => {$(
-        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-            match self.0.parse::<$ty>() {
-                Ok(v) => visitor.$visit(v),
-                Err(_) => Err(de::Error::invalid_value(Unexpected::Str(self.0), &visitor)),
-            }
+impl Key<'_> {
+    /// The key, read as an integer of the type `visit` takes.
+    fn integer<'de, T: FromStr, V: Visitor<'de>>(
+        self,
+        visitor: V,
+        visit: impl FnOnce(V, T) -> Result<V::Value, SdError>,
+    ) -> Result<V::Value, SdError> {
+        match self.0.parse::<T>() {
+            Ok(v) => visit(visitor, v),
+            Err(_) => Err(de::Error::invalid_value(Unexpected::Str(self.0), &visitor)),
         }
-    )*};
+    }
 }
 
 impl<'de> de::Deserializer<'de> for Key<'_> {
@@ -28,18 +33,7 @@ impl<'de> de::Deserializer<'de> for Key<'_> {
         visitor.visit_str(self.0)
     }
 
-    integer_key! {
-        deserialize_i8 => visit_i8: i8,
-        deserialize_i16 => visit_i16: i16,
-        deserialize_i32 => visit_i32: i32,
-        deserialize_i64 => visit_i64: i64,
-        deserialize_i128 => visit_i128: i128,
-        deserialize_u8 => visit_u8: u8,
-        deserialize_u16 => visit_u16: u16,
-        deserialize_u32 => visit_u32: u32,
-        deserialize_u64 => visit_u64: u64,
-        deserialize_u128 => visit_u128: u128,
-    }
+    super::integers!();
 
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
         match self.0 {

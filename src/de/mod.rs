@@ -35,6 +35,35 @@ mod value;
 pub(crate) use path::{clear as clear_failed_path, take as take_failed_path};
 pub(crate) use value::Value;
 
+/// The integer `deserialize_*` methods of a deserializer (a value, a map
+/// key): each hands the `visit_*` method of its type to the deserializer's
+/// own `integer`, which reads the integer or says why not.
+macro_rules! integers {
+    () => {
+        $crate::de::integers! {
+            deserialize_i8 => visit_i8,
+            deserialize_i16 => visit_i16,
+            deserialize_i32 => visit_i32,
+            deserialize_i64 => visit_i64,
+            deserialize_i128 => visit_i128,
+            deserialize_u8 => visit_u8,
+            deserialize_u16 => visit_u16,
+            deserialize_u32 => visit_u32,
+            deserialize_u64 => visit_u64,
+            deserialize_u128 => visit_u128,
+        }
+    };
+    ($($method:ident => $visit:ident,)*) => {$(
+        fn $method<V: ::serde::de::Visitor<'de>>(
+            self,
+            visitor: V,
+        ) -> Result<V::Value, $crate::de::SdError> {
+            self.integer(visitor, V::$visit)
+        }
+    )*};
+}
+use integers;
+
 /// The error of the value deserializer: `serde_dynamo`'s, so messages read
 /// as they always have.
 type SdError = serde_dynamo::Error;

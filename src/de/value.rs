@@ -2,6 +2,7 @@
 //! type, with what was expected and what was found in every error.
 
 use std::collections::{HashMap, hash_map};
+use std::str::FromStr;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::de::{
@@ -50,15 +51,46 @@ impl Value {
         }
     }
 
-    /// The error for a list or map nested too deep, if this one is.
-    fn too_deep(&self) -> Option<SdError> {
-        (self.depth > MAX_NESTING).then(|| {
-            de::Error::custom(format!(
-                "lists and maps nest {} or more levels deep; DynamoDB allows {MAX_NESTING}",
-                MAX_NESTING + 1
-            ))
-        })
+    /// A number, read as an integer of the type `visit` takes (as
+    /// `serde_dynamo` reads it: the number string parsed as that type).
+    fn integer<'de, T: FromStr, V: Visitor<'de>>(
+        self,
+        visitor: V,
+        visit: impl FnOnce(V, T) -> Result<V::Value, SdError>,
+    ) -> Result<V::Value, SdError> {
+        match self.value {
+            AttributeValue::N(ref n) => match n.parse::<T>() {
+                Ok(v) => visit(visitor, v),
+                Err(_) => Err(invalid_value(&self.value, &visitor)),
+            },
+            ref other => Err(invalid_type(other, &visitor)),
+        }
     }
+
+    /// A number, read as a float by `read` (which says what was expected
+    /// when a digit would be lost).
+    fn float<'de, T, V: Visitor<'de>>(
+        self,
+        visitor: V,
+        read: impl FnOnce(&str) -> Result<T, String>,
+        visit: impl FnOnce(V, T) -> Result<V::Value, SdError>,
+    ) -> Result<V::Value, SdError> {
+        match self.value {
+            AttributeValue::N(ref n) => match read(n) {
+                Ok(v) => visit(visitor, v),
+                Err(expected) => Err(invalid_value(&self.value, &expected.as_str())),
+            },
+            ref other => Err(invalid_type(other, &visitor)),
+        }
+    }
+}
+
+/// The error for a list or map nested too deep.
+fn too_deep() -> SdError {
+    de::Error::custom(format!(
+        "lists and maps nest {} or more levels deep; DynamoDB allows {MAX_NESTING}",
+        MAX_NESTING + 1
+    ))
 }
 
 /// What a value is, for an error message: its type and, for scalars, the
@@ -90,30 +122,23 @@ fn invalid_value(value: &AttributeValue, expected: &dyn Expected) -> SdError {
     de::Error::invalid_value(Unexpected::Other(&describe(value)), expected)
 }
 
-macro_rules! integer {
-    ($($method:ident => $visit:ident: $ty:ty,)*) => {$(
-        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-            // As `serde_dynamo`: the number string parsed as the type asked for.
-            match self.value {
-                AttributeValue::N(ref n) => match n.parse::<$ty>() {
-                    Ok(v) => visitor.$visit(v),
-                    Err(_) => Err(invalid_value(&self.value, &visitor)),
-                },
-                ref other => Err(invalid_type(other, &visitor)),
-            }
+/// Methods that read as another does.
+macro_rules! read_as {
+    ($($method:ident($($arg:ty),*) => $other:ident,)*) => {$(
+        fn $method<V: Visitor<'de>>(self, $(_: $arg,)* visitor: V) -> Result<V::Value, SdError> {
+            self.$other(visitor)
         }
     )*};
 }
 
-macro_rules! float {
-    ($($method:ident => $visit:ident: $ty:ty,)*) => {$(
+/// Methods that take one type of attribute value (any other is an invalid
+/// type): its pattern, and what the visitor is given.
+macro_rules! one_type {
+    ($($method:ident: $type:ident $fields:tt => $visit:ident($($arg:expr)?),)*) => {$(
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
             match self.value {
-                AttributeValue::N(ref n) => match read_float::<$ty>(n) {
-                    Ok(v) => visitor.$visit(v),
-                    Err(expected) => Err(invalid_value(&self.value, &expected.as_str())),
-                },
-                ref other => Err(invalid_type(other, &visitor)),
+                AttributeValue::$type $fields => visitor.$visit($($arg)?),
+                other => Err(invalid_type(&other, &visitor)),
             }
         }
     )*};
@@ -146,39 +171,37 @@ impl<'de> de::Deserializer<'de> for Value {
                 } else if let Ok(v) = n.parse::<u128>() {
                     visitor.visit_u128(v)
                 } else {
-                    match read_float::<f64>(n) {
-                        Ok(v) => visitor.visit_f64(v),
-                        Err(expected) => Err(invalid_value(&self.value, &expected.as_str())),
-                    }
+                    self.float(visitor, read_float, V::visit_f64)
                 }
             }
             ref other => Err(invalid_type(other, &visitor)),
         }
     }
 
-    integer! {
-        deserialize_i8 => visit_i8: i8,
-        deserialize_i16 => visit_i16: i16,
-        deserialize_i32 => visit_i32: i32,
-        deserialize_i64 => visit_i64: i64,
-        deserialize_i128 => visit_i128: i128,
-        deserialize_u8 => visit_u8: u8,
-        deserialize_u16 => visit_u16: u16,
-        deserialize_u32 => visit_u32: u32,
-        deserialize_u64 => visit_u64: u64,
-        deserialize_u128 => visit_u128: u128,
+    super::integers!();
+
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        self.float(visitor, read_float, V::visit_f32)
     }
 
-    float! {
-        deserialize_f32 => visit_f32: f32,
-        deserialize_f64 => visit_f64: f64,
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
+        self.float(visitor, read_float, V::visit_f64)
     }
 
-    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        match self.value {
-            AttributeValue::Bool(b) => visitor.visit_bool(b),
-            other => Err(invalid_type(&other, &visitor)),
-        }
+    one_type! {
+        deserialize_bool: Bool(b) => visit_bool(b),
+        deserialize_string: S(s) => visit_string(s),
+        deserialize_bytes: B(b) => visit_byte_buf(b.into_inner()),
+        deserialize_unit: Null(true) => visit_unit(),
+    }
+
+    read_as! {
+        deserialize_str() => deserialize_string,
+        deserialize_identifier() => deserialize_string,
+        deserialize_byte_buf() => deserialize_bytes,
+        deserialize_unit_struct(&'static str) => deserialize_unit,
+        deserialize_tuple(usize) => deserialize_seq,
+        deserialize_tuple_struct(&'static str, usize) => deserialize_seq,
     }
 
     fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
@@ -194,52 +217,11 @@ impl<'de> de::Deserializer<'de> for Value {
         }
     }
 
-    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        self.deserialize_string(visitor)
-    }
-
-    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        match self.value {
-            AttributeValue::S(s) => visitor.visit_string(s),
-            other => Err(invalid_type(&other, &visitor)),
-        }
-    }
-
-    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        self.deserialize_string(visitor)
-    }
-
-    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        match self.value {
-            AttributeValue::B(b) => visitor.visit_byte_buf(b.into_inner()),
-            other => Err(invalid_type(&other, &visitor)),
-        }
-    }
-
-    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        self.deserialize_bytes(visitor)
-    }
-
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
         match self.value {
             AttributeValue::Null(true) => visitor.visit_none(),
             _ => visitor.visit_some(self),
         }
-    }
-
-    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        match self.value {
-            AttributeValue::Null(true) => visitor.visit_unit(),
-            other => Err(invalid_type(&other, &visitor)),
-        }
-    }
-
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, SdError> {
-        self.deserialize_unit(visitor)
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
@@ -251,33 +233,17 @@ impl<'de> de::Deserializer<'de> for Value {
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        if let Some(e) = self
-            .too_deep()
-            .filter(|_| matches!(self.value, AttributeValue::L(_)))
-        {
-            return Err(e);
-        }
         let depth = self.depth + 1;
         match self.value {
-            AttributeValue::L(list) => visitor.visit_seq(Seq {
-                iter: list.into_iter(),
-                depth,
-                index: 0,
-                base: path::mark(),
-            }),
+            AttributeValue::L(_) if self.depth > MAX_NESTING => Err(too_deep()),
+            AttributeValue::L(list) => visitor.visit_seq(Seq::new(list.into_iter(), depth)),
             // A set's members, each read as a value of its type.
-            AttributeValue::Ss(set) => visitor.visit_seq(Seq {
-                iter: set.into_iter().map(AttributeValue::S),
-                depth,
-                index: 0,
-                base: path::mark(),
-            }),
-            AttributeValue::Ns(set) => visitor.visit_seq(Seq {
-                iter: set.into_iter().map(AttributeValue::N),
-                depth,
-                index: 0,
-                base: path::mark(),
-            }),
+            AttributeValue::Ss(set) => {
+                visitor.visit_seq(Seq::new(set.into_iter().map(AttributeValue::S), depth))
+            }
+            AttributeValue::Ns(set) => {
+                visitor.visit_seq(Seq::new(set.into_iter().map(AttributeValue::N), depth))
+            }
             // As `serde_dynamo` (its members read as bytes by whatever asks,
             // a string included); converting a set does not recurse.
             AttributeValue::Bs(set) => serde_dynamo::Deserializer::from_attribute_value(
@@ -288,32 +254,10 @@ impl<'de> de::Deserializer<'de> for Value {
         }
     }
 
-    fn deserialize_tuple<V: Visitor<'de>>(
-        self,
-        _len: usize,
-        visitor: V,
-    ) -> Result<V::Value, SdError> {
-        self.deserialize_seq(visitor)
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _len: usize,
-        visitor: V,
-    ) -> Result<V::Value, SdError> {
-        self.deserialize_seq(visitor)
-    }
-
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SdError> {
-        if let Some(e) = self
-            .too_deep()
-            .filter(|_| matches!(self.value, AttributeValue::M(_)))
-        {
-            return Err(e);
-        }
         let depth = self.depth + 1;
         match self.value {
+            AttributeValue::M(_) if self.depth > MAX_NESTING => Err(too_deep()),
             AttributeValue::M(map) => visitor.visit_map(Map {
                 iter: map.into_iter(),
                 key: None,
@@ -344,14 +288,9 @@ impl<'de> de::Deserializer<'de> for Value {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, SdError> {
-        if let Some(e) = self
-            .too_deep()
-            .filter(|_| matches!(self.value, AttributeValue::M(_)))
-        {
-            return Err(e);
-        }
         let depth = self.depth + 1;
         match self.value {
+            AttributeValue::M(_) if self.depth > MAX_NESTING => Err(too_deep()),
             // A unit variant is its name; any other variant a map of one entry.
             AttributeValue::S(s) => visitor.visit_enum(s.into_deserializer()),
             AttributeValue::M(map) if map.len() == 1 => visitor.visit_enum(Enum { map, depth }),
@@ -380,6 +319,18 @@ struct Seq<I> {
     /// The steps recorded when the list was opened: what an element's
     /// recovered failure recorded beyond them is dropped.
     base: usize,
+}
+
+impl<I> Seq<I> {
+    /// The elements `iter` yields, of depth `depth`, from the first.
+    fn new(iter: I, depth: usize) -> Self {
+        Seq {
+            iter,
+            depth,
+            index: 0,
+            base: path::mark(),
+        }
+    }
 }
 
 impl<'de, I: ExactSizeIterator<Item = AttributeValue>> SeqAccess<'de> for Seq<I> {

@@ -226,27 +226,22 @@ pub(crate) trait Float: Copy + FromStr + std::fmt::Display + std::fmt::LowerExp 
     fn normal(self) -> bool;
 }
 
-impl Float for f64 {
-    const DIGITS: usize = f64::DIGITS as usize;
-    const NAME: &'static str = "f64";
-    fn finite(self) -> bool {
-        self.is_finite()
-    }
-    fn normal(self) -> bool {
-        self.is_normal()
-    }
+macro_rules! float {
+    ($($ty:ident),*) => {$(
+        impl Float for $ty {
+            const DIGITS: usize = $ty::DIGITS as usize;
+            const NAME: &'static str = stringify!($ty);
+            fn finite(self) -> bool {
+                self.is_finite()
+            }
+            fn normal(self) -> bool {
+                self.is_normal()
+            }
+        }
+    )*};
 }
 
-impl Float for f32 {
-    const DIGITS: usize = f32::DIGITS as usize;
-    const NAME: &'static str = "f32";
-    fn finite(self) -> bool {
-        self.is_finite()
-    }
-    fn normal(self) -> bool {
-        self.is_normal()
-    }
-}
+float!(f64, f32);
 
 /// Reads the number `n` into the float type `F` only when no digit is lost.
 ///
@@ -368,45 +363,53 @@ mod tests {
 
     #[test]
     fn numbers() {
-        assert_eq!(parse_number("0"), Ok(0));
-        assert_eq!(parse_number("-0.000"), Ok(0));
-        assert_eq!(parse_number("123.4500"), Ok(5));
-        assert_eq!(parse_number("00120"), Ok(2));
-        assert_eq!(parse_number("1e5"), Ok(1));
-        assert_eq!(parse_number(&"9".repeat(38)), Ok(38));
+        let thirty_eight = "9".repeat(38);
+        for (n, digits) in [
+            ("0", 0),
+            ("-0.000", 0),
+            ("123.4500", 5),
+            ("00120", 2),
+            ("1e5", 1),
+            (thirty_eight.as_str(), 38),
+            ("9.9e125", 2),
+            ("1e-130", 1),
+            // Exponents that fit 32 bits (after leading zeros); see below.
+            ("0e2147483647", 0),
+            ("1e0000000000000005", 1),
+            ("1e+0000000000000000000000000000000000000001", 1),
+        ] {
+            assert_eq!(parse_number(n), Ok(digits), "{n}");
+        }
+        for n in [
+            "NaN",
+            "inf",
+            "-",
+            "1.2.3",
+            "1e",
+            "1e126",
+            "1e-131",
+            "1e99999999999999999999",
+            // DynamoDB reads numbers with Java's BigDecimal: the exponent
+            // must fit 32 bits (after leading zeros), even for zero.
+            "0e99999999999999999999",
+            "0e2147483648",
+            "0e-2147483648",
+            // ASCII digits only (DynamoDB Local also takes other Unicode
+            // digits).
+            "\u{661}",
+        ] {
+            assert!(parse_number(n).is_err(), "{n:?}");
+        }
         assert!(
             parse_number(&"9".repeat(39))
                 .unwrap_err()
                 .contains("39 significant")
-        );
-        assert!(parse_number("NaN").is_err());
-        assert!(parse_number("inf").is_err());
-        assert!(parse_number("-").is_err());
-        assert!(parse_number("1.2.3").is_err());
-        assert!(parse_number("1e").is_err());
-        assert!(parse_number("1e126").is_err());
-        assert_eq!(parse_number("9.9e125"), Ok(2));
-        assert_eq!(parse_number("1e-130"), Ok(1));
-        assert!(parse_number("1e-131").is_err());
-        assert!(parse_number("1e99999999999999999999").is_err());
-        // DynamoDB reads numbers with Java's BigDecimal: the exponent must
-        // fit 32 bits (after leading zeros), even for zero.
-        assert!(parse_number("0e99999999999999999999").is_err());
-        assert!(parse_number("0e2147483648").is_err());
-        assert!(parse_number("0e-2147483648").is_err());
-        assert_eq!(parse_number("0e2147483647"), Ok(0));
-        assert_eq!(parse_number("1e0000000000000005"), Ok(1));
-        assert_eq!(
-            parse_number("1e+0000000000000000000000000000000000000001"),
-            Ok(1)
         );
         assert!(
             parse_number("1e2147483648")
                 .unwrap_err()
                 .contains("exponent")
         );
-        // ASCII digits only (DynamoDB Local also takes other Unicode digits).
-        assert!(parse_number("\u{661}").is_err());
         // A long number is cut in messages (a serialized `1e300_f64`).
         assert_eq!(
             parse_number(&format!("1{}", "0".repeat(300))).unwrap_err(),

@@ -36,7 +36,7 @@ pub(super) fn owned<M: Mapper>() -> &'static ByLength<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{GlobalSecondaryIndex, Item, KeyAttribute, TableSchema};
+    use crate::{GlobalSecondaryIndex, KeyAttribute, TableSchema};
 
     #[derive(serde::Serialize, serde::Deserialize)]
     struct E {}
@@ -59,9 +59,6 @@ mod tests {
             .ttl("expires")
             .version("v");
         const OWNED_ATTRIBUTES: &'static [&'static str] = &["recordType", "pk"];
-        fn after_to_item(_: &E, _: &mut Item) -> crate::Result<()> {
-            Ok(())
-        }
     }
 
     /// Another mapper type, with a layout of its own: each type has its own
@@ -71,9 +68,6 @@ mod tests {
         type Entity = E;
         const ENTITY_TYPE: &'static str = "P";
         const SCHEMA: TableSchema = TableSchema::new("pk");
-        fn after_to_item(_: &E, _: &mut Item) -> crate::Result<()> {
-            Ok(())
-        }
     }
 
     /// The cached set answers what the layout and `OWNED_ATTRIBUTES` say,

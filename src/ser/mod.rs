@@ -135,12 +135,7 @@ pub(crate) fn to_attribute_value_with<T: Serialize + ?Sized>(
     value: &T,
     none: NoneAs,
 ) -> Result<AttributeValue, Failure> {
-    value.serialize(ValueSerializer {
-        depth: 1,
-        serde: 1,
-        field: false,
-        none,
-    })
+    value.serialize(ValueSerializer::attribute(none))
 }
 
 /// Serializes a struct entity into an item, naming each top-level attribute

@@ -86,9 +86,6 @@ fn map_keys_serde_dynamo_panics_on_are_errors() {
         type Entity = Fine;
         const ENTITY_TYPE: &'static str = "Fine";
         const SCHEMA: TableSchema = TableSchema::new("id").without_discriminator();
-        fn after_to_item(_: &Fine, _: &mut Item) -> crate::Result<()> {
-            Ok(())
-        }
     }
     let fine = Fine {
         id: "F".into(),
@@ -107,9 +104,6 @@ fn an_entity_that_is_not_a_map_is_an_error() {
         type Entity = u32;
         const ENTITY_TYPE: &'static str = "Number";
         const SCHEMA: TableSchema = TableSchema::new("pk");
-        fn after_to_item(_: &u32, _: &mut Item) -> crate::Result<()> {
-            Ok(())
-        }
     }
     assert_eq!(
         format!("{:#}", NumberMapper::to_item(&7).unwrap_err()),

@@ -9,7 +9,7 @@ use serde::ser::{self, Impossible};
 
 use super::NoneAs;
 use super::SerError;
-use super::value::{ABSENT, ValueSerializer};
+use super::value::ValueSerializer;
 use crate::fields::FieldTable;
 use crate::item::Item;
 use crate::naming::NamingConvention;
@@ -68,21 +68,9 @@ impl ser::SerializeStruct for Fields<'_> {
                 .into_owned(),
             None => self.naming.apply(key).into_owned(),
         };
-        // A top-level attribute's own value is depth 1.
-        let field = ValueSerializer {
-            depth: 1,
-            serde: 1,
-            field: true,
-            none: self.none,
-        };
-        match value.serialize(field) {
-            Ok(v) if v == ABSENT => Ok(()),
-            Ok(v) => {
-                self.item.insert(stored, v);
-                Ok(())
-            }
-            Err(e) => Err(TopFailure(SerError::Field(stored, e))),
-        }
+        ValueSerializer::attribute(self.none)
+            .insert_field(&mut self.item, stored, value)
+            .map_err(|(stored, e)| TopFailure(SerError::Field(stored, e)))
     }
 
     fn end(self) -> Result<Item, TopFailure> {

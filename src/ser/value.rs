@@ -38,9 +38,43 @@ pub(super) struct ValueSerializer {
 /// What `serialize_none` returns for a struct field's `None` to be left
 /// out: a `NULL` of `false`, which no serializer produces otherwise (and
 /// DynamoDB never accepts), seen only by the struct field that asked.
-pub(super) const ABSENT: AttributeValue = AttributeValue::Null(false);
+const ABSENT: AttributeValue = AttributeValue::Null(false);
 
 impl ValueSerializer {
+    /// The serializer for the value of a top-level attribute (depth 1).
+    pub(super) fn attribute(none: NoneAs) -> ValueSerializer {
+        ValueSerializer {
+            depth: 1,
+            serde: 1,
+            field: false,
+            none,
+        }
+    }
+
+    /// Serializes the value of a struct field into `map` under `key`,
+    /// unless it is a `None` to be left out (under [`NoneAs::Absent`]). On
+    /// failure the key is handed back with the error, to say where.
+    #[inline]
+    pub(super) fn insert_field<K: Into<String>, T: Serialize + ?Sized>(
+        self,
+        map: &mut Item,
+        key: K,
+        value: &T,
+    ) -> Result<(), (K, Failure)> {
+        let field = ValueSerializer {
+            field: true,
+            ..self
+        };
+        match value.serialize(field) {
+            Ok(v) if v == ABSENT => Ok(()),
+            Ok(v) => {
+                map.insert(key.into(), v);
+                Ok(())
+            }
+            Err(e) => Err((key, e)),
+        }
+    }
+
     /// The serializer for a value inside this one: `nests` when this one is
     /// a list or map.
     fn inner(self, nests: bool) -> Result<ValueSerializer, Failure> {
@@ -70,6 +104,22 @@ impl ValueSerializer {
         }
         self.inner(true)
     }
+
+    /// The fields of an enum variant, opened by `open` one level down (the
+    /// variant's map) and wrapped in `{variant: fields}` at the end.
+    fn variant<S>(
+        self,
+        variant: &'static str,
+        open: impl FnOnce(ValueSerializer) -> Result<S, Failure>,
+    ) -> Result<VariantSerializer<S>, Failure> {
+        let fields = open(self.nest()?).map_err(|e| e.at(PathStep::Key(variant.to_owned())))?;
+        Ok(VariantSerializer { variant, fields })
+    }
+}
+
+/// `{variant: value}`, the map an enum variant with content is written as.
+fn variant_map(variant: &str, value: AttributeValue) -> AttributeValue {
+    AttributeValue::M(Item::from([(variant.to_owned(), value)]))
 }
 
 fn number(n: impl ToString) -> Result<AttributeValue, Failure> {
@@ -210,7 +260,7 @@ impl ser::Serializer for ValueSerializer {
         let value = value
             .serialize(inner)
             .map_err(|e| e.at(PathStep::Key(variant.to_owned())))?;
-        Ok(AttributeValue::M(Item::from([(variant.to_owned(), value)])))
+        Ok(variant_map(variant, value))
     }
 
     fn serialize_seq(self, len: Option<usize>) -> Result<SeqSerializer, Failure> {
@@ -240,11 +290,7 @@ impl ser::Serializer for ValueSerializer {
         len: usize,
     ) -> Result<VariantSerializer<SeqSerializer>, Failure> {
         // `{variant: [fields]}`.
-        let inner = self.nest()?;
-        let fields = inner
-            .serialize_seq(Some(len))
-            .map_err(|e| e.at(PathStep::Key(variant.to_owned())))?;
-        Ok(VariantSerializer { variant, fields })
+        self.variant(variant, |inner| inner.serialize_seq(Some(len)))
     }
 
     fn serialize_map(self, len: Option<usize>) -> Result<MapSerializer, Failure> {
@@ -267,11 +313,7 @@ impl ser::Serializer for ValueSerializer {
         len: usize,
     ) -> Result<VariantSerializer<MapSerializer>, Failure> {
         // `{variant: {fields}}`.
-        let inner = self.nest()?;
-        let fields = inner
-            .serialize_map(Some(len))
-            .map_err(|e| e.at(PathStep::Key(variant.to_owned())))?;
-        Ok(VariantSerializer { variant, fields })
+        self.variant(variant, |inner| inner.serialize_map(Some(len)))
     }
 }
 
@@ -318,38 +360,28 @@ impl SeqSerializer {
     }
 }
 
-impl ser::SerializeSeq for SeqSerializer {
-    type Ok = AttributeValue;
-    type Error = Failure;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Failure> {
-        self.push(value)
-    }
-    fn end(self) -> Result<AttributeValue, Failure> {
-        Ok(AttributeValue::L(self.list))
-    }
+/// A sequence, a tuple and a tuple struct are all written as a list; serde
+/// names the method that adds an element differently for each.
+macro_rules! list {
+    ($($serialize:ident::$element:ident),*) => {$(
+        impl ser::$serialize for SeqSerializer {
+            type Ok = AttributeValue;
+            type Error = Failure;
+            fn $element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Failure> {
+                self.push(value)
+            }
+            fn end(self) -> Result<AttributeValue, Failure> {
+                Ok(AttributeValue::L(self.list))
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for SeqSerializer {
-    type Ok = AttributeValue;
-    type Error = Failure;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Failure> {
-        self.push(value)
-    }
-    fn end(self) -> Result<AttributeValue, Failure> {
-        Ok(AttributeValue::L(self.list))
-    }
-}
-
-impl ser::SerializeTupleStruct for SeqSerializer {
-    type Ok = AttributeValue;
-    type Error = Failure;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Failure> {
-        self.push(value)
-    }
-    fn end(self) -> Result<AttributeValue, Failure> {
-        Ok(AttributeValue::L(self.list))
-    }
-}
+list!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field
+);
 
 pub(crate) struct MapSerializer {
     map: Item,
@@ -362,18 +394,9 @@ pub(crate) struct MapSerializer {
 impl MapSerializer {
     /// A struct field: left out when its value is a `None` to be absent.
     fn insert_field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Failure> {
-        let field = ValueSerializer {
-            field: true,
-            ..self.inner
-        };
-        match value.serialize(field) {
-            Ok(v) if v == ABSENT => Ok(()),
-            Ok(v) => {
-                self.map.insert(key.to_owned(), v);
-                Ok(())
-            }
-            Err(e) => Err(e.at(PathStep::Key(key.to_owned()))),
-        }
+        self.inner
+            .insert_field(&mut self.map, key, value)
+            .map_err(|(key, e)| e.at(PathStep::Key(key.to_owned())))
     }
 
     fn insert<T: Serialize + ?Sized>(&mut self, key: String, value: &T) -> Result<(), Failure> {
@@ -440,12 +463,6 @@ pub(crate) struct VariantSerializer<S> {
     fields: S,
 }
 
-impl VariantSerializer<SeqSerializer> {
-    fn wrap(self, fields: AttributeValue) -> AttributeValue {
-        AttributeValue::M(Item::from([(self.variant.to_owned(), fields)]))
-    }
-}
-
 impl ser::SerializeTupleVariant for VariantSerializer<SeqSerializer> {
     type Ok = AttributeValue;
     type Error = Failure;
@@ -457,9 +474,11 @@ impl ser::SerializeTupleVariant for VariantSerializer<SeqSerializer> {
             .map_err(|e| e.at(PathStep::Key(variant.to_owned())))
     }
 
-    fn end(mut self) -> Result<AttributeValue, Failure> {
-        let list = std::mem::take(&mut self.fields.list);
-        Ok(self.wrap(AttributeValue::L(list)))
+    fn end(self) -> Result<AttributeValue, Failure> {
+        Ok(variant_map(
+            self.variant,
+            AttributeValue::L(self.fields.list),
+        ))
     }
 }
 
@@ -479,9 +498,9 @@ impl ser::SerializeStructVariant for VariantSerializer<MapSerializer> {
     }
 
     fn end(self) -> Result<AttributeValue, Failure> {
-        Ok(AttributeValue::M(Item::from([(
-            self.variant.to_owned(),
+        Ok(variant_map(
+            self.variant,
             AttributeValue::M(self.fields.map),
-        )])))
+        ))
     }
 }
