@@ -12,32 +12,30 @@ impl Error {
     /// filled ([`Error::with_entity_type`], `Error::with_key`) where its
     /// kind is about an entity or raised reading an item.
     pub(crate) fn new(details: D) -> Self {
-        let read = matches!(
-            details,
+        // Which context the kind carries: (its entity type, the key of the
+        // item being read).
+        let (entity, read) = match details {
             D::DiscriminatorMismatch { .. }
-                | D::MissingDiscriminator { .. }
-                | D::Deserialize { .. }
-                | D::ItemTooLarge { .. }
-                | D::InvalidValue { .. }
-                | D::MissingAttribute { .. }
-                | D::WrongType { .. }
-                | D::Hook { .. }
-                | D::UnknownEntityType { .. }
-        );
-        let entity = !matches!(details, D::UnknownEntityType { .. }) && read
-            || matches!(
-                details,
-                D::Serialize { .. }
-                    | D::InvalidKey { .. }
-                    | D::InvalidMapper { .. }
-                    | D::Cardinality { .. }
-                    | D::VersionCheckRequired { .. }
-                    | D::VersionConflict { .. }
-                    | D::NotFound { .. }
-                    | D::PartialRecord { .. }
-                    | D::MaybeApplied { .. }
-                    | D::InvalidKeyPattern { .. }
-            );
+            | D::MissingDiscriminator { .. }
+            | D::Deserialize { .. }
+            | D::ItemTooLarge { .. }
+            | D::InvalidValue { .. }
+            | D::MissingAttribute { .. }
+            | D::WrongType { .. }
+            | D::Hook { .. } => (true, true),
+            D::UnknownEntityType { .. } => (false, true),
+            D::Serialize { .. }
+            | D::InvalidKey { .. }
+            | D::InvalidMapper { .. }
+            | D::Cardinality { .. }
+            | D::VersionCheckRequired { .. }
+            | D::VersionConflict { .. }
+            | D::NotFound { .. }
+            | D::PartialRecord { .. }
+            | D::MaybeApplied { .. }
+            | D::InvalidKeyPattern { .. } => (true, false),
+            _ => (false, false),
+        };
         Error(Box::new(Inner {
             details,
             source: None,

@@ -108,6 +108,24 @@ impl TableSchema {
     }
 }
 
+/// Fills a `CreateTable` builder (the client's fluent one, or the input
+/// the JSON document is made of: the same setters, no common trait) with
+/// the definition's table.
+macro_rules! create_table {
+    ($definition:expr, $builder:expr) => {
+        $builder
+            .table_name(&$definition.table_name)
+            .set_attribute_definitions(Some($definition.attribute_definitions()))
+            .set_key_schema(Some(key_schema(
+                std::slice::from_ref(&$definition.schema.partition_key),
+                $definition.schema.sort_key.as_slice(),
+            )))
+            .billing_mode(BillingMode::PayPerRequest)
+            .set_global_secondary_indexes($definition.global_secondary_indexes())
+            .set_stream_specification($definition.stream_specification())
+    };
+}
+
 impl TableDefinition {
     /// Enables the table's stream with `view_type`: what each stream record
     /// holds (`KeysOnly`, `NewImage`, `OldImage` or `NewAndOldImages`).
@@ -178,17 +196,7 @@ impl TableDefinition {
     /// ```
     #[must_use]
     pub fn create_table_request(&self, client: &Client) -> CreateTableFluentBuilder {
-        client
-            .create_table()
-            .table_name(&self.table_name)
-            .set_attribute_definitions(Some(self.attribute_definitions()))
-            .set_key_schema(Some(key_schema(
-                std::slice::from_ref(&self.schema.partition_key),
-                self.schema.sort_key.as_slice(),
-            )))
-            .billing_mode(BillingMode::PayPerRequest)
-            .set_global_secondary_indexes(self.global_secondary_indexes())
-            .set_stream_specification(self.stream_specification())
+        create_table!(self, client.create_table())
     }
 
     /// The `UpdateTimeToLive` request that enables TTL on the layout's TTL
@@ -222,16 +230,10 @@ impl TableDefinition {
     /// The `CreateTable` input, as [`create_table_request`](Self::create_table_request)
     /// fills it, for the JSON document.
     pub(super) fn create_table_input(&self) -> CreateTableInputBuilder {
-        aws_sdk_dynamodb::operation::create_table::CreateTableInput::builder()
-            .table_name(&self.table_name)
-            .set_attribute_definitions(Some(self.attribute_definitions()))
-            .set_key_schema(Some(key_schema(
-                std::slice::from_ref(&self.schema.partition_key),
-                self.schema.sort_key.as_slice(),
-            )))
-            .billing_mode(BillingMode::PayPerRequest)
-            .set_global_secondary_indexes(self.global_secondary_indexes())
-            .set_stream_specification(self.stream_specification())
+        create_table!(
+            self,
+            aws_sdk_dynamodb::operation::create_table::CreateTableInput::builder()
+        )
     }
 
     /// TTL enabled on the layout's TTL attribute, if it has one.

@@ -232,26 +232,15 @@ fn check_index_keys(seen: &mut KeyValues<'_>, index: &GlobalSecondaryIndex) -> R
     let item = seen.item;
     let holds = |k: &KeyAttribute| item.contains_key(k.name);
     // One lookup per key attribute: each is checked and counted.
-    let mut partition_held = 0;
-    let mut sort_held = 0;
-    for key in index.partition_keys() {
-        partition_held += usize::from(check_key(
-            seen,
-            *key,
-            MAX_PARTITION_KEY_BYTES,
-            index.name,
-            false,
-        )?);
-    }
-    for key in index.sort_keys() {
-        sort_held += usize::from(check_key(
-            seen,
-            *key,
-            MAX_SORT_KEY_BYTES,
-            index.name,
-            false,
-        )?);
-    }
+    let mut held = |keys: &[KeyAttribute], limit: usize| -> Result<usize> {
+        let mut n = 0;
+        for key in keys {
+            n += usize::from(check_key(seen, *key, limit, index.name, false)?);
+        }
+        Ok(n)
+    };
+    let partition_held = held(index.partition_keys(), MAX_PARTITION_KEY_BYTES)?;
+    let sort_held = held(index.sort_keys(), MAX_SORT_KEY_BYTES)?;
     let partitions = index.partition_keys().len();
     let in_index = if index.is_multi_attribute() {
         partition_held == partitions
@@ -357,16 +346,7 @@ fn check_key(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::GlobalSecondaryIndex;
-
-    const T: TableSchema = TableSchema::new("pk")
-        .sort_key("sk")
-        .indexes(&[
-            GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk"),
-            GlobalSecondaryIndex::new("GSI3", "gsi3pk"),
-        ])
-        .ttl("ttl")
-        .version("version");
+    use crate::schema::tests::T;
 
     fn s(v: &str) -> AttributeValue {
         AttributeValue::S(v.into())

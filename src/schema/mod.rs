@@ -347,7 +347,8 @@ mod tests {
 
     use super::*;
 
-    const T: TableSchema = TableSchema::new("pk")
+    /// The layout the schema's tests share.
+    pub(super) const T: TableSchema = TableSchema::new("pk")
         .sort_key("sk")
         .indexes(&[
             GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk"),

@@ -15,7 +15,6 @@ use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt};
 use crate::ops::Table;
 use crate::ops::call::{Failed, call, one_attempt};
-use crate::ops::capacity;
 use crate::ops::describe_key;
 use crate::ops::identity::KeyId;
 use crate::registry::{Decoded, RawItem, Registry, Skipped};
@@ -317,10 +316,7 @@ impl BatchGetter {
                 table: self.table.started(),
                 ..self.clone()
             };
-            let out = run(&job, entries).await;
-            recorder.record("requests", out.summary.requests);
-            recorder.record("retries", out.summary.retries);
-            capacity::record(&recorder, out.summary.consumed_capacity.as_ref());
+            let out = run(&job, entries, &recorder).await;
             let mut summary = out.summary;
             summary.items = out.found.len();
             // A read in doubt is simply not read.

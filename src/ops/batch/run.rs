@@ -133,8 +133,13 @@ impl<T> Outcome<T> {
 /// Runs `entries` in chunks, the job's `concurrency` at a time, retrying
 /// as its table's policy says. The first error that retrying cannot fix, or
 /// an answer that makes no sense, stops the batch: nothing more is sent
-/// after it.
-pub(super) async fn run<J>(job: &J, entries: Vec<Entry<J::Request>>) -> Outcome<J::Request>
+/// after it. The counts (requests, retries, capacity) are recorded on
+/// `span`, the batch call's.
+pub(super) async fn run<J>(
+    job: &J,
+    entries: Vec<Entry<J::Request>>,
+    span: &tracing::Span,
+) -> Outcome<J::Request>
 where
     J: Job,
     aws_sdk_dynamodb::Error: From<J::Error>,
@@ -152,6 +157,9 @@ where
         total.add(outcome);
     }
     total.summary.items = total.done;
+    span.record("requests", total.summary.requests);
+    span.record("retries", total.summary.retries);
+    capacity::record(span, total.summary.consumed_capacity.as_ref());
     total
 }
 

@@ -4,6 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
 
+use aws_sdk_dynamodb::error::BuildError;
 use aws_sdk_dynamodb::operation::batch_write_item::{BatchWriteItemError, BatchWriteItemOutput};
 use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, PutRequest, WriteRequest};
 use tracing::Instrument;
@@ -16,7 +17,6 @@ use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt};
 use crate::ops::Table;
 use crate::ops::call::{Failed, call, one_attempt};
-use crate::ops::capacity;
 use crate::ops::describe_key;
 use crate::ops::identity::KeyId;
 use crate::ops::version::first_version;
@@ -224,16 +224,10 @@ impl BatchWriter {
     /// # }
     /// ```
     pub async fn delete_keys(&self, keys: Vec<Item>) -> Result<BatchSummary> {
-        let requests = keys
-            .into_iter()
-            .map(|key| {
-                DeleteRequest::builder()
-                    .set_key(Some(key))
-                    .build()
-                    .map(|del| WriteRequest::builder().delete_request(del).build())
-                    .map_err(|e| Error::sdk(OPERATION, e))
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let requests = requests(keys, |key| {
+            let delete = DeleteRequest::builder().set_key(Some(key)).build()?;
+            Ok(WriteRequest::builder().delete_request(delete).build())
+        })?;
         self.write(requests).await
     }
 
@@ -298,10 +292,7 @@ impl BatchWriter {
                 table: self.table.started(),
                 ..self.clone()
             };
-            let out = run(&job, entries).await;
-            recorder.record("requests", out.summary.requests);
-            recorder.record("retries", out.summary.retries);
-            capacity::record(&recorder, out.summary.consumed_capacity.as_ref());
+            let out = run(&job, entries, &recorder).await;
             if out.unprocessed.is_empty() && out.in_doubt.is_empty() {
                 return Ok(out.summary);
             }
@@ -450,15 +441,21 @@ impl Job for BatchWriter {
 
 /// Put requests for `items`.
 fn put_requests(items: Vec<Item>) -> Result<Vec<WriteRequest>> {
+    requests(items, |item| {
+        let put = PutRequest::builder().set_item(Some(item)).build()?;
+        Ok(WriteRequest::builder().put_request(put).build())
+    })
+}
+
+/// A write request made by `make` of each of `items` (a put of an item, a
+/// delete of a key).
+fn requests(
+    items: Vec<Item>,
+    make: fn(Item) -> std::result::Result<WriteRequest, BuildError>,
+) -> Result<Vec<WriteRequest>> {
     items
         .into_iter()
-        .map(|item| {
-            PutRequest::builder()
-                .set_item(Some(item))
-                .build()
-                .map(|put| WriteRequest::builder().put_request(put).build())
-                .map_err(|e| Error::sdk(OPERATION, e))
-        })
+        .map(|item| make(item).map_err(|e| Error::sdk(OPERATION, e)))
         .collect()
 }
 
