@@ -50,8 +50,8 @@ use crate::time::PointInTime;
 /// let ts3 = Encoding::Timestamp { fraction_digits: 3 };
 /// let t = UNIX_EPOCH + Duration::from_nanos(1_705_314_600_123_999_999);
 /// assert_eq!(ts3.encode(&KeyValue::from_time(t)?)?, "2024-01-15T10:30:00.123Z");
-/// let back = ts3.decode("1969-12-31T23:59:59.500Z")?.as_timestamp();
-/// assert_eq!(back.and_then(|t| t.to_unix()), Some((-1, 500_000_000)));
+/// let KeyValue::Timestamp(back) = ts3.decode("1969-12-31T23:59:59.500Z")? else { panic!() };
+/// assert_eq!(back.to_unix(), Some((-1, 500_000_000)));
 /// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -18,7 +18,7 @@ use crate::time::PointInTime;
 /// ```
 /// use dynamodb_mapper::key::KeyValue;
 ///
-/// assert_eq!(KeyValue::from("C1").as_text(), Some("C1"));
+/// assert_eq!(KeyValue::from("C1"), KeyValue::Text("C1".into()));
 /// assert_eq!(KeyValue::from(7u32), KeyValue::Unsigned(7));
 /// assert_eq!(KeyValue::from(-3), KeyValue::Signed(-3));
 /// ```
@@ -101,7 +101,7 @@ impl KeyValue<'_> {
     /// ```
     /// use dynamodb_mapper::key::KeyValue;
     /// let owned: KeyValue<'static> = KeyValue::from(&String::from("x")).into_owned();
-    /// assert_eq!(owned.as_text(), Some("x"));
+    /// assert_eq!(owned, KeyValue::Text("x".into()));
     /// ```
     #[must_use]
     pub fn into_owned(self) -> KeyValue<'static> {

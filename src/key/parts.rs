@@ -27,9 +27,9 @@ impl KeyParts {
     /// The value of placeholder `name`.
     ///
     /// ```
-    /// use dynamodb_mapper::KeyPattern;
+    /// use dynamodb_mapper::{KeyPattern, key::KeyValue};
     /// let parts = KeyPattern::sort("TAG#{tag}").parse("TAG#rust")?;
-    /// assert_eq!(parts.get("tag").and_then(|v| v.as_text()), Some("rust"));
+    /// assert_eq!(parts.get("tag"), Some(&KeyValue::Text("rust".into())));
     /// assert!(parts.get("other").is_none());
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```

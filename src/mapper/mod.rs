@@ -361,7 +361,7 @@ pub trait MapperExt: Mapper {
     /// the entity type, with every problem found (in its [`ErrorDetails`](crate::ErrorDetails)).
     ///
     /// ```
-    /// use dynamodb_mapper::{ErrorKind, IndexKeys, KeyPattern, Mapper, MapperExt, TableSchema};
+    /// use dynamodb_mapper::{ErrorDetails, IndexKeys, KeyPattern, Mapper, MapperExt, TableSchema};
     /// # #[derive(serde::Serialize, serde::Deserialize)]
     /// # struct Order { customer_id: String, order_id: String, version: u64 }
     /// struct OrderMapper;
@@ -375,8 +375,8 @@ pub trait MapperExt: Mapper {
     ///     .sort(KeyPattern::sort("ORDER#{order_id}"))];
     /// }
     /// let err = OrderMapper::check().unwrap_err();
-    /// assert_eq!(err.kind(), ErrorKind::InvalidMapper);
-    /// assert_eq!(err.problems(), [
+    /// let ErrorDetails::InvalidMapper { problems, .. } = err.details() else { panic!() };
+    /// assert_eq!(problems, &[
     ///     "field `version` is stored as `version`, the version attribute",
     ///     "key pattern `CUSTOMER#{custmer_id}` names `{custmer_id}`, which is not a field of \
     ///      the entity (its fields: customer_id, order_id, version); mark the keys for the \
@@ -480,12 +480,12 @@ pub trait MapperExt: Mapper {
     /// As [`to_item`](MapperExt::to_item); the size check includes the bag.
     ///
     /// ```
-    /// # use dynamodb_mapper::{hooks::put_str, Item, Item, Mapper, TableSchema};
+    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
     /// # use aws_sdk_dynamodb::types::AttributeValue;
     /// # use dynamodb_mapper_support::doc::*;
     /// let mut bag = Item::new();
-    /// bag.insert("color", AttributeValue::S("red".into()));
-    /// bag.insert("pk", AttributeValue::S("stale".into())); // owned: ignored
+    /// bag.insert("color".into(), AttributeValue::S("red".into()));
+    /// bag.insert("pk".into(), AttributeValue::S("stale".into())); // owned: ignored
     /// let item = NoteMapper::to_item_with_bag(&Note { id: 1, text: "hi".into() }, &bag)?;
     /// assert_eq!(item["color"], AttributeValue::S("red".into()));
     /// assert_eq!(item["pk"], AttributeValue::S("NOTE#1".into()));

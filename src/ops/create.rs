@@ -289,7 +289,6 @@ impl CreateTable {
     /// let table = Table::new(&client, "AppTable", TableSchema::new("pk").ttl("expiresAt"));
     /// let err = table.create_table().send().await.unwrap_err();
     /// assert_eq!(err.kind(), ErrorKind::TableExists);
-    /// assert_eq!(err.table(), Some("AppTable"));
     /// assert_eq!(err.to_string(), "table AppTable already exists");
     /// # }
     /// ```

@@ -132,7 +132,7 @@ impl BatchWriter {
     /// [`write`](Self::write).
     ///
     /// ```no_run
-    /// # use dynamodb_mapper::{Mapper, ops::BatchWriter};
+    /// # use dynamodb_mapper::{Mapper, MapperExt, ops::BatchWriter};
     /// # async fn demo<M: Mapper>(w: BatchWriter, entities: Vec<M::Entity>) -> dynamodb_mapper::Result<()> {
     /// w.put::<M>(&entities).await?;
     /// # Ok(())
@@ -190,7 +190,7 @@ impl BatchWriter {
     /// [`write`](Self::write).
     ///
     /// ```no_run
-    /// # use dynamodb_mapper::{Mapper, ops::BatchWriter};
+    /// # use dynamodb_mapper::{Mapper, MapperExt, ops::BatchWriter};
     /// # async fn demo<M: Mapper>(w: BatchWriter, entities: Vec<M::Entity>) -> dynamodb_mapper::Result<()> {
     /// let keys = entities.iter().map(M::key).collect::<dynamodb_mapper::Result<Vec<_>>>()?;
     /// w.delete::<M>(keys).await?;
