@@ -337,6 +337,10 @@ def main():
             *memory_rows,
             "",
         ]
+    # Sections other scripts measure (callgrind counts, cold starts, binary
+    # sizes) and write as Markdown, each with the command that made it.
+    for section in sorted((ROOT / "benches" / "results").glob("*.md")):
+        doc += [section.read_text().rstrip(), ""]
     doc += [
         "## Every benchmark (median)",
         "",
