@@ -202,8 +202,7 @@ fn bag_round_trip_keeps_unknown_attributes() {
 
     let mut record = OrderMapper::record_from_item(stored.clone()).unwrap();
     assert_eq!(record.entity, o);
-    let bag_names: std::collections::BTreeSet<_> =
-        record.bag.keys().cloned().collect();
+    let bag_names: std::collections::BTreeSet<_> = record.bag.keys().cloned().collect();
     assert_eq!(bag_names, ["giftWrap", "loyalty"].map(String::from).into());
 
     // Unchanged write-back reproduces the stored item exactly.
