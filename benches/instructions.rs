@@ -15,16 +15,11 @@ use std::hint::black_box;
 use dynamodb_mapper::{
     IndexKeys, Item, KeyPattern, Mapper, MapperExt, NamingConvention, TableSchema,
 };
+// The baselines shared with the other benches; this one uses the
+// customer's part.
+use dynamodb_mapper_support::bench::checked::*;
+use dynamodb_mapper_support::bench::*;
 use dynamodb_mapper_support::seed001::*;
-
-// Shared with the other benches; this one uses the customer's part.
-#[allow(dead_code)]
-mod common;
-use common::*;
-#[allow(dead_code)]
-#[path = "common/checked.rs"]
-mod checked;
-use checked::*;
 
 /// The README's way: the keys declared once, rendered by the crate.
 struct CustomerPatterns;

@@ -18,13 +18,9 @@ use dynamodb_mapper::{
     IndexKeys, Item, KeyPattern, Mapper, MapperExt, NamingConvention, TableSchema,
     expr::KeyCondition,
 };
+use dynamodb_mapper_support::bench::checked::*;
+use dynamodb_mapper_support::bench::*;
 use dynamodb_mapper_support::seed001::*;
-
-mod common;
-use common::*;
-#[path = "common/checked.rs"]
-mod checked;
-use checked::*;
 
 /// Counts heap allocations (and reallocations) while [`COUNTING`] is on, so
 /// each benchmark's count per call is reported next to its time; off while

@@ -21,11 +21,9 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use dynamodb_mapper::{Item, Mapper, MapperExt, item_size};
+use dynamodb_mapper_support::bench::*;
 use dynamodb_mapper_support::requests::canned_client;
 use dynamodb_mapper_support::seed001::*;
-
-mod common;
-use common::*;
 
 const TABLE: &str = "AppTable";
 

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use arbitrary::{Arbitrary, Unstructured};
 use dynamodb_mapper::{Item, Mapper, MapperExt, TableSchema};
-use dynamodb_mapper_fuzz::generate;
+use dynamodb_mapper_support::fuzz;
 use libfuzzer_sys::fuzz_target;
 use serde::{Deserialize, Serialize};
 
@@ -106,7 +106,7 @@ fn value(
             V::M(m)
         });
     }
-    generate::value(u, depth)
+    fuzz::value(u, depth)
 }
 
 struct Input(Item);

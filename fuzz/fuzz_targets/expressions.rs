@@ -7,7 +7,7 @@
 use arbitrary::{Arbitrary, Result, Unstructured};
 use dynamodb_mapper::expr::{Attr, Condition, Expression, KeyCondition, Operand, ValueType, attr};
 use dynamodb_mapper::{GlobalSecondaryIndex, ScalarType, TableSchema};
-use dynamodb_mapper_fuzz::generate;
+use dynamodb_mapper_support::fuzz;
 use libfuzzer_sys::fuzz_target;
 
 const PATHS: &[&str] = &[
@@ -76,7 +76,7 @@ fn operand(u: &mut Unstructured<'_>) -> Result<Operand> {
         1 => an_attr(u)?.size().into(),
         2 => path(u)?.into(),
         3 => bool::arbitrary(u)?.into(),
-        _ => generate::value(u, 2)?.into(),
+        _ => fuzz::value(u, 2)?.into(),
     })
 }
 

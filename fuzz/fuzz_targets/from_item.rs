@@ -7,7 +7,7 @@
 use std::fmt::Debug;
 
 use dynamodb_mapper::{Item, MAX_ITEM_SIZE, Mapper, MapperExt, item_size};
-use dynamodb_mapper_fuzz::FuzzItem;
+use dynamodb_mapper_support::fuzz::FuzzItem;
 use dynamodb_mapper_support::seed000::*;
 use dynamodb_mapper_support::seed001::*;
 use dynamodb_mapper_support::seed004::invoices::*;

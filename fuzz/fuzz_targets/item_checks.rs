@@ -7,7 +7,7 @@ use dynamodb_mapper::{
     GlobalSecondaryIndex, Item, ItemExt, MAX_ITEM_SIZE, Mapper, MapperExt, ScalarType, TableSchema,
     item_size, value_size,
 };
-use dynamodb_mapper_fuzz::FuzzItem;
+use dynamodb_mapper_support::fuzz::FuzzItem;
 use dynamodb_mapper_support::raw::Raw;
 use dynamodb_mapper_support::raw_mapper;
 use libfuzzer_sys::fuzz_target;

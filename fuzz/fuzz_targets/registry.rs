@@ -6,7 +6,7 @@
 use std::sync::OnceLock;
 
 use dynamodb_mapper::{Decoded, Item, MissingPolicy, Registry, UnknownPolicy};
-use dynamodb_mapper_fuzz::FuzzItems;
+use dynamodb_mapper_support::fuzz::FuzzItems;
 use dynamodb_mapper_support::seed000::{self, *};
 use dynamodb_mapper_support::seed001::*;
 use dynamodb_mapper_support::seed004::invoices::*;

@@ -12,7 +12,7 @@ use dynamodb_mapper::stream::{
     ChangeKind, ChangeRecord, ViewType, lambda_records, process_records,
 };
 use dynamodb_mapper::{MissingPolicy, Registry, UnknownPolicy};
-use dynamodb_mapper_fuzz::{FuzzItem, FuzzItems};
+use dynamodb_mapper_support::fuzz::{FuzzItem, FuzzItems};
 use dynamodb_mapper_support::seed000::{self, Tenant};
 use libfuzzer_sys::fuzz_target;
 

@@ -1,8 +1,9 @@
 //! Shared support for the tests, benches, tour example and fuzz targets of
 //! `dynamodb-mapper`: the designs of the seeds as plain domain structs with
-//! their mappers, and helpers for DynamoDB Local and for requests. Not
-//! published; a dev-dependency of the root package and a dependency of the
-//! fuzz crate.
+//! their mappers, helpers for DynamoDB Local and for requests, and the
+//! benches' baselines and the fuzz targets' item generator. Not published;
+//! a dev-dependency of the root package and a dependency of the fuzz crate
+//! (with the `fuzz` feature).
 //!
 //! | module | what |
 //! |---|---|
@@ -11,6 +12,8 @@
 //! | [`seed002`] | seed 002 (key overloading): a multi-tenant billing table |
 //! | [`seed003`] | seed 003: a blog with comments, reactions and tags |
 //! | [`seed004`] | seed 004 (compound entities): a customer's orders as hierarchies of sort keys, and invoices ([`seed004::invoices`]) |
+//! | [`bench`](mod@bench) | the benches' baselines for the seed-001 order and customer: mappers with serde's own names, items written and read by hand (the floor) and with `serde_dynamo`; the floor with the mapper's checks by hand ([`bench::checked`]) |
+//! | `fuzz` | with the `fuzz` feature: arbitrary items from fuzz bytes (`FuzzItem`, `FuzzItems`, `value`), biased towards the seeds' names, entity types and edge numbers, for the fuzz targets |
 //! | [`local`] | DynamoDB Local (through `dynamodb-mapper-testkit`): a client, new tables, plain `GetItem`/`PutItem`, query reads |
 //! | [`oracle`] | the consistency oracle: random sequences of writes through every write helper, checked against a model after each step (`tests/oracle.rs`, the `oracle` fuzz target) |
 //! | [`raw`] | an entity whose mapper writes exactly the attributes it carries ([`raw_mapper!`]) |
@@ -23,7 +26,10 @@
 use dynamodb_mapper::ops::{Unread, Unwritten};
 use dynamodb_mapper::{Error, ErrorDetails};
 
+pub mod bench;
 pub mod doc;
+#[cfg(feature = "fuzz")]
+pub mod fuzz;
 pub mod local;
 pub mod oracle;
 pub mod raw;

@@ -1,13 +1,13 @@
 //! The mapper's checks written by hand for the seed-001 layout, and the
 //! floor reads and writes with them: a second floor for `benches/mapping.rs`
-//! that tells the mapping's own cost from the cost of the checks issue #20
-//! says to keep. (Its own file: only the mapping bench uses it.)
+//! and `benches/instructions.rs` that tells the mapping's own cost from the
+//! cost of the checks issue #20 says to keep.
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::Item;
-use dynamodb_mapper_support::seed001::{Customer, Order};
 
-use crate::common::{hand_customer_from_item, hand_customer_to_item, hand_from_item, hand_to_item};
+use super::{hand_customer_from_item, hand_customer_to_item, hand_from_item, hand_to_item};
+use crate::seed001::{Customer, Order};
 
 /// The checks the mapper keeps on every write, written by hand for the
 /// seed-001 layout, as a careful hand-written writer would before sending:
@@ -16,6 +16,7 @@ use crate::common::{hand_customer_from_item, hand_customer_to_item, hand_from_it
 /// the discriminator; every name non-empty and every value valid, nested at
 /// most 32 levels (31 inside a top-level attribute); the item within 400 KB. A second floor: the mapping's own
 /// cost, apart from the cost of the checks issue #20 says to keep.
+#[inline]
 pub fn hand_check_write(item: &Item, entity_type: &str) {
     let key = |name: &str, limit: usize| match item.get(name) {
         Some(AttributeValue::S(v)) => {
@@ -54,6 +55,7 @@ pub fn hand_check_write(item: &Item, entity_type: &str) {
 /// 38-digit decimal rule), names are not empty nor too long, sets are not
 /// empty (their members are not compared: neither bench item has a set),
 /// lists and maps nest at most 32 levels, every type is known.
+#[inline]
 fn hand_value_size(value: &AttributeValue, depth: usize) -> usize {
     let number = |n: &String| {
         assert!(n.parse::<f64>().is_ok_and(f64::is_finite), "{n}");
@@ -102,7 +104,9 @@ fn hand_value_size(value: &AttributeValue, depth: usize) -> usize {
 /// not empty (members not compared: neither bench item has a set), lists and
 /// maps nested at most 32 levels. (The discriminator is the
 /// hand-written readers' own first line.)
+#[inline]
 pub fn hand_check_read(item: &Item) {
+    #[inline]
     fn known(value: &AttributeValue, depth: usize) -> bool {
         match value {
             AttributeValue::S(_)
@@ -125,6 +129,7 @@ pub fn hand_check_read(item: &Item) {
 }
 
 /// The floor write with the mapper's checks written by hand.
+#[inline]
 pub fn hand_checked_to_item(o: &Order) -> Item {
     let item = hand_to_item(o);
     hand_check_write(&item, "Order");
@@ -132,6 +137,7 @@ pub fn hand_checked_to_item(o: &Order) -> Item {
 }
 
 /// The flat floor write with the mapper's checks written by hand.
+#[inline]
 pub fn hand_checked_customer_to_item(c: &Customer) -> Item {
     let item = hand_customer_to_item(c);
     hand_check_write(&item, "Customer");
@@ -139,12 +145,14 @@ pub fn hand_checked_customer_to_item(c: &Customer) -> Item {
 }
 
 /// The floor read with the mapper's checks written by hand.
+#[inline]
 pub fn hand_checked_from_item(item: Item) -> Order {
     hand_check_read(&item);
     hand_from_item(item)
 }
 
 /// The flat floor read with the mapper's checks written by hand.
+#[inline]
 pub fn hand_checked_customer_from_item(item: Item) -> Customer {
     hand_check_read(&item);
     hand_customer_from_item(item)

@@ -5,6 +5,10 @@
 //! read (their attribute names, entity types, numbers at the edges of every
 //! integer type and of DynamoDB's 38 digits), plus mutated valid items so
 //! deserialization gets deep.
+//!
+//! The fuzz targets' input (`fuzz/`, through [`FuzzItem`], [`FuzzItems`]
+//! and [`value`]); behind the `fuzz` feature, which the fuzz crate enables,
+//! so the tests and benches do not build `arbitrary`.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -14,10 +18,10 @@ use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::{Item, MapperExt};
 
-use dynamodb_mapper_support::seed000::*;
-use dynamodb_mapper_support::seed001::*;
-use dynamodb_mapper_support::seed004::invoices::{self, *};
-use dynamodb_mapper_support::values::unknown_value;
+use crate::seed000::*;
+use crate::seed001::*;
+use crate::seed004::invoices::{self, *};
+use crate::values::unknown_value;
 
 /// How deep the recursive generator nests lists and maps (DynamoDB allows 32
 /// levels; the crate's code paths are the same from 2 on, and 40 also covers
@@ -269,7 +273,7 @@ fn count(u: &mut Unstructured<'_>, max: usize) -> Result<usize> {
 }
 
 /// Lists and maps nested `levels` deep in a chain, mostly just past
-/// DynamoDB's 32 levels, sometimes past 1,000 (up to [`MAX_CHAIN`]), built
+/// DynamoDB's 32 levels, sometimes past 1,000 (up to `MAX_CHAIN`), built
 /// with a loop (the generator's own recursion stays bounded).
 pub fn deep_chain(u: &mut Unstructured<'_>) -> Result<AttributeValue> {
     let levels = match u.int_in_range(0u8..=3)? {
@@ -293,7 +297,7 @@ pub fn deep_chain(u: &mut Unstructured<'_>) -> Result<AttributeValue> {
     Ok(v)
 }
 
-/// A string or binary of 300 KB to [`MAX_HUGE`] bytes: alone past most of
+/// A string or binary of 300 KB to `MAX_HUGE` bytes: alone past most of
 /// DynamoDB's 400 KB item limit, with a few more attributes past it. Made
 /// by repetition, not from input bytes.
 pub fn huge_value(u: &mut Unstructured<'_>) -> Result<AttributeValue> {
