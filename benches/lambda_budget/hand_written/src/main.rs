@@ -100,14 +100,22 @@ pub struct ReadError {
 
 impl fmt::Display for ReadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: attribute `{}` {}", self.entity, self.attribute, self.problem)
+        write!(
+            f,
+            "{}: attribute `{}` {}",
+            self.entity, self.attribute, self.problem
+        )
     }
 }
 
 impl std::error::Error for ReadError {}
 
 fn err(entity: &'static str, attribute: &str, problem: &'static str) -> ReadError {
-    ReadError { entity, attribute: attribute.into(), problem }
+    ReadError {
+        entity,
+        attribute: attribute.into(),
+        problem,
+    }
 }
 
 /// Reads the attributes of one entity type.
@@ -152,9 +160,9 @@ fn number<T: std::str::FromStr>(
     value: Option<&AttributeValue>,
 ) -> Result<T, ReadError> {
     match value {
-        Some(AttributeValue::N(n)) => {
-            n.parse().map_err(|_| err(entity, name, "does not fit its type"))
-        }
+        Some(AttributeValue::N(n)) => n
+            .parse()
+            .map_err(|_| err(entity, name, "does not fit its type")),
         Some(_) => Err(err(entity, name, "is not a number")),
         None => Err(err(entity, name, "is missing")),
     }
@@ -215,7 +223,10 @@ fn order_to_item(o: &Order) -> Item {
 }
 
 fn customer_from_item(item: &Item) -> Result<Customer, ReadError> {
-    let r = Reader { entity: "Customer", item };
+    let r = Reader {
+        entity: "Customer",
+        item,
+    };
     Ok(Customer {
         customer_id: r.string("customerId")?,
         email: r.string("email")?,
@@ -225,7 +236,10 @@ fn customer_from_item(item: &Item) -> Result<Customer, ReadError> {
 }
 
 fn order_from_item(item: &Item) -> Result<Order, ReadError> {
-    let r = Reader { entity: "Order", item };
+    let r = Reader {
+        entity: "Order",
+        item,
+    };
     let status = match r.string("status")?.as_str() {
         "Pending" => OrderStatus::Pending,
         "Shipped" => OrderStatus::Shipped,
@@ -237,7 +251,10 @@ fn order_from_item(item: &Item) -> Result<Order, ReadError> {
             .iter()
             .map(|line| match line {
                 AttributeValue::M(line) => {
-                    let r = Reader { entity: "Order", item: line };
+                    let r = Reader {
+                        entity: "Order",
+                        item: line,
+                    };
                     Ok(OrderLine {
                         sku: r.string("sku")?,
                         quantity: r.number("quantity")?,
@@ -263,7 +280,10 @@ fn order_from_item(item: &Item) -> Result<Order, ReadError> {
 }
 
 fn session_from_item(item: &Item) -> Result<Session, ReadError> {
-    let r = Reader { entity: "Session", item };
+    let r = Reader {
+        entity: "Session",
+        item,
+    };
     Ok(Session {
         session_id: r.string("sessionId")?,
         user_id: r.string("userId")?,
@@ -273,7 +293,10 @@ fn session_from_item(item: &Item) -> Result<Session, ReadError> {
 }
 
 fn product_from_item(item: &Item) -> Result<Product, ReadError> {
-    let r = Reader { entity: "Product", item };
+    let r = Reader {
+        entity: "Product",
+        item,
+    };
     Ok(Product {
         product_id: r.string("productId")?,
         category_id: r.string("categoryId")?,
@@ -285,7 +308,10 @@ fn product_from_item(item: &Item) -> Result<Product, ReadError> {
 }
 
 fn review_from_item(item: &Item) -> Result<ProductReview, ReadError> {
-    let r = Reader { entity: "ProductReview", item };
+    let r = Reader {
+        entity: "ProductReview",
+        item,
+    };
     Ok(ProductReview {
         review_id: r.string("reviewId")?,
         product_id: r.string("productId")?,
@@ -324,8 +350,16 @@ fn order(customer_id: &str, order_id: &str) -> Order {
         shipped_at: None,
         tracking_number: None,
         lines: vec![
-            OrderLine { sku: "SKU-1".into(), quantity: 2, unit_price_cents: 1250 },
-            OrderLine { sku: "SKU-2".into(), quantity: 1, unit_price_cents: 499 },
+            OrderLine {
+                sku: "SKU-1".into(),
+                quantity: 2,
+                unit_price_cents: 1250,
+            },
+            OrderLine {
+                sku: "SKU-2".into(),
+                quantity: 1,
+                unit_price_cents: 499,
+            },
         ],
     }
 }
@@ -361,7 +395,11 @@ async fn handle(client: &Client, table: &str, order: &Order) -> Result<String, B
         .expression_attribute_values(":pk", s(format!("CUSTOMER#{}", order.customer_id)))
         .send()
         .await?;
-    let entities = page.items().iter().map(decode).collect::<Result<Vec<_>, _>>()?;
+    let entities = page
+        .items()
+        .iter()
+        .map(decode)
+        .collect::<Result<Vec<_>, _>>()?;
     let (mut orders, mut others) = (0usize, 0usize);
     for entity in &entities {
         match entity {

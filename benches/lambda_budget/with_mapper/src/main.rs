@@ -86,10 +86,11 @@ impl Mapper for CustomerMapper {
     const ENTITY_TYPE: &'static str = "Customer";
     const SCHEMA: TableSchema = APP_TABLE;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
-    const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(KeyPattern::partition(
-        "CUSTOMER#{customer_id}",
-    ))
-    .sort(KeyPattern::sort("METADATA"))];
+    const KEY_PATTERNS: &'static [IndexKeys] =
+        &[
+            IndexKeys::table(KeyPattern::partition("CUSTOMER#{customer_id}"))
+                .sort(KeyPattern::sort("METADATA")),
+        ];
 }
 
 pub struct OrderMapper;
@@ -99,10 +100,11 @@ impl Mapper for OrderMapper {
     const ENTITY_TYPE: &'static str = "Order";
     const SCHEMA: TableSchema = APP_TABLE;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
-    const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(KeyPattern::partition(
-        "CUSTOMER#{customer_id}",
-    ))
-    .sort(KeyPattern::sort("ORDER#{order_id}"))];
+    const KEY_PATTERNS: &'static [IndexKeys] =
+        &[
+            IndexKeys::table(KeyPattern::partition("CUSTOMER#{customer_id}"))
+                .sort(KeyPattern::sort("ORDER#{order_id}")),
+        ];
 }
 
 pub struct SessionMapper;
@@ -124,10 +126,11 @@ impl Mapper for ProductMapper {
     const ENTITY_TYPE: &'static str = "Product";
     const SCHEMA: TableSchema = APP_TABLE;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
-    const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(KeyPattern::partition(
-        "CATEGORY#{category_id}",
-    ))
-    .sort(KeyPattern::sort("PRODUCT#{product_id}"))];
+    const KEY_PATTERNS: &'static [IndexKeys] =
+        &[
+            IndexKeys::table(KeyPattern::partition("CATEGORY#{category_id}"))
+                .sort(KeyPattern::sort("PRODUCT#{product_id}")),
+        ];
 }
 
 pub struct ProductReviewMapper;
@@ -137,10 +140,11 @@ impl Mapper for ProductReviewMapper {
     const ENTITY_TYPE: &'static str = "ProductReview";
     const SCHEMA: TableSchema = APP_TABLE;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
-    const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(KeyPattern::partition(
-        "PRODUCT#{product_id}",
-    ))
-    .sort(KeyPattern::sort("REVIEW#{review_id}"))];
+    const KEY_PATTERNS: &'static [IndexKeys] =
+        &[
+            IndexKeys::table(KeyPattern::partition("PRODUCT#{product_id}"))
+                .sort(KeyPattern::sort("REVIEW#{review_id}")),
+        ];
 }
 
 /// What a page of the table decodes into.
@@ -174,8 +178,16 @@ fn order(customer_id: &str, order_id: &str) -> Order {
         shipped_at: None,
         tracking_number: None,
         lines: vec![
-            OrderLine { sku: "SKU-1".into(), quantity: 2, unit_price_cents: 1250 },
-            OrderLine { sku: "SKU-2".into(), quantity: 1, unit_price_cents: 499 },
+            OrderLine {
+                sku: "SKU-1".into(),
+                quantity: 2,
+                unit_price_cents: 1250,
+            },
+            OrderLine {
+                sku: "SKU-2".into(),
+                quantity: 1,
+                unit_price_cents: 499,
+            },
         ],
     }
 }
@@ -223,7 +235,9 @@ async fn handle(
         .await?;
     // Unknown or missing discriminators are errors (the registry's default
     // policies), so every item of the page is an entity.
-    let entities = registry.decode_all(page.items.unwrap_or_default())?.entities;
+    let entities = registry
+        .decode_all(page.items.unwrap_or_default())?
+        .entities;
     let (mut orders, mut others) = (0usize, 0usize);
     for entity in &entities {
         match entity {

@@ -162,8 +162,16 @@ fn order(customer_id: &str, order_id: &str) -> Order {
         shipped_at: None,
         tracking_number: None,
         lines: vec![
-            OrderLine { sku: "SKU-1".into(), quantity: 2, unit_price_cents: 1250 },
-            OrderLine { sku: "SKU-2".into(), quantity: 1, unit_price_cents: 499 },
+            OrderLine {
+                sku: "SKU-1".into(),
+                quantity: 2,
+                unit_price_cents: 1250,
+            },
+            OrderLine {
+                sku: "SKU-2".into(),
+                quantity: 1,
+                unit_price_cents: 499,
+            },
         ],
     }
 }
