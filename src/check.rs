@@ -113,9 +113,7 @@ pub(crate) fn write(item: &Item, rules: WriteRules<'_>) -> Result<()> {
         let mut keys = KeyValues::new(item);
         table.check_item_keeping_keys(&mut keys).map_err(named)?;
         key_patterns(item, &keys, table, rules.patterns, rules.rendered).map_err(named)?;
-        if let (Some(attribute), Some(entity_type)) =
-            (table.discriminator_attribute(), rules.entity_type)
-        {
+        if let (Some(attribute), Some(entity_type)) = (table.discriminator, rules.entity_type) {
             discriminator(item, attribute, entity_type).map_err(named)?;
         }
     }
@@ -200,10 +198,7 @@ fn key_patterns(
             continue; // checked with the first declaration for this index
         }
         let (pk_attr, sk_attr) = match index {
-            None => (
-                table.partition_key_attribute().name,
-                table.sort_key_attribute().map(|k| k.name),
-            ),
+            None => (table.partition_key.name, table.sort_key.map(|k| k.name)),
             // An undeclared index is reported when the registry is built.
             // Multi-attribute indexes have no patterns (the mapper's check
             // says so).

@@ -7,14 +7,8 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 /// A short name for the type of an attribute value, used in error messages.
-///
-/// ```
-/// use aws_sdk_dynamodb::types::AttributeValue;
-///
-/// assert_eq!(dynamodb_mapper::type_name(&AttributeValue::N("1".into())), "a number (N)");
-/// ```
 #[must_use]
-pub fn type_name(value: &AttributeValue) -> &'static str {
+pub(crate) fn type_name(value: &AttributeValue) -> &'static str {
     match value {
         AttributeValue::S(_) => "a string (S)",
         AttributeValue::N(_) => "a number (N)",
@@ -70,19 +64,8 @@ fn write_value(out: &mut String, value: &AttributeValue) {
 }
 
 /// A key rendered for messages: `pk="A", sk="B"`, attributes sorted.
-///
-/// ```
-/// use aws_sdk_dynamodb::types::AttributeValue;
-/// use dynamodb_mapper::{Item, ops::describe_key};
-///
-/// let key = Item::from([
-///     ("sk".to_string(), AttributeValue::S("METADATA".into())),
-///     ("pk".to_string(), AttributeValue::S("CUSTOMER#C1".into())),
-/// ]);
-/// assert_eq!(describe_key(&key), r#"pk="CUSTOMER#C1", sk="METADATA""#);
-/// ```
 #[must_use]
-pub fn describe_key(key: &HashMap<String, AttributeValue>) -> String {
+pub(crate) fn describe_key(key: &HashMap<String, AttributeValue>) -> String {
     let mut names: Vec<&String> = key.keys().collect();
     names.sort();
     let mut out = String::new();

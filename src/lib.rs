@@ -42,22 +42,19 @@ mod type_cache;
 mod view;
 
 pub use error::{BoxError, Error, ErrorDetails, ErrorKind, Result};
-pub use item::{
-    Item, ItemExt, MAX_ITEM_SIZE, MAX_NUMBER_DIGITS, item_size, ttl_value, type_name, value_size,
-};
+pub use item::{Item, ItemExt, MAX_ITEM_SIZE, item_size, ttl_value};
 pub use key::index_keys::IndexKeys;
 pub use key::pattern::KeyPattern;
 pub use mapper::{Lookup, Mapper, MapperExt};
 pub use naming::NamingConvention;
 pub use record::Record;
 pub use registry::{
-    Buckets, DISCRIMINATOR_PLACEHOLDER, Decoded, DecodedItems, Group, MAX_FILTER_VALUES,
-    MissingPolicy, RawItem, Registry, RegistryBuilder, Skipped, UnknownPolicy, Unmatched,
+    Buckets, Decoded, DecodedItems, Group, MissingPolicy, RawItem, Registry, RegistryBuilder,
+    Skipped, UnknownPolicy, Unmatched,
 };
 pub use schema::{
     DEFAULT_DISCRIMINATOR, GlobalSecondaryIndex, IndexProjection, KeyAttribute,
-    MAX_INDEX_KEY_ATTRIBUTES, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, ScalarType,
-    TableDefinition, TableSchema,
+    MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, ScalarType, TableDefinition, TableSchema,
 };
 pub use ser::NoneAs;
 pub use view::PartitionView;

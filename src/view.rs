@@ -104,12 +104,9 @@ fn abbreviate(text: String, width: usize) -> String {
 
 impl fmt::Display for PartitionView<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pk = self.schema.partition_key_attribute().name;
-        let sk = self.schema.sort_key_attribute().map(|k| k.name);
-        let disc = self
-            .schema
-            .discriminator_attribute()
-            .unwrap_or("entityType");
+        let pk = self.schema.partition_key.name;
+        let sk = self.schema.sort_key.map(|k| k.name);
+        let disc = self.schema.discriminator.unwrap_or("entityType");
         let mut header = vec![pk];
         header.extend(sk);
         header.push(disc);

@@ -585,7 +585,7 @@ async fn the_deadline_bounds_each_helper_call_with_its_accounting() {
     let deadline = Duration::from_millis(800);
     let table = Table::new(&client, TABLE, APP_TABLE).deadline(deadline);
     assert_eq!(
-        table.get_retry_policy().max_attempts(),
+        dynamodb_mapper::ops::RetryPolicy::of_client(&client).max_attempts(),
         10,
         "the client's retries"
     );

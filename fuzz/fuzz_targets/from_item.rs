@@ -25,7 +25,7 @@ where
         // Only the lossless read looks at the version attribute.
         (Ok(_), Err(e)) => assert_eq!(
             e.attribute(),
-            M::SCHEMA.version_attribute(),
+            M::SCHEMA.version,
             "{}: only record_from_item failed: {e:#}",
             M::ENTITY_TYPE
         ),

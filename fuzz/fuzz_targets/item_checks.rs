@@ -5,7 +5,7 @@
 
 use dynamodb_mapper::{
     GlobalSecondaryIndex, Item, ItemExt, MAX_ITEM_SIZE, Mapper, MapperExt, ScalarType, TableSchema,
-    item_size, value_size,
+    item_size,
 };
 use dynamodb_mapper_support::fuzz::FuzzItem;
 use dynamodb_mapper_support::raw::Raw;
@@ -52,8 +52,7 @@ fuzz_target!(|input: FuzzItem| {
     check::<StringKeys>(item);
     check::<NumberKeys>(item);
     let _ = item_size(item);
-    for (name, value) in item {
-        let _ = value_size(value);
+    for name in item.keys() {
         let _ = item.get_str(name);
         let _ = item.get_opt_str(name);
         let _ = item.get_number::<u64>(name);

@@ -74,13 +74,16 @@ fn text(u: &mut Unstructured<'_>) -> Result<String> {
     }
 }
 
-fn format(u: &mut Unstructured<'_>) -> Result<KeyFormat> {
+/// A key format and its delimiter.
+fn format(u: &mut Unstructured<'_>) -> Result<(KeyFormat, char)> {
     Ok(if u.ratio(1u8, 2u8)? {
-        KeyFormat::DEFAULT
+        (KeyFormat::DEFAULT, '#')
     } else {
-        KeyFormat::new()
-            .with_delimiter(CHARS[u.choose_index(CHARS.len())?])
-            .with_escape(CHARS[u.choose_index(CHARS.len())?])
+        let delimiter = CHARS[u.choose_index(CHARS.len())?];
+        let format = KeyFormat::new()
+            .with_delimiter(delimiter)
+            .with_escape(CHARS[u.choose_index(CHARS.len())?]);
+        (format, delimiter)
     })
 }
 
@@ -179,14 +182,14 @@ fn bind<'a>(pattern: KeyPattern, tag: &'a str, values: &'a [String]) -> BoundPat
 /// placeholders renders it; prefixes through `BoundPattern::prefix` and
 /// `KeyFormat::escape_text`.
 fn components_round_trip(u: &mut Unstructured<'_>) -> Result<()> {
-    let fmt = format(u)?;
+    let (fmt, delimiter) = format(u)?;
     let tag = text(u)?;
     let parts: Vec<String> = (0..u.int_in_range(0usize..=4)?)
         .map(|_| text(u))
         .collect::<Result<_>>()?;
     let partition = bool::arbitrary(u)?;
     let pattern = |n: usize| {
-        let t = components_template(fmt.delimiter(), n);
+        let t = components_template(delimiter, n);
         if partition {
             KeyPattern::partition(t)
         } else {
@@ -305,7 +308,7 @@ fn value_for(u: &mut Unstructured<'_>, encoding: Encoding) -> Result<KeyValue<'s
 
 fn patterns(u: &mut Unstructured<'_>) -> Result<()> {
     let t = template(u)?;
-    let fmt = format(u)?;
+    let (fmt, _) = format(u)?;
     let pattern = if bool::arbitrary(u)? {
         KeyPattern::partition(t)
     } else {

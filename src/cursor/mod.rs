@@ -114,17 +114,6 @@ impl Cursors {
         self
     }
 
-    /// Whether tokens are signed.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{cursor::Cursors, TableSchema};
-    /// assert!(!Cursors::new("Orders", TableSchema::new("pk")).is_signed());
-    /// ```
-    #[must_use]
-    pub fn is_signed(&self) -> bool {
-        self.secret.is_some()
-    }
-
     /// The table name.
     ///
     /// ```
@@ -150,8 +139,8 @@ impl Cursors {
     /// The attributes of a `LastEvaluatedKey` of this table or index: the
     /// table's key attributes, and the index's.
     fn key_attributes(&self) -> std::result::Result<Vec<KeyAttribute>, String> {
-        let mut attributes = vec![self.schema.partition_key_attribute()];
-        attributes.extend(self.schema.sort_key_attribute());
+        let mut attributes = vec![self.schema.partition_key];
+        attributes.extend(self.schema.sort_key);
         if let Some(name) = &self.index {
             let Some(index) = self.schema.index(name) else {
                 return Err(format!(

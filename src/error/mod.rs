@@ -233,15 +233,8 @@ impl Error {
     /// The mapper calls this on every error a hook or helper returns, so errors
     /// built inside hooks need not repeat the entity type. Errors about no
     /// single entity type (of a registry, of a request) stay without one.
-    ///
-    /// ```
-    /// use dynamodb_mapper::Error;
-    ///
-    /// let err = Error::missing_attribute("pk").with_entity_type("Order").with_entity_type("Other");
-    /// assert_eq!(err.entity_type(), Some("Order"));
-    /// ```
     #[must_use]
-    pub fn with_entity_type(mut self, name: &str) -> Self {
+    pub(crate) fn with_entity_type(mut self, name: &str) -> Self {
         self.0.entity_type.fill(|| Some(name.to_owned()));
         self
     }

@@ -80,8 +80,7 @@ fn changes<M: Mapper>(old: &M::Entity, new: &M::Entity, nested: bool) -> Result<
     let before = M::to_item(old)?;
     let after = M::to_item(new)?;
     let table = M::SCHEMA;
-    let keys = std::iter::once(table.partition_key_attribute().name)
-        .chain(table.sort_key_attribute().map(|k| k.name));
+    let keys = std::iter::once(table.partition_key.name).chain(table.sort_key.map(|k| k.name));
     for key in keys {
         let (was, now) = (before.get(key), after.get(key));
         if was != now {
@@ -123,8 +122,8 @@ fn changes<M: Mapper>(old: &M::Entity, new: &M::Entity, nested: bool) -> Result<
         {
             // The table's keys are equal on both sides (checked above) and
             // cannot be in an update.
-            let table_key = linked == table.partition_key_attribute().name
-                || table.sort_key_attribute().is_some_and(|k| k.name == linked);
+            let table_key = linked == table.partition_key.name
+                || table.sort_key.is_some_and(|k| k.name == linked);
             if !table_key && !reached.contains(&linked) {
                 reached.push(linked);
                 added.push(linked);

@@ -358,7 +358,7 @@ impl<M: Mapper> Lookup<'_, M> {
     /// ```
     #[must_use]
     pub fn filter(&self) -> Option<Condition> {
-        let attribute = M::SCHEMA.discriminator_attribute()?;
+        let attribute = M::SCHEMA.discriminator?;
         Some(if M::ALIASES.is_empty() {
             attr(attribute).eq(M::ENTITY_TYPE)
         } else {
@@ -370,8 +370,7 @@ impl<M: Mapper> Lookup<'_, M> {
     /// table's do; an index's unless it projects `KEYS_ONLY`, or `INCLUDE`
     /// without it).
     pub(crate) fn index_holds_discriminator(&self) -> bool {
-        let (Some(index), Some(discriminator)) =
-            (self.index_name(), M::SCHEMA.discriminator_attribute())
+        let (Some(index), Some(discriminator)) = (self.index_name(), M::SCHEMA.discriminator)
         else {
             return true;
         };

@@ -300,8 +300,8 @@ impl KeyCondition {
     /// ```
     pub fn build_with_stem(&self, stem: &str) -> Result<Expression> {
         check_stem(stem)?;
-        let table_pk = self.schema.partition_key_attribute();
-        let table_sk = self.schema.sort_key_attribute();
+        let table_pk = self.schema.partition_key;
+        let table_sk = self.schema.sort_key;
         let (partition_keys, sort_keys, on): (&[KeyAttribute], &[KeyAttribute], String) =
             match &self.index {
                 None => (
@@ -507,7 +507,7 @@ impl KeyCondition {
 
 /// The error for a key condition on an index the table does not have.
 fn unknown_index(schema: &TableSchema, name: &str) -> Error {
-    let names: Vec<&str> = schema.global_indexes().iter().map(|i| i.name).collect();
+    let names: Vec<&str> = schema.indexes.iter().map(|i| i.name).collect();
     let list = if names.is_empty() {
         "none".to_owned()
     } else {

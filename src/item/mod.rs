@@ -21,12 +21,12 @@ mod number;
 mod size;
 mod valid;
 
-pub use crate::describe::type_name;
+pub(crate) use crate::describe::type_name;
 pub(crate) use drop::drop_item;
 pub use ext::{ItemExt, ttl_value};
 pub(crate) use number::{canonical_number, check_number, read_float};
+pub use size::item_size;
 pub(crate) use size::largest_attributes;
-pub use size::{item_size, value_size};
 pub(crate) use valid::{MAX_NESTING, check_depth, check_name, check_received, check_values};
 
 /// An item, exactly as the SDK has it: what `GetItem` returns and `PutItem` takes.
@@ -49,8 +49,4 @@ pub type Item = HashMap<String, AttributeValue>;
 pub const MAX_ITEM_SIZE: usize = 409_600;
 
 /// The most significant digits a DynamoDB number may have.
-///
-/// ```
-/// assert_eq!(dynamodb_mapper::MAX_NUMBER_DIGITS, 38);
-/// ```
-pub const MAX_NUMBER_DIGITS: usize = 38;
+pub(crate) const MAX_NUMBER_DIGITS: usize = 38;

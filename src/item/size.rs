@@ -8,7 +8,7 @@ use super::number::parse_decimal;
 use crate::describe::shorten;
 
 /// Size of an item by DynamoDB's rules: UTF-8 bytes of every attribute name
-/// plus the size of its value (see [`value_size`]).
+/// plus the size of its value.
 ///
 /// ```
 /// use aws_sdk_dynamodb::types::AttributeValue;
@@ -35,18 +35,8 @@ pub fn item_size(item: &Item) -> usize {
 ///
 /// Lists and maps are walked with an explicit stack, not recursion, so a
 /// value of any depth is measured without overflowing the stack.
-///
-/// ```
-/// use aws_sdk_dynamodb::types::AttributeValue;
-/// use dynamodb_mapper::value_size;
-///
-/// assert_eq!(value_size(&AttributeValue::N("12345".into())), 4);
-/// assert_eq!(value_size(&AttributeValue::N("1.5".into())), 3);
-/// assert_eq!(value_size(&AttributeValue::N("-12".into())), 3);
-/// assert_eq!(value_size(&AttributeValue::L(vec![AttributeValue::Bool(true)])), 5);
-/// ```
 #[must_use]
-pub fn value_size(value: &AttributeValue) -> usize {
+pub(crate) fn value_size(value: &AttributeValue) -> usize {
     let mut size = 0;
     // Lists and maps still to measure; scalars are added as they are met.
     let mut pending: Vec<&AttributeValue> = Vec::new();

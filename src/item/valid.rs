@@ -398,7 +398,8 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::item::{drop_item, value_size};
+    use crate::item::drop_item;
+    use crate::item::size::value_size;
     use aws_sdk_dynamodb::primitives::Blob;
 
     #[test]

@@ -97,23 +97,9 @@ impl KeyFormat {
     }
 
     /// The delimiter between components.
-    ///
-    /// ```
-    /// assert_eq!(dynamodb_mapper::key::KeyFormat::DEFAULT.delimiter(), '#');
-    /// ```
     #[must_use]
-    pub const fn delimiter(&self) -> char {
+    pub(crate) const fn delimiter(&self) -> char {
         self.delimiter
-    }
-
-    /// The escape character.
-    ///
-    /// ```
-    /// assert_eq!(dynamodb_mapper::key::KeyFormat::DEFAULT.escape(), '\\');
-    /// ```
-    #[must_use]
-    pub const fn escape(&self) -> char {
-        self.escape
     }
 
     /// Checks the delimiter and escape character.
@@ -387,13 +373,8 @@ pub enum KeyRole {
 
 impl KeyRole {
     /// DynamoDB's size limit for this kind of key, in bytes.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{key::KeyRole, MAX_SORT_KEY_BYTES};
-    /// assert_eq!(KeyRole::Sort.max_bytes(), MAX_SORT_KEY_BYTES);
-    /// ```
     #[must_use]
-    pub const fn max_bytes(self) -> usize {
+    pub(crate) const fn max_bytes(self) -> usize {
         match self {
             KeyRole::Partition => MAX_PARTITION_KEY_BYTES,
             KeyRole::Sort => MAX_SORT_KEY_BYTES,
@@ -431,19 +412,8 @@ pub(super) fn check_size(key: &str, role: KeyRole) -> std::result::Result<(), St
 /// or `U+007F`); no valid key of at most 1,024 bytes that starts with
 /// `prefix` sorts after it. A `prefix` already at or over the limit is
 /// returned as it is (a key condition then reports its size).
-///
-/// ```
-/// use dynamodb_mapper::key::last_sort_key_with_prefix;
-///
-/// let high = last_sort_key_with_prefix("DAY#2025-01-05#");
-/// assert_eq!(high.len(), 1024);
-/// assert!(high.starts_with("DAY#2025-01-05#"));
-/// assert!("DAY#2025-01-05#zzz" < high.as_str());
-/// assert!("DAY#2025-01-05#\u{10FFFF}\u{10FFFF}" < high.as_str());
-/// assert!("DAY#2025-01-05$" > high.as_str());
-/// ```
 #[must_use]
-pub fn last_sort_key_with_prefix(prefix: &str) -> String {
+pub(crate) fn last_sort_key_with_prefix(prefix: &str) -> String {
     let room = MAX_SORT_KEY_BYTES.saturating_sub(prefix.len());
     let mut out = String::with_capacity(prefix.len() + room);
     out.push_str(prefix);

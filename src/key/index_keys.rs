@@ -99,13 +99,8 @@ impl IndexKeys {
 
     /// The key attribute a [`part`](Self::part) renders; `None` for keys of
     /// a whole index.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{IndexKeys, KeyPattern};
-    /// assert_eq!(IndexKeys::table(KeyPattern::partition("A")).part_attribute(), None);
-    /// ```
     #[must_use]
-    pub const fn part_attribute(&self) -> Option<&'static str> {
+    pub(crate) const fn part_attribute(&self) -> Option<&'static str> {
         self.part
     }
 
@@ -148,47 +143,27 @@ impl IndexKeys {
     }
 
     /// Whether the keys are written by the hook ([`by_hook`](Self::by_hook)).
-    ///
-    /// ```
-    /// use dynamodb_mapper::{IndexKeys, KeyPattern};
-    /// assert!(!IndexKeys::table(KeyPattern::partition("USER#{id}")).is_by_hook());
-    /// ```
     #[must_use]
-    pub const fn is_by_hook(&self) -> bool {
+    pub(crate) const fn is_by_hook(&self) -> bool {
         self.by_hook
     }
 
     /// The index name, `None` for the table.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{IndexKeys, KeyPattern};
-    /// assert_eq!(IndexKeys::table(KeyPattern::partition("A")).index_name(), None);
-    /// ```
     #[must_use]
-    pub const fn index_name(&self) -> Option<&'static str> {
+    pub(crate) const fn index_name(&self) -> Option<&'static str> {
         self.index
     }
 
     /// The partition key pattern (for a [`part`](Self::part), the part's
     /// pattern, whichever its role).
-    ///
-    /// ```
-    /// use dynamodb_mapper::{IndexKeys, KeyPattern};
-    /// assert_eq!(IndexKeys::table(KeyPattern::partition("A#{x}")).partition_key().template(), "A#{x}");
-    /// ```
     #[must_use]
-    pub const fn partition_key(&self) -> KeyPattern {
+    pub(crate) const fn partition_key(&self) -> KeyPattern {
         self.partition
     }
 
     /// The sort key pattern, if declared.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{IndexKeys, KeyPattern};
-    /// assert!(IndexKeys::table(KeyPattern::partition("A")).sort_key().is_none());
-    /// ```
     #[must_use]
-    pub const fn sort_key(&self) -> Option<KeyPattern> {
+    pub(crate) const fn sort_key(&self) -> Option<KeyPattern> {
         self.sort
     }
 }

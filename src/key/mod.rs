@@ -71,7 +71,8 @@ mod template;
 
 pub use encoding::Encoding;
 pub(crate) use encoding::{decode_timestamp, decode_unix_timestamp, encode_timestamp};
-pub use format::{KeyFormat, KeyRole, last_sort_key_with_prefix};
+pub(crate) use format::last_sort_key_with_prefix;
+pub use format::{KeyFormat, KeyRole};
 pub(crate) use index_keys::IndexKeys;
 pub use key_value::KeyValue;
 pub use overlap::{AllowedOverlap, KeyDeclaration, Overlap, OverlapKind, find_overlaps};

@@ -257,24 +257,8 @@ impl<'a> AllowedOverlap<'a> {
     }
 
     /// Whether this acknowledges `overlap` (never a [`OverlapKind::SameKey`]).
-    ///
-    /// ```
-    /// use dynamodb_mapper::{IndexKeys, KeyPattern, key::{AllowedOverlap, KeyDeclaration, find_overlaps}};
-    ///
-    /// const PK: KeyPattern = KeyPattern::partition("TENANT#{tenant}");
-    /// let found = find_overlaps(&[
-    ///     KeyDeclaration::new("User", IndexKeys::table(PK).sort(KeyPattern::sort("USER#{id}"))),
-    ///     KeyDeclaration::new("UserMetadata", IndexKeys::table(PK).sort(KeyPattern::sort("USER#{id}#METADATA"))),
-    /// ], &[])?;
-    /// assert_eq!(found.len(), 2);
-    /// assert!(AllowedOverlap::new("User", "UserMetadata").allows(&found[0]));
-    /// assert!(!AllowedOverlap::new("User", "UserMetadata").allows(&found[1]));
-    /// assert!(AllowedOverlap::new("User", "UserMetadata").both_ways().allows(&found[1]));
-    /// assert!(!AllowedOverlap::new("User", "UserMetadata").on_index("GSI1").allows(&found[0]));
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
     #[must_use]
-    pub fn allows(&self, overlap: &Overlap) -> bool {
+    pub(crate) fn allows(&self, overlap: &Overlap) -> bool {
         if overlap.kind == OverlapKind::SameKey {
             return false;
         }

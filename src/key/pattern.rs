@@ -711,17 +711,11 @@ impl<'a> BoundPattern<'a> {
     /// keys); as [`prefix`](Self::prefix) with `name` bound to `value`
     /// (a placeholder before `name` without a value, one after it with a
     /// value, a value its format cannot encode).
-    ///
-    /// ```
-    /// use dynamodb_mapper::KeyPattern;
-    ///
-    /// const SK: KeyPattern = KeyPattern::sort("DAY#{day}#EVENT#{id}");
-    /// assert_eq!(SK.bind().lower_bound("day", "2025-01-02")?, "DAY#2025-01-02#EVENT#");
-    /// const LINE: KeyPattern = KeyPattern::sort("ORDER#{order}#LINE#{n:u3}");
-    /// assert_eq!(LINE.with("order", "O1").lower_bound("n", 5)?, "ORDER#O1#LINE#005");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn lower_bound(&self, name: &'a str, value: impl Into<KeyValue<'a>>) -> Result<String> {
+    pub(crate) fn lower_bound(
+        &self,
+        name: &'a str,
+        value: impl Into<KeyValue<'a>>,
+    ) -> Result<String> {
         self.range_bound(name, value.into(), false)
     }
 
@@ -736,19 +730,11 @@ impl<'a> BoundPattern<'a> {
     ///
     /// # Errors
     /// As [`lower_bound`](Self::lower_bound).
-    ///
-    /// ```
-    /// use dynamodb_mapper::KeyPattern;
-    ///
-    /// const SK: KeyPattern = KeyPattern::sort("DAY#{day}#EVENT#{id}");
-    /// let high = SK.bind().upper_bound("day", "2025-01-05")?;
-    /// assert!(high.starts_with("DAY#2025-01-05#EVENT#"));
-    /// let last_event = SK.with("day", "2025-01-05").with("id", "zzzz").render()?;
-    /// assert!(last_event < high);
-    /// assert!(SK.with("day", "2025-01-06").with("id", "a").render()? > high);
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn upper_bound(&self, name: &'a str, value: impl Into<KeyValue<'a>>) -> Result<String> {
+    pub(crate) fn upper_bound(
+        &self,
+        name: &'a str,
+        value: impl Into<KeyValue<'a>>,
+    ) -> Result<String> {
         self.range_bound(name, value.into(), true)
     }
 

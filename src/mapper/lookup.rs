@@ -115,8 +115,6 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// The bounds compare keys, as DynamoDB does: byte by byte. For the
     /// order-preserving encodings (`u`, `i`, `ts`) that is value order; for
     /// text it is the order of the escaped text followed by the delimiter.
-    /// The bounds are [`BoundPattern::lower_bound`](crate::key::BoundPattern::lower_bound)
-    /// and [`BoundPattern::upper_bound`](crate::key::BoundPattern::upper_bound).
     ///
     /// ```
     /// # use dynamodb_mapper_support::doc::*;
@@ -281,26 +279,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// mapper declares no key patterns for the index, when none has every
     /// bound placeholder, when more than one does, or when a placeholder is
     /// given two values (or a value and a range).
-    ///
-    /// ```
-    /// # use dynamodb_mapper_support::doc::*;
-    /// let keys = InvoiceItemMapper::lookup().with("invoice", "I1").index_keys()?;
-    /// assert_eq!(keys.partition_key().template(), "INVOICE#{invoice}");
-    /// let twice = InvoiceItemMapper::lookup().with("invoice", "I1").with("invoice", "I2");
-    /// assert_eq!(
-    ///     twice.index_keys().unwrap_err().to_string(),
-    ///     "InvoiceItem: key attribute `(table key)` has two values for `{invoice}`; bind each \
-    ///      placeholder once"
-    /// );
-    /// let err = InvoiceItemMapper::lookup().with("invoce", "I1").index_keys().unwrap_err();
-    /// assert_eq!(
-    ///     err.to_string(),
-    ///     "InvoiceItem: key attribute `(table key)` has no key pattern with the placeholder \
-    ///      `{invoce}`; declared: INVOICE#{invoice} / ITEM#{line:u3}"
-    /// );
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn index_keys(&self) -> Result<IndexKeys> {
+    pub(crate) fn index_keys(&self) -> Result<IndexKeys> {
         self.bound_once()?;
         let declared: Vec<&IndexKeys> = M::KEY_PATTERNS
             .iter()
@@ -379,7 +358,10 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// The partition key, rendered from the partition key pattern.
     ///
     /// # Errors
-    /// As [`index_keys`](Self::index_keys);
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) when the
+    /// mapper declares no key patterns for the index, when none has every
+    /// bound placeholder, when more than one does, or when a placeholder is
+    /// given two values (or a value and a range);
     /// [`ErrorKind::InvalidKeyPattern`](crate::ErrorKind::InvalidKeyPattern)
     /// when a placeholder has no value or a value its format cannot encode.
     ///

@@ -274,7 +274,7 @@ pub trait Mapper: Sized + 'static {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     fn before_from_item(item: &mut Item) -> Result<()> {
-        match Self::SCHEMA.discriminator_attribute() {
+        match Self::SCHEMA.discriminator {
             None => Ok(()),
             Some(attr) if Self::ALIASES.is_empty() => {
                 check_discriminator(item, attr, &[Self::ENTITY_TYPE])
@@ -529,7 +529,7 @@ pub trait MapperExt: Mapper {
         }
         // The layout's bound already has room for the version.
         let (mut item, rendered) = build_item::<Self>(&record.entity, record.bag.len())?;
-        if let (Some(attr), Some(v)) = (Self::SCHEMA.version_attribute(), record.version) {
+        if let (Some(attr), Some(v)) = (Self::SCHEMA.version, record.version) {
             item.entry(attr.to_owned())
                 .or_insert_with(|| AttributeValue::N(v.to_string()));
         }
@@ -695,7 +695,7 @@ pub trait MapperExt: Mapper {
     fn record_from_item(item: Item) -> Result<Record<Self::Entity>> {
         let (entity, mut rest) = read::<Self>(item)?;
         let version = match Self::SCHEMA
-            .version_attribute()
+            .version
             .and_then(|v| rest.get(v).map(|a| (v, a)))
         {
             None => None,

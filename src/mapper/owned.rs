@@ -25,9 +25,9 @@ pub(super) fn owned<M: Mapper>() -> &'static ByLength<()> {
             .key_attributes()
             .into_iter()
             .map(|k| k.name)
-            .chain(table.discriminator_attribute())
-            .chain(table.ttl_attribute())
-            .chain(table.version_attribute())
+            .chain(table.discriminator)
+            .chain(table.ttl)
+            .chain(table.version)
             .chain(M::OWNED_ATTRIBUTES.iter().copied());
         ByLength::new(names.map(|n| (Box::from(n), ())))
     })

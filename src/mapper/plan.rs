@@ -99,7 +99,7 @@ pub(crate) fn attributes_of(
     keys: &IndexKeys,
 ) -> std::result::Result<(KeyAttribute, Option<KeyAttribute>), String> {
     let Some(name) = keys.index_name() else {
-        return Ok((table.partition_key_attribute(), table.sort_key_attribute()));
+        return Ok((table.partition_key, table.sort_key));
     };
     let Some(index) = table.index(name) else {
         return Err(format!(
@@ -182,17 +182,17 @@ fn role_of<M: Mapper>(name: &str) -> Option<String> {
     let t = &M::SCHEMA;
     let declared = |index: Option<&str>| M::KEY_PATTERNS.iter().any(|k| k.index_name() == index);
     if declared(None) {
-        if t.partition_key_attribute().name == name {
+        if t.partition_key.name == name {
             return Some("the partition key attribute its key patterns write".to_owned());
         }
-        if t.sort_key_attribute().is_some_and(|k| k.name == name) {
+        if t.sort_key.is_some_and(|k| k.name == name) {
             return Some("the sort key attribute its key patterns write".to_owned());
         }
     }
     let rendered = |i: &&crate::schema::GlobalSecondaryIndex| {
         declared(Some(i.name)) && !i.is_multi_attribute()
     };
-    for index in t.global_indexes().iter().filter(rendered) {
+    for index in t.indexes.iter().filter(rendered) {
         if index.partition_keys().iter().any(|k| k.name == name) {
             return Some(format!(
                 "the partition key attribute of index {} its key patterns write",
@@ -216,10 +216,10 @@ fn role_of<M: Mapper>(name: &str) -> Option<String> {
             keys.partition_key()
         ));
     }
-    if t.discriminator_attribute() == Some(name) {
+    if t.discriminator == Some(name) {
         return Some("the discriminator attribute".to_owned());
     }
-    if t.version_attribute() == Some(name) {
+    if t.version == Some(name) {
         return Some("the version attribute".to_owned());
     }
     if M::OWNED_ATTRIBUTES.contains(&name) {

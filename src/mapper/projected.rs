@@ -35,11 +35,11 @@ pub(crate) fn projected_attributes<M: Mapper, P: DeserializeOwned + 'static>() -
     for (_, stored) in table.fields() {
         add(stored);
     }
-    if let Some(d) = M::SCHEMA.discriminator_attribute() {
+    if let Some(d) = M::SCHEMA.discriminator {
         add(d);
     }
-    add(M::SCHEMA.partition_key_attribute().name);
-    if let Some(sk) = M::SCHEMA.sort_key_attribute() {
+    add(M::SCHEMA.partition_key.name);
+    if let Some(sk) = M::SCHEMA.sort_key {
         add(sk.name);
     }
     Ok(names)
@@ -56,8 +56,8 @@ pub(super) fn check_keys<M: Mapper>(item: &Item) -> Result<()> {
     for keys in M::KEY_PATTERNS {
         let (pk, sk) = match keys.index_name() {
             None => (
-                M::SCHEMA.partition_key_attribute().name,
-                M::SCHEMA.sort_key_attribute().map(|k| k.name),
+                M::SCHEMA.partition_key.name,
+                M::SCHEMA.sort_key.map(|k| k.name),
             ),
             Some(index) => match M::SCHEMA.index(index) {
                 Some(i) => match i.single_keys() {
@@ -79,8 +79,6 @@ pub(super) fn check_keys<M: Mapper>(item: &Item) -> Result<()> {
             return Ok(());
         }
     }
-    let attribute = M::SCHEMA
-        .discriminator_attribute()
-        .unwrap_or("(discriminator)");
+    let attribute = M::SCHEMA.discriminator.unwrap_or("(discriminator)");
     Err(Error::missing_discriminator(attribute, None))
 }

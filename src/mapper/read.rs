@@ -79,7 +79,7 @@ fn decode<M: Mapper, T: DeserializeOwned>(
     }
     let unlabelled = projected
         && M::SCHEMA
-            .discriminator_attribute()
+            .discriminator
             .is_some_and(|d| !item.contains_key(d));
     let checked = if unlabelled {
         super::projected::check_keys::<M>(&item)
@@ -92,8 +92,8 @@ fn decode<M: Mapper, T: DeserializeOwned>(
     // The key for errors is rendered from what deserialization leaves; only
     // when it consumes a key attribute (an entity field named like one) is it
     // rendered up front.
-    let key_is_field = std::iter::once(M::SCHEMA.partition_key_attribute().name)
-        .chain(M::SCHEMA.sort_key_attribute().map(|k| k.name))
+    let key_is_field = std::iter::once(M::SCHEMA.partition_key.name)
+        .chain(M::SCHEMA.sort_key.map(|k| k.name))
         .any(is_field);
     let early_key = key_is_field.then(|| M::SCHEMA.render_key(&item));
     // The fields leave `item` for the deserializer and what stays is the

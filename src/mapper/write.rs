@@ -42,7 +42,7 @@ pub(super) fn build_item<M: Mapper>(
             return Err(serialize_error::<M>(Some(path), failure));
         }
     };
-    if let Some(attr) = M::SCHEMA.discriminator_attribute() {
+    if let Some(attr) = M::SCHEMA.discriminator {
         item.insert(
             attr.to_owned(),
             AttributeValue::S(M::ENTITY_TYPE.to_owned()),

@@ -110,16 +110,6 @@ impl Bound {
         self
     }
 
-    /// The bound of each call.
-    pub(crate) fn after(&self) -> Duration {
-        self.after
-    }
-
-    /// The helper call's whole budget.
-    pub(crate) fn deadline(&self) -> Duration {
-        self.deadline
-    }
-
     /// This bound with its deadline counting from now (kept when it already
     /// counts: a helper built on another shares its deadline).
     pub(crate) fn start(mut self) -> Self {

@@ -26,11 +26,7 @@ use crate::schema::TableDefinition;
 ///
 /// DynamoDB usually needs seconds, more with many indexes; the emulators
 /// create tables active at once.
-///
-/// ```
-/// assert_eq!(dynamodb_mapper::ops::DEFAULT_ACTIVE_WAIT.as_secs(), 300);
-/// ```
-pub const DEFAULT_ACTIVE_WAIT: Duration = Duration::from_secs(300);
+pub(crate) const DEFAULT_ACTIVE_WAIT: Duration = Duration::from_secs(300);
 
 /// The first pause between two `DescribeTable` calls; each next pause is
 /// twice as long, up to [`MAX_POLL`].
@@ -173,7 +169,7 @@ impl CreateTable {
     }
 
     /// How long to wait for the table and its indexes to become `ACTIVE`
-    /// after `CreateTable` was answered (default [`DEFAULT_ACTIVE_WAIT`]).
+    /// after `CreateTable` was answered (default 5 minutes).
     /// The wait ends within this bound plus at most one call bound (the
     /// [`Table`]'s [`call_timeout`](Table::call_timeout), for a
     /// `DescribeTable` under way).
@@ -303,7 +299,7 @@ impl CreateTable {
             "dynamodb_mapper.create_table",
             table = table.name(),
             stream = definition.stream_view_type().map(StreamViewType::as_str),
-            ttl = table.schema().ttl_attribute(),
+            ttl = table.schema().ttl,
         );
         async move {
             let mut request = definition.create_table_request(table.client());
@@ -506,7 +502,7 @@ async fn enable_ttl(
     let Some(request) = definition.update_time_to_live_request(table.client()) else {
         return Ok(None);
     };
-    let attribute = table.schema().ttl_attribute().unwrap_or_default();
+    let attribute = table.schema().ttl.unwrap_or_default();
     let bound = table.bound();
     let sent = call_conditional(
         &bound,

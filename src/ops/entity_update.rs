@@ -8,10 +8,10 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 
 use super::Table;
 use super::call::Failed;
-use super::describe_key;
 use super::gate::check_update;
 use super::send::{HelperCall, item_span, send_update};
 use super::version::first_version;
+use crate::describe::describe_key;
 use crate::error::{Error, Result};
 use crate::expr::{Attr, Expression, Update, ValueType};
 use crate::item::Item;
@@ -19,7 +19,7 @@ use crate::mapper::{Mapper, MapperExt};
 
 /// The condition that the item at the key exists.
 fn exists<M: Mapper>() -> Result<Expression> {
-    Attr::top_level(M::SCHEMA.partition_key_attribute().name)
+    Attr::top_level(M::SCHEMA.partition_key.name)
         .exists()
         .build_with_stem("dme")
 }
@@ -60,7 +60,7 @@ impl Table {
     /// ```
     pub async fn update_entity<M: Mapper>(&self, old: &M::Entity, new: &M::Entity) -> Result<()> {
         let key = M::key(new)?;
-        if let Some(attribute) = M::SCHEMA.version_attribute() {
+        if let Some(attribute) = M::SCHEMA.version {
             return Err(Error::version_check_required(
                 describe_key(&key),
                 "update",
@@ -145,17 +145,17 @@ impl Table {
         };
         let mut condition = counter.clone().not_exists()
             | (counter.clone().has_type(ValueType::Number) & counter.between(low, high));
-        if let Some(d) = M::SCHEMA.discriminator_attribute() {
+        if let Some(d) = M::SCHEMA.discriminator {
             // A new item gets the type; an existing one must be of it.
             update = update.set(
                 Attr::top_level(d),
                 Attr::top_level(d).if_not_exists(M::ENTITY_TYPE),
             );
             let types = std::iter::once(M::ENTITY_TYPE).chain(M::ALIASES.iter().copied());
-            let pk = Attr::top_level(M::SCHEMA.partition_key_attribute().name);
+            let pk = Attr::top_level(M::SCHEMA.partition_key.name);
             condition = (pk.not_exists() | Attr::top_level(d).is_in(types)) & condition;
         }
-        if let Some(v) = M::SCHEMA.version_attribute() {
+        if let Some(v) = M::SCHEMA.version {
             // A counter change is a change: the version moves on, so a writer
             // holding the old version cannot overwrite the new count.
             update = update.set(
@@ -223,7 +223,7 @@ fn refusal<M: Mapper>(item: Option<&Item>, attribute: &str, by: i64) -> String {
     let Some(item) = item else {
         return "dynamodb refused it without saying why".to_owned();
     };
-    if let Some(d) = M::SCHEMA.discriminator_attribute() {
+    if let Some(d) = M::SCHEMA.discriminator {
         let ours = |t: &str| t == M::ENTITY_TYPE || M::ALIASES.contains(&t);
         match item.get(d) {
             Some(AttributeValue::S(t)) if ours(t) => {}

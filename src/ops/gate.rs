@@ -23,10 +23,10 @@ pub(crate) fn check_update<M: Mapper>(update: &Update, fix: &str) -> Result<()> 
     let table = M::SCHEMA;
     let rendered = update.is_rendered_by::<M>();
     for name in update.top_level_names() {
-        let refusal = if name == table.partition_key_attribute().name
-            || table.sort_key_attribute().is_some_and(|k| k.name == name)
+        let refusal = if name == table.partition_key.name
+            || table.sort_key.is_some_and(|k| k.name == name)
         {
-            let which = if name == table.partition_key_attribute().name {
+            let which = if name == table.partition_key.name {
                 "partition"
             } else {
                 "sort"
@@ -35,11 +35,11 @@ pub(crate) fn check_update<M: Mapper>(update: &Update, fix: &str) -> Result<()> 
                 "cannot be updated: it is the {which} key; an update cannot move an item: delete \
                  it and put the new one in one transaction"
             )
-        } else if table.version_attribute() == Some(name) {
+        } else if table.version == Some(name) {
             "cannot be updated: it is the version attribute, which only the versioned helpers \
              set"
             .to_owned()
-        } else if table.discriminator_attribute() == Some(name) {
+        } else if table.discriminator == Some(name) {
             "cannot be updated: it is the discriminator, which the mapper writes; an update \
              cannot change an item's entity type"
                 .to_owned()

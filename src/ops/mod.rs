@@ -58,7 +58,6 @@ mod version;
 
 use std::time::Duration;
 
-pub use crate::describe::describe_key;
 pub use crate::error::{ActionInfo, ActionKind, CanceledAction, Unread, Unwritten};
 pub use batch::{
     BATCH_GET_LIMIT, BATCH_WRITE_LIMIT, BatchGetter, BatchRead, BatchSummary, BatchWriter,
@@ -66,7 +65,7 @@ pub use batch::{
 };
 pub use call::{DEFAULT_CALL_TIMEOUT, DEFAULT_DEADLINE};
 pub use capacity::{CapacityUsage, TableCapacity};
-pub use create::{CreateTable, CreatedTable, DEFAULT_ACTIVE_WAIT};
+pub use create::{CreateTable, CreatedTable};
 pub use pages::Page;
 pub use table::Table;
 pub use tx::{TRANSACTION_LIMIT, Transaction, TransactionSummary};
@@ -195,14 +194,8 @@ impl RetryPolicy {
     }
 
     /// The (random) delay after attempt `attempt` (counting from 1).
-    ///
-    /// ```
-    /// # use std::time::Duration;
-    /// let p = dynamodb_mapper::ops::RetryPolicy::default();
-    /// assert!(p.delay(1) <= Duration::from_millis(25));
-    /// ```
     #[must_use]
-    pub fn delay(&self, attempt: u32) -> Duration {
+    pub(crate) fn delay(&self, attempt: u32) -> Duration {
         let factor = 2u32.saturating_pow(attempt.saturating_sub(1).min(30));
         let cap = self.base_delay.saturating_mul(factor).min(self.max_delay);
         cap.mul_f64(fastrand::f64())

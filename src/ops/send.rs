@@ -31,7 +31,7 @@ macro_rules! item_span {
             $name,
             table = $table.name(),
             entity_type = $entity_type,
-            key = %$crate::ops::describe_key($key),
+            key = %$crate::describe::describe_key($key),
             consumed_capacity = tracing::field::Empty,
             $($field = tracing::field::Empty,)*
         )

@@ -132,19 +132,6 @@ impl Table {
         self
     }
 
-    /// How long each helper call may take as a whole (see
-    /// [`deadline`](Self::deadline)).
-    ///
-    /// ```
-    /// # use dynamodb_mapper_support::doc::*;
-    /// let table = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE);
-    /// assert_eq!(table.get_deadline(), dynamodb_mapper::ops::DEFAULT_DEADLINE);
-    /// ```
-    #[must_use]
-    pub fn get_deadline(&self) -> Duration {
-        self.bound.deadline()
-    }
-
     /// Asks DynamoDB to report the capacity each request consumes, for every
     /// helper started from this table: batch writes and gets, transactions,
     /// the locking helpers, [`query`](Self::query) and [`scan`](Self::scan)
@@ -187,18 +174,8 @@ impl Table {
 
     /// What the helpers ask DynamoDB to report of consumed capacity (see
     /// [`return_consumed_capacity`](Self::return_consumed_capacity)); `None` by default.
-    ///
-    /// ```
-    /// # use dynamodb_mapper_support::doc::*;
-    /// use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
-    /// let table = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE)
-    ///     .return_consumed_capacity(ReturnConsumedCapacity::Total);
-    /// assert_eq!(table.get_return_consumed_capacity(), Some(&ReturnConsumedCapacity::Total));
-    /// let none = table.return_consumed_capacity(ReturnConsumedCapacity::None);
-    /// assert_eq!(none.get_return_consumed_capacity(), None);
-    /// ```
     #[must_use]
-    pub fn get_return_consumed_capacity(&self) -> Option<&ReturnConsumedCapacity> {
+    pub(crate) fn get_return_consumed_capacity(&self) -> Option<&ReturnConsumedCapacity> {
         self.capacity.as_ref()
     }
 
@@ -231,7 +208,7 @@ impl Table {
     /// ```
     /// # use dynamodb_mapper_support::doc::*;
     /// let table = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE);
-    /// assert_eq!(table.schema().partition_key_attribute().name, "pk");
+    /// assert_eq!(table.schema().partition_key.name, "pk");
     /// ```
     #[must_use]
     pub fn schema(&self) -> TableSchema {
@@ -239,28 +216,9 @@ impl Table {
     }
 
     /// The retry policy every helper uses.
-    ///
-    /// ```
-    /// # use dynamodb_mapper_support::doc::*;
-    /// use dynamodb_mapper::ops::{RetryPolicy, Table};
-    /// let table = Table::new(&client(), "T", TABLE);
-    /// assert_eq!(table.get_retry_policy(), RetryPolicy::default());
-    /// ```
     #[must_use]
-    pub fn get_retry_policy(&self) -> RetryPolicy {
+    pub(crate) fn get_retry_policy(&self) -> RetryPolicy {
         self.retry
-    }
-
-    /// How long each SDK call may take (see [`call_timeout`](Self::call_timeout)).
-    ///
-    /// ```
-    /// # use dynamodb_mapper_support::doc::*;
-    /// let table = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE);
-    /// assert_eq!(table.get_call_timeout(), dynamodb_mapper::ops::DEFAULT_CALL_TIMEOUT);
-    /// ```
-    #[must_use]
-    pub fn get_call_timeout(&self) -> Duration {
-        self.bound.after()
     }
 
     /// The bound of a helper call starting now (or of the one this table

@@ -13,11 +13,11 @@ use tracing::Instrument;
 use super::Table;
 use super::call::{Failed, Resend, call_conditional};
 use super::capacity::{self, CapacityUsage};
-use super::describe_key;
 use super::gate::check_update;
 use super::identity::KeyId;
 use super::version::{versioned_delete, versioned_new, versioned_put, versioned_update};
 use crate::check::{self, WriteRules};
+use crate::describe::describe_key;
 use crate::error::{ActionInfo, ActionKind, CanceledAction};
 use crate::error::{Error, Result};
 use crate::expr::{Attr, ConditionExt, Expression, IntoExpression, Update, UpdateExt};
@@ -332,7 +332,7 @@ impl Transaction {
     /// # }
     /// ```
     pub fn put<M: Mapper>(&mut self, entity: &M::Entity) -> Result<&mut Self> {
-        if M::SCHEMA.version_attribute().is_some() {
+        if M::SCHEMA.version.is_some() {
             let put = versioned_new::<M>(entity)?;
             return self.add_put::<M>(put.item, Some(put.condition));
         }
@@ -353,12 +353,12 @@ impl Transaction {
     /// # }
     /// ```
     pub fn put_new<M: Mapper>(&mut self, entity: &M::Entity) -> Result<&mut Self> {
-        if M::SCHEMA.version_attribute().is_some() {
+        if M::SCHEMA.version.is_some() {
             let put = versioned_new::<M>(entity)?;
             return self.add_put::<M>(put.item, Some(put.condition));
         }
         let item = M::to_item(entity)?;
-        let pk = M::SCHEMA.partition_key_attribute().name;
+        let pk = M::SCHEMA.partition_key.name;
         let condition = Attr::top_level(pk).not_exists().build_with_stem("dmn")?;
         self.add_put::<M>(item, Some(condition))
     }
@@ -555,7 +555,7 @@ impl Transaction {
             "Transaction::update_record with the record read",
         )?;
         check_update::<M>(&update, "Transaction::update_entity")?;
-        let mut expected = Attr::top_level(M::SCHEMA.partition_key_attribute().name)
+        let mut expected = Attr::top_level(M::SCHEMA.partition_key.name)
             .exists()
             .build_with_stem("dme")?;
         if let Some(condition) = condition {
@@ -588,7 +588,7 @@ impl Transaction {
     ) -> Result<&mut Self> {
         let key = M::key(new)?;
         let update = Update::between::<M>(old, new)?;
-        if update.is_empty() && M::SCHEMA.version_attribute().is_none() {
+        if update.is_empty() && M::SCHEMA.version.is_none() {
             return Ok(self);
         }
         self.update::<M>(key, update)
@@ -772,7 +772,7 @@ fn unversioned_key<M: Mapper>(
     let key = M::SCHEMA
         .key_of(key)
         .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
-    match M::SCHEMA.version_attribute() {
+    match M::SCHEMA.version {
         Some(attribute) => {
             Err(
                 Error::version_check_required(describe_key(&key), operation, attribute, instead)

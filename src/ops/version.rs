@@ -30,9 +30,9 @@ use super::Table;
 use tracing::Instrument;
 
 use super::call::Failed;
-use super::describe_key;
 use super::identity::KeyId;
 use super::send::{HelperCall, item_span, send_update};
+use crate::describe::describe_key;
 use crate::error::{Error, ErrorKind, Result};
 use crate::expr::{Attr, Condition, ConditionExt, Expression, Update, value};
 use crate::item::Item;
@@ -43,7 +43,7 @@ const PREFIX: &str = "dmv";
 
 /// The version attribute of `M`'s table, or an error naming the entity.
 pub(crate) fn version_attribute<M: Mapper>() -> Result<&'static str> {
-    M::SCHEMA.version_attribute().ok_or_else(|| {
+    M::SCHEMA.version.ok_or_else(|| {
         Error::invalid_value(
             "(version)",
             "cannot be checked: the table schema declares no version attribute",
@@ -65,7 +65,7 @@ pub(crate) fn first_version() -> u64 {
 /// What the stored item must look like for a versioned write of a record
 /// read as `stored` with `version`.
 fn expected_state<M: Mapper>(stored: bool, version: Option<u64>, attr: &str) -> Condition {
-    let pk = Attr::top_level(M::SCHEMA.partition_key_attribute().name);
+    let pk = Attr::top_level(M::SCHEMA.partition_key.name);
     let attribute = Attr::top_level(attr);
     match (stored, version) {
         (_, Some(v)) => attribute.eq(value(v)),
@@ -197,8 +197,7 @@ pub(crate) fn versioned_update<M: Mapper>(
 }
 
 pub(crate) fn conflict<M: Mapper>(record: &Record<M::Entity>, key: &Item) -> Error {
-    Error::version_conflict(super::describe_key(key), record.version)
-        .with_entity_type(M::ENTITY_TYPE)
+    Error::version_conflict(describe_key(key), record.version).with_entity_type(M::ENTITY_TYPE)
 }
 
 impl Table {
@@ -562,12 +561,12 @@ impl Table {
     /// # }
     /// ```
     pub async fn put_if_absent<M: Mapper>(&self, entity: &M::Entity) -> Result<bool> {
-        let (item, condition) = if M::SCHEMA.version_attribute().is_some() {
+        let (item, condition) = if M::SCHEMA.version.is_some() {
             let put = versioned_new::<M>(entity)?;
             (put.item, put.condition)
         } else {
             let item = M::to_item(entity)?;
-            let pk = Attr::top_level(M::SCHEMA.partition_key_attribute().name);
+            let pk = Attr::top_level(M::SCHEMA.partition_key.name);
             (item, Condition::build_with_stem(&pk.not_exists(), "dmn")?)
         };
         let key = M::SCHEMA
@@ -723,9 +722,7 @@ fn moved<M: Mapper>(asked: &Item, now: &Item) -> Error {
                     != KeyId::of(&Item::from([((*name).clone(), (*value).clone())]))
             })
         })
-        .map_or(M::SCHEMA.partition_key_attribute().name, |(name, _)| {
-            name.as_str()
-        });
+        .map_or(M::SCHEMA.partition_key.name, |(name, _)| name.as_str());
     Error::invalid_key(
         moved,
         format!(

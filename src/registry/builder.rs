@@ -294,7 +294,7 @@ impl<T> RegistryBuilder<T> {
     ///   the discriminator; key pattern placeholders that name no field);
     /// - a group defined twice, without members, naming an entity type
     ///   twice or one that is not registered, or whose filter would need
-    ///   more than [`MAX_FILTER_VALUES`](super::MAX_FILTER_VALUES) values.
+    ///   more than 100 values (DynamoDB's limit on the operands of `IN`).
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
@@ -337,7 +337,7 @@ impl<T> RegistryBuilder<T> {
             ]));
         };
         let table = first.table;
-        let attribute = table.discriminator_attribute();
+        let attribute = table.discriminator;
         match attribute {
             None => problems.push(format!(
                 "{}: table layout has no discriminator attribute, so the registry cannot dispatch",

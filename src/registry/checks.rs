@@ -43,13 +43,13 @@ fn describe_index(i: Option<&GlobalSecondaryIndex>) -> String {
 /// Where the discriminator attribute is also a key, TTL or version attribute.
 pub(super) fn key_collisions(table: &TableSchema, attr: &str, problems: &mut Vec<String>) {
     let mut roles = Vec::new();
-    if table.partition_key_attribute().name == attr {
+    if table.partition_key.name == attr {
         roles.push("the partition key".to_owned());
     }
-    if table.sort_key_attribute().is_some_and(|k| k.name == attr) {
+    if table.sort_key.is_some_and(|k| k.name == attr) {
         roles.push("the sort key".to_owned());
     }
-    for index in table.global_indexes() {
+    for index in table.indexes {
         if index.partition_keys().iter().any(|k| k.name == attr) {
             roles.push(format!("the partition key of index {}", index.name));
         }
@@ -57,10 +57,10 @@ pub(super) fn key_collisions(table: &TableSchema, attr: &str, problems: &mut Vec
             roles.push(format!("the sort key of index {}", index.name));
         }
     }
-    if table.ttl_attribute() == Some(attr) {
+    if table.ttl == Some(attr) {
         roles.push("the TTL attribute".to_owned());
     }
-    if table.version_attribute() == Some(attr) {
+    if table.version == Some(attr) {
         roles.push("the version attribute".to_owned());
     }
     for role in roles {
@@ -85,26 +85,26 @@ pub(super) fn layout_differences<T>(
             entry.entity_type, reference.entity_type
         ));
     };
-    if this.partition_key_attribute() != other.partition_key_attribute() {
+    if this.partition_key != other.partition_key {
         report(
             "the partition key".to_owned(),
-            describe_key_attribute(Some(this.partition_key_attribute())),
-            describe_key_attribute(Some(other.partition_key_attribute())),
+            describe_key_attribute(Some(this.partition_key)),
+            describe_key_attribute(Some(other.partition_key)),
         );
     }
-    if this.sort_key_attribute() != other.sort_key_attribute() {
+    if this.sort_key != other.sort_key {
         report(
             "the sort key".to_owned(),
-            describe_key_attribute(this.sort_key_attribute()),
-            describe_key_attribute(other.sort_key_attribute()),
+            describe_key_attribute(this.sort_key),
+            describe_key_attribute(other.sort_key),
         );
     }
     let names = this
-        .global_indexes()
+        .indexes
         .iter()
         .chain(
             other
-                .global_indexes()
+                .indexes
                 .iter()
                 .filter(|i| this.index(i.name).is_none()),
         )
@@ -122,19 +122,11 @@ pub(super) fn layout_differences<T>(
     for (part, mine, theirs) in [
         (
             "the discriminator attribute",
-            this.discriminator_attribute(),
-            other.discriminator_attribute(),
+            this.discriminator,
+            other.discriminator,
         ),
-        (
-            "the TTL attribute",
-            this.ttl_attribute(),
-            other.ttl_attribute(),
-        ),
-        (
-            "the version attribute",
-            this.version_attribute(),
-            other.version_attribute(),
-        ),
+        ("the TTL attribute", this.ttl, other.ttl),
+        ("the version attribute", this.version, other.version),
     ] {
         if mine != theirs {
             report(part.to_owned(), describe_name(mine), describe_name(theirs));
@@ -219,7 +211,7 @@ pub(super) fn key_overlaps<T>(
                 continue;
             }
             let (on, has_sort) = match keys.index_name() {
-                None => ("the table".to_owned(), table.sort_key_attribute().is_some()),
+                None => ("the table".to_owned(), table.sort_key.is_some()),
                 Some(name) => match table.index(name) {
                     Some(index) if index.is_multi_attribute() => {
                         problems.push(format!(

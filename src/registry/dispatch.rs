@@ -319,8 +319,8 @@ impl<T> Registry<T> {
     /// [`ErrorKind::NotRegistered`](crate::ErrorKind::NotRegistered) for a name
     /// that is not a registered entity type;
     /// [`ErrorKind::InvalidFilter`](crate::ErrorKind::InvalidFilter) when no
-    /// type is given or the types and their aliases are more than
-    /// [`MAX_FILTER_VALUES`](super::MAX_FILTER_VALUES).
+    /// type is given or the types and their aliases are more than 100
+    /// (DynamoDB's limit on the operands of `IN`).
     ///
     /// ```
     /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
@@ -482,8 +482,8 @@ impl<T> Inner<T> {
             Action::Error => Err(error().with_key(|| self.table.render_key(&item))),
             Action::Keep => Ok(Decoded::Raw(RawItem { item, reason })),
             Action::Skip => {
-                let pk = self.table.partition_key_attribute().name;
-                let sk = self.table.sort_key_attribute().map(|k| k.name);
+                let pk = self.table.partition_key.name;
+                let sk = self.table.sort_key.map(|k| k.name);
                 item.retain(|name, _| name == pk || Some(name.as_str()) == sk);
                 Ok(Decoded::Skipped(Skipped { key: item, reason }))
             }

@@ -12,19 +12,11 @@ use crate::expr::{Attr, Expression};
 /// `:dmType1`, and so on. Applied to a request that already uses one of
 /// them for something else, the filter's placeholders are renamed (as for
 /// every expression of the crate), so no placeholder is reserved.
-///
-/// ```
-/// assert_eq!(dynamodb_mapper::DISCRIMINATOR_PLACEHOLDER, "dmType");
-/// ```
-pub const DISCRIMINATOR_PLACEHOLDER: &str = "dmType";
+pub(crate) const DISCRIMINATOR_PLACEHOLDER: &str = "dmType";
 
 /// The most values a discriminator filter may compare against: DynamoDB's
 /// `IN` takes at most 100 operands. Aliases count.
-///
-/// ```
-/// assert_eq!(dynamodb_mapper::MAX_FILTER_VALUES, 100);
-/// ```
-pub const MAX_FILTER_VALUES: usize = 100;
+pub(crate) const MAX_FILTER_VALUES: usize = 100;
 
 /// The filter expression keeping only items whose discriminator
 /// `attribute` holds one of `values`, with placeholders prefixed

@@ -34,6 +34,5 @@ pub use buckets::Buckets;
 pub use builder::RegistryBuilder;
 pub use decoded::{Decoded, DecodedItems, RawItem, Skipped, Unmatched};
 pub use dispatch::Registry;
-pub use filter::{DISCRIMINATOR_PLACEHOLDER, MAX_FILTER_VALUES};
 pub use group::Group;
 pub use policy::{MissingPolicy, UnknownPolicy};

@@ -151,10 +151,7 @@ impl<T> Registry<T> {
             .map_or_else(|| "the table".to_owned(), |i| format!("index {i}"));
         let schema = condition.schema();
         let (partition_attribute, sort_attribute) = match condition.index_name() {
-            None => (
-                schema.partition_key_attribute().name,
-                schema.sort_key_attribute().map(|k| k.name),
-            ),
+            None => (schema.partition_key.name, schema.sort_key.map(|k| k.name)),
             Some(name) => schema.index(name).map_or(("(partition key)", None), |i| {
                 let first = |keys: &[KeyAttribute]| keys.first().map(|k| k.name);
                 (

@@ -239,7 +239,7 @@ impl TableDefinition {
     /// TTL enabled on the layout's TTL attribute, if it has one.
     #[allow(clippy::expect_used)] // required fields always set
     pub(crate) fn time_to_live_specification(&self) -> Option<TimeToLiveSpecification> {
-        let attribute = self.schema.ttl_attribute()?;
+        let attribute = self.schema.ttl?;
         Some(
             TimeToLiveSpecification::builder()
                 .attribute_name(attribute)

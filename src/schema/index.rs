@@ -132,11 +132,7 @@ impl Attributes {
 
 /// The most key attributes of one kind (partition or sort) an index may
 /// have.
-///
-/// ```
-/// assert_eq!(dynamodb_mapper::MAX_INDEX_KEY_ATTRIBUTES, 4);
-/// ```
-pub const MAX_INDEX_KEY_ATTRIBUTES: usize = 4;
+pub(crate) const MAX_INDEX_KEY_ATTRIBUTES: usize = 4;
 
 /// Which attributes a global secondary index holds: what its queries can
 /// return. Read a `KeysOnly` or `Include` index into a smaller type with
@@ -236,8 +232,7 @@ impl GlobalSecondaryIndex {
     }
 
     /// An index with multi-attribute keys: up to four partition key
-    /// attributes and up to four sort key attributes
-    /// ([`MAX_INDEX_KEY_ATTRIBUTES`]), each a typed attribute the item
+    /// attributes and up to four sort key attributes, each a typed attribute the item
     /// already holds (no concatenated key strings). Their order is the
     /// index's: a query gives every partition attribute by equality, and
     /// sort attributes from the left (see
@@ -308,17 +303,8 @@ impl GlobalSecondaryIndex {
     /// the item's own typed attributes, with that declaration's rules (an
     /// item without every partition key attribute is not in the index),
     /// however many there are on each side.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{GlobalSecondaryIndex, KeyAttribute};
-    /// let gsi = GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk");
-    /// assert!(!gsi.is_multi_attribute());
-    /// const TENANT: &[KeyAttribute] = &[KeyAttribute::new("tenant")];
-    /// const CREATED: &[KeyAttribute] = &[KeyAttribute::new("createdAt")];
-    /// assert!(GlobalSecondaryIndex::multi_attribute("ByTenant", TENANT, CREATED).is_multi_attribute());
-    /// ```
     #[must_use]
-    pub fn is_multi_attribute(&self) -> bool {
+    pub(crate) fn is_multi_attribute(&self) -> bool {
         matches!(self.partition, Attributes::Many(_)) || matches!(self.sort, Attributes::Many(_))
     }
 

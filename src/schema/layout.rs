@@ -441,7 +441,7 @@ mod tests {
                 &[KeyAttribute::new("createdAt")],
             ),
         ]);
-        let index = &M.global_indexes()[0];
+        let index = &M.indexes[0];
         assert!(index.is_multi_attribute());
         assert!(index.single_keys().is_none());
         assert!(M.problems().is_empty());

@@ -18,9 +18,8 @@ mod layout;
 mod problems;
 
 pub use definition::TableDefinition;
-pub use index::{
-    GlobalSecondaryIndex, IndexProjection, KeyAttribute, MAX_INDEX_KEY_ATTRIBUTES, ScalarType,
-};
+pub(crate) use index::MAX_INDEX_KEY_ATTRIBUTES;
+pub use index::{GlobalSecondaryIndex, IndexProjection, KeyAttribute, ScalarType};
 pub(crate) use layout::KeyValues;
 pub use layout::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 
@@ -45,18 +44,27 @@ use crate::item::Item;
 ///     ])
 ///     .ttl("ttl");
 ///
-/// assert_eq!(APP_TABLE.discriminator_attribute(), Some("entityType"));
-/// assert!(APP_TABLE.owns("gsi2sk"));
-/// assert!(!APP_TABLE.owns("email"));
+/// assert_eq!(APP_TABLE.discriminator, Some("entityType"));
+/// assert_eq!(APP_TABLE.indexes[1].name, "GSI2");
 /// ```
+///
+/// The fields say what was declared; the builder methods of the same names
+/// set them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct TableSchema {
-    partition_key: KeyAttribute,
-    sort_key: Option<KeyAttribute>,
-    indexes: &'static [GlobalSecondaryIndex],
-    discriminator: Option<&'static str>,
-    ttl: Option<&'static str>,
-    version: Option<&'static str>,
+    /// The partition key attribute.
+    pub partition_key: KeyAttribute,
+    /// The sort key attribute, if any.
+    pub sort_key: Option<KeyAttribute>,
+    /// The global secondary indexes.
+    pub indexes: &'static [GlobalSecondaryIndex],
+    /// The discriminator attribute name, or `None` when switched off.
+    pub discriminator: Option<&'static str>,
+    /// The TTL attribute name, if any.
+    pub ttl: Option<&'static str>,
+    /// The version attribute name, if any.
+    pub version: Option<&'static str>,
 }
 
 /// The default discriminator attribute name.
@@ -71,8 +79,8 @@ impl TableSchema {
     ///
     /// ```
     /// let t = dynamodb_mapper::TableSchema::new("pk");
-    /// assert_eq!(t.partition_key_attribute().name, "pk");
-    /// assert!(t.sort_key_attribute().is_none());
+    /// assert_eq!(t.partition_key.name, "pk");
+    /// assert!(t.sort_key.is_none());
     /// ```
     #[must_use]
     pub const fn new(partition_key: &'static str) -> Self {
@@ -91,7 +99,7 @@ impl TableSchema {
     /// ```
     /// use dynamodb_mapper::{ScalarType, TableSchema};
     /// let t = TableSchema::new("id").partition_key_type(ScalarType::N);
-    /// assert_eq!(t.partition_key_attribute().scalar_type, ScalarType::N);
+    /// assert_eq!(t.partition_key.scalar_type, ScalarType::N);
     /// ```
     #[must_use]
     pub const fn partition_key_type(mut self, scalar_type: ScalarType) -> Self {
@@ -103,7 +111,7 @@ impl TableSchema {
     ///
     /// ```
     /// let t = dynamodb_mapper::TableSchema::new("pk").sort_key("sk");
-    /// assert_eq!(t.sort_key_attribute().unwrap().name, "sk");
+    /// assert_eq!(t.sort_key.unwrap().name, "sk");
     /// ```
     #[must_use]
     pub const fn sort_key(mut self, name: &'static str) -> Self {
@@ -116,7 +124,7 @@ impl TableSchema {
     /// ```
     /// use dynamodb_mapper::{ScalarType, TableSchema};
     /// let t = TableSchema::new("pk").typed_sort_key("at", ScalarType::N);
-    /// assert_eq!(t.sort_key_attribute().unwrap().scalar_type, ScalarType::N);
+    /// assert_eq!(t.sort_key.unwrap().scalar_type, ScalarType::N);
     /// ```
     #[must_use]
     pub const fn typed_sort_key(mut self, name: &'static str, scalar_type: ScalarType) -> Self {
@@ -141,7 +149,7 @@ impl TableSchema {
     ///
     /// ```
     /// let t = dynamodb_mapper::TableSchema::new("pk").discriminator("_type");
-    /// assert_eq!(t.discriminator_attribute(), Some("_type"));
+    /// assert_eq!(t.discriminator, Some("_type"));
     /// ```
     #[must_use]
     pub const fn discriminator(mut self, name: &'static str) -> Self {
@@ -154,7 +162,7 @@ impl TableSchema {
     ///
     /// ```
     /// let t = dynamodb_mapper::TableSchema::new("pk").without_discriminator();
-    /// assert_eq!(t.discriminator_attribute(), None);
+    /// assert_eq!(t.discriminator, None);
     /// ```
     #[must_use]
     pub const fn without_discriminator(mut self) -> Self {
@@ -166,7 +174,7 @@ impl TableSchema {
     ///
     /// ```
     /// let t = dynamodb_mapper::TableSchema::new("pk").ttl("expiresAt");
-    /// assert_eq!(t.ttl_attribute(), Some("expiresAt"));
+    /// assert_eq!(t.ttl, Some("expiresAt"));
     /// ```
     #[must_use]
     pub const fn ttl(mut self, name: &'static str) -> Self {
@@ -178,42 +186,12 @@ impl TableSchema {
     ///
     /// ```
     /// let t = dynamodb_mapper::TableSchema::new("pk").version("version");
-    /// assert_eq!(t.version_attribute(), Some("version"));
+    /// assert_eq!(t.version, Some("version"));
     /// ```
     #[must_use]
     pub const fn version(mut self, name: &'static str) -> Self {
         self.version = Some(name);
         self
-    }
-
-    /// The partition key attribute.
-    ///
-    /// ```
-    /// assert_eq!(dynamodb_mapper::TableSchema::new("pk").partition_key_attribute().name, "pk");
-    /// ```
-    #[must_use]
-    pub const fn partition_key_attribute(&self) -> KeyAttribute {
-        self.partition_key
-    }
-
-    /// The sort key attribute, if any.
-    ///
-    /// ```
-    /// assert!(dynamodb_mapper::TableSchema::new("pk").sort_key_attribute().is_none());
-    /// ```
-    #[must_use]
-    pub const fn sort_key_attribute(&self) -> Option<KeyAttribute> {
-        self.sort_key
-    }
-
-    /// The global secondary indexes.
-    ///
-    /// ```
-    /// assert!(dynamodb_mapper::TableSchema::new("pk").global_indexes().is_empty());
-    /// ```
-    #[must_use]
-    pub const fn global_indexes(&self) -> &'static [GlobalSecondaryIndex] {
-        self.indexes
     }
 
     /// The index called `name`.
@@ -226,46 +204,10 @@ impl TableSchema {
         self.indexes.iter().find(|i| i.name == name)
     }
 
-    /// The discriminator attribute name, or `None` when switched off.
-    ///
-    /// ```
-    /// assert_eq!(dynamodb_mapper::TableSchema::new("pk").discriminator_attribute(), Some("entityType"));
-    /// ```
-    #[must_use]
-    pub const fn discriminator_attribute(&self) -> Option<&'static str> {
-        self.discriminator
-    }
-
-    /// The TTL attribute name, if any.
-    ///
-    /// ```
-    /// assert_eq!(dynamodb_mapper::TableSchema::new("pk").ttl_attribute(), None);
-    /// ```
-    #[must_use]
-    pub const fn ttl_attribute(&self) -> Option<&'static str> {
-        self.ttl
-    }
-
-    /// The version attribute name, if any.
-    ///
-    /// ```
-    /// assert_eq!(dynamodb_mapper::TableSchema::new("pk").version_attribute(), None);
-    /// ```
-    #[must_use]
-    pub const fn version_attribute(&self) -> Option<&'static str> {
-        self.version
-    }
-
     /// Whether `name` is an attribute the table layout owns: a table or index
     /// key, the discriminator, the TTL or the version attribute.
-    ///
-    /// ```
-    /// let t = dynamodb_mapper::TableSchema::new("pk").sort_key("sk").ttl("ttl");
-    /// assert!(t.owns("sk") && t.owns("ttl") && t.owns("entityType"));
-    /// assert!(!t.owns("name"));
-    /// ```
-    #[must_use]
-    pub fn owns(&self, name: &str) -> bool {
+    #[cfg(test)]
+    pub(crate) fn owns(&self, name: &str) -> bool {
         self.partition_key.name == name
             || self.sort_key.is_some_and(|k| k.name == name)
             || self.discriminator == Some(name)
@@ -294,15 +236,7 @@ impl TableSchema {
     }
 
     /// Every key attribute of the table and its indexes, each name once.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{GlobalSecondaryIndex, TableSchema};
-    /// const T: TableSchema = TableSchema::new("pk").sort_key("sk")
-    ///     .indexes(&[GlobalSecondaryIndex::new("GSI1", "sk").sort_key("pk")]);
-    /// assert_eq!(T.key_attributes().len(), 2);
-    /// ```
-    #[must_use]
-    pub fn key_attributes(&self) -> Vec<KeyAttribute> {
+    pub(crate) fn key_attributes(&self) -> Vec<KeyAttribute> {
         let mut out: Vec<KeyAttribute> = Vec::new();
         let all = std::iter::once(self.partition_key)
             .chain(self.sort_key)
@@ -325,8 +259,8 @@ impl TableSchema {
     /// binaries as `<n bytes>`, a value of another type by its type). Empty
     /// when the item holds neither key attribute. Long values are cut.
     pub(crate) fn render_key(&self, item: &Item) -> String {
-        let pk = self.partition_key_attribute().name;
-        let sk = self.sort_key_attribute().map(|k| k.name);
+        let pk = self.partition_key.name;
+        let sk = self.sort_key.map(|k| k.name);
         let mut out = String::new();
         for name in std::iter::once(pk).chain(sk) {
             let Some(value) = item.get(name) else {

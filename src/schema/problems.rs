@@ -7,8 +7,8 @@ use super::{GlobalSecondaryIndex, KeyAttribute, MAX_INDEX_KEY_ATTRIBUTES, TableS
 impl TableSchema {
     /// What is wrong with the layout, one lowercase message per problem:
     /// empty when nothing is. Checked: every attribute and index name is
-    /// non-empty; index names are distinct; each index has 1 to
-    /// [`MAX_INDEX_KEY_ATTRIBUTES`] partition key attributes and at most as
+    /// non-empty; index names are distinct; each index has 1 to 4
+    /// partition key attributes and at most as
     /// many sort key attributes, none named twice in one index; an attribute
     /// used as a key by the table and several indexes has one type
     /// everywhere. [`MapperExt::check`](crate::MapperExt::check) reports

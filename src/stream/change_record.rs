@@ -135,22 +135,14 @@ impl ViewType {
     }
 
     /// Whether records of this view carry the item after the change.
-    ///
-    /// ```
-    /// assert!(dynamodb_mapper::stream::ViewType::NewImage.has_new());
-    /// ```
     #[must_use]
-    pub fn has_new(self) -> bool {
+    pub(crate) fn has_new(self) -> bool {
         matches!(self, ViewType::NewImage | ViewType::NewAndOldImages)
     }
 
     /// Whether records of this view carry the item before the change.
-    ///
-    /// ```
-    /// assert!(dynamodb_mapper::stream::ViewType::OldImage.has_old());
-    /// ```
     #[must_use]
-    pub fn has_old(self) -> bool {
+    pub(crate) fn has_old(self) -> bool {
         matches!(self, ViewType::OldImage | ViewType::NewAndOldImages)
     }
 }
@@ -201,11 +193,7 @@ impl FromStr for ViewType {
 
 /// The principal of a removal made by DynamoDB's TTL process (the record's
 /// `userIdentity.principalId`, with `userIdentity.type` `Service`).
-///
-/// ```
-/// assert_eq!(dynamodb_mapper::stream::TTL_PRINCIPAL, "dynamodb.amazonaws.com");
-/// ```
-pub const TTL_PRINCIPAL: &str = "dynamodb.amazonaws.com";
+pub(crate) const TTL_PRINCIPAL: &str = "dynamodb.amazonaws.com";
 
 /// One stream record before its images are decoded: from the Streams API
 /// (`ChangeRecord::try_from(record)`, feature `streams`), from a Lambda
@@ -278,7 +266,7 @@ impl ChangeRecord {
 
     /// Whether DynamoDB's TTL process removed the item (rather than a
     /// user's delete): a removal whose `userIdentity` is of type `Service`
-    /// with the principal [`TTL_PRINCIPAL`].
+    /// with the principal `dynamodb.amazonaws.com`.
     ///
     /// ```
     /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, TTL_PRINCIPAL};

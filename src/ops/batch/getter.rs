@@ -10,12 +10,12 @@ use tracing::Instrument;
 
 use super::run::{Job, Sorted, run};
 use super::{BATCH_GET_LIMIT, BatchSummary, Entry};
+use crate::describe::describe_key;
 use crate::error::{Error, Result, Unread};
 use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt};
 use crate::ops::Table;
 use crate::ops::call::{Failed, call, one_attempt};
-use crate::ops::describe_key;
 use crate::ops::identity::KeyId;
 use crate::registry::{Decoded, RawItem, Registry, Skipped};
 use crate::schema::TableSchema;

@@ -12,12 +12,12 @@ use tracing::Instrument;
 use super::run::{Job, Sorted, run};
 use super::{BATCH_WRITE_LIMIT, BatchSummary, Entry};
 use crate::check::{self, WriteRules};
+use crate::describe::describe_key;
 use crate::error::{Error, Result, Unwritten};
 use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt};
 use crate::ops::Table;
 use crate::ops::call::{Failed, call, one_attempt};
-use crate::ops::describe_key;
 use crate::ops::identity::KeyId;
 use crate::ops::version::first_version;
 use crate::schema::TableSchema;
@@ -139,7 +139,7 @@ impl BatchWriter {
     /// # }
     /// ```
     pub async fn put<M: Mapper>(&self, entities: &[M::Entity]) -> Result<BatchSummary> {
-        let versioned = M::SCHEMA.version_attribute().is_some();
+        let versioned = M::SCHEMA.version.is_some();
         let items = entities
             .iter()
             .map(|e| {
@@ -198,7 +198,7 @@ impl BatchWriter {
     /// # }
     /// ```
     pub async fn delete<M: Mapper>(&self, keys: Vec<Item>) -> Result<BatchSummary> {
-        if M::SCHEMA.version_attribute().is_some()
+        if M::SCHEMA.version.is_some()
             && !self.import
             && let Some(key) = keys.first()
         {
@@ -329,7 +329,7 @@ impl BatchWriter {
         let mut entries = Vec::with_capacity(requests.len());
         for mut request in requests {
             let key = request_key(&self.table.schema(), &request)?;
-            if !self.import && self.table.schema().version_attribute().is_some() {
+            if !self.import && self.table.schema().version.is_some() {
                 let operation = if request.put_request.is_some() {
                     "batch put"
                 } else {
@@ -340,10 +340,9 @@ impl BatchWriter {
             // Importing, the first version goes in before the checks: the
             // item sent is the item checked.
             let mut versioned = false;
-            if let (Some(attr), Some(put)) = (
-                self.table.schema().version_attribute(),
-                request.put_request.as_mut(),
-            ) && !put.item.contains_key(attr)
+            if let (Some(attr), Some(put)) =
+                (self.table.schema().version, request.put_request.as_mut())
+                && !put.item.contains_key(attr)
             {
                 put.item.insert(
                     attr.to_owned(),
@@ -379,7 +378,7 @@ impl BatchWriter {
         } else {
             "Table::delete_versioned or Transaction::delete_record (or BatchWriter::import)"
         };
-        let attribute = schema.version_attribute().unwrap_or_default();
+        let attribute = schema.version.unwrap_or_default();
         Error::version_check_required(describe_key(key), operation, attribute, instead)
     }
 }
@@ -465,11 +464,11 @@ fn request_key(schema: &TableSchema, request: &WriteRequest) -> Result<Item> {
         (Some(put), None) => schema.key_of(&put.item),
         (None, Some(delete)) => schema.key_of(&delete.key),
         (Some(_), Some(_)) => Err(Error::invalid_key(
-            schema.partition_key_attribute().name,
+            schema.partition_key.name,
             "cannot be checked: the write request holds both a put and a delete",
         )),
         (None, None) => Err(Error::invalid_key(
-            schema.partition_key_attribute().name,
+            schema.partition_key.name,
             "cannot be checked: the write request holds neither a put nor a delete",
         )),
     }
