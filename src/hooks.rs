@@ -151,17 +151,6 @@ impl Timestamps {
         self
     }
 
-    /// The attribute names (created, updated).
-    ///
-    /// ```
-    /// let t = dynamodb_mapper::hooks::Timestamps::DEFAULT;
-    /// assert_eq!(t.attributes(), ("createdAt", "updatedAt"));
-    /// ```
-    #[must_use]
-    pub const fn attributes(&self) -> (&'static str, &'static str) {
-        (self.created, self.updated)
-    }
-
     /// Keeps the creation time in `bag` (sets it to `now` when absent) and
     /// sets the update time to `now`. `now` is any [`PointInTime`]: a
     /// `SystemTime`, or a `chrono`, `time` or `jiff` type with its cargo

@@ -54,12 +54,8 @@ impl NamingConvention {
     }
 
     /// The convention's name as used in messages (`camelCase`, ...).
-    ///
-    /// ```
-    /// assert_eq!(dynamodb_mapper::NamingConvention::KebabCase.name(), "kebab-case");
-    /// ```
     #[must_use]
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             NamingConvention::AsIs => "as-is",
             NamingConvention::CamelCase => "camelCase",

@@ -67,15 +67,8 @@ impl<E> Record<E> {
     /// A record as read from the table: the entity, its bag and the version
     /// read (if any), marked as stored. [`MapperExt::record_from_item`](crate::MapperExt::record_from_item)
     /// builds records this way.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{Item, Record};
-    /// let r = Record::stored("e", Item::new(), Some(7));
-    /// assert!(r.stored);
-    /// assert_eq!(r.version, Some(7));
-    /// ```
     #[must_use]
-    pub fn stored(entity: E, bag: Item, version: Option<u64>) -> Self {
+    pub(crate) fn stored(entity: E, bag: Item, version: Option<u64>) -> Self {
         Record {
             entity,
             bag,

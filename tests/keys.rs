@@ -634,7 +634,6 @@ fn patterns_render_and_parse() {
     let meta = KeyPattern::sort("METADATA");
     assert_eq!(meta.bind().render().unwrap(), "METADATA");
     assert!(meta.parse("METADATA").unwrap().is_empty());
-    assert_eq!(KeyPattern::partition("{id}").role(), KeyRole::Partition);
 }
 
 #[test]

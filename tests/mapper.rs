@@ -568,7 +568,7 @@ fn naming_conventions_rename_on_write_and_reverse_on_read() {
             let mut expected: Vec<&str> = $expected.to_vec();
             expected.push("pk");
             expected.sort_unstable();
-            assert_eq!(names, expected, "{}", $conv.name());
+            assert_eq!(names, expected, "{:?}", $conv);
             assert_eq!($name::from_item(item).unwrap(), p);
         };
     }

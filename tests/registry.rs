@@ -450,7 +450,6 @@ fn unknown_policy_error_skip_keep() {
     );
 
     let skip = registry_with(UnknownPolicy::Skip, MissingPolicy::Error);
-    assert_eq!(skip.unknown_policy(), UnknownPolicy::Skip);
     assert_eq!(
         skip.decode(refund()).unwrap(),
         Decoded::Skipped(Skipped {
@@ -497,7 +496,6 @@ fn missing_policy_error_skip_keep() {
     );
 
     let skip = registry_with(UnknownPolicy::Error, MissingPolicy::Skip);
-    assert_eq!(skip.missing_policy(), MissingPolicy::Skip);
     assert_eq!(
         skip.decode(untyped()).unwrap(),
         Decoded::Skipped(Skipped {
@@ -867,7 +865,6 @@ fn buckets_hand_back_what_was_not_claimed() {
     items.insert(1, refund());
     items.push(untyped());
     let mut parts = Buckets::by_discriminator(items, "entityType");
-    assert_eq!(parts.attribute(), "entityType");
     assert_eq!(parts.len(), 8);
     assert_eq!(parts.one::<InvoiceMapper>().unwrap(), invoice("123"));
     assert_eq!(parts.many::<InvoiceStatusMapper>().unwrap().len(), 2);
@@ -900,7 +897,6 @@ fn buckets_hand_back_what_was_not_claimed() {
     // Through a registry, sorted by its discriminator attribute.
     let registry = tenant_registry(UnknownPolicy::Error);
     let mut parts = registry.buckets(tenant_partition());
-    assert_eq!(parts.attribute(), "$type");
     assert_eq!(parts.many::<TenantOrderMapper>().unwrap().len(), 2);
     assert_eq!(parts.one::<UserMapper>().unwrap(), user("42"));
     assert_eq!(

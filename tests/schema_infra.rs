@@ -357,7 +357,8 @@ async fn an_existing_table_is_a_table_exists_error_and_is_left_alone() {
     let (client, sent) = recording_client().await;
     let name = unique_table_name("infra-exists");
     // Created by someone else, with the plain request: no TTL.
-    APP.create_table_request(&client, &name)
+    APP.definition(&name)
+        .create_table_request(&client)
         .send()
         .await
         .unwrap();

@@ -68,10 +68,10 @@ fn the_order_hierarchy_overlaps_on_purpose() {
     // types, both ways: 12 overlaps under `ORDER#`, and nothing else.
     let found = problems(&builder().build().unwrap_err());
     let sort_key = |t: &str| match t {
-        "Order" => ORDER_SK.template(),
-        "OrderLine" => LINE_SK.template(),
-        "Payment" => PAYMENT_SK.template(),
-        _ => SHIPMENT_SK.template(),
+        "Order" => ORDER_SK.to_string(),
+        "OrderLine" => LINE_SK.to_string(),
+        "Payment" => PAYMENT_SK.to_string(),
+        _ => SHIPMENT_SK.to_string(),
     };
     let mut expected = Vec::new();
     for q in ORDER_TYPES {

@@ -115,24 +115,14 @@ impl Cursors {
     }
 
     /// The table name.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{cursor::Cursors, TableSchema};
-    /// assert_eq!(Cursors::new("Orders", TableSchema::new("pk")).table_name(), "Orders");
-    /// ```
     #[must_use]
-    pub fn table_name(&self) -> &str {
+    pub(crate) fn table_name(&self) -> &str {
         &self.table
     }
 
     /// The index, `None` for the table.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{cursor::Cursors, TableSchema};
-    /// assert_eq!(Cursors::new("Orders", TableSchema::new("pk")).index_name(), None);
-    /// ```
     #[must_use]
-    pub fn index_name(&self) -> Option<&str> {
+    pub(crate) fn index_name(&self) -> Option<&str> {
         self.index.as_deref()
     }
 

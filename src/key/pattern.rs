@@ -112,35 +112,20 @@ impl KeyPattern {
     }
 
     /// The template as declared.
-    ///
-    /// ```
-    /// use dynamodb_mapper::KeyPattern;
-    /// assert_eq!(KeyPattern::sort("ORDER#{id}").template(), "ORDER#{id}");
-    /// ```
     #[must_use]
-    pub const fn template(&self) -> &'static str {
+    pub(crate) const fn template(&self) -> &'static str {
         self.template
     }
 
     /// Whether this is a partition or a sort key pattern.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{KeyPattern, key::KeyRole};
-    /// assert_eq!(KeyPattern::sort("A").role(), KeyRole::Sort);
-    /// ```
     #[must_use]
-    pub const fn role(&self) -> KeyRole {
+    pub(crate) const fn role(&self) -> KeyRole {
         self.role
     }
 
     /// The key format.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{KeyPattern, key::KeyFormat};
-    /// assert_eq!(KeyPattern::sort("A").key_format(), KeyFormat::DEFAULT);
-    /// ```
     #[must_use]
-    pub const fn key_format(&self) -> KeyFormat {
+    pub(crate) const fn key_format(&self) -> KeyFormat {
         self.format
     }
 

@@ -56,7 +56,7 @@ type Customize = Box<dyn FnOnce(CreateTableFluentBuilder) -> CreateTableFluentBu
 ///     .create_table()
 ///     .stream(StreamViewType::NewAndOldImages)
 ///     .max_wait(Duration::from_secs(60));
-/// assert_eq!(create.definition().stream_view_type(), Some(&StreamViewType::NewAndOldImages));
+/// assert_eq!(create.definition().stream.as_ref(), Some(&StreamViewType::NewAndOldImages));
 /// // create.send().await?;
 /// ```
 #[must_use = "a CreateTable does nothing until `send` is awaited"]
@@ -90,7 +90,7 @@ impl Table {
     /// [`CreateTable::send`] for every error.
     ///
     /// For the plain request, to send yourself, see
-    /// [`TableSchema::create_table_request`](crate::TableSchema::create_table_request); for the JSON documents of
+    /// [`TableDefinition::create_table_request`](crate::TableDefinition::create_table_request); for the JSON documents of
     /// infrastructure tools, [`TableDefinition`](crate::TableDefinition).
     ///
     /// ```
@@ -161,7 +161,7 @@ impl CreateTable {
     /// # use dynamodb_mapper_support::doc::*;
     /// use aws_sdk_dynamodb::types::StreamViewType;
     /// let create = table().create_table().stream(StreamViewType::KeysOnly);
-    /// assert_eq!(create.definition().stream_view_type(), Some(&StreamViewType::KeysOnly));
+    /// assert_eq!(create.definition().stream.as_ref(), Some(&StreamViewType::KeysOnly));
     /// ```
     pub fn stream(mut self, view_type: StreamViewType) -> Self {
         self.definition = self.definition.stream(view_type);
@@ -298,7 +298,7 @@ impl CreateTable {
         let span = tracing::info_span!(
             "dynamodb_mapper.create_table",
             table = table.name(),
-            stream = definition.stream_view_type().map(StreamViewType::as_str),
+            stream = definition.stream.as_ref().map(StreamViewType::as_str),
             ttl = table.schema().ttl,
         );
         async move {

@@ -118,17 +118,6 @@ impl Buckets {
         }
     }
 
-    /// The discriminator attribute the items were sorted by.
-    ///
-    /// ```
-    /// let parts = dynamodb_mapper::Buckets::by_discriminator(Vec::new(), "$type");
-    /// assert_eq!(parts.attribute(), "$type");
-    /// ```
-    #[must_use]
-    pub fn attribute(&self) -> &str {
-        &self.attribute
-    }
-
     /// Takes the items of `M`'s entity type and aliases, in input order.
     fn take<M: Mapper>(&mut self) -> Vec<Item> {
         let mut taken: Vec<(usize, Item)> = Vec::new();

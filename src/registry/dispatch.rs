@@ -190,37 +190,6 @@ impl<T> Registry<T> {
             .map(|e| e.entity_type)
     }
 
-    /// The policy for unknown discriminator values.
-    ///
-    /// ```
-    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema, UnknownPolicy};
-    /// # use dynamodb_mapper_support::doc::*;
-    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
-    /// assert_eq!(registry.unknown_policy(), UnknownPolicy::Error);
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    #[must_use]
-    pub fn unknown_policy(&self) -> UnknownPolicy {
-        self.inner.on_unknown
-    }
-
-    /// The policy for items without a (string) discriminator.
-    ///
-    /// ```
-    /// # use dynamodb_mapper::{Item, Mapper, MissingPolicy, Registry, TableSchema};
-    /// # use dynamodb_mapper_support::doc::*;
-    /// let registry = Registry::builder()
-    ///     .register::<NoteMapper>(|n| n)
-    ///     .on_missing(MissingPolicy::Keep)
-    ///     .build()?;
-    /// assert_eq!(registry.missing_policy(), MissingPolicy::Keep);
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    #[must_use]
-    pub fn missing_policy(&self) -> MissingPolicy {
-        self.inner.on_missing
-    }
-
     /// Decodes one item with the mapper its discriminator names.
     ///
     /// # Errors

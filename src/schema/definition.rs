@@ -52,52 +52,25 @@ use super::{IndexProjection, KeyAttribute, TableSchema};
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[must_use]
+#[non_exhaustive]
 pub struct TableDefinition {
-    schema: TableSchema,
-    table_name: String,
-    stream: Option<StreamViewType>,
+    /// The table's layout.
+    pub schema: TableSchema,
+    /// The table's name.
+    pub table_name: String,
+    /// The stream's view type, when a stream is enabled
+    /// ([`stream`](Self::stream)).
+    pub stream: Option<StreamViewType>,
 }
 
 impl TableSchema {
-    /// A `CreateTable` request for this layout as the table `table_name`:
-    /// on-demand billing, every index projecting all attributes, no stream.
-    /// Add anything else with the SDK's builder, and send it yourself.
-    ///
-    /// This request does not enable TTL (`CreateTable` cannot): when the
-    /// layout declares a TTL attribute, send
-    /// [`TableDefinition::update_time_to_live_request`] once the table is
-    /// active, or let [`Table::create_table`](crate::ops::Table::create_table)
-    /// do all of it.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{GlobalSecondaryIndex, TableSchema};
-    /// # let client = dynamodb_mapper_support::doc::client();
-    ///
-    /// const T: TableSchema = TableSchema::new("pk").sort_key("sk")
-    ///     .indexes(&[GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk")]);
-    /// let request = T.create_table_request(&client, "AppTable").deletion_protection_enabled(true);
-    /// let input = request.as_input();
-    /// assert_eq!(input.get_table_name().as_deref(), Some("AppTable"));
-    /// assert_eq!(input.get_attribute_definitions().as_ref().unwrap().len(), 4);
-    /// assert_eq!(input.get_global_secondary_indexes().as_ref().unwrap().len(), 1);
-    /// // request.send().await?;
-    /// ```
-    #[must_use]
-    pub fn create_table_request(
-        &self,
-        client: &Client,
-        table_name: &str,
-    ) -> CreateTableFluentBuilder {
-        self.definition(table_name).create_table_request(client)
-    }
-
     /// This layout as the table `table_name`: its requests and JSON
     /// documents. See [`TableDefinition`].
     ///
     /// ```
     /// let definition = dynamodb_mapper::TableSchema::new("pk").definition("AppTable");
-    /// assert_eq!(definition.table_name(), "AppTable");
-    /// assert!(definition.stream_view_type().is_none());
+    /// assert_eq!(definition.table_name, "AppTable");
+    /// assert!(definition.stream.is_none());
     /// ```
     pub fn definition(&self, table_name: impl Into<String>) -> TableDefinition {
         TableDefinition {
@@ -135,45 +108,11 @@ impl TableDefinition {
     /// let definition = dynamodb_mapper::TableSchema::new("pk")
     ///     .definition("AppTable")
     ///     .stream(StreamViewType::KeysOnly);
-    /// assert_eq!(definition.stream_view_type(), Some(&StreamViewType::KeysOnly));
+    /// assert_eq!(definition.stream.as_ref(), Some(&StreamViewType::KeysOnly));
     /// ```
     pub fn stream(mut self, view_type: StreamViewType) -> Self {
         self.stream = Some(view_type);
         self
-    }
-
-    /// The table's layout.
-    ///
-    /// ```
-    /// use dynamodb_mapper::TableSchema;
-    /// const T: TableSchema = TableSchema::new("pk");
-    /// assert_eq!(T.definition("AppTable").schema(), T);
-    /// ```
-    #[must_use]
-    pub fn schema(&self) -> TableSchema {
-        self.schema
-    }
-
-    /// The table's name.
-    ///
-    /// ```
-    /// let definition = dynamodb_mapper::TableSchema::new("pk").definition("AppTable");
-    /// assert_eq!(definition.table_name(), "AppTable");
-    /// ```
-    #[must_use]
-    pub fn table_name(&self) -> &str {
-        &self.table_name
-    }
-
-    /// The stream's view type, when a stream is enabled.
-    ///
-    /// ```
-    /// let definition = dynamodb_mapper::TableSchema::new("pk").definition("AppTable");
-    /// assert_eq!(definition.stream_view_type(), None);
-    /// ```
-    #[must_use]
-    pub fn stream_view_type(&self) -> Option<&StreamViewType> {
-        self.stream.as_ref()
     }
 
     /// The `CreateTable` request: keys and their attribute definitions,
@@ -361,7 +300,8 @@ mod tests {
         let exported = definition.create_table_input().build().unwrap();
         assert_eq!(sent, exported);
         assert_eq!(
-            T.create_table_request(&client(), "AppTable")
+            T.definition("AppTable")
+                .create_table_request(&client())
                 .as_input()
                 .clone()
                 .build()
@@ -375,7 +315,7 @@ mod tests {
 
     #[test]
     fn request_holds_the_layout() {
-        let request = T.create_table_request(&client(), "AppTable");
+        let request = T.definition("AppTable").create_table_request(&client());
         let input = request.as_input();
         let definitions: Vec<_> = input
             .get_attribute_definitions()
@@ -427,7 +367,9 @@ mod tests {
 
     #[test]
     fn no_indexes_means_no_index_list() {
-        let request = TableSchema::new("pk").create_table_request(&client(), "AppTable");
+        let request = TableSchema::new("pk")
+            .definition("AppTable")
+            .create_table_request(&client());
         assert!(request.get_global_secondary_indexes().is_none());
     }
 

@@ -139,7 +139,7 @@ impl TableDefinition {
     pub fn update_time_to_live_json(&self) -> Option<String> {
         let spec = self.time_to_live_specification()?;
         let document = Json::Object(vec![
-            ("TableName", Json::str(self.table_name())),
+            ("TableName", Json::str(&self.table_name)),
             ("TimeToLiveSpecification", time_to_live_specification(&spec)),
         ]);
         Some(document.document())
