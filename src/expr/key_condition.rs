@@ -55,7 +55,6 @@ enum SortCondition {
 /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 BETWEEN :k1 AND :k2");
 /// assert_eq!(e.names()["#k0"], "gsi1pk");
 /// assert_eq!(e.names()["#k1"], "gsi1sk");
-/// assert_eq!(key.index_name(), Some("GSI1"));
 /// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
@@ -138,25 +137,14 @@ impl KeyCondition {
     }
 
     /// The index queried, `None` for the table.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
-    /// assert_eq!(KeyCondition::new(TableSchema::new("pk"), "A").index_name(), None);
-    /// ```
     #[must_use]
-    pub fn index_name(&self) -> Option<&str> {
+    pub(crate) fn index_name(&self) -> Option<&str> {
         self.index.as_deref()
     }
 
     /// The table layout the condition is checked against.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
-    /// const T: TableSchema = TableSchema::new("pk");
-    /// assert_eq!(KeyCondition::new(T, "A").schema(), T);
-    /// ```
     #[must_use]
-    pub fn schema(&self) -> TableSchema {
+    pub(crate) fn schema(&self) -> TableSchema {
         self.schema
     }
 

@@ -142,12 +142,7 @@ fn parse_path(path: &str) -> std::result::Result<Steps<'_>, String> {
 
 impl Attr {
     /// The attribute at `path`, the same as [`attr`].
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::Attr;
-    /// assert_eq!(Attr::new("a.b").path(), "a.b");
-    /// ```
-    pub fn new(path: impl Into<String>) -> Self {
+    pub(crate) fn new(path: impl Into<String>) -> Self {
         Attr {
             text: path.into(),
             top_level: false,
