@@ -255,18 +255,19 @@ async fn transactions_ask_only_when_opted_in_and_report_every_table() {
             });
         let client = mock_client(&[&rule]);
         let mut tx = table(&client, APP_TABLE, &setting).transaction();
-        tx.put::<CustomerMapper>(&customer("C1")).unwrap();
+        tx = tx.put::<CustomerMapper>(&customer("C1")).unwrap();
         let key = Item::from([("pk".to_owned(), AttributeValue::S("AUDIT#1".into()))]);
         let delete = Delete::builder()
             .table_name("Audit")
             .set_key(Some(key.clone()))
             .build()
             .unwrap();
-        tx.push(
-            TransactWriteItem::builder().delete(delete).build(),
-            ActionInfo::new(ActionKind::Delete, "Audit", "Audit", key),
-        )
-        .unwrap();
+        tx = tx
+            .push(
+                TransactWriteItem::builder().delete(delete).build(),
+                ActionInfo::new(ActionKind::Delete, "Audit", "Audit", key),
+            )
+            .unwrap();
         let sent = tx.send().await.unwrap();
         assert_eq!(rule.num_calls(), 1);
         assert_span(&spans, "dynamodb_mapper.transact_write", asked, 6.0);
@@ -586,7 +587,7 @@ async fn a_real_server_reports_capacity_only_when_asked() {
         .clone()
         .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
     let mut tx = indexes.transaction();
-    tx.put::<CustomerMapper>(&customer("C100")).unwrap();
+    tx = tx.put::<CustomerMapper>(&customer("C100")).unwrap();
     let used = tx
         .send()
         .await
@@ -603,7 +604,7 @@ async fn a_real_server_reports_capacity_only_when_asked() {
         "{used:?}"
     );
     let mut tx = plain.transaction();
-    tx.put::<CustomerMapper>(&customer("C101")).unwrap();
+    tx = tx.put::<CustomerMapper>(&customer("C101")).unwrap();
     assert_eq!(tx.send().await.unwrap().consumed_capacity, None);
 }
 

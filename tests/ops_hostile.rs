@@ -308,8 +308,9 @@ async fn keys_that_are_one_item_to_dynamodb_are_duplicates_everywhere() {
                 .build()
         };
         let info = |k: Item| ops::ActionInfo::new(ops::ActionKind::Delete, TABLE, "N", k);
-        tx.push(delete(key(a)), info(key(a))).unwrap();
+        tx = tx.push(delete(key(a)), info(key(a))).unwrap();
         let err = tx
+            .clone()
             .push(delete(key(b)), info(key(b)))
             .map(|_| ())
             .unwrap_err();
@@ -501,7 +502,7 @@ async fn versioned_entities_are_refused_by_batch_writes_unless_imported() {
 #[tokio::test]
 async fn transactions_keep_the_version_check_of_versioned_entities() {
     let mut tx = Table::new(&offline_client(), TABLE, APP_TABLE).transaction();
-    tx.put::<CounterMapper>(&counter("a", 1)).unwrap();
+    tx = tx.put::<CounterMapper>(&counter("a", 1)).unwrap();
     let put = tx.actions()[0].put.as_ref().unwrap();
     assert_eq!(
         put.condition_expression(),
@@ -510,6 +511,7 @@ async fn transactions_keep_the_version_check_of_versioned_entities() {
     );
     assert!(put.item().contains_key("version"));
     let err = tx
+        .clone()
         .delete::<CounterMapper>(CounterMapper::key(&counter("b", 1)).unwrap())
         .map(|_| ())
         .unwrap_err();
@@ -520,7 +522,9 @@ async fn transactions_keep_the_version_check_of_versioned_entities() {
     );
     let mut read = Record::new(counter("c", 1));
     read.version = Some(41);
-    assert_eq!(tx.put_record::<CounterMapper>(&read).unwrap(), 42);
+    let tx = tx.put_record::<CounterMapper>(&read).unwrap();
+    let put = tx.actions().last().and_then(|a| a.put()).unwrap();
+    assert_eq!(put.item()["version"], AttributeValue::N("42".into()));
 }
 
 /// A TCP listener that accepts connections and never answers; the count
@@ -661,7 +665,7 @@ async fn the_deadline_bounds_each_helper_call_with_its_accounting() {
 
     // A transaction: may have been applied, named by its token.
     let mut tx = table.transaction();
-    tx.put::<CustomerMapper>(&customer("T1")).unwrap();
+    tx = tx.put::<CustomerMapper>(&customer("T1")).unwrap();
     let started = Instant::now();
     let err = tx.send().await.unwrap_err();
     within(started, "transaction");
@@ -707,7 +711,7 @@ async fn every_helper_returns_in_bounded_time_from_a_silent_server() {
     let (url, accepted) = silent_server();
     let tx_client = silent_client_at(&url, Some(Duration::from_millis(300)));
     let mut tx = Table::new(&tx_client, TABLE, APP_TABLE).transaction();
-    tx.put::<CustomerMapper>(&customer("C1")).unwrap();
+    tx = tx.put::<CustomerMapper>(&customer("C1")).unwrap();
     errors.push(("transaction", tx.send().await.unwrap_err()));
     assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 1);
     let err = Table::new(&client, TABLE, APP_TABLE)
@@ -957,8 +961,8 @@ async fn cancellation_reasons_that_do_not_match_the_actions_are_an_unexpected_re
     });
     let client = mock_client(&[&rule]);
     let mut tx = Table::new(&client, TABLE, APP_TABLE).transaction();
-    tx.put::<CustomerMapper>(&customer("C1")).unwrap();
-    tx.put::<CustomerMapper>(&customer("C2")).unwrap();
+    tx = tx.put::<CustomerMapper>(&customer("C1")).unwrap();
+    tx = tx.put::<CustomerMapper>(&customer("C2")).unwrap();
     let err = tx.send().await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::UnexpectedResponse, "{err}");
     assert!(
@@ -1005,7 +1009,7 @@ async fn a_transaction_sent_again_after_a_lost_answer_carries_the_same_token() {
     let mut tx = Table::new(&client, TABLE, APP_TABLE)
         .retry_policy(fast_retry(1))
         .transaction();
-    tx.put_new::<CustomerMapper>(&customer("C001")).unwrap();
+    tx = tx.put_new::<CustomerMapper>(&customer("C001")).unwrap();
     let err = tx.send().await.unwrap_err();
     assert_ne!(err.kind(), ErrorKind::TransactionCanceled, "{err}");
     tx.send().await.unwrap();
@@ -1313,7 +1317,7 @@ async fn a_transaction_resends_unanswered_and_throttled_sends_with_its_token() {
             let mut tx = Table::new(&client, TABLE, APP_TABLE)
                 .retry_policy(fast_retry(attempts))
                 .transaction();
-            tx.put_new::<CustomerMapper>(&customer("C001")).unwrap();
+            tx = tx.put_new::<CustomerMapper>(&customer("C001")).unwrap();
             tx.send().await
         }
     };
@@ -1449,7 +1453,7 @@ async fn a_version_number_that_takes_an_item_over_the_limit_is_refused_before_se
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::ItemTooLarge, "{err:#}");
     assert_eq!(err.entity_type(), Some("Counter"), "{err:#}");
-    let mut transaction = table.transaction();
+    let transaction = table.transaction();
     let err = transaction
         .put_record::<CounterMapper>(&record)
         .unwrap_err();

@@ -250,14 +250,16 @@ async fn a_transaction_whose_condition_fails_writes_nothing() {
     let o1 = order("C1", "O1", "2024-01-15T10:30:00Z", OrderStatus::Pending);
 
     let mut tx = Table::new(&client, &t, APP_TABLE).transaction();
-    tx.put_new::<OrderMapper>(&o1).unwrap();
-    tx.put::<ProductMapper>(&product("BOOKS", "P1", "Rust in Action", 3999))
+    tx = tx.put_new::<OrderMapper>(&o1).unwrap();
+    tx = tx
+        .put::<ProductMapper>(&product("BOOKS", "P1", "Rust in Action", 3999))
         .unwrap();
-    tx.condition_check::<CustomerMapper>(
-        CustomerMapper::string_key("CUSTOMER#C1", "METADATA").unwrap(),
-        attr("pk").exists(),
-    )
-    .unwrap();
+    tx = tx
+        .condition_check::<CustomerMapper>(
+            CustomerMapper::string_key("CUSTOMER#C1", "METADATA").unwrap(),
+            attr("pk").exists(),
+        )
+        .unwrap();
     let err = tx.send().await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TransactionCanceled);
     let ErrorDetails::TransactionCanceled { canceled, .. } = err.details() else {
@@ -290,20 +292,23 @@ async fn a_transaction_whose_condition_fails_writes_nothing() {
     )
     .await;
     let mut tx = Table::new(&client, &t, APP_TABLE).transaction();
-    tx.put_new::<OrderMapper>(&o1).unwrap();
-    tx.condition_check::<CustomerMapper>(
-        CustomerMapper::string_key("CUSTOMER#C1", "METADATA").unwrap(),
-        attr("pk").exists(),
-    )
-    .unwrap();
+    tx = tx.put_new::<OrderMapper>(&o1).unwrap();
+    tx = tx
+        .condition_check::<CustomerMapper>(
+            CustomerMapper::string_key("CUSTOMER#C1", "METADATA").unwrap(),
+            attr("pk").exists(),
+        )
+        .unwrap();
     tx.send().await.unwrap();
     assert!(exists(&client, &t, OrderMapper::key(&o1).unwrap()).await);
     // Sent again with its token (as after a lost answer) it is not applied a
     // second time: DynamoDB answers as before instead of failing `put_new`'s
     // condition on the order it wrote.
     tx.send().await.unwrap();
-    let mut fresh = Table::new(&client, &t, APP_TABLE).transaction();
-    fresh.put_new::<OrderMapper>(&o1).unwrap();
+    let fresh = Table::new(&client, &t, APP_TABLE)
+        .transaction()
+        .put_new::<OrderMapper>(&o1)
+        .unwrap();
     let err = fresh.send().await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TransactionCanceled, "{err}");
 
@@ -320,13 +325,17 @@ async fn a_transaction_whose_condition_fails_writes_nothing() {
         .await
         .unwrap();
     let mut tx = Table::new(&client, &t, APP_TABLE).transaction();
-    tx.put_record::<CounterMapper>(&stale).unwrap();
+    tx = tx.put_record::<CounterMapper>(&stale).unwrap();
     let err = tx.send().await.unwrap_err();
     assert!(err.to_string().contains("ConditionalCheckFailed"), "{err}");
-    let mut tx = Table::new(&client, &t, APP_TABLE).transaction();
-    let next = tx.put_record::<CounterMapper>(&record).unwrap();
-    tx.send().await.unwrap();
-    assert_eq!(Some(next), record.version.map(|v| v + 1));
+    let sent = Table::new(&client, &t, APP_TABLE)
+        .transaction()
+        .put_record::<CounterMapper>(&record)
+        .unwrap()
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sent.versions, [record.version.map(|v| v + 1)]);
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -566,7 +575,7 @@ async fn versioned_entities_keep_their_check_in_transactions_and_imports() {
         .unwrap();
     // A transaction put of the bare entity must not overwrite version 2.
     let mut tx = Table::new(&client, &t, APP_TABLE).transaction();
-    tx.put::<CounterMapper>(&counter("t", 99)).unwrap();
+    tx = tx.put::<CounterMapper>(&counter("t", 99)).unwrap();
     let err = tx.send().await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TransactionCanceled);
     let key = CounterMapper::key(&record.entity).unwrap();
@@ -578,7 +587,7 @@ async fn versioned_entities_keep_their_check_in_transactions_and_imports() {
     assert_eq!((stored.entity.count, stored.version), (2, record.version));
     // A transaction put of a new entity writes a version the locking helpers use.
     let mut tx = Table::new(&client, &t, APP_TABLE).transaction();
-    tx.put::<CounterMapper>(&counter("fresh", 1)).unwrap();
+    tx = tx.put::<CounterMapper>(&counter("fresh", 1)).unwrap();
     tx.send().await.unwrap();
     Table::new(&client, &t, CounterMapper::SCHEMA)
         .retry_policy(RetryPolicy::new(2))

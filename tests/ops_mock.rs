@@ -208,15 +208,17 @@ async fn transaction_cancellation_reasons_map_to_actions() {
     });
     let client = aws_smithy_mocks::mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     let mut tx = Table::new(&client, TABLE, APP_TABLE).transaction();
-    tx.put::<CustomerMapper>(&customer("C1")).unwrap();
-    tx.put_new::<OrderMapper>(&order(
-        "C1",
-        "O1",
-        "2024-01-15T10:30:00Z",
-        OrderStatus::Pending,
-    ))
-    .unwrap();
-    tx.delete::<ProductMapper>(ProductMapper::string_key("CATEGORY#BOOKS", "PRODUCT#P1").unwrap())
+    tx = tx.put::<CustomerMapper>(&customer("C1")).unwrap();
+    tx = tx
+        .put_new::<OrderMapper>(&order(
+            "C1",
+            "O1",
+            "2024-01-15T10:30:00Z",
+            OrderStatus::Pending,
+        ))
+        .unwrap();
+    tx = tx
+        .delete::<ProductMapper>(ProductMapper::string_key("CATEGORY#BOOKS", "PRODUCT#P1").unwrap())
         .unwrap();
     let err = tx.send().await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TransactionCanceled);
@@ -246,9 +248,10 @@ async fn transaction_cancellation_reasons_map_to_actions() {
 async fn transactions_check_limits_and_one_action_per_item_before_sending() {
     let mut tx = Table::new(&offline_client(), TABLE, APP_TABLE).transaction();
     for c in customers(100) {
-        tx.put::<CustomerMapper>(&c).unwrap();
+        tx = tx.put::<CustomerMapper>(&c).unwrap();
     }
     let err = tx
+        .clone()
         .put::<CustomerMapper>(&customer("C999"))
         .map(|_| ())
         .unwrap_err();
@@ -257,8 +260,9 @@ async fn transactions_check_limits_and_one_action_per_item_before_sending() {
         "transaction has 101 entries, more than dynamodb's limit of 100"
     );
     let mut tx = Table::new(&offline_client(), TABLE, APP_TABLE).transaction();
-    tx.put::<CustomerMapper>(&customer("C1")).unwrap();
+    tx = tx.put::<CustomerMapper>(&customer("C1")).unwrap();
     let err = tx
+        .clone()
         .delete::<CustomerMapper>(CustomerMapper::key(&customer("C1")).unwrap())
         .map(|_| ())
         .unwrap_err();

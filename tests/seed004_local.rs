@@ -17,15 +17,15 @@ use futures_util::TryStreamExt;
 /// `DynamoDbTransactions.Write...CommitAsync()`: nothing may exist yet.
 fn create_order(table: &Table, full: &FullOrder) -> dynamodb_mapper::Result<Transaction> {
     let mut tx = table.transaction();
-    tx.put_new::<OrderMapper>(&full.order)?;
+    tx = tx.put_new::<OrderMapper>(&full.order)?;
     for line in &full.lines {
-        tx.put_new::<OrderLineMapper>(line)?;
+        tx = tx.put_new::<OrderLineMapper>(line)?;
     }
     if let Some(p) = &full.payment {
-        tx.put_new::<PaymentMapper>(p)?;
+        tx = tx.put_new::<PaymentMapper>(p)?;
     }
     if let Some(s) = &full.shipment {
-        tx.put_new::<ShipmentMapper>(s)?;
+        tx = tx.put_new::<ShipmentMapper>(s)?;
     }
     Ok(tx)
 }
@@ -49,7 +49,7 @@ fn ship_order(
         .build()
         .expect("update: table, key and expression are set");
     let mut tx = table.transaction();
-    tx.push(
+    tx = tx.push(
         TransactWriteItem::builder().update(update).build(),
         ActionInfo::new(
             ActionKind::Update,
@@ -58,7 +58,7 @@ fn ship_order(
             key,
         ),
     )?;
-    tx.put_new::<ShipmentMapper>(shipment)?;
+    tx = tx.put_new::<ShipmentMapper>(shipment)?;
     Ok(tx)
 }
 
@@ -110,11 +110,11 @@ fn the_order_hierarchy_overlaps_on_purpose() {
 #[test]
 fn a_transaction_is_checked_before_it_is_sent() {
     let full = seed_order("customer123", "order456");
-    let mut tx = create_order(&Table::new(&offline_client(), "Shop", SHOP_TABLE), &full).unwrap();
+    let tx = create_order(&Table::new(&offline_client(), "Shop", SHOP_TABLE), &full).unwrap();
     assert_eq!(tx.len(), 4);
 
     // One action per item.
-    let err = tx.put::<OrderMapper>(&full.order).unwrap_err();
+    let err = tx.clone().put::<OrderMapper>(&full.order).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::DuplicateKey);
     assert_eq!(
         err.to_string(),
@@ -122,7 +122,7 @@ fn a_transaction_is_checked_before_it_is_sent() {
     );
     // A line number the three-digit sort key cannot hold.
     let too_far = line(&full.order, 1000, "prod1", "One too many", 1, 1);
-    let err = tx.put_new::<OrderLineMapper>(&too_far).unwrap_err();
+    let err = tx.clone().put_new::<OrderLineMapper>(&too_far).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidKey);
     assert_eq!(err.entity_type(), Some("OrderLine"));
     assert_eq!(
@@ -131,8 +131,6 @@ fn a_transaction_is_checked_before_it_is_sent() {
          `ORDER#{order_id}#LINE#{line_number:u3}` value for `{line_number:u3}`: 1000 needs 4 \
          digits, more than the width of 3"
     );
-    // Nothing was added by the refused actions.
-    assert_eq!(tx.len(), 4);
 }
 
 #[tokio::test]

@@ -583,15 +583,17 @@ async fn a_transaction_of_every_action_is_cancelled_by_one_condition_with_the_it
     shipped.status = "shipped".into();
     let build = |o3_status: &str| {
         let mut tx = table.transaction();
-        tx.put::<OrderMapper>(&order("O4", "open")).unwrap();
-        tx.update_entity::<OrderMapper>(&o2, &shipped).unwrap();
-        tx.delete::<OrderMapper>(OrderMapper::key(&o1).unwrap())
+        tx = tx.put::<OrderMapper>(&order("O4", "open")).unwrap();
+        tx = tx.update_entity::<OrderMapper>(&o2, &shipped).unwrap();
+        tx = tx
+            .delete::<OrderMapper>(OrderMapper::key(&o1).unwrap())
             .unwrap();
-        tx.condition_check::<OrderMapper>(
-            OrderMapper::key(&o3).unwrap(),
-            attr("status").eq(o3_status.to_owned()),
-        )
-        .unwrap();
+        tx = tx
+            .condition_check::<OrderMapper>(
+                OrderMapper::key(&o3).unwrap(),
+                attr("status").eq(o3_status.to_owned()),
+            )
+            .unwrap();
         tx
     };
     let err = build("paid").send().await.unwrap_err();
@@ -623,8 +625,9 @@ async fn a_transaction_of_every_action_is_cancelled_by_one_condition_with_the_it
     // A raw update may not change the key, the version or the entity type
     // (found by review: the discriminator could be set or removed, and the
     // item then read back as another type, or none).
-    let mut tx = table.transaction();
+    let tx = table.transaction();
     let err = tx
+        .clone()
         .update::<OrderMapper>(
             OrderMapper::key(&o3).unwrap(),
             Update::new().set(attr("sk"), "X"),
@@ -636,6 +639,7 @@ async fn a_transaction_of_every_action_is_cancelled_by_one_condition_with_the_it
         Update::new().remove(attr("entityType")),
     ] {
         let err = tx
+            .clone()
             .update::<OrderMapper>(OrderMapper::key(&o3).unwrap(), update)
             .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidValue, "{err}");
@@ -648,11 +652,12 @@ async fn a_transaction_of_every_action_is_cancelled_by_one_condition_with_the_it
     assert!(tx.actions().is_empty(), "nothing was added");
     // Updating a missing item cancels the transaction (it is not created).
     let mut tx = table.transaction();
-    tx.update::<OrderMapper>(
-        OrderMapper::key(&o1).unwrap(),
-        Update::new().set(attr("total"), 1),
-    )
-    .unwrap();
+    tx = tx
+        .update::<OrderMapper>(
+            OrderMapper::key(&o1).unwrap(),
+            Update::new().set(attr("total"), 1),
+        )
+        .unwrap();
     let err = tx.send().await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::TransactionCanceled);
     let ErrorDetails::TransactionCanceled { canceled, .. } = err.details() else {

@@ -180,17 +180,20 @@ async fn registry_query(table: &Table, out: &Out) -> Result<(), BoxError> {
 async fn transaction(table: &Table, out: &Out) -> Result<(), BoxError> {
     out.line("\n== 5. A transaction: a new order, only if its customer exists");
     let customer_key = CustomerMapper::lookup().with("customer_id", "C1").key()?;
-    let mut tx = table.transaction();
-    tx.put_new::<OrderMapper>(&order("C1", "O4", "2025-03-01", Status::Pending))?;
-    tx.condition_check::<CustomerMapper>(customer_key, attr("pk").exists())?;
-    tx.send().await?;
+    table
+        .transaction()
+        .put_new::<OrderMapper>(&order("C1", "O4", "2025-03-01", Status::Pending))?
+        .condition_check::<CustomerMapper>(customer_key, attr("pk").exists())?
+        .send()
+        .await?;
     out.line("   committed: O4 placed");
 
     out.line("   The same order again, for a customer that does not exist:");
-    let mut tx = table.transaction();
-    tx.put_new::<OrderMapper>(&order("C9", "O4", "2025-03-01", Status::Pending))?;
     let missing = CustomerMapper::lookup().with("customer_id", "C9").key()?;
-    tx.condition_check::<CustomerMapper>(missing, attr("pk").exists())?;
+    let tx = table
+        .transaction()
+        .put_new::<OrderMapper>(&order("C9", "O4", "2025-03-01", Status::Pending))?
+        .condition_check::<CustomerMapper>(missing, attr("pk").exists())?;
     match tx.send().await {
         Err(e) if e.kind() == ErrorKind::TransactionCanceled => {
             out.line(format!("   canceled: {e}"));

@@ -1079,20 +1079,28 @@ fn run(case: &Case) -> Outcome {
                 let mut added = Vec::new();
                 for (i, action) in case.tx_actions.iter().enumerate() {
                     let c = &customers[i];
+                    // A refused action hands nothing back: the transaction
+                    // before it is kept.
+                    let before = tx.clone();
                     let pushed = match action {
-                        TxAction::Put => tx.put::<CustomerMapper>(c).map(|_| ActionKind::Put),
-                        TxAction::Delete => tx
+                        TxAction::Put => before
+                            .put::<CustomerMapper>(c)
+                            .map(|t| (t, ActionKind::Put)),
+                        TxAction::Delete => before
                             .delete::<CustomerMapper>(key(Layout::App, i, 0))
-                            .map(|_| ActionKind::Delete),
-                        TxAction::Check => tx
+                            .map(|t| (t, ActionKind::Delete)),
+                        TxAction::Check => before
                             .condition_check::<CustomerMapper>(
                                 key(Layout::App, i, 0),
                                 dynamodb_mapper::expr::attr("pk").exists(),
                             )
-                            .map(|_| ActionKind::ConditionCheck),
+                            .map(|t| (t, ActionKind::ConditionCheck)),
                     };
                     match pushed {
-                        Ok(kind) => added.push((kind, i)),
+                        Ok((next, kind)) => {
+                            tx = next;
+                            added.push((kind, i));
+                        }
                         Err(e) => {
                             assert!(i >= 100, "action {i} refused: {e}");
                             assert_eq!(e.kind(), dynamodb_mapper::ErrorKind::Limit, "{e}");

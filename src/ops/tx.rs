@@ -52,18 +52,34 @@ pub struct TransactionSummary {
     /// use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
     /// let table = dynamodb_mapper::ops::Table::new(&client, "AppTable", TABLE)
     ///     .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
-    /// let mut tx = table.transaction();
-    /// tx.put::<OrderMapper>(&order)?;
-    /// let sent = tx.send().await?;
+    /// let sent = table.transaction().put::<OrderMapper>(&order)?.send().await?;
     /// let used = sent.consumed_capacity.unwrap_or_default();
     /// println!("{} units; on AppTable: {:?}", used.total, used.tables.get("AppTable"));
     /// # Ok(())
     /// # }
     /// ```
     pub consumed_capacity: Option<CapacityUsage>,
+    /// The version each action's item has now, in the order the actions
+    /// were added: `Some` for the actions that write a version
+    /// ([`Transaction::put_record`], [`Transaction::update_record`], and a
+    /// put of a versioned entity, which creates its first version), `None`
+    /// for the others. Set it on the records you keep.
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper::{Mapper, Record};
+    /// # async fn demo<M: Mapper>(table: dynamodb_mapper::ops::Table, mut record: Record<M::Entity>, new: M::Entity) -> dynamodb_mapper::Result<()> {
+    /// let sent = table.transaction().update_record::<M>(&record, &new)?.send().await?;
+    /// record.entity = new;
+    /// record.version = sent.versions[0];
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub versions: Vec<Option<u64>>,
 }
 
-/// A write transaction on one table, built from mappers.
+/// A write transaction on one table, built from mappers: each method adds
+/// one action and hands the transaction back (a consuming builder, as
+/// every request of the crate is), or the error that refused the action.
 ///
 /// What it guarantees:
 /// - Each action is checked as it is added: at most 100 actions, and one
@@ -87,10 +103,9 @@ pub struct TransactionSummary {
 /// ```no_run
 /// # use dynamodb_mapper::{Mapper, ops::Transaction};
 /// # async fn demo<O: Mapper, L: Mapper>(table: dynamodb_mapper::ops::Table, order: O::Entity, lines: Vec<L::Entity>) -> dynamodb_mapper::Result<()> {
-/// let mut tx = table.transaction();
-/// tx.put_new::<O>(&order)?;
+/// let mut tx = table.transaction().put_new::<O>(&order)?;
 /// for line in &lines {
-///     tx.put::<L>(line)?;
+///     tx = tx.put::<L>(line)?;
 /// }
 /// tx.send().await?;
 /// # Ok(())
@@ -101,6 +116,9 @@ pub struct Transaction {
     table: Table,
     actions: Vec<TransactWriteItem>,
     infos: Vec<ActionInfo>,
+    /// The version each action's item has once the transaction succeeds,
+    /// for the actions that write one.
+    versions: Vec<Option<u64>>,
     seen: HashSet<(String, KeyId)>,
     token: String,
 }
@@ -121,6 +139,7 @@ impl Table {
             table: self.clone(),
             actions: Vec::new(),
             infos: Vec::new(),
+            versions: Vec::new(),
             seen: HashSet::new(),
             token: format!("{:032x}", fastrand::u128(..)),
         }
@@ -227,11 +246,11 @@ impl Transaction {
     ///
     /// let key = Item::from([("pk".to_string(), AttributeValue::S("AUDIT#1".into()))]);
     /// let delete = Delete::builder().table_name("Audit").set_key(Some(key.clone())).build()?;
-    /// let mut tx = dynamodb_mapper_support::doc::table().transaction();
-    /// tx.push(
+    /// let tx = dynamodb_mapper_support::doc::table().transaction().push(
     ///     TransactWriteItem::builder().delete(delete).build(),
     ///     ActionInfo::new(ActionKind::Delete, "Audit", "Audit", key.clone()),
     /// )?;
+    /// assert_eq!(tx.len(), 1);
     /// let again = Delete::builder().table_name("Audit").set_key(Some(key.clone())).build()?;
     /// assert!(tx.push(
     ///     TransactWriteItem::builder().delete(again).build(),
@@ -239,17 +258,24 @@ impl Transaction {
     /// ).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn push(&mut self, action: TransactWriteItem, info: ActionInfo) -> Result<&mut Self> {
+    pub fn push(mut self, action: TransactWriteItem, info: ActionInfo) -> Result<Self> {
         if let Some(put) = action.put() {
             check::write(put.item(), WriteRules::VALUES_ONLY)
                 .map_err(|e| e.with_key(|| describe_key(&info.key)))?;
         }
-        self.push_checked(action, info)
+        self.push_checked(action, info, None)?;
+        Ok(self)
     }
 
     /// [`push`](Self::push) of an action whose item, if any, went through
-    /// the write checks already (it came from `to_item`).
-    fn push_checked(&mut self, action: TransactWriteItem, info: ActionInfo) -> Result<&mut Self> {
+    /// the write checks already (it came from `to_item`), with the version
+    /// its item will have (for a versioned write).
+    fn push_checked(
+        &mut self,
+        action: TransactWriteItem,
+        info: ActionInfo,
+        version: Option<u64>,
+    ) -> Result<()> {
         if self.actions.len() >= TRANSACTION_LIMIT {
             return Err(Error::limit(
                 "transaction",
@@ -265,7 +291,8 @@ impl Transaction {
         }
         self.actions.push(action);
         self.infos.push(info);
-        Ok(self)
+        self.versions.push(version);
+        Ok(())
     }
 
     fn info<M: Mapper>(&self, kind: ActionKind, key: Item) -> ActionInfo {
@@ -273,10 +300,11 @@ impl Transaction {
     }
 
     fn add_put<M: Mapper>(
-        &mut self,
+        mut self,
         item: Item,
         condition: Option<Expression>,
-    ) -> Result<&mut Self> {
+        version: Option<u64>,
+    ) -> Result<Self> {
         let key = M::SCHEMA
             .key_of(&item)
             .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
@@ -292,14 +320,11 @@ impl Transaction {
             .build()
             .map_err(|e| Error::sdk("TransactWriteItems", e))?;
         let info = self.info::<M>(ActionKind::Put, key);
-        self.push_checked(TransactWriteItem::builder().put(put).build(), info)
+        self.push_checked(TransactWriteItem::builder().put(put).build(), info, version)?;
+        Ok(self)
     }
 
-    fn add_delete<M: Mapper>(
-        &mut self,
-        key: Item,
-        condition: Option<Expression>,
-    ) -> Result<&mut Self> {
+    fn add_delete<M: Mapper>(mut self, key: Item, condition: Option<Expression>) -> Result<Self> {
         let mut delete = Delete::builder()
             .table_name(self.table.name())
             .set_key(Some(key.clone()));
@@ -312,7 +337,12 @@ impl Transaction {
             .build()
             .map_err(|e| Error::sdk("TransactWriteItems", e))?;
         let info = self.info::<M>(ActionKind::Delete, key);
-        self.push_checked(TransactWriteItem::builder().delete(delete).build(), info)
+        self.push_checked(
+            TransactWriteItem::builder().delete(delete).build(),
+            info,
+            None,
+        )?;
+        Ok(self)
     }
 
     /// Puts an entity. Unconditional, except for an entity whose table has a
@@ -326,18 +356,19 @@ impl Transaction {
     ///
     /// ```no_run
     /// # use dynamodb_mapper::{Mapper, ops::Transaction};
-    /// # fn demo<M: Mapper>(tx: &mut Transaction, e: &M::Entity) -> dynamodb_mapper::Result<()> {
-    /// tx.put::<M>(e)?;
+    /// # fn demo<M: Mapper>(tx: Transaction, e: &M::Entity) -> dynamodb_mapper::Result<()> {
+    /// let tx = tx.put::<M>(e)?;
+    /// # let _ = tx;
     /// # Ok(())
     /// # }
     /// ```
-    pub fn put<M: Mapper>(&mut self, entity: &M::Entity) -> Result<&mut Self> {
+    pub fn put<M: Mapper>(self, entity: &M::Entity) -> Result<Self> {
         if M::SCHEMA.version.is_some() {
             let put = versioned_new::<M>(entity)?;
-            return self.add_put::<M>(put.item, Some(put.condition));
+            return self.add_put::<M>(put.item, Some(put.condition), Some(put.next));
         }
         let item = M::to_item(entity)?;
-        self.add_put::<M>(item, None)
+        self.add_put::<M>(item, None, None)
     }
 
     /// Puts an entity only if no item exists at its key.
@@ -347,26 +378,27 @@ impl Transaction {
     ///
     /// ```no_run
     /// # use dynamodb_mapper::{Mapper, ops::Transaction};
-    /// # fn demo<M: Mapper>(tx: &mut Transaction, e: &M::Entity) -> dynamodb_mapper::Result<()> {
-    /// tx.put_new::<M>(e)?;
+    /// # fn demo<M: Mapper>(tx: Transaction, e: &M::Entity) -> dynamodb_mapper::Result<()> {
+    /// let tx = tx.put_new::<M>(e)?;
+    /// # let _ = tx;
     /// # Ok(())
     /// # }
     /// ```
-    pub fn put_new<M: Mapper>(&mut self, entity: &M::Entity) -> Result<&mut Self> {
+    pub fn put_new<M: Mapper>(self, entity: &M::Entity) -> Result<Self> {
         if M::SCHEMA.version.is_some() {
             let put = versioned_new::<M>(entity)?;
-            return self.add_put::<M>(put.item, Some(put.condition));
+            return self.add_put::<M>(put.item, Some(put.condition), Some(put.next));
         }
         let item = M::to_item(entity)?;
         let pk = M::SCHEMA.partition_key.name;
         let condition = Attr::top_level(pk).not_exists().build_with_stem("dmn")?;
-        self.add_put::<M>(item, Some(condition))
+        self.add_put::<M>(item, Some(condition), None)
     }
 
     /// Puts a record version-checked, exactly as
-    /// [`Table::put_versioned`](super::Table::put_versioned) would; returns the version the
-    /// item will have once the transaction succeeds (set it on the record
-    /// then).
+    /// [`Table::put_versioned`](super::Table::put_versioned) would. The
+    /// version the item has once the transaction succeeds is in
+    /// [`TransactionSummary::versions`]: set it on the record then.
     ///
     /// # Errors
     /// [`ErrorKind::PartialRecord`](crate::ErrorKind::PartialRecord) for a
@@ -377,18 +409,14 @@ impl Transaction {
     /// ```no_run
     /// # use dynamodb_mapper::{Mapper, Record, ops::Transaction};
     /// # async fn demo<M: Mapper>(table: dynamodb_mapper::ops::Table, mut record: Record<M::Entity>) -> dynamodb_mapper::Result<()> {
-    /// let mut tx = table.transaction();
-    /// let next = tx.put_record::<M>(&record)?;
-    /// tx.send().await?;
-    /// record.version = Some(next);
+    /// let sent = table.transaction().put_record::<M>(&record)?.send().await?;
+    /// record.version = sent.versions[0];
     /// # Ok(())
     /// # }
     /// ```
-    pub fn put_record<M: Mapper>(&mut self, record: &Record<M::Entity>) -> Result<u64> {
+    pub fn put_record<M: Mapper>(self, record: &Record<M::Entity>) -> Result<Self> {
         let put = versioned_put::<M>(record)?;
-        let next = put.next;
-        self.add_put::<M>(put.item, Some(put.condition))?;
-        Ok(next)
+        self.add_put::<M>(put.item, Some(put.condition), Some(put.next))
     }
 
     /// Deletes the item at `key` (unconditionally).
@@ -403,12 +431,13 @@ impl Transaction {
     /// ```no_run
     /// # use dynamodb_mapper::MapperExt;
     /// # use dynamodb_mapper::{Mapper, ops::Transaction};
-    /// # fn demo<M: Mapper>(tx: &mut Transaction) -> dynamodb_mapper::Result<()> {
-    /// tx.delete::<M>(M::string_key("CUSTOMER#C1", "ORDER#O1")?)?;
+    /// # fn demo<M: Mapper>(tx: Transaction) -> dynamodb_mapper::Result<()> {
+    /// let tx = tx.delete::<M>(M::string_key("CUSTOMER#C1", "ORDER#O1")?)?;
+    /// # let _ = tx;
     /// # Ok(())
     /// # }
     /// ```
-    pub fn delete<M: Mapper>(&mut self, key: Item) -> Result<&mut Self> {
+    pub fn delete<M: Mapper>(self, key: Item) -> Result<Self> {
         let key = unversioned_key::<M>(
             &key,
             "transaction delete",
@@ -425,12 +454,13 @@ impl Transaction {
     ///
     /// ```no_run
     /// # use dynamodb_mapper::{Mapper, Record, ops::Transaction};
-    /// # fn demo<M: Mapper>(tx: &mut Transaction, record: &Record<M::Entity>) -> dynamodb_mapper::Result<()> {
-    /// tx.delete_record::<M>(record)?;
+    /// # fn demo<M: Mapper>(tx: Transaction, record: &Record<M::Entity>) -> dynamodb_mapper::Result<()> {
+    /// let tx = tx.delete_record::<M>(record)?;
+    /// # let _ = tx;
     /// # Ok(())
     /// # }
     /// ```
-    pub fn delete_record<M: Mapper>(&mut self, record: &Record<M::Entity>) -> Result<&mut Self> {
+    pub fn delete_record<M: Mapper>(self, record: &Record<M::Entity>) -> Result<Self> {
         let (key, condition) = versioned_delete::<M>(record)?;
         self.add_delete::<M>(key, Some(condition))
     }
@@ -447,8 +477,8 @@ impl Transaction {
     /// # use dynamodb_mapper::MapperExt;
     /// # use dynamodb_mapper::{Mapper, ops::Transaction};
     /// use dynamodb_mapper::expr::attr;
-    /// # fn demo<M: Mapper>(tx: &mut Transaction) -> dynamodb_mapper::Result<()> {
-    /// tx.condition_check::<M>(
+    /// # fn demo<M: Mapper>(tx: Transaction) -> dynamodb_mapper::Result<()> {
+    /// let tx = tx.condition_check::<M>(
     ///     M::string_key("CUSTOMER#C1", "METADATA")?,
     ///     attr("pk").exists() & attr("status").eq("ACTIVE"),
     /// )?;
@@ -456,10 +486,10 @@ impl Transaction {
     /// # }
     /// ```
     pub fn condition_check<M: Mapper>(
-        &mut self,
+        self,
         key: Item,
         condition: impl IntoExpression,
-    ) -> Result<&mut Self> {
+    ) -> Result<Self> {
         let key = M::SCHEMA.key_of(&key)?;
         let check = ConditionCheck::builder()
             .table_name(self.table.name())
@@ -476,11 +506,12 @@ impl Transaction {
     }
 
     fn add_update<M: Mapper>(
-        &mut self,
+        mut self,
         key: Item,
         update: Update,
         condition: Expression,
-    ) -> Result<&mut Self> {
+        version: Option<u64>,
+    ) -> Result<Self> {
         let update = aws_sdk_dynamodb::types::Update::builder()
             .table_name(self.table.name())
             .set_key(Some(key.clone()))
@@ -490,7 +521,12 @@ impl Transaction {
             .build()
             .map_err(|e| Error::sdk("TransactWriteItems", e))?;
         let info = self.info::<M>(ActionKind::Update, key);
-        self.push_checked(TransactWriteItem::builder().update(update).build(), info)
+        self.push_checked(
+            TransactWriteItem::builder().update(update).build(),
+            info,
+            version,
+        )?;
+        Ok(self)
     }
 
     /// Updates the item at `key` with `update`, only if the item exists (an
@@ -516,14 +552,14 @@ impl Transaction {
     /// ```
     /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::expr::{attr, Update};
-    /// let mut tx = table().transaction();
-    /// tx.update::<NoteMapper>(NoteMapper::lookup().with("id", 7).key()?, Update::new().set(attr("text"), "hello"))?;
+    /// let key = NoteMapper::lookup().with("id", 7).key()?;
+    /// let tx = table().transaction().update::<NoteMapper>(key, Update::new().set(attr("text"), "hello"))?;
     /// let update = tx.actions()[0].update().unwrap();
     /// assert_eq!(update.update_expression(), "SET #u0 = :u0");
     /// assert_eq!(update.condition_expression(), Some("attribute_exists(#dme0)"));
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    pub fn update<M: Mapper>(&mut self, key: Item, update: Update) -> Result<&mut Self> {
+    pub fn update<M: Mapper>(self, key: Item, update: Update) -> Result<Self> {
         self.update_if::<M>(key, update, None::<Expression>)
     }
 
@@ -536,19 +572,19 @@ impl Transaction {
     /// ```
     /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::expr::{attr, Update};
-    /// let mut tx = table().transaction();
     /// let key = NoteMapper::lookup().with("id", 7).key()?;
-    /// tx.update_if::<NoteMapper>(key, Update::new().set(attr("text"), "b"), Some(attr("text").eq("a")))?;
+    /// let tx = table().transaction()
+    ///     .update_if::<NoteMapper>(key, Update::new().set(attr("text"), "b"), Some(attr("text").eq("a")))?;
     /// let update = tx.actions()[0].update().unwrap();
     /// assert_eq!(update.condition_expression(), Some("(attribute_exists(#dme0)) AND (#c0 = :c0)"));
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn update_if<M: Mapper>(
-        &mut self,
+        self,
         key: Item,
         update: Update,
         condition: Option<impl IntoExpression>,
-    ) -> Result<&mut Self> {
+    ) -> Result<Self> {
         let key = unversioned_key::<M>(
             &key,
             "transaction update",
@@ -561,7 +597,7 @@ impl Transaction {
         if let Some(condition) = condition {
             expected = expected.and(condition.into_expression()?);
         }
-        self.add_update::<M>(key, update, expected)
+        self.add_update::<M>(key, update, expected, None)
     }
 
     /// Updates the item of `old` to `new` as
@@ -574,18 +610,14 @@ impl Transaction {
     ///
     /// ```
     /// # use dynamodb_mapper_support::doc::*;
-    /// let mut tx = table().transaction();
     /// let old = Note { id: 1, text: "a".into() };
-    /// tx.update_entity::<NoteMapper>(&old, &Note { id: 1, text: "b".into() })?;
-    /// tx.update_entity::<NoteMapper>(&old, &old)?; // no change: no action
+    /// let tx = table().transaction()
+    ///     .update_entity::<NoteMapper>(&old, &Note { id: 1, text: "b".into() })?
+    ///     .update_entity::<NoteMapper>(&old, &old)?; // no change: no action
     /// assert_eq!(tx.len(), 1);
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    pub fn update_entity<M: Mapper>(
-        &mut self,
-        old: &M::Entity,
-        new: &M::Entity,
-    ) -> Result<&mut Self> {
+    pub fn update_entity<M: Mapper>(self, old: &M::Entity, new: &M::Entity) -> Result<Self> {
         let key = M::key(new)?;
         let update = Update::between::<M>(old, new)?;
         if update.is_empty() && M::SCHEMA.version.is_none() {
@@ -595,9 +627,10 @@ impl Transaction {
     }
 
     /// Updates a record's item to `new` version-checked, as
-    /// [`Table::update_versioned`](super::Table::update_versioned) does;
-    /// returns the version the item will have once the transaction
-    /// succeeds (set it, and `new`, on the record then).
+    /// [`Table::update_versioned`](super::Table::update_versioned) does.
+    /// The version the item has once the transaction succeeds is in
+    /// [`TransactionSummary::versions`]: set it, and `new`, on the record
+    /// then.
     ///
     /// # Errors
     /// As [`Update::between`]; a table without a version attribute or a
@@ -605,20 +638,25 @@ impl Transaction {
     ///
     /// ```no_run
     /// # use dynamodb_mapper::{Mapper, Record, ops::Transaction};
-    /// # fn demo<M: Mapper>(tx: &mut Transaction, record: &Record<M::Entity>, new: M::Entity) -> dynamodb_mapper::Result<()> {
-    /// let next = tx.update_record::<M>(record, &new)?;
+    /// # fn demo<M: Mapper>(tx: Transaction, record: &Record<M::Entity>, new: M::Entity) -> dynamodb_mapper::Result<()> {
+    /// let tx = tx.update_record::<M>(record, &new)?;
+    /// # let _ = tx;
     /// # Ok(())
     /// # }
     /// ```
     pub fn update_record<M: Mapper>(
-        &mut self,
+        self,
         record: &Record<M::Entity>,
         new: &M::Entity,
-    ) -> Result<u64> {
+    ) -> Result<Self> {
         let update = Update::between::<M>(&record.entity, new)?;
         let versioned = versioned_update::<M>(record, update)?;
-        self.add_update::<M>(versioned.key, versioned.update, versioned.condition)?;
-        Ok(versioned.next)
+        self.add_update::<M>(
+            versioned.key,
+            versioned.update,
+            versioned.condition,
+            Some(versioned.next),
+        )
     }
 
     /// Sends the transaction. An empty transaction sends nothing. What
@@ -662,6 +700,7 @@ impl Transaction {
         let asked = self.table.get_return_consumed_capacity().cloned();
         let mut summary = TransactionSummary {
             consumed_capacity: capacity::start(capacity::asks(asked.as_ref())),
+            versions: Vec::new(),
         };
         if self.actions.is_empty() {
             return Ok(summary);
@@ -704,6 +743,7 @@ impl Transaction {
             Ok(out) => {
                 capacity::add_all(&mut summary.consumed_capacity, out.consumed_capacity());
                 capacity::record(&span, summary.consumed_capacity.as_ref());
+                summary.versions.clone_from(&self.versions);
                 Ok(summary)
             }
             Err(Failed::Service(TransactWriteItemsError::TransactionCanceledException(e))) => {

@@ -42,7 +42,7 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::DisplayErrorContext;
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::expr::{Attr, Update};
-use dynamodb_mapper::ops::Table;
+use dynamodb_mapper::ops::{Table, Transaction};
 use dynamodb_mapper::{
     ErrorKind, GlobalSecondaryIndex, IndexKeys, Item, KeyAttribute, KeyPattern, Mapper, MapperExt,
     Record, ScalarType, TableSchema,
@@ -1912,6 +1912,8 @@ impl Run<'_> {
         let mut pushed: BTreeSet<usize> = BTreeSet::new();
         for action in actions {
             let before = tx.len();
+            // The transaction with the action added, when it was accepted.
+            let mut next: Option<Transaction> = None;
             let id = match action {
                 PlayerTxAction::Put(s) | PlayerTxAction::PutNew(s) => s.id,
                 PlayerTxAction::Delete(id)
@@ -1933,7 +1935,7 @@ impl Run<'_> {
                 match action {
                     PlayerTxAction::Put(s) => {
                         let p = s.entity();
-                        let r = tx.put::<PlayerMapper>(&p).map(|_| ());
+                        let r = added(&mut next, tx.clone().put::<PlayerMapper>(&p));
                         let expect = if player_renders(&p) {
                             dup_or(Expect::Applied)
                         } else {
@@ -1944,7 +1946,7 @@ impl Run<'_> {
                     }
                     PlayerTxAction::PutNew(s) => {
                         let p = s.entity();
-                        let r = tx.put_new::<PlayerMapper>(&p).map(|_| ());
+                        let r = added(&mut next, tx.clone().put_new::<PlayerMapper>(&p));
                         let expect = if player_renders(&p) {
                             dup_or(Expect::Applied)
                         } else {
@@ -1954,7 +1956,10 @@ impl Run<'_> {
                         ("player.tx.put_new", r, expect, (e, !present))
                     }
                     PlayerTxAction::Delete(id) => {
-                        let r = tx.delete::<PlayerMapper>(player_key(*id)?).map(|_| ());
+                        let r = added(
+                            &mut next,
+                            tx.clone().delete::<PlayerMapper>(player_key(*id)?),
+                        );
                         (
                             "player.tx.delete",
                             r,
@@ -1965,7 +1970,10 @@ impl Run<'_> {
                     PlayerTxAction::UpdateEntity { id, changes } => {
                         let from = self.player_now(*id)?.unwrap_or_else(|| Player::base(*id));
                         let new = from.clone().with(changes);
-                        let r = tx.update_entity::<PlayerMapper>(&from, &new).map(|_| ());
+                        let r = added(
+                            &mut next,
+                            tx.clone().update_entity::<PlayerMapper>(&from, &new),
+                        );
                         match (render_player(&from), render_player(&new)) {
                             (Some(a), Some(b)) => {
                                 let sets = diff(&a, &b);
@@ -1991,7 +1999,10 @@ impl Run<'_> {
                     }
                     PlayerTxAction::Raw { id, update } => {
                         let (u, expect, sets) = self.raw_player_update(*id, update)?;
-                        let r = tx.update::<PlayerMapper>(player_key(*id)?, u).map(|_| ());
+                        let r = added(
+                            &mut next,
+                            tx.clone().update::<PlayerMapper>(player_key(*id)?, u),
+                        );
                         let expect = match expect {
                             Expect::Refused(k) => Expect::Refused(k),
                             other => dup_or(other),
@@ -2019,9 +2030,11 @@ impl Run<'_> {
                         } else {
                             pk.not_exists()
                         };
-                        let r = tx
-                            .condition_check::<PlayerMapper>(player_key(*id)?, condition)
-                            .map(|_| ());
+                        let r = added(
+                            &mut next,
+                            tx.clone()
+                                .condition_check::<PlayerMapper>(player_key(*id)?, condition),
+                        );
                         (
                             "player.tx.condition_check",
                             r,
@@ -2032,10 +2045,12 @@ impl Run<'_> {
                 };
             let g = got(&r);
             self.report(op, expect, &g)?;
+            // A refused action hands no transaction back: the one before it
+            // is kept as it was.
+            if let Some(added) = next {
+                tx = added;
+            }
             if tx.len() > before {
-                if r.is_err() {
-                    return Err(format!("{op}: refused, yet an action was added"));
-                }
                 pushed.insert(id);
                 effects.push((id, effect.0, effect.1));
             }
@@ -2559,12 +2574,15 @@ impl Run<'_> {
         // holds, and the record to keep (with its version) once applied.
         let mut effects: Vec<(usize, Option<Option<Expected>>, bool)> = Vec::new();
         let mut pushed: BTreeSet<usize> = BTreeSet::new();
-        let mut written: Vec<(usize, Record<Account>, u64, Option<u64>)> = Vec::new();
+        // Per versioned action: the record it writes, its index in the
+        // transaction and the version it was read at.
+        let mut written: Vec<(usize, Record<Account>, usize, Option<u64>)> = Vec::new();
         for action in actions {
             let before = tx.len();
-            // The record an action writes, its next version and the one
-            // it was read at.
-            let mut keep: Option<(Record<Account>, u64, Option<u64>)> = None;
+            // The transaction with the action added, when it was accepted.
+            let mut next: Option<Transaction> = None;
+            // The record an action writes and the version it was read at.
+            let mut keep: Option<(Record<Account>, Option<u64>)> = None;
             let (op, id, r, expect, effect, holds): (
                 &'static str,
                 usize,
@@ -2583,19 +2601,16 @@ impl Run<'_> {
                     apply_bag(&mut record.bag, bag);
                     let stored = self.model.accounts.get(&id);
                     let holds = record_matches(&record, stored);
-                    let r = tx.put_record::<AccountMapper>(&record);
-                    let version = match &r {
-                        Ok(next) => {
-                            keep = Some((record.clone(), *next, record.version));
-                            Ver::Known(*next)
-                        }
-                        Err(_) => Ver::First,
-                    };
+                    let r = added(&mut next, tx.clone().put_record::<AccountMapper>(&record));
+                    if r.is_ok() {
+                        keep = Some((record.clone(), record.version));
+                    }
+                    let version = following(record.version);
                     let after = Self::account_expected(&record.entity, &record.bag, version)?;
                     (
                         "account.tx.put_record",
                         id,
-                        r.map(|_| ()),
+                        r,
                         Expect::Applied,
                         Some(Some(after)),
                         holds,
@@ -2606,7 +2621,10 @@ impl Run<'_> {
                     let new = record.entity.clone().with(changes);
                     let stored = self.model.accounts.get(&id).cloned();
                     let holds = record_matches(&record, stored.as_ref());
-                    let r = tx.update_record::<AccountMapper>(&record, &new);
+                    let r = added(
+                        &mut next,
+                        tx.clone().update_record::<AccountMapper>(&record, &new),
+                    );
                     let expect = if !record.stored && record.version.is_none() {
                         Expect::Refused(&[ErrorKind::InvalidValue])
                     } else {
@@ -2618,21 +2636,18 @@ impl Run<'_> {
                     );
                     let after = stored.map(|mut e| {
                         apply_sets(&mut e.item, &sets);
-                        e.version = match &r {
-                            Ok(next) => Ver::Known(*next),
-                            Err(_) => Ver::First,
-                        };
+                        e.version = following(record.version);
                         e
                     });
-                    if let Ok(next) = &r {
+                    if r.is_ok() {
                         let mut kept = record.clone();
                         kept.entity = new;
-                        keep = Some((kept, *next, record.version));
+                        keep = Some((kept, record.version));
                     }
                     (
                         "account.tx.update_record",
                         id,
-                        r.map(|_| ()),
+                        r,
                         expect,
                         Some(after),
                         holds,
@@ -2641,7 +2656,10 @@ impl Run<'_> {
                 AccountTxAction::DeleteRecord(source) => {
                     let (id, record) = self.record_of(source).await?;
                     let holds = record_matches(&record, self.model.accounts.get(&id));
-                    let r = tx.delete_record::<AccountMapper>(&record).map(|_| ());
+                    let r = added(
+                        &mut next,
+                        tx.clone().delete_record::<AccountMapper>(&record),
+                    );
                     let expect = if !record.stored && record.version.is_none() {
                         Expect::Refused(&[ErrorKind::InvalidValue])
                     } else {
@@ -2651,7 +2669,7 @@ impl Run<'_> {
                 }
                 AccountTxAction::Put(spec) => {
                     let a = spec.entity();
-                    let r = tx.put::<AccountMapper>(&a).map(|_| ());
+                    let r = added(&mut next, tx.clone().put::<AccountMapper>(&a));
                     let after = Self::account_expected(&a, &Item::new(), Ver::First)?;
                     let holds = !self.model.accounts.contains_key(&spec.id);
                     (
@@ -2665,9 +2683,11 @@ impl Run<'_> {
                 }
                 AccountTxAction::RawUpdate(id) => {
                     let update = Update::new().set(Attr::top_level("note"), "raw");
-                    let r = tx
-                        .update::<AccountMapper>(account_key(*id)?, update)
-                        .map(|_| ());
+                    let r = added(
+                        &mut next,
+                        tx.clone()
+                            .update::<AccountMapper>(account_key(*id)?, update),
+                    );
                     (
                         "account.tx.update(raw)",
                         *id,
@@ -2678,7 +2698,10 @@ impl Run<'_> {
                     )
                 }
                 AccountTxAction::Delete(id) => {
-                    let r = tx.delete::<AccountMapper>(account_key(*id)?).map(|_| ());
+                    let r = added(
+                        &mut next,
+                        tx.clone().delete::<AccountMapper>(account_key(*id)?),
+                    );
                     (
                         "account.tx.delete(unversioned)",
                         *id,
@@ -2695,9 +2718,11 @@ impl Run<'_> {
                     } else {
                         pk.not_exists()
                     };
-                    let r = tx
-                        .condition_check::<AccountMapper>(account_key(*id)?, condition)
-                        .map(|_| ());
+                    let r = added(
+                        &mut next,
+                        tx.clone()
+                            .condition_check::<AccountMapper>(account_key(*id)?, condition),
+                    );
                     let holds = self.model.accounts.contains_key(id) == *exists;
                     (
                         "account.tx.condition_check",
@@ -2717,14 +2742,14 @@ impl Run<'_> {
             };
             let g = got(&r);
             self.report(op, expect, &g)?;
+            if let Some(added) = next {
+                tx = added;
+            }
             if tx.len() > before {
-                if r.is_err() {
-                    return Err(format!("{op}: refused, yet an action was added"));
-                }
                 pushed.insert(id);
                 effects.push((id, effect, holds));
-                if let Some((record, next, prior)) = keep {
-                    written.push((id, record, next, prior));
+                if let Some((record, prior)) = keep {
+                    written.push((id, record, before, prior));
                 }
             } else if r.is_ok() {
                 return Err(format!("{op}: accepted, yet no action was added"));
@@ -2739,9 +2764,27 @@ impl Run<'_> {
             Expect::Refused(&[ErrorKind::TransactionCanceled])
         };
         self.report("account.tx.send", expect, &g)?;
-        if r.is_ok() {
-            for (id, mut record, next, prior) in written {
+        if let Ok(sent) = &r {
+            if sent.versions.len() != tx.len() {
+                return Err(format!(
+                    "account.tx.send: {} versions for {} actions",
+                    sent.versions.len(),
+                    tx.len()
+                ));
+            }
+            for (id, mut record, index, prior) in written {
+                let Some(next) = sent.versions[index] else {
+                    return Err(format!(
+                        "account.tx.send: no version for the versioned action {index}"
+                    ));
+                };
                 self.check_next(id, prior, next)?;
+                // The model learns the version the store holds now.
+                for (i, effect, _) in &mut effects {
+                    if let (true, Some(Some(e))) = (*i == id, effect.as_mut()) {
+                        e.version = Ver::Known(next);
+                    }
+                }
                 record.version = Some(next);
                 record.stored = true;
                 self.remember(id, &record);
@@ -2988,4 +3031,22 @@ fn check_account_item(item: &Item) -> Result<(usize, Option<u64>), String> {
     let id = account_index(&record.entity.id)
         .ok_or_else(|| format!("an account the driver never wrote: {}", describe(item)))?;
     Ok((id, stored_version))
+}
+
+/// `r`'s transaction kept in `next` when the action was accepted.
+fn added(
+    next: &mut Option<Transaction>,
+    r: dynamodb_mapper::Result<Transaction>,
+) -> dynamodb_mapper::Result<()> {
+    r.map(|tx| *next = Some(tx))
+}
+
+/// The version a versioned write of a record read at `version` gives its
+/// item: the next one, or a first version (not known ahead: the crate picks
+/// it) for a record without one.
+fn following(version: Option<u64>) -> Ver {
+    match version {
+        Some(v) => Ver::Known(v.saturating_add(1)),
+        None => Ver::First,
+    }
 }
