@@ -32,9 +32,10 @@
 //! # Key patterns and overlaps
 //!
 //! A [`KeyPattern`] such as `ORDER#{order_id}#LINE#{line:u3}` renders keys
-//! from named values, parses them back, and takes part in
-//! [`find_overlaps`], which reports every pair of entity types where a
-//! `begins_with` query for one can return items of the other.
+//! from named values, parses them back, and takes part in the overlap
+//! analysis the [`Registry`](crate::Registry) runs when it is built, which
+//! reports every pair of entity types where a `begins_with` query for one
+//! can return items of the other.
 //!
 //! ```
 //! use dynamodb_mapper::KeyPattern;
@@ -58,6 +59,8 @@
 
 #[cfg(test)]
 mod analysis_tests;
+#[cfg(test)]
+mod design_tests;
 mod encoding;
 mod format;
 pub(crate) mod index_keys;
@@ -75,7 +78,8 @@ pub(crate) use format::last_sort_key_with_prefix;
 pub use format::{KeyFormat, KeyRole};
 pub(crate) use index_keys::IndexKeys;
 pub use key_value::KeyValue;
-pub use overlap::{AllowedOverlap, KeyDeclaration, Overlap, OverlapKind, find_overlaps};
+pub use overlap::AllowedOverlap;
+pub(crate) use overlap::{KeyDeclaration, find_overlaps};
 pub use parts::KeyParts;
 pub use pattern::BoundPattern;
 pub(crate) use pattern::KeyPattern;

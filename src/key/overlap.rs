@@ -11,20 +11,12 @@ use super::template::constant_prefix;
 use crate::error::{Error, Result};
 
 /// One entity type's keys on one index: the input of [`find_overlaps`].
-///
-/// ```
-/// use dynamodb_mapper::{IndexKeys, KeyPattern, key::KeyDeclaration};
-///
-/// const PK: KeyPattern = KeyPattern::partition("TENANT#{tenant}");
-/// let d = KeyDeclaration::new("User", IndexKeys::table(PK).sort(KeyPattern::sort("USER#{id}")));
-/// assert_eq!(d.entity_type, "User");
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct KeyDeclaration<'a> {
+pub(crate) struct KeyDeclaration<'a> {
     /// The entity type (discriminator value).
-    pub entity_type: &'a str,
+    pub(crate) entity_type: &'a str,
     /// Its key patterns on one index.
-    pub keys: IndexKeys,
+    pub(crate) keys: IndexKeys,
 }
 
 impl<'a> KeyDeclaration<'a> {
@@ -36,20 +28,15 @@ impl<'a> KeyDeclaration<'a> {
     /// assert_eq!(d.keys.index_name(), None);
     /// ```
     #[must_use]
-    pub const fn new(entity_type: &'a str, keys: IndexKeys) -> Self {
+    pub(crate) const fn new(entity_type: &'a str, keys: IndexKeys) -> Self {
         KeyDeclaration { entity_type, keys }
     }
 }
 
 /// Why two entity types overlap.
-///
-/// ```
-/// use dynamodb_mapper::key::OverlapKind;
-/// assert_ne!(OverlapKind::Prefix, OverlapKind::SameKey);
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum OverlapKind {
+pub(crate) enum OverlapKind {
     /// The returned type's sort key pattern can start with the queried
     /// type's constant sort key prefix.
     Prefix,
@@ -66,48 +53,28 @@ pub enum OverlapKind {
 /// because their partition key patterns can render the same value.
 ///
 /// Its `Display` says all of that in one line.
-///
-/// ```
-/// use dynamodb_mapper::{IndexKeys, KeyPattern, key::{KeyDeclaration, OverlapKind, find_overlaps}};
-///
-/// const PK: KeyPattern = KeyPattern::partition("CUSTOMER#{customer_id}");
-/// let found = find_overlaps(&[
-///     KeyDeclaration::new("Order", IndexKeys::table(PK).sort(KeyPattern::sort("ORDER"))),
-///     KeyDeclaration::new("OrderLine", IndexKeys::table(PK).sort(KeyPattern::sort("ORDERLINE#{line:u3}"))),
-/// ], &[])?;
-/// assert_eq!(found.len(), 1);
-/// assert_eq!(found[0].kind, OverlapKind::Prefix);
-/// assert_eq!((found[0].queried.as_str(), found[0].returned.as_str()), ("Order", "OrderLine"));
-/// assert_eq!(
-///     found[0].to_string(),
-///     "table: begins_with(sort key, \"ORDER\") for Order (sort key `ORDER`) also returns OrderLine items \
-///      (sort key `ORDERLINE#{line:u3}`); their partition keys `CUSTOMER#{customer_id}` and \
-///      `CUSTOMER#{customer_id}` can be equal"
-/// );
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub struct Overlap {
+pub(crate) struct Overlap {
     /// Why.
-    pub kind: OverlapKind,
+    pub(crate) kind: OverlapKind,
     /// The index, `None` for the table.
-    pub index: Option<String>,
+    pub(crate) index: Option<String>,
     /// The entity type whose query returns the other's items (for
     /// [`OverlapKind::SameKey`], the one declared first).
-    pub queried: String,
+    pub(crate) queried: String,
     /// The entity type whose items are returned.
-    pub returned: String,
+    pub(crate) returned: String,
     /// The queried type's constant sort key prefix (empty when it has none).
-    pub prefix: String,
+    pub(crate) prefix: String,
     /// The queried type's partition key pattern.
-    pub queried_partition: String,
+    pub(crate) queried_partition: String,
     /// The queried type's sort key pattern.
-    pub queried_sort: Option<String>,
+    pub(crate) queried_sort: Option<String>,
     /// The returned type's partition key pattern.
-    pub returned_partition: String,
+    pub(crate) returned_partition: String,
     /// The returned type's sort key pattern.
-    pub returned_sort: Option<String>,
+    pub(crate) returned_sort: Option<String>,
 }
 
 impl fmt::Display for Overlap {
@@ -177,10 +144,11 @@ enum Scope<'a> {
     Index(&'a str),
 }
 
-/// Acknowledges an intended overlap so [`find_overlaps`] does not report it:
+/// Acknowledges an intended overlap so the registry does not report it
+/// ([`RegistryBuilder::allow_overlap`](crate::RegistryBuilder::allow_overlap)):
 /// a `begins_with` query for `queried` may return `returned`'s items (say a
 /// header query that also reads its lines, on purpose). Table key collisions
-/// ([`OverlapKind::SameKey`]) are always reported.
+/// (two types that can write the same primary key) are always reported.
 ///
 /// ```
 /// use dynamodb_mapper::key::AllowedOverlap;
@@ -316,25 +284,7 @@ pub(super) fn starts_diverge(a: &str, b: &str) -> bool {
 /// # Errors
 /// The first invalid pattern, as [`KeyPattern::validate`](crate::KeyPattern::validate) reports it, with
 /// the entity type that declared it.
-///
-/// ```
-/// use dynamodb_mapper::{IndexKeys, KeyPattern, key::{AllowedOverlap, KeyDeclaration, find_overlaps}};
-///
-/// const PK: KeyPattern = KeyPattern::partition("CUSTOMER#{customer_id}");
-/// let design = [
-///     KeyDeclaration::new("Customer", IndexKeys::table(PK).sort(KeyPattern::sort("PROFILE"))),
-///     KeyDeclaration::new("Order", IndexKeys::table(PK).sort(KeyPattern::sort("ORDER#{order_id}"))),
-///     KeyDeclaration::new("Payment", IndexKeys::table(PK).sort(KeyPattern::sort("ORDER#{order_id}#PAYMENT"))),
-/// ];
-/// let found = find_overlaps(&design, &[])?;
-/// let pairs: Vec<(&str, &str)> = found.iter().map(|o| (o.queried.as_str(), o.returned.as_str())).collect();
-/// assert_eq!(pairs, [("Order", "Payment"), ("Payment", "Order")]);
-///
-/// let allowed = [AllowedOverlap::new("Order", "Payment").both_ways()];
-/// assert!(find_overlaps(&design, &allowed)?.is_empty());
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-pub fn find_overlaps(
+pub(crate) fn find_overlaps(
     declarations: &[KeyDeclaration<'_>],
     allowed: &[AllowedOverlap<'_>],
 ) -> Result<Vec<Overlap>> {

@@ -19,10 +19,12 @@ use crate::error::{Error, Result};
 
 /// A key template such as `CUSTOMER#{customer_id}` or
 /// `ORDER#{order_id}#LINE#{line:u3}`: renders keys from named values, parses
-/// keys back, and declares a mapper's keys for [`find_overlaps`](super::find_overlaps).
+/// keys back, and declares a mapper's keys for the registry's overlap
+/// analysis.
 ///
 /// Declared in `const` context; the template is checked whenever the pattern
-/// is used ([`validate`](Self::validate) checks it up front). The rules:
+/// is used ([`MapperExt::check`](crate::MapperExt::check) and the registry
+/// check a mapper's patterns up front). The rules:
 ///
 /// - components are separated by the format's delimiter and none is empty;
 /// - a component holds at most one placeholder `{name}` or `{name:format}`,
@@ -138,20 +140,7 @@ impl KeyPattern {
     /// # Errors
     /// [`ErrorKind::InvalidKeyPattern`](crate::ErrorKind::InvalidKeyPattern)
     /// naming the template, saying what is wrong with it.
-    ///
-    /// ```
-    /// use dynamodb_mapper::KeyPattern;
-    ///
-    /// assert!(KeyPattern::sort("ORDER#{id}#LINE#{n:u3}").validate().is_ok());
-    /// let err = KeyPattern::sort("ORDER#{id").validate().unwrap_err();
-    /// assert_eq!(err.to_string(), "key pattern `ORDER#{id` is invalid: it has an unclosed `{` at byte 6");
-    /// let err = KeyPattern::sort("A#{x}{y}").validate().unwrap_err();
-    /// assert_eq!(
-    ///     err.to_string(),
-    ///     "key pattern `A#{x}{y}` is invalid: it has a second placeholder in one component at byte 5; separate placeholders with `#`"
-    /// );
-    /// ```
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         self.components().map(|_| ())
     }
 
@@ -196,15 +185,7 @@ impl KeyPattern {
     ///
     /// # Errors
     /// As [`validate`](Self::validate).
-    ///
-    /// ```
-    /// use dynamodb_mapper::KeyPattern;
-    /// assert_eq!(KeyPattern::sort("USER#{id}#METADATA").constant_prefix()?, "USER#");
-    /// assert_eq!(KeyPattern::sort("SUMMARY").constant_prefix()?, "SUMMARY");
-    /// assert_eq!(KeyPattern::sort("{at:ts3}").constant_prefix()?, "");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn constant_prefix(&self) -> Result<&'static str> {
+    pub(crate) fn constant_prefix(&self) -> Result<&'static str> {
         self.validate()?;
         Ok(constant_prefix(self.template))
     }
@@ -212,7 +193,8 @@ impl KeyPattern {
     /// The placeholders: name and encoding, in template order.
     ///
     /// # Errors
-    /// As [`validate`](Self::validate).
+    /// [`ErrorKind::InvalidKeyPattern`](crate::ErrorKind::InvalidKeyPattern)
+    /// when the template or its format is not valid.
     ///
     /// ```
     /// use dynamodb_mapper::{KeyPattern, key::Encoding};
@@ -368,16 +350,8 @@ impl KeyPattern {
     }
 
     /// Whether `key` parses with this pattern.
-    ///
-    /// ```
-    /// use dynamodb_mapper::KeyPattern;
-    /// let p = KeyPattern::sort("ITEM#{n:u3}");
-    /// assert!(p.matches("ITEM#001"));
-    /// assert!(!p.matches("ITEM#1"));
-    /// assert!(!p.matches("SUMMARY"));
-    /// ```
     #[must_use]
-    pub fn matches(&self, key: &str) -> bool {
+    pub(crate) fn matches(&self, key: &str) -> bool {
         self.components()
             .is_ok_and(|components| self.parse_with(&components, key, |_, _| ()).is_ok())
     }
@@ -388,17 +362,8 @@ impl KeyPattern {
     ///
     /// # Errors
     /// As [`validate`](Self::validate).
-    ///
-    /// ```
-    /// use dynamodb_mapper::KeyPattern;
-    /// let lines = KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}");
-    /// assert!(lines.can_start_with("ORDER#")?);
-    /// assert!(lines.can_start_with("ORDER#O1#LINE#0")?);
-    /// assert!(!lines.can_start_with("ORDER#O1#PAYMENT")?);
-    /// assert!(!lines.can_start_with("ORDERS")?);
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn can_start_with(&self, prefix: &str) -> Result<bool> {
+    #[cfg(test)]
+    pub(crate) fn can_start_with(&self, prefix: &str) -> Result<bool> {
         Ok(self.language()?.can_start_with(prefix))
     }
 
@@ -406,18 +371,8 @@ impl KeyPattern {
     ///
     /// # Errors
     /// As [`validate`](Self::validate), for either pattern.
-    ///
-    /// ```
-    /// use dynamodb_mapper::KeyPattern;
-    /// let user = KeyPattern::partition("USER#{id}");
-    /// assert!(user.intersects(&KeyPattern::partition("USER#{name}"))?);
-    /// assert!(user.intersects(&KeyPattern::partition("{anything}#admin"))?);
-    /// // A text value cannot hold an unescaped delimiter:
-    /// assert!(!user.intersects(&KeyPattern::partition("{anything}"))?);
-    /// assert!(!user.intersects(&KeyPattern::partition("USER#{n:u3}#X"))?);
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn intersects(&self, other: &KeyPattern) -> Result<bool> {
+    #[cfg(test)]
+    pub(crate) fn intersects(&self, other: &KeyPattern) -> Result<bool> {
         Ok(self.language()?.intersects(&other.language()?))
     }
 

@@ -137,7 +137,7 @@ pub trait Mapper: Sized + 'static {
     ///   a declared index must match one of its patterns
     ///   ([`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey)
     ///   otherwise), so the design the registry checked (every overlap
-    ///   between entity types, see [`find_overlaps`](crate::key::find_overlaps))
+    ///   between entity types)
     ///   is the design in the table.
     /// - **Reads by id use them:** [`MapperExt::lookup`].
     ///
