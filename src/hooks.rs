@@ -29,17 +29,7 @@ use crate::time::PointInTime;
 /// when the attribute is absent or not a string,
 /// [`ErrorKind::DiscriminatorMismatch`](crate::ErrorKind::DiscriminatorMismatch)
 /// when it holds another value.
-///
-/// ```
-/// use aws_sdk_dynamodb::types::AttributeValue;
-/// use dynamodb_mapper::{hooks::check_discriminator, Item};
-///
-/// let item = Item::from([("entityType".to_string(), AttributeValue::S("Order".into()))]);
-/// assert!(check_discriminator(&item, "entityType", &["Order"]).is_ok());
-/// let err = check_discriminator(&item, "entityType", &["Customer"]).unwrap_err();
-/// assert_eq!(err.to_string(), "discriminator `entityType` is \"Order\", expected \"Customer\"");
-/// ```
-pub fn check_discriminator(item: &Item, attribute: &str, accepted: &[&str]) -> Result<()> {
+pub(crate) fn check_discriminator(item: &Item, attribute: &str, accepted: &[&str]) -> Result<()> {
     match item.get(attribute) {
         Some(AttributeValue::S(found)) if accepted.contains(&found.as_str()) => Ok(()),
         Some(AttributeValue::S(found)) => Err(Error::discriminator_mismatch(
@@ -127,8 +117,12 @@ impl Timestamps {
     /// precision.
     ///
     /// ```
+    /// use std::time::UNIX_EPOCH;
     /// let t = dynamodb_mapper::hooks::Timestamps::new("created", "modified");
-    /// assert_eq!(t.attributes(), ("created", "modified"));
+    /// let mut bag = dynamodb_mapper::Item::new();
+    /// t.stamp(&mut bag, UNIX_EPOCH)?;
+    /// assert!(bag.contains_key("created") && bag.contains_key("modified"));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     #[must_use]
     pub const fn new(created: &'static str, updated: &'static str) -> Self {

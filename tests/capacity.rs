@@ -90,7 +90,11 @@ fn assert_sum(used: Option<&CapacityUsage>, asked: bool, units: &[f64]) {
         (total, Some(total * 0.75), Some(total * 0.25))
     );
     let reports: Vec<_> = units.iter().map(|u| report(TABLE, *u)).collect();
-    assert_eq!(*used, CapacityUsage::from_reports(&reports));
+    let mut expected = CapacityUsage::default();
+    for r in &reports {
+        expected.add(r);
+    }
+    assert_eq!(*used, expected);
 }
 
 /// Checks the span `name` recorded `total` as its consumed capacity (or

@@ -769,7 +769,10 @@ fn cases() -> Vec<Case> {
         ),
         case!(
             "a binary key of the wrong type",
-            TableSchema::new("pk").key(AttributeValue::B(Blob::new(vec![1])), None),
+            TableSchema::new("pk").key_of(&Item::from([(
+                "pk".to_owned(),
+                AttributeValue::B(Blob::new(vec![1]))
+            )])),
             InvalidKey,
             None,
             Some("pk"),

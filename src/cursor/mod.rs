@@ -93,7 +93,8 @@ impl Cursors {
     /// ```
     /// use dynamodb_mapper::{cursor::Cursors, GlobalSecondaryIndex, TableSchema};
     /// const T: TableSchema = TableSchema::new("pk").indexes(&[GlobalSecondaryIndex::new("GSI1", "gsi1pk")]);
-    /// assert_eq!(Cursors::new("Orders", T).on_index("GSI1").index_name(), Some("GSI1"));
+    /// let cursors = Cursors::new("Orders", T).on_index("GSI1");
+    /// # let _ = cursors;
     /// ```
     pub fn on_index(mut self, name: impl Into<String>) -> Self {
         self.index = Some(name.into());
@@ -105,9 +106,16 @@ impl Cursors {
     /// Use a random secret of at least 32 bytes, kept on the server.
     ///
     /// ```
-    /// use dynamodb_mapper::{cursor::Cursors, TableSchema};
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::{cursor::Cursors, Item, TableSchema};
     /// let c = Cursors::new("Orders", TableSchema::new("pk")).signed_with([7u8; 32]);
-    /// assert!(c.is_signed());
+    /// let key = Item::from([("pk".to_string(), AttributeValue::S("O1".into()))]);
+    /// let token = c.encode(&key)?;
+    /// assert_eq!(c.decode(&token)?, key);
+    /// // Another secret does not accept it.
+    /// let other = Cursors::new("Orders", TableSchema::new("pk")).signed_with([8u8; 32]);
+    /// assert!(other.decode(&token).is_err());
+    /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn signed_with(mut self, secret: impl AsRef<[u8]>) -> Self {
         self.secret = Some(Arc::from(secret.as_ref()));

@@ -53,10 +53,10 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// ```
 /// use dynamodb_mapper::{Error, ErrorKind};
 ///
-/// let err = Error::missing_attribute("pk").with_entity_type("Customer");
-/// assert_eq!(err.to_string(), "Customer: attribute `pk` is missing");
+/// let err = Error::missing_attribute("pk");
+/// assert_eq!(err.to_string(), "attribute `pk` is missing");
 /// assert_eq!(err.kind(), ErrorKind::MissingAttribute);
-/// assert_eq!(err.entity_type(), Some("Customer"));
+/// assert_eq!(err.entity_type(), None);
 /// assert_eq!(err.attribute(), Some("pk"));
 /// ```
 ///

@@ -51,9 +51,9 @@ impl KeyFormat {
     /// `#` as delimiter, `\` as escape character.
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyFormat;
-    /// assert_eq!(KeyFormat::DEFAULT.delimiter(), '#');
-    /// assert_eq!(KeyFormat::DEFAULT.escape(), '\\');
+    /// use dynamodb_mapper::key::{KeyFormat, KeyRole};
+    /// assert_eq!(KeyFormat::DEFAULT.join(KeyRole::Sort, &["A", "b#c"])?, r"A#b\#c");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub const DEFAULT: KeyFormat = KeyFormat {
         delimiter: '#',
@@ -75,8 +75,9 @@ impl KeyFormat {
     /// The same format with another delimiter.
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyFormat;
-    /// assert_eq!(KeyFormat::new().with_delimiter('|').delimiter(), '|');
+    /// use dynamodb_mapper::key::{KeyFormat, KeyRole};
+    /// assert_eq!(KeyFormat::new().with_delimiter('|').join(KeyRole::Sort, &["A", "b"])?, "A|b");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     #[must_use]
     pub const fn with_delimiter(mut self, delimiter: char) -> Self {
@@ -87,8 +88,9 @@ impl KeyFormat {
     /// The same format with another escape character.
     ///
     /// ```
-    /// use dynamodb_mapper::key::KeyFormat;
-    /// assert_eq!(KeyFormat::new().with_escape('~').escape(), '~');
+    /// use dynamodb_mapper::key::{KeyFormat, KeyRole};
+    /// assert_eq!(KeyFormat::new().with_escape('~').join(KeyRole::Sort, &["A", "b#c"])?, "A#b~#c");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     #[must_use]
     pub const fn with_escape(mut self, escape: char) -> Self {
@@ -359,9 +361,10 @@ impl<'k> Iterator for Segments<'k> {
 /// Whether a key is a partition key or a sort key: decides the size limit.
 ///
 /// ```
-/// use dynamodb_mapper::key::KeyRole;
-/// assert_eq!(KeyRole::Partition.max_bytes(), 2048);
-/// assert_eq!(KeyRole::Sort.max_bytes(), 1024);
+/// use dynamodb_mapper::key::{KeyFormat, KeyRole};
+/// let long = "x".repeat(1100);
+/// assert!(KeyFormat::DEFAULT.join(KeyRole::Sort, &[long.as_str()]).is_err()); // over 1,024 bytes
+/// assert!(KeyFormat::DEFAULT.join(KeyRole::Partition, &[long.as_str()]).is_ok()); // within 2,048
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum KeyRole {

@@ -21,12 +21,6 @@ pub(crate) struct KeyDeclaration<'a> {
 
 impl<'a> KeyDeclaration<'a> {
     /// `entity_type` writes `keys`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{IndexKeys, KeyPattern, key::KeyDeclaration};
-    /// let d = KeyDeclaration::new("Tenant", IndexKeys::table(KeyPattern::partition("TENANT#{id}")));
-    /// assert_eq!(d.keys.index_name(), None);
-    /// ```
     #[must_use]
     pub(crate) const fn new(entity_type: &'a str, keys: IndexKeys) -> Self {
         KeyDeclaration { entity_type, keys }
@@ -79,22 +73,6 @@ pub(crate) struct Overlap {
 
 impl fmt::Display for Overlap {
     /// One line naming the index, both types, the prefix and the patterns.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{IndexKeys, KeyPattern, key::{KeyDeclaration, find_overlaps}};
-    ///
-    /// const PK: KeyPattern = KeyPattern::partition("EMAIL#{email}");
-    /// let found = find_overlaps(&[
-    ///     KeyDeclaration::new("Customer", IndexKeys::index("ByEmail", PK)),
-    ///     KeyDeclaration::new("Admin", IndexKeys::index("ByEmail", PK)),
-    /// ], &[])?;
-    /// assert_eq!(
-    ///     found[0].to_string(),
-    ///     "index ByEmail: Customer declares no sort key, so a query for it returns every Admin item \
-    ///      of the same partition; their partition keys `EMAIL#{email}` and `EMAIL#{email}` can be equal"
-    /// );
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.index {
             None => f.write_str("table: ")?,

@@ -628,7 +628,7 @@ impl<'a> BoundPattern<'a> {
     /// assert!(SK.with("line", 1).prefix().is_err());
     ///
     /// // Order ids starting with `O#2`: the escaped start of the value.
-    /// let start = SK.bind().prefix()? + &SK.key_format().escape_text("O#2")?;
+    /// let start = SK.bind().prefix()? + &dynamodb_mapper::key::KeyFormat::DEFAULT.escape_text("O#2")?;
     /// assert_eq!(start, r"ORDER#O\#2");
     /// assert!(SK.with("order_id", "O#20").with("line", 1).render()?.starts_with(&start));
     /// # Ok::<(), dynamodb_mapper::Error>(())

@@ -211,7 +211,6 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// }
     /// let by_status = TicketMapper::lookup().on_index("GSI1").with("status", "open");
     /// assert_eq!(by_status.partition()?, "STATUS#open");
-    /// assert_eq!(by_status.index_name(), Some("GSI1"));
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn on_index(mut self, name: &'static str) -> Self {
@@ -220,13 +219,8 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     }
 
     /// The index, `None` for the table.
-    ///
-    /// ```
-    /// # use dynamodb_mapper_support::doc::*;
-    /// assert_eq!(InvoiceItemMapper::lookup().index_name(), None);
-    /// ```
     #[must_use]
-    pub fn index_name(&self) -> Option<&'static str> {
+    pub(crate) fn index_name(&self) -> Option<&'static str> {
         self.index
     }
 

@@ -259,7 +259,6 @@ pub trait Mapper: Sized + 'static {
     ///         Ok(())
     ///     }
     ///     fn before_from_item(item: &mut Item) -> dynamodb_mapper::Result<()> {
-    ///         hooks::check_discriminator(item, "entityType", &["Customer"])?;
     ///         hooks::rename_attribute(item, "mail", "email"); // v1 items said `mail`
     ///         Ok(())
     ///     }

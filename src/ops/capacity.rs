@@ -33,7 +33,9 @@ use aws_sdk_dynamodb::types::{ConsumedCapacity, ReturnConsumedCapacity};
 ///         .global_secondary_indexes("GSI1", Capacity::builder().capacity_units(0.5).build())
 ///         .build()
 /// };
-/// let usage = CapacityUsage::from_reports(&[page(1.5), page(2.5)]);
+/// let mut usage = CapacityUsage::default();
+/// usage.add(&page(1.5));
+/// usage.add(&page(2.5));
 /// assert_eq!(usage.total, 4.0);
 /// let table = &usage.tables["AppTable"];
 /// assert_eq!((table.total, table.table), (4.0, Some(3.0)));
@@ -71,25 +73,6 @@ pub struct TableCapacity {
 }
 
 impl CapacityUsage {
-    /// The sum of DynamoDB's reports, for requests you send yourself (a
-    /// `Query` page, a `PutItem`) with `ReturnConsumedCapacity` set.
-    ///
-    /// ```
-    /// use aws_sdk_dynamodb::types::ConsumedCapacity;
-    /// let report = ConsumedCapacity::builder().table_name("T").capacity_units(0.5).build();
-    /// let usage = dynamodb_mapper::ops::CapacityUsage::from_reports(&[report.clone(), report]);
-    /// assert_eq!(usage.total, 1.0);
-    /// assert_eq!(usage.tables["T"].total, 1.0);
-    /// ```
-    #[must_use]
-    pub fn from_reports<'a>(reports: impl IntoIterator<Item = &'a ConsumedCapacity>) -> Self {
-        let mut usage = CapacityUsage::default();
-        for report in reports {
-            usage.add(report);
-        }
-        usage
-    }
-
     /// Adds one of DynamoDB's reports. A report without a table name counts
     /// in [`total`](Self::total) only.
     ///
@@ -128,10 +111,8 @@ impl CapacityUsage {
     /// ```
     /// use aws_sdk_dynamodb::types::ConsumedCapacity;
     /// use dynamodb_mapper::ops::CapacityUsage;
-    /// let one = CapacityUsage::from_reports(&[ConsumedCapacity::builder()
-    ///     .table_name("T")
-    ///     .capacity_units(1.0)
-    ///     .build()]);
+    /// let mut one = CapacityUsage::default();
+    /// one.add(&ConsumedCapacity::builder().table_name("T").capacity_units(1.0).build());
     /// let mut sum = one.clone();
     /// sum.merge(&one);
     /// assert_eq!((sum.total, sum.tables["T"].total), (2.0, 2.0));
@@ -211,6 +192,14 @@ mod tests {
         Capacity::builder().capacity_units(v).build()
     }
 
+    fn usage_of(reports: &[ConsumedCapacity]) -> CapacityUsage {
+        let mut usage = CapacityUsage::default();
+        for r in reports {
+            usage.add(r);
+        }
+        usage
+    }
+
     #[test]
     fn nonsense_values_are_ignored() {
         let reports = [f64::NAN, f64::INFINITY, -1.0, 0.5].map(|v| {
@@ -221,7 +210,7 @@ mod tests {
                 .global_secondary_indexes("G", units_of(v))
                 .build()
         });
-        let usage = CapacityUsage::from_reports(&reports);
+        let usage = usage_of(&reports);
         assert_eq!(usage.total, 0.5);
         let t = &usage.tables["T"];
         assert_eq!((t.total, t.table, t.indexes["G"]), (0.5, Some(0.5), 0.5));
@@ -240,7 +229,7 @@ mod tests {
             .table_name("B")
             .capacity_units(1.0)
             .build();
-        let usage = CapacityUsage::from_reports(&[a.clone(), b, a]);
+        let usage = usage_of(&[a.clone(), b, a]);
         assert_eq!(usage.total, 7.0);
         assert_eq!(usage.tables["A"].indexes.len(), 2);
         assert_eq!(usage.tables["A"].indexes["L"], 2.0);

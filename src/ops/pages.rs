@@ -289,11 +289,22 @@ fn mode(
 /// expression, so a page whose items were all filtered out is empty. Keep
 /// reading while `next` is `Some`; only `None` means the query is done.
 ///
-/// ```
+/// ```no_run
 /// # use dynamodb_mapper_support::doc::*;
-/// use dynamodb_mapper::ops::Page;
-/// let page: Page<Entity> = Page::new(Default::default(), Some("token".into()));
-/// assert!(page.items.entities.is_empty() && page.next.is_some());
+/// use dynamodb_mapper::{cursor::Cursors, ops::Page};
+/// # async fn demo(registry: Registry<Entity>) -> dynamodb_mapper::Result<()> {
+/// let table = table();
+/// let cursors = Cursors::new("AppTable", TABLE).signed_with(b"a secret of the server");
+/// let mut token = None;
+/// loop {
+///     let query = OrderMapper::lookup().with("customer", "C1").query(&table)?.limit(20);
+///     let page: Page<Entity> = table.query_page(query, &registry, &cursors, token.as_deref()).await?;
+///     println!("{} orders", page.items.entities.len());
+///     let Some(next) = page.next else { break };
+///     token = Some(next);
+/// }
+/// # Ok(())
+/// # }
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -305,18 +316,7 @@ pub struct Page<T> {
     pub next: Option<String>,
 }
 
-impl<T> Page<T> {
-    /// A page of `items` followed by `next`.
-    ///
-    /// ```
-    /// # use dynamodb_mapper_support::doc::*;
-    /// let page = dynamodb_mapper::ops::Page::<Entity>::new(Default::default(), None);
-    /// assert!(page.next.is_none());
-    /// ```
-    pub fn new(items: DecodedItems<T>, next: Option<String>) -> Self {
-        Page { items, next }
-    }
-}
+impl<T> Page<T> {}
 
 impl Table {
     /// One page of `query`, starting after `cursor` (a token from the

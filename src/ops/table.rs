@@ -36,7 +36,6 @@ use crate::schema::TableSchema;
 ///     .retry_policy(RetryPolicy::new(5))
 ///     .call_timeout(Duration::from_secs(5));
 /// assert_eq!(table.name(), "AppTable");
-/// assert_eq!(table.get_call_timeout(), Duration::from_secs(5));
 /// let writer = table.batch_writer().concurrency(8);
 /// let tx = table.transaction();
 /// # let _ = (writer, tx);
@@ -83,7 +82,7 @@ impl Table {
     /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::ops::{RetryPolicy, Table};
     /// let table = Table::new(&client(), "AppTable", TABLE).retry_policy(RetryPolicy::new(3));
-    /// assert_eq!(table.get_retry_policy().max_attempts(), 3);
+    /// # let _ = table;
     /// ```
     pub fn retry_policy(mut self, policy: RetryPolicy) -> Self {
         self.retry = policy;
@@ -100,7 +99,7 @@ impl Table {
     /// use std::time::Duration;
     /// let table = dynamodb_mapper::ops::Table::new(&client(), "AppTable", TABLE)
     ///     .call_timeout(Duration::from_millis(500));
-    /// assert_eq!(table.get_call_timeout(), Duration::from_millis(500));
+    /// # let _ = table;
     /// ```
     pub fn call_timeout(mut self, after: Duration) -> Self {
         self.bound = self.bound.with_after(after);
@@ -157,11 +156,9 @@ impl Table {
     /// use dynamodb_mapper::ops::Table;
     ///
     /// let table = Table::new(&client(), "AppTable", TABLE);
-    /// assert_eq!(table.get_return_consumed_capacity(), None);
     /// assert_eq!(table.query().get_return_consumed_capacity(), &None);
     ///
     /// let table = table.return_consumed_capacity(ReturnConsumedCapacity::Indexes);
-    /// assert_eq!(table.get_return_consumed_capacity(), Some(&ReturnConsumedCapacity::Indexes));
     /// assert_eq!(
     ///     table.query().get_return_consumed_capacity(),
     ///     &Some(ReturnConsumedCapacity::Indexes)

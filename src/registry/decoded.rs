@@ -88,7 +88,6 @@ pub struct RawItem {
 /// use dynamodb_mapper::{Decoded, Skipped, Item, Unmatched};
 ///
 /// let d: Decoded<u32> = Decoded::Entity(7);
-/// assert!(d.is_entity());
 /// assert_eq!(d.into_entity(), Some(7));
 /// let s: Decoded<u32> = Decoded::Skipped(Skipped { key: Item::new(), reason: Unmatched::Missing { found: None } });
 /// assert_eq!(s.into_entity(), None);
@@ -106,16 +105,6 @@ pub enum Decoded<T> {
 }
 
 impl<T> Decoded<T> {
-    /// Whether the item was decoded.
-    ///
-    /// ```
-    /// assert!(dynamodb_mapper::Decoded::Entity(1).is_entity());
-    /// ```
-    #[must_use]
-    pub fn is_entity(&self) -> bool {
-        matches!(self, Decoded::Entity(_))
-    }
-
     /// The decoded value, if the item was decoded.
     ///
     /// ```

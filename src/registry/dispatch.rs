@@ -113,27 +113,6 @@ enum Route {
 }
 
 impl<T> Registry<T> {
-    /// The discriminator attribute the registry dispatches on.
-    ///
-    /// ```
-    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Note {}
-    /// # struct NoteMapper;
-    /// # impl Mapper for NoteMapper {
-    /// #     type Entity = Note;
-    /// #     const ENTITY_TYPE: &'static str = "Note";
-    /// #     const SCHEMA: TableSchema = TableSchema::new("pk").discriminator("$type");
-    /// #     fn after_to_item(_: &Note, _: &mut Item) -> dynamodb_mapper::Result<()> { Ok(()) }
-    /// # }
-    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
-    /// assert_eq!(registry.attribute(), "$type");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    #[must_use]
-    pub fn attribute(&self) -> &'static str {
-        self.inner.attribute
-    }
-
     /// The table layout every registered mapper writes into.
     ///
     /// ```

@@ -257,7 +257,6 @@ impl GlobalSecondaryIndex {
     /// );
     /// const T: TableSchema = TableSchema::new("pk").sort_key("sk").indexes(&[BY_REGION]);
     /// assert_eq!(BY_REGION.partition_keys().len(), 2);
-    /// assert!(BY_REGION.is_multi_attribute());
     /// assert!(T.problems().is_empty());
     /// ```
     #[must_use]

@@ -123,21 +123,11 @@ impl TableSchema {
     /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) when a value has
     /// the wrong type, is empty or too long, or when a sort key is given for a
     /// table without one (or missing for a table with one).
-    ///
-    /// ```
-    /// use aws_sdk_dynamodb::types::AttributeValue;
-    /// use dynamodb_mapper::TableSchema;
-    ///
-    /// let t = TableSchema::new("pk").sort_key("sk");
-    /// let key = t.key(
-    ///     AttributeValue::S("CUSTOMER#C1".into()),
-    ///     Some(AttributeValue::S("METADATA".into())),
-    /// )?;
-    /// assert_eq!(key["sk"], AttributeValue::S("METADATA".into()));
-    /// assert!(t.key(AttributeValue::S("CUSTOMER#C1".into()), None).is_err());
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn key(&self, partition: AttributeValue, sort: Option<AttributeValue>) -> Result<Item> {
+    pub(crate) fn key(
+        &self,
+        partition: AttributeValue,
+        sort: Option<AttributeValue>,
+    ) -> Result<Item> {
         let mut item = Item::with_capacity(2);
         item.insert(self.partition_key.name.to_owned(), partition);
         match (self.sort_key, sort) {
@@ -159,14 +149,7 @@ impl TableSchema {
     ///
     /// # Errors
     /// As [`TableSchema::key`].
-    ///
-    /// ```
-    /// let t = dynamodb_mapper::TableSchema::new("pk").sort_key("sk");
-    /// let key = t.string_key("CUSTOMER#C1", "METADATA")?;
-    /// assert_eq!(key.len(), 2);
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn string_key(&self, partition: &str, sort: &str) -> Result<Item> {
+    pub(crate) fn string_key(&self, partition: &str, sort: &str) -> Result<Item> {
         self.key(
             AttributeValue::S(partition.to_owned()),
             Some(AttributeValue::S(sort.to_owned())),

@@ -96,8 +96,6 @@ impl FromStr for ChangeKind {
 ///
 /// ```
 /// use dynamodb_mapper::stream::ViewType;
-/// assert!(ViewType::NewAndOldImages.has_old() && ViewType::NewAndOldImages.has_new());
-/// assert!(!ViewType::KeysOnly.has_new());
 /// assert_eq!("NEW_IMAGE".parse::<ViewType>()?, ViewType::NewImage);
 /// assert_eq!(ViewType::OldImage.to_string(), "OLD_IMAGE");
 /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -192,8 +190,13 @@ impl FromStr for ViewType {
 }
 
 /// The principal of a removal made by DynamoDB's TTL process (the record's
-/// `userIdentity.principalId`, with `userIdentity.type` `Service`).
-pub(crate) const TTL_PRINCIPAL: &str = "dynamodb.amazonaws.com";
+/// `userIdentity.principalId`, with `userIdentity.type` `Service`): what a
+/// test sets on a [`ChangeRecord`] to stand for an expiry.
+///
+/// ```
+/// assert_eq!(dynamodb_mapper::stream::TTL_PRINCIPAL, "dynamodb.amazonaws.com");
+/// ```
+pub const TTL_PRINCIPAL: &str = "dynamodb.amazonaws.com";
 
 /// One stream record before its images are decoded: from the Streams API
 /// (`ChangeRecord::try_from(record)`, feature `streams`), from a Lambda
@@ -266,7 +269,7 @@ impl ChangeRecord {
 
     /// Whether DynamoDB's TTL process removed the item (rather than a
     /// user's delete): a removal whose `userIdentity` is of type `Service`
-    /// with the principal `dynamodb.amazonaws.com`.
+    /// with the principal [`TTL_PRINCIPAL`].
     ///
     /// ```
     /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, TTL_PRINCIPAL};

@@ -26,7 +26,7 @@ use crate::registry::{Decoded, Registry};
 /// expired.user_identity = Some(("Service".into(), TTL_PRINCIPAL.into()));
 /// let change = registry.decode_change(expired)?;
 /// assert!(change.removed_by_ttl);
-/// assert!(change.old.unwrap().is_entity());
+/// assert_eq!(change.old.unwrap().into_entity(), Some(Entity::Customer(Customer { id: "C1".into() })));
 /// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]

@@ -9,7 +9,6 @@ use super::*;
 use crate::{
     ErrorKind, IndexKeys, Item, KeyPattern, Mapper, MapperExt, Registry, TableSchema, UnknownPolicy,
 };
-use change_record::TTL_PRINCIPAL;
 
 const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
 
