@@ -12,30 +12,7 @@ impl Error {
     /// filled ([`Error::with_entity_type`], `Error::with_key`) where its
     /// kind is about an entity or raised reading an item.
     pub(crate) fn new(details: D) -> Self {
-        // Which context the kind carries: (its entity type, the key of the
-        // item being read).
-        let (entity, read) = match details {
-            D::DiscriminatorMismatch { .. }
-            | D::MissingDiscriminator { .. }
-            | D::Deserialize { .. }
-            | D::ItemTooLarge { .. }
-            | D::InvalidValue { .. }
-            | D::MissingAttribute { .. }
-            | D::WrongType { .. }
-            | D::Hook { .. } => (true, true),
-            D::UnknownEntityType { .. } => (false, true),
-            D::Serialize { .. }
-            | D::InvalidKey { .. }
-            | D::InvalidMapper { .. }
-            | D::Cardinality { .. }
-            | D::VersionCheckRequired { .. }
-            | D::VersionConflict { .. }
-            | D::NotFound { .. }
-            | D::PartialRecord { .. }
-            | D::MaybeApplied { .. }
-            | D::InvalidKeyPattern { .. } => (true, false),
-            _ => (false, false),
-        };
+        let (entity, read) = details.context();
         Error(Box::new(Inner {
             details,
             source: None,

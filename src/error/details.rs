@@ -9,11 +9,13 @@ use aws_sdk_dynamodb::types::WriteRequest;
 use super::{AttributeMap, CanceledAction, Error};
 
 /// Declares [`ErrorDetails`], [`ErrorKind`] and the map from one to the
-/// other, from one list of kinds and their fields.
+/// other, from one list of kinds, the context each carries (`[entity,
+/// read]`: an entity type, the key of the item being read) and their fields.
 macro_rules! kinds {
     ($(
         $(#[doc = $doc:literal])*
-        $kind:ident { $( $(#[doc = $fdoc:literal])* $field:ident: $ty:ty ),* $(,)? }
+        $kind:ident [$($carries:ident),*]
+        { $( $(#[doc = $fdoc:literal])* $field:ident: $ty:ty ),* $(,)? }
     )*) => {
         /// What an error says beyond its kind: the data of each kind, read
         /// with [`Error::details`] and a `match`. Every variant is
@@ -56,36 +58,64 @@ macro_rules! kinds {
                     $( ErrorDetails::$kind { .. } => ErrorKind::$kind, )*
                 }
             }
+
+            /// Which context the kind carries: (an entity type, the key of
+            /// the item being read), as its `[...]` in the list says.
+            pub(super) fn context(&self) -> (bool, bool) {
+                match self {
+                    $( ErrorDetails::$kind { .. } => (
+                        false $(|| carries!(entity, $carries))*,
+                        false $(|| carries!(read, $carries))*,
+                    ), )*
+                }
+            }
         }
+    };
+}
+
+/// Whether a kind's context list names `$want`; a name other than `entity`
+/// or `read` in a list does not compile.
+macro_rules! carries {
+    (entity, entity) => {
+        true
+    };
+    (read, read) => {
+        true
+    };
+    ($want:ident, entity) => {
+        false
+    };
+    ($want:ident, read) => {
+        false
     };
 }
 
 kinds! {
     /// The discriminator attribute holds another entity type.
-    DiscriminatorMismatch {
+    DiscriminatorMismatch [entity, read] {
         /// The values the mapper accepts (its entity type and aliases).
         expected: Vec<String>,
         /// The value found.
         found: String,
     }
     /// The discriminator attribute is absent (or not a string).
-    MissingDiscriminator {
+    MissingDiscriminator [entity, read] {
         /// What was there instead, if anything (e.g. `a number (N)`).
         found: Option<String>,
     }
     /// The entity could not be serialized into an item (the serializer's
     /// error is the source).
-    Serialize {}
+    Serialize [entity] {}
     /// The item could not be deserialized into the entity (the
     /// deserializer's error is the source).
-    Deserialize {}
+    Deserialize [entity, read] {}
     /// A key attribute is missing, has the wrong type, is empty or too long.
-    InvalidKey {
+    InvalidKey [entity] {
         /// What is wrong with it.
         reason: String,
     }
     /// The item is larger than DynamoDB's 400 KB limit.
-    ItemTooLarge {
+    ItemTooLarge [entity, read] {
         /// The item's size in bytes, as DynamoDB counts it.
         size: usize,
         /// The limit in bytes.
@@ -94,29 +124,29 @@ kinds! {
         largest: Vec<(String, usize)>,
     }
     /// A value DynamoDB would reject (bad number, empty set, unknown type).
-    InvalidValue {
+    InvalidValue [entity, read] {
         /// What is wrong with it.
         reason: String,
     }
     /// An attribute that must be present is absent.
-    MissingAttribute {
+    MissingAttribute [entity, read] {
         /// The item was read through a projection that leaves it out.
         projected: bool,
     }
     /// An attribute has another type than the one asked for.
-    WrongType {
+    WrongType [entity, read] {
         /// The type asked for, e.g. `a string (S)`.
         expected: &'static str,
         /// The type found.
         found: &'static str,
     }
     /// A user hook vetoed the operation (the hook's own error is the source).
-    Hook {
+    Hook [entity, read] {
         /// The hook's name, e.g. `before_to_item`.
         hook: &'static str,
     }
     /// An item's discriminator names an entity type no registered mapper reads.
-    UnknownEntityType {
+    UnknownEntityType [read] {
         /// The discriminator value found.
         found: String,
         /// The group read through, if any.
@@ -125,7 +155,7 @@ kinds! {
         known: Vec<String>,
     }
     /// Building a registry found problems in the table design.
-    InvalidRegistry {
+    InvalidRegistry [] {
         /// One line per problem.
         problems: Vec<String>,
     }
@@ -133,31 +163,31 @@ kinds! {
     /// no field (or a field that cannot be a key component), fields stored
     /// under an attribute the mapper writes itself, clashing names. Found by
     /// [`MapperExt::check`](crate::MapperExt::check), before any write.
-    InvalidMapper {
+    InvalidMapper [entity] {
         /// One line per problem.
         problems: Vec<String>,
     }
     /// An entity type or group asked for is not registered.
-    NotRegistered {
+    NotRegistered [] {
         /// `entity type` or `group`.
         what: &'static str,
         /// The name asked for.
         name: String,
     }
     /// A discriminator filter cannot be built or applied.
-    InvalidFilter {
+    InvalidFilter [] {
         /// What is wrong.
         reason: String,
     }
     /// A compound read found too few or too many items of an entity type.
-    Cardinality {
+    Cardinality [entity] {
         /// `exactly one` or `at most one`.
         expected: &'static str,
         /// How many items were found.
         found: usize,
     }
     /// A compound read left items that no part claimed.
-    UnclaimedItems {
+    UnclaimedItems [] {
         /// The discriminator attribute.
         discriminator: String,
         /// Each discriminator value (`None`: absent or not a string) and how
@@ -165,13 +195,13 @@ kinds! {
         counts: Vec<(Option<String>, usize)>,
     }
     /// A DynamoDB request failed (the SDK's error is the source).
-    Sdk {
+    Sdk [] {
         /// The request, e.g. `PutItem`.
         operation: &'static str,
     }
     /// A batch write could not write everything; `unwritten` says what is
     /// left ([`Error::into_unwritten`] takes it).
-    BatchWriteIncomplete {
+    BatchWriteIncomplete [] {
         /// The table written to.
         table: String,
         /// What was written, what was not, and what may have been.
@@ -183,7 +213,7 @@ kinds! {
     }
     /// A batch get could not read everything; `unread` says what is left
     /// ([`Error::into_unread`] takes it).
-    BatchGetIncomplete {
+    BatchGetIncomplete [] {
         /// The table read from.
         table: String,
         /// What was read and the keys left unread.
@@ -195,24 +225,24 @@ kinds! {
     }
     /// Two requests of one batch or transaction address the same item
     /// ([`Error::key`] names it). Nothing was sent.
-    DuplicateKey {
+    DuplicateKey [] {
         /// The request, e.g. `BatchWriteItem`.
         operation: &'static str,
     }
     /// An optimistic-locking check failed: the item changed since it was
     /// read ([`Error::key`] names it).
-    VersionConflict {
+    VersionConflict [entity] {
         /// The version the write expected (`None`: no item, or an item
         /// without a version).
         expected: Option<u64>,
     }
     /// No item exists at the key ([`Error::key`]).
-    NotFound {}
+    NotFound [entity] {}
     /// A record read through a projection
     /// ([`Record::projection`](crate::Record::projection)) would be written
     /// whole, dropping what the projection left out. [`Error::key`] names
     /// the item. Nothing was sent.
-    PartialRecord {
+    PartialRecord [entity] {
         /// The projection's attribute names, as read.
         projection: String,
     }
@@ -221,7 +251,7 @@ kinds! {
     /// makes no sense): it may have been applied, or was, when the message
     /// says so. [`Error::key`] names the item. Sending it again may apply
     /// it twice: read the item to know.
-    MaybeApplied {
+    MaybeApplied [entity] {
         /// The request, e.g. `UpdateItem`.
         operation: &'static str,
         /// Why no credible answer came (also the source).
@@ -229,12 +259,12 @@ kinds! {
     }
     /// A transaction was canceled; the reasons are mapped to its actions
     /// (the SDK's error is the source).
-    TransactionCanceled {
+    TransactionCanceled [] {
         /// The actions DynamoDB gave a reason for, in request order.
         canceled: Vec<CanceledAction>,
     }
     /// A request is over one of DynamoDB's count limits.
-    Limit {
+    Limit [] {
         /// What is over the limit, e.g. `transaction`.
         what: &'static str,
         /// How many entries it has.
@@ -243,14 +273,14 @@ kinds! {
         limit: usize,
     }
     /// A key pattern is invalid, or a key or value does not fit it.
-    InvalidKeyPattern {
+    InvalidKeyPattern [entity] {
         /// The pattern's template.
         pattern: String,
         /// What is wrong.
         reason: String,
     }
     /// A request got no answer in time.
-    Timeout {
+    Timeout [] {
         /// The request, e.g. `GetItem`.
         operation: &'static str,
         /// The bound that ran out.
@@ -260,7 +290,7 @@ kinds! {
     }
     /// A table created by [`Table::create_table`](crate::ops::Table::create_table)
     /// did not become active in time.
-    TableNotActive {
+    TableNotActive [] {
         /// The table's name.
         table: String,
         /// How long the helper waited.
@@ -269,7 +299,7 @@ kinds! {
         status: String,
     }
     /// DynamoDB returned a response that makes no sense for the request.
-    UnexpectedResponse {
+    UnexpectedResponse [] {
         /// The request, e.g. `Query`.
         operation: &'static str,
         /// What makes no sense.
@@ -277,7 +307,7 @@ kinds! {
     }
     /// A versioned entity would have been written without its version
     /// check ([`Error::key`] names the item). Nothing was sent.
-    VersionCheckRequired {
+    VersionCheckRequired [entity] {
         /// What was asked, e.g. `batch put`.
         operation: &'static str,
         /// The helper to use instead.
@@ -285,14 +315,14 @@ kinds! {
     }
     /// `CreateTable` found a table of that name already, in any state (the
     /// SDK's `ResourceInUseException` is the source).
-    TableExists {
+    TableExists [] {
         /// The table's name.
         table: String,
     }
     /// A pagination cursor was refused: not a token of this table and
     /// index, not signed with the expected secret, altered, or malformed.
     /// Nothing was sent.
-    InvalidCursor {
+    InvalidCursor [] {
         /// Which of those.
         reason: String,
     }
@@ -300,7 +330,7 @@ kinds! {
     /// that cannot be read: an unknown event name, an image deeper than
     /// DynamoDB allows or holding an attribute type this crate does not
     /// know, an image the stream's view type does not carry.
-    InvalidStreamRecord {
+    InvalidStreamRecord [] {
         /// The record's event ID.
         event_id: String,
         /// The record's sequence number, when it has one.
@@ -311,7 +341,7 @@ kinds! {
     /// The SDK client lacks something a helper needs: an async sleep
     /// implementation, to bound its calls and wait between retries.
     /// Nothing was sent.
-    ClientConfig {
+    ClientConfig [] {
         /// The request the helper was to send.
         operation: &'static str,
         /// What is missing.
