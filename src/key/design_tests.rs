@@ -124,6 +124,11 @@ fn pattern_languages() {
     assert!(!p("D#{d:i2}").intersects(&p("D#-{x}")).unwrap());
     assert!(p("AT#{t:ts}").intersects(&p("AT#2024-{rest}")).unwrap());
     assert!(!p("AT#{t:ts}").intersects(&p("AT#{d:ts3}")).unwrap());
+    // A negative number's digits are never all zero: `N0` starts no `i1`
+    // key (-9 is `N1`), but starts `i2` keys (`N01` is -99); `N00` none.
+    assert!(!p("{d:i1}").can_start_with("N0").unwrap());
+    assert!(p("{d:i2}").can_start_with("N0").unwrap());
+    assert!(!p("{d:i2}").can_start_with("N00").unwrap());
     // Escapes are part of the language.
     assert!(p("A#{x}").can_start_with(r"A#\#").unwrap());
     assert!(!p("A#{x}").can_start_with(r"A#\y").unwrap());

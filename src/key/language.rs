@@ -132,8 +132,12 @@ impl Language {
             }
             (Some(Atom::Signed { width }), sub) if sub > 0 && c.is_ascii_digit() => {
                 let (read, negative, nonzero) = signed_parts(sub);
-                if read < *width {
-                    push((atom, signed_state(read + 1, negative, nonzero || c != '0')));
+                let nonzero = nonzero || c != '0';
+                // A negative number's digits are never all zero (`N00` is no
+                // value): its last digit leads nowhere if they would be, so
+                // no prefix ending in that dead end counts as a key's start.
+                if read < *width && !(read + 1 == *width && negative && !nonzero) {
+                    push((atom, signed_state(read + 1, negative, nonzero)));
                 }
             }
             (Some(Atom::Text { delimiter, escape }), 0 | 2) => {
