@@ -341,7 +341,7 @@ async fn batch_get_answers_that_make_no_sense_hand_every_key_back() {
                 .responses("OtherTable", vec![k[0].clone()])
                 .build()
         }),
-        ("which was not asked for", |_| {
+        ("which was not in the request", |_| {
             BatchGetItemOutput::builder()
                 .responses(
                     TABLE,

@@ -8,7 +8,7 @@ use aws_sdk_dynamodb::operation::batch_get_item::{BatchGetItemError, BatchGetIte
 use aws_sdk_dynamodb::types::KeysAndAttributes;
 use tracing::Instrument;
 
-use super::run::{Job, Sorted, run};
+use super::run::{Job, Listing, Sorted, locate, run};
 use super::{BATCH_GET_LIMIT, BatchSummary, Entry};
 use crate::describe::describe_key;
 use crate::error::{Error, Result, Unread};
@@ -419,80 +419,46 @@ fn sort(
     responses: Option<HashMap<String, Vec<Item>>>,
     unprocessed: Option<HashMap<String, KeysAndAttributes>>,
 ) -> std::result::Result<(Vec<Item>, Vec<bool>), String> {
-    let index: HashMap<&KeyId, usize> = pending
-        .iter()
-        .enumerate()
-        .map(|(i, e)| (&e.id, i))
-        .collect();
-    // What became of each key: 0 nothing said (absent), 1 read, 2 unprocessed.
-    let mut state = vec![0u8; pending.len()];
-    let mut found = Vec::new();
-    for (name, items) in responses.unwrap_or_default() {
-        if items.is_empty() {
-            continue;
-        }
-        if name != table {
+    const RESPONSES: Listing = Listing {
+        field: "Responses holds",
+        entries: "items",
+        does: "read",
+    };
+    const UNPROCESSED: Listing = Listing {
+        field: "UnprocessedKeys lists",
+        entries: "keys",
+        does: "read",
+    };
+    let read = locate(responses, table, schema, pending, &RESPONSES, |s, item| {
+        s.key_of(item)
+    })?;
+    let unprocessed = unprocessed.map(|lists| {
+        lists
+            .into_iter()
+            .map(|(name, keys)| (name, keys.keys))
+            .collect::<HashMap<_, _>>()
+    });
+    let again = locate(
+        unprocessed,
+        table,
+        schema,
+        pending,
+        &UNPROCESSED,
+        |s, key| s.key_of(key),
+    )?;
+    let mut found = vec![false; pending.len()];
+    for (i, _, _) in &read {
+        found[*i] = true;
+    }
+    let mut unread = vec![false; pending.len()];
+    for (i, key, _) in again {
+        if found[i] {
             return Err(format!(
-                "Responses holds {} items of table {name:?}, which this batch did not read",
-                items.len()
+                "UnprocessedKeys lists the key {}, whose item was also returned",
+                describe_key(&key)
             ));
         }
-        for item in items {
-            let key = schema
-                .key_of(&item)
-                .map_err(|e| format!("Responses holds an item without a usable key ({e})"))?;
-            let Some(&i) = index.get(&KeyId::of(&key)) else {
-                return Err(format!(
-                    "Responses holds the item {}, which was not asked for",
-                    describe_key(&key)
-                ));
-            };
-            if state[i] != 0 {
-                return Err(format!(
-                    "Responses holds the item {} twice",
-                    describe_key(&key)
-                ));
-            }
-            state[i] = 1;
-            found.push(item);
-        }
+        unread[i] = true;
     }
-    for (name, keys) in unprocessed.unwrap_or_default() {
-        if keys.keys.is_empty() {
-            continue;
-        }
-        if name != table {
-            return Err(format!(
-                "UnprocessedKeys lists {} keys of table {name:?}, which this batch did not read",
-                keys.keys.len()
-            ));
-        }
-        for key in keys.keys {
-            let key = schema.key_of(&key).map_err(|e| {
-                format!("UnprocessedKeys lists a key that does not fit the table ({e})")
-            })?;
-            let Some(&i) = index.get(&KeyId::of(&key)) else {
-                return Err(format!(
-                    "UnprocessedKeys lists the key {}, which was not asked for",
-                    describe_key(&key)
-                ));
-            };
-            match state[i] {
-                0 => state[i] = 2,
-                1 => {
-                    return Err(format!(
-                        "UnprocessedKeys lists the key {}, whose item was also returned",
-                        describe_key(&key)
-                    ));
-                }
-                _ => {
-                    return Err(format!(
-                        "UnprocessedKeys lists the key {} twice",
-                        describe_key(&key)
-                    ));
-                }
-            }
-        }
-    }
-    Ok((found, state.into_iter().map(|s| s == 2).collect()))
+    Ok((read.into_iter().map(|(_, _, item)| item).collect(), unread))
 }

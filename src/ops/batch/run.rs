@@ -2,6 +2,7 @@
 //! and every entry accounted for. What differs between writes and gets (the
 //! request sent, how an answer is matched to it) is a [`Job`].
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -9,11 +10,14 @@ use aws_sdk_dynamodb::types::ConsumedCapacity;
 use futures_util::stream::{self, StreamExt};
 
 use super::{BatchSummary, Entry};
-use crate::error::Error;
+use crate::describe::describe_key;
+use crate::error::{Error, Result as CrateResult};
 use crate::item::Item;
 use crate::ops::call::{Bound, Failed};
 use crate::ops::capacity;
+use crate::ops::identity::KeyId;
 use crate::ops::{RetryPolicy, Table};
+use crate::schema::TableSchema;
 
 /// One kind of batch request.
 pub(super) trait Job {
@@ -260,4 +264,67 @@ fn chunks<T>(items: Vec<T>, size: usize) -> Vec<Vec<T>> {
         out.push(it.by_ref().take(size).collect());
     }
     out
+}
+
+/// How a field of a batch answer names what it lists, for the errors of
+/// [`locate`].
+pub(super) struct Listing {
+    /// The field and its verb, e.g. `UnprocessedItems lists`.
+    pub(super) field: &'static str,
+    /// What it lists, e.g. `requests`.
+    pub(super) entries: &'static str,
+    /// What the batch does with its table, e.g. `write to`.
+    pub(super) does: &'static str,
+}
+
+/// The entries a field of the answer lists for `table`, each with its key
+/// and the position in `pending` of the entry sent with that key; or what
+/// makes the answer nonsense: entries for another table, one without a
+/// usable key (`key_of`), a key that was not sent, or one listed twice.
+pub(super) fn locate<T, L>(
+    lists: Option<HashMap<String, Vec<L>>>,
+    table: &str,
+    schema: &TableSchema,
+    pending: &[Entry<T>],
+    listing: &Listing,
+    key_of: impl Fn(&TableSchema, &L) -> CrateResult<Item>,
+) -> Result<Vec<(usize, Item, L)>, String> {
+    let Listing {
+        field,
+        entries,
+        does,
+    } = listing;
+    let index: HashMap<&KeyId, usize> = pending
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (&e.id, i))
+        .collect();
+    let mut seen = vec![false; pending.len()];
+    let mut located = Vec::new();
+    for (name, list) in lists.unwrap_or_default() {
+        if list.is_empty() {
+            continue;
+        }
+        if name != table {
+            return Err(format!(
+                "{field} {} {entries} for table {name:?}, which this batch did not {does}",
+                list.len()
+            ));
+        }
+        for entry in list {
+            let key = key_of(schema, &entry)
+                .map_err(|e| format!("{field} an entry without a usable key ({e})"))?;
+            let Some(&i) = index.get(&KeyId::of(&key)) else {
+                return Err(format!(
+                    "{field} the key {}, which was not in the request",
+                    describe_key(&key)
+                ));
+            };
+            if std::mem::replace(&mut seen[i], true) {
+                return Err(format!("{field} the key {} twice", describe_key(&key)));
+            }
+            located.push((i, key, entry));
+        }
+    }
+    Ok(located)
 }

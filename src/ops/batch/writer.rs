@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::operation::batch_write_item::{BatchWriteItemError, BatchWr
 use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, PutRequest, WriteRequest};
 use tracing::Instrument;
 
-use super::run::{Job, Sorted, run};
+use super::run::{Job, Listing, Sorted, locate, run};
 use super::{BATCH_WRITE_LIMIT, BatchSummary, Entry};
 use crate::check::{self, WriteRules};
 use crate::describe::describe_key;
@@ -482,49 +482,30 @@ fn listed(
     pending: &[Entry<WriteRequest>],
     unprocessed: Option<HashMap<String, Vec<WriteRequest>>>,
 ) -> std::result::Result<Vec<bool>, String> {
+    const UNPROCESSED: Listing = Listing {
+        field: "UnprocessedItems lists",
+        entries: "requests",
+        does: "write to",
+    };
     let mut listed = vec![false; pending.len()];
-    let index: HashMap<&KeyId, usize> = pending
-        .iter()
-        .enumerate()
-        .map(|(i, e)| (&e.id, i))
-        .collect();
-    for (name, requests) in unprocessed.unwrap_or_default() {
-        if requests.is_empty() {
-            continue;
-        }
-        if name != table {
+    for (i, key, request) in locate(
+        unprocessed,
+        table,
+        schema,
+        pending,
+        &UNPROCESSED,
+        request_key,
+    )? {
+        let sent_put = pending[i].request.put_request.is_some();
+        if sent_put != request.put_request.is_some() {
             return Err(format!(
-                "UnprocessedItems lists {} requests for table {name:?}, which this batch did not write to",
-                requests.len()
+                "UnprocessedItems lists a {} of {}, but the request held a {}",
+                if sent_put { "delete" } else { "put" },
+                describe_key(&key),
+                if sent_put { "put" } else { "delete" },
             ));
         }
-        for request in requests {
-            let key = request_key(schema, &request).map_err(|e| {
-                format!("UnprocessedItems lists a request without a usable key ({e})")
-            })?;
-            let Some(&i) = index.get(&KeyId::of(&key)) else {
-                return Err(format!(
-                    "UnprocessedItems lists the item {}, which was not in the request",
-                    describe_key(&key)
-                ));
-            };
-            if listed[i] {
-                return Err(format!(
-                    "UnprocessedItems lists the item {} twice",
-                    describe_key(&key)
-                ));
-            }
-            let sent_put = pending[i].request.put_request.is_some();
-            if sent_put != request.put_request.is_some() {
-                return Err(format!(
-                    "UnprocessedItems lists a {} of {}, but the request held a {}",
-                    if sent_put { "delete" } else { "put" },
-                    describe_key(&key),
-                    if sent_put { "put" } else { "delete" },
-                ));
-            }
-            listed[i] = true;
-        }
+        listed[i] = true;
     }
     Ok(listed)
 }
