@@ -8,7 +8,7 @@ use aws_sdk_dynamodb::operation::batch_get_item::{BatchGetItemError, BatchGetIte
 use aws_sdk_dynamodb::types::KeysAndAttributes;
 use tracing::Instrument;
 
-use super::run::{Job, Listing, Sorted, locate, run};
+use super::run::{Batch, Job, Listing, Sorted, locate, run};
 use super::{BATCH_GET_LIMIT, BatchSummary, Entry};
 use crate::describe::describe_key;
 use crate::error::{Error, Result, Unread};
@@ -132,9 +132,7 @@ pub struct FailedItem {
 /// ```
 #[derive(Debug, Clone)]
 pub struct BatchGetter {
-    /// The table, its deadline started only while a call runs.
-    table: Table,
-    concurrency: usize,
+    batch: Batch,
     consistent_read: bool,
 }
 
@@ -151,8 +149,7 @@ impl Table {
     /// ```
     pub fn batch_getter(&self) -> BatchGetter {
         BatchGetter {
-            table: self.clone(),
-            concurrency: 4,
+            batch: Batch::of(self),
             consistent_read: false,
         }
     }
@@ -168,7 +165,7 @@ impl BatchGetter {
     /// ```
     #[must_use]
     pub fn concurrency(mut self, batches: usize) -> Self {
-        self.concurrency = batches.max(1);
+        self.batch.concurrency = batches.max(1);
         self
     }
 
@@ -253,7 +250,7 @@ impl BatchGetter {
         for item in items {
             // The key is taken before decoding consumes the item; it was
             // checked when the item was matched to the key asked for.
-            let key = self.table.schema().key_of(&item).unwrap_or_default();
+            let key = self.batch.table.schema().key_of(&item).unwrap_or_default();
             match decode(item) {
                 Ok(Decoded::Entity(entity)) => read.entities.push(entity),
                 Ok(Decoded::Skipped(skipped)) => read.skipped.push(skipped),
@@ -289,7 +286,7 @@ impl BatchGetter {
     pub async fn get_items(&self, keys: Vec<Item>) -> Result<(Vec<Item>, BatchSummary)> {
         let span = tracing::info_span!(
             "dynamodb_mapper.batch_get",
-            table = self.table.name(),
+            table = self.batch.table.name(),
             keys = keys.len(),
             requests = tracing::field::Empty,
             retries = tracing::field::Empty,
@@ -300,7 +297,7 @@ impl BatchGetter {
             let mut seen = HashSet::with_capacity(keys.len());
             let mut entries = Vec::with_capacity(keys.len());
             for key in keys {
-                let key = self.table.schema().key_of(&key)?;
+                let key = self.batch.table.schema().key_of(&key)?;
                 let id = KeyId::of(&key);
                 if !seen.insert(id.clone()) {
                     return Err(Error::duplicate_key(OPERATION, describe_key(&key)));
@@ -313,7 +310,7 @@ impl BatchGetter {
             }
             // The deadline counts from here, for every chunk and retry.
             let job = Self {
-                table: self.table.started(),
+                batch: self.batch.started(),
                 ..self.clone()
             };
             let out = run(&job, entries, &recorder).await;
@@ -330,7 +327,7 @@ impl BatchGetter {
                 unprocessed,
             };
             Err(Error::batch_get_incomplete(
-                self.table.name().to_owned(),
+                self.batch.table.name().to_owned(),
                 unread,
                 out.attempts,
                 out.cause,
@@ -348,12 +345,8 @@ impl Job for BatchGetter {
     const OPERATION: &'static str = OPERATION;
     const CHUNK: usize = BATCH_GET_LIMIT;
 
-    fn table(&self) -> &Table {
-        &self.table
-    }
-
-    fn concurrency(&self) -> usize {
-        self.concurrency
+    fn batch(&self) -> &Batch {
+        &self.batch
     }
 
     fn send(
@@ -366,12 +359,13 @@ impl Job for BatchGetter {
             .consistent_read(self.consistent_read)
             .build()
             .map(|keys| {
-                self.table
+                self.batch
+                    .table
                     .client()
                     .batch_get_item()
-                    .request_items(self.table.name(), keys)
+                    .request_items(self.batch.table.name(), keys)
                     .set_return_consumed_capacity(
-                        self.table.get_return_consumed_capacity().cloned(),
+                        self.batch.table.get_return_consumed_capacity().cloned(),
                     )
                     // One SDK attempt per send: the runner retries by the
                     // table's policy, and counts every request it makes.
@@ -379,7 +373,7 @@ impl Job for BatchGetter {
                     .config_override(one_attempt())
                     .send()
             });
-        let bound = self.table.bound();
+        let bound = self.batch.table.bound();
         async move {
             match request {
                 Ok(request) => call(&bound, OPERATION, request).await,
@@ -396,8 +390,8 @@ impl Job for BatchGetter {
     ) -> std::result::Result<Sorted, String> {
         let capacity = response.consumed_capacity.take().unwrap_or_default();
         let (found, again) = sort(
-            self.table.name(),
-            &self.table.schema(),
+            self.batch.table.name(),
+            &self.batch.table.schema(),
             pending,
             response.responses,
             response.unprocessed_keys,

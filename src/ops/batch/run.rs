@@ -19,6 +19,32 @@ use crate::ops::identity::KeyId;
 use crate::ops::{RetryPolicy, Table};
 use crate::schema::TableSchema;
 
+/// What both batch kinds hold: the table (its deadline started only while
+/// a call runs) and how many requests may be in flight at once.
+#[derive(Debug, Clone)]
+pub(super) struct Batch {
+    pub(super) table: Table,
+    pub(super) concurrency: usize,
+}
+
+impl Batch {
+    /// A batch of `table`, four requests in flight.
+    pub(super) fn of(table: &Table) -> Self {
+        Batch {
+            table: table.clone(),
+            concurrency: 4,
+        }
+    }
+
+    /// This batch with its table's deadline counting from now.
+    pub(super) fn started(&self) -> Self {
+        Batch {
+            table: self.table.started(),
+            concurrency: self.concurrency,
+        }
+    }
+}
+
 /// One kind of batch request.
 pub(super) trait Job {
     /// What one entry sends: a write request, or a key.
@@ -32,21 +58,19 @@ pub(super) trait Job {
     /// Entries per request.
     const CHUNK: usize;
 
-    /// The table the batch reads or writes, with its options.
-    fn table(&self) -> &Table;
-
-    /// How many requests may be in flight at once.
-    fn concurrency(&self) -> usize;
+    /// The table the batch reads or writes, with its options, and how many
+    /// requests may be in flight at once.
+    fn batch(&self) -> &Batch;
 
     /// Whether the requests ask DynamoDB for consumed capacity.
     fn asks_capacity(&self) -> bool {
-        capacity::asks(self.table().get_return_consumed_capacity())
+        capacity::asks(self.batch().table.get_return_consumed_capacity())
     }
 
     /// The bound of each attempt (and the batch call's deadline), whose
     /// sleep also paces the retries.
     fn bound(&self) -> Bound {
-        self.table().bound()
+        self.batch().table.bound()
     }
 
     /// Sends one attempt (bounded in time, see `ops::call`).
@@ -148,8 +172,8 @@ where
     J: Job,
     aws_sdk_dynamodb::Error: From<J::Error>,
 {
-    let retry = job.table().get_retry_policy();
-    let concurrency = job.concurrency();
+    let retry = job.batch().table.get_retry_policy();
+    let concurrency = job.batch().concurrency;
     let stop = AtomicBool::new(false);
     let outcomes: Vec<Outcome<J::Request>> = stream::iter(chunks(entries, J::CHUNK))
         .map(|chunk| run_chunk(job, chunk, retry, &stop))

@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::operation::batch_write_item::{BatchWriteItemError, BatchWr
 use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, PutRequest, WriteRequest};
 use tracing::Instrument;
 
-use super::run::{Job, Listing, Sorted, locate, run};
+use super::run::{Batch, Job, Listing, Sorted, locate, run};
 use super::{BATCH_WRITE_LIMIT, BatchSummary, Entry};
 use crate::check::{self, WriteRules};
 use crate::describe::describe_key;
@@ -64,9 +64,7 @@ const OPERATION: &str = "BatchWriteItem";
 /// ```
 #[derive(Debug, Clone)]
 pub struct BatchWriter {
-    /// The table, its deadline started only while a call runs.
-    table: Table,
-    concurrency: usize,
+    batch: Batch,
     import: bool,
 }
 
@@ -80,8 +78,7 @@ impl Table {
     /// ```
     pub fn batch_writer(&self) -> BatchWriter {
         BatchWriter {
-            table: self.clone(),
-            concurrency: 4,
+            batch: Batch::of(self),
             import: false,
         }
     }
@@ -97,7 +94,7 @@ impl BatchWriter {
     /// ```
     #[must_use]
     pub fn concurrency(mut self, batches: usize) -> Self {
-        self.concurrency = batches.max(1);
+        self.batch.concurrency = batches.max(1);
         self
     }
 
@@ -278,7 +275,7 @@ impl BatchWriter {
     ) -> Result<BatchSummary> {
         let span = tracing::info_span!(
             "dynamodb_mapper.batch_write",
-            table = self.table.name(),
+            table = self.batch.table.name(),
             items = requests.len(),
             requests = tracing::field::Empty,
             retries = tracing::field::Empty,
@@ -289,7 +286,7 @@ impl BatchWriter {
             let entries = self.check(requests, items_checked)?;
             // The deadline counts from here, for every chunk and retry.
             let job = Self {
-                table: self.table.started(),
+                batch: self.batch.started(),
                 ..self.clone()
             };
             let out = run(&job, entries, &recorder).await;
@@ -307,7 +304,7 @@ impl BatchWriter {
                 in_doubt: out.in_doubt,
             };
             Err(Error::batch_write_incomplete(
-                self.table.name().to_owned(),
+                self.batch.table.name().to_owned(),
                 unwritten,
                 out.attempts,
                 out.cause,
@@ -328,21 +325,22 @@ impl BatchWriter {
         let mut seen = HashSet::with_capacity(requests.len());
         let mut entries = Vec::with_capacity(requests.len());
         for mut request in requests {
-            let key = request_key(&self.table.schema(), &request)?;
-            if !self.import && self.table.schema().version.is_some() {
+            let key = request_key(&self.batch.table.schema(), &request)?;
+            if !self.import && self.batch.table.schema().version.is_some() {
                 let operation = if request.put_request.is_some() {
                     "batch put"
                 } else {
                     "batch delete"
                 };
-                return Err(self.refusal(&key, operation, self.table.schema()));
+                return Err(self.refusal(&key, operation, self.batch.table.schema()));
             }
             // Importing, the first version goes in before the checks: the
             // item sent is the item checked.
             let mut versioned = false;
-            if let (Some(attr), Some(put)) =
-                (self.table.schema().version, request.put_request.as_mut())
-                && !put.item.contains_key(attr)
+            if let (Some(attr), Some(put)) = (
+                self.batch.table.schema().version,
+                request.put_request.as_mut(),
+            ) && !put.item.contains_key(attr)
             {
                 put.item.insert(
                     attr.to_owned(),
@@ -352,7 +350,9 @@ impl BatchWriter {
             }
             if let Some(put) = &request.put_request {
                 let checked = match (items_checked, versioned) {
-                    (false, _) => check::write(&put.item, WriteRules::raw(&self.table.schema())),
+                    (false, _) => {
+                        check::write(&put.item, WriteRules::raw(&self.batch.table.schema()))
+                    }
                     // Checked by `to_item`; only the version is new.
                     (true, true) => check::size(&put.item),
                     (true, false) => Ok(()),
@@ -390,12 +390,8 @@ impl Job for BatchWriter {
     const OPERATION: &'static str = OPERATION;
     const CHUNK: usize = BATCH_WRITE_LIMIT;
 
-    fn table(&self) -> &Table {
-        &self.table
-    }
-
-    fn concurrency(&self) -> usize {
-        self.concurrency
+    fn batch(&self) -> &Batch {
+        &self.batch
     }
 
     fn send(
@@ -404,17 +400,18 @@ impl Job for BatchWriter {
     ) -> impl Future<Output = std::result::Result<BatchWriteItemOutput, Failed<BatchWriteItemError>>>
     + Send {
         let request = self
+            .batch
             .table
             .client()
             .batch_write_item()
-            .request_items(self.table.name(), requests)
-            .set_return_consumed_capacity(self.table.get_return_consumed_capacity().cloned())
+            .request_items(self.batch.table.name(), requests)
+            .set_return_consumed_capacity(self.batch.table.get_return_consumed_capacity().cloned())
             // One SDK attempt per send: the runner retries, and marks the
             // requests in doubt after any attempt that may have applied them.
             .customize()
             .config_override(one_attempt())
             .send();
-        let bound = self.table.bound();
+        let bound = self.batch.table.bound();
         async move { call(&bound, OPERATION, request).await }
     }
 
@@ -425,8 +422,8 @@ impl Job for BatchWriter {
     ) -> std::result::Result<Sorted, String> {
         let capacity = response.consumed_capacity.take().unwrap_or_default();
         let again = listed(
-            self.table.name(),
-            &self.table.schema(),
+            self.batch.table.name(),
+            &self.batch.table.schema(),
             pending,
             response.unprocessed_items,
         )?;
