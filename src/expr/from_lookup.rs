@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::fields::field_table;
 use crate::item::check_number;
 use crate::key::last_sort_key_with_prefix;
-use crate::key::{KeyPattern, KeyValue};
+use crate::key::{KeyPattern, KeyValue, RangeEnd};
 use crate::mapper::{Lookup, Mapper};
 use crate::schema::{GlobalSecondaryIndex, IndexProjection, KeyAttribute, ScalarType};
 
@@ -93,11 +93,17 @@ impl<M: Mapper> Lookup<'_, M> {
             let of_type = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
             let base = self.bound(sort);
             let low = match &range.low {
-                Some(v) => Some(base.lower_bound(range.name, v.clone()).map_err(of_type)?),
+                Some(v) => Some(
+                    base.range_bound(range.name, v.clone(), RangeEnd::Low)
+                        .map_err(of_type)?,
+                ),
                 None => self.sort_prefix()?,
             };
             let high = match &range.high {
-                Some(v) => Some(base.upper_bound(range.name, v.clone()).map_err(of_type)?),
+                Some(v) => Some(
+                    base.range_bound(range.name, v.clone(), RangeEnd::High)
+                        .map_err(of_type)?,
+                ),
                 None => self.sort_prefix()?.map(|p| last_sort_key_with_prefix(&p)),
             };
             return Ok(match (low, high) {
@@ -293,8 +299,14 @@ impl<M: Mapper> Lookup<'_, M> {
                         used.extend(bound_in(pattern)?);
                         let base = self.bound(pattern);
                         let of_type = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
-                        let low = r.low.as_ref().map(|v| base.lower_bound(r.name, v.clone()));
-                        let high = r.high.as_ref().map(|v| base.upper_bound(r.name, v.clone()));
+                        let low = r
+                            .low
+                            .as_ref()
+                            .map(|v| base.range_bound(r.name, v.clone(), RangeEnd::Low));
+                        let high = r
+                            .high
+                            .as_ref()
+                            .map(|v| base.range_bound(r.name, v.clone(), RangeEnd::High));
                         let text = |b: Option<Result<String>>| -> Result<Option<AttributeValue>> {
                             b.transpose()
                                 .map(|b| b.map(AttributeValue::S))

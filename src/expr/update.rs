@@ -577,7 +577,7 @@ impl Update {
 }
 
 /// A literal value of `operand` must pass `ok` (paths are the server's to
-/// check).
+/// check), and `operand` may not be `size()`.
 fn check_value_type(
     operand: &Operand,
     subject: &str,
@@ -585,17 +585,7 @@ fn check_value_type(
     expected: &str,
     ok: impl Fn(&AttributeValue) -> bool,
 ) -> Result<()> {
-    if let OperandKind::Value(Ok(v)) = &operand.0
-        && !ok(v)
-    {
-        return Err(expr_error(
-            subject,
-            format!(
-                "{action} needs {expected}, found {}",
-                crate::item::type_name(v)
-            ),
-        ));
-    }
+    check_literal(operand, subject, action, expected, ok)?;
     if let OperandKind::Size(_) = &operand.0 {
         return Err(expr_error(
             subject,
@@ -676,16 +666,28 @@ fn literal_check(
     expected: &str,
     ok: impl Fn(&AttributeValue) -> bool,
 ) -> Result<()> {
-    if let ValueNode::Operand(Operand(OperandKind::Value(Ok(v)))) = node
-        && !ok(v)
-    {
-        return Err(expr_error(
+    match node {
+        ValueNode::Operand(operand) => check_literal(operand, subject, function, expected, ok),
+        _ => Ok(()),
+    }
+}
+
+/// A literal value of `operand` must pass `ok`; `action` needs `expected`.
+fn check_literal(
+    operand: &Operand,
+    subject: &str,
+    action: &str,
+    expected: &str,
+    ok: impl Fn(&AttributeValue) -> bool,
+) -> Result<()> {
+    match &operand.0 {
+        OperandKind::Value(Ok(v)) if !ok(v) => Err(expr_error(
             subject,
             format!(
-                "{function} needs {expected}, found {}",
+                "{action} needs {expected}, found {}",
                 crate::item::type_name(v)
             ),
-        ));
+        )),
+        _ => Ok(()),
     }
-    Ok(())
 }

@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use super::index_keys::IndexKeys;
 use super::key_value::KeyValue;
 use super::overlap::{KeyDeclaration, find_overlaps, starts_diverge};
-use super::pattern::KeyPattern;
+use super::pattern::{KeyPattern, RangeEnd};
 use super::select::{Selection, SortSelection};
 use super::template::constant_prefix;
 
@@ -244,7 +244,7 @@ proptest! {
         }
     }
 
-    /// `lower_bound`/`upper_bound` over a placeholder take in exactly the
+    /// `range_bound` at either end over a placeholder take in exactly the
     /// rendered keys whose earlier values are bound and whose value lies
     /// between the bounds' values in key order: every key of the high
     /// value is included, whatever follows it.
@@ -257,7 +257,7 @@ proptest! {
         let name = "x0";
         let values = domain(specs[0]);
         let (lo, hi) = (&values[picks.0 % values.len()], &values[picks.1 % values.len()]);
-        let (low, high) = match (pattern.bind().lower_bound(name, lo.clone()), pattern.bind().upper_bound(name, hi.clone())) {
+        let (low, high) = match (pattern.bind().range_bound(name, lo.clone(), RangeEnd::Low), pattern.bind().range_bound(name, hi.clone(), RangeEnd::High)) {
             (Ok(l), Ok(h)) => (l, h),
             // A value its placeholder cannot encode (covered elsewhere).
             _ => return Ok(()),
@@ -265,7 +265,7 @@ proptest! {
         prop_assert!(high.len() <= crate::schema::MAX_SORT_KEY_BYTES);
         // A value's place in key order: its lower bound (the key up to
         // the next placeholder), which no other value's keys start with.
-        let first_of = |v: &KeyValue<'static>| pattern.bind().lower_bound(name, v.clone()).unwrap();
+        let first_of = |v: &KeyValue<'static>| pattern.bind().range_bound(name, v.clone(), RangeEnd::Low).unwrap();
         for key in rendered(pattern, &specs) {
             let parts = pattern.parse(&key).unwrap();
             let value = parts.get(name).unwrap().clone();

@@ -84,5 +84,5 @@ pub use parts::KeyParts;
 pub use pattern::BoundPattern;
 pub(crate) use pattern::KeyPattern;
 
-pub(crate) use pattern::{Compiled, RenderFailure};
+pub(crate) use pattern::{Compiled, RangeEnd, RenderFailure};
 pub(crate) use select::{Selection, SortSelection};

@@ -637,13 +637,19 @@ impl<'a> BoundPattern<'a> {
         self.pattern.render(&self.values, true)
     }
 
-    /// The least sort key with `value` for the placeholder `name` (and the
-    /// bound values before it): the low bound of a range over `name`. Keys
-    /// with a greater `name` segment (in key order) sort after it.
+    /// A bound of a range over the placeholder `name`, with `value` for it
+    /// (and the bound values before it).
     ///
-    /// When `name` is the last placeholder this is the whole key; otherwise
-    /// the key up to the next placeholder, so it never sorts after a key of
-    /// `value` (`DAY#2025-01-02#` is below every `DAY#2025-01-02#...`).
+    /// - [`RangeEnd::Low`]: the least sort key with `value`. When `name` is
+    ///   the last placeholder this is the whole key; otherwise the key up to
+    ///   the next placeholder, so it never sorts after a key of `value`
+    ///   (`DAY#2025-01-02#` is below every `DAY#2025-01-02#...`).
+    /// - [`RangeEnd::High`]: the greatest sort key with `value`, the
+    ///   inclusive high bound that takes in every key of its last value
+    ///   (`DAY#2025-01-05#...`, whatever follows): the whole key when `name`
+    ///   is the last placeholder, otherwise the key up to the next
+    ///   placeholder followed by the greatest text a sort key can hold
+    ///   ([`last_sort_key_with_prefix`](super::last_sort_key_with_prefix)).
     ///
     /// # Errors
     /// [`ErrorKind::InvalidKeyPattern`](crate::ErrorKind::InvalidKeyPattern)
@@ -651,34 +657,14 @@ impl<'a> BoundPattern<'a> {
     /// keys); as [`prefix`](Self::prefix) with `name` bound to `value`
     /// (a placeholder before `name` without a value, one after it with a
     /// value, a value its format cannot encode).
-    pub(crate) fn lower_bound(
+    pub(crate) fn range_bound(
         &self,
         name: &'a str,
         value: impl Into<KeyValue<'a>>,
+        end: RangeEnd,
     ) -> Result<String> {
-        self.range_bound(name, value.into(), false)
-    }
-
-    /// The greatest sort key with `value` for the placeholder `name` (and
-    /// the bound values before it): the inclusive high bound of a range over
-    /// `name` that takes in every key of its last value
-    /// (`DAY#2025-01-05#...`, whatever follows).
-    ///
-    /// When `name` is the last placeholder this is the whole key; otherwise
-    /// the key up to the next placeholder followed by the greatest text a
-    /// sort key can hold ([`last_sort_key_with_prefix`](super::last_sort_key_with_prefix)).
-    ///
-    /// # Errors
-    /// As [`lower_bound`](Self::lower_bound).
-    pub(crate) fn upper_bound(
-        &self,
-        name: &'a str,
-        value: impl Into<KeyValue<'a>>,
-    ) -> Result<String> {
-        self.range_bound(name, value.into(), true)
-    }
-
-    fn range_bound(&self, name: &'a str, value: KeyValue<'a>, upper: bool) -> Result<String> {
+        let value = value.into();
+        let upper = end == RangeEnd::High;
         if self.pattern.role == KeyRole::Partition {
             return Err(self.pattern.error(format!(
                 "is a partition key pattern; a range on `{{{name}}}` needs a sort key pattern"
@@ -715,6 +701,15 @@ impl<'a> BoundPattern<'a> {
             with.prefix()
         }
     }
+}
+
+/// Which end of a sort key range [`BoundPattern::range_bound`] renders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RangeEnd {
+    /// The least key of the low value.
+    Low,
+    /// The greatest key of the high value.
+    High,
 }
 
 #[cfg(test)]
