@@ -8,130 +8,137 @@ use std::time::SystemTime;
 use crate::error::Error;
 use crate::item::Item;
 
-/// What happened to the item (the record's `eventName`). It parses from
-/// and displays as that name: `INSERT`, `MODIFY`, `REMOVE`.
-///
-/// ```
-/// use dynamodb_mapper::stream::ChangeKind;
-/// assert_eq!("MODIFY".parse::<ChangeKind>()?, ChangeKind::Modify);
-/// assert!("modify".parse::<ChangeKind>().is_err());
-/// assert_eq!(ChangeKind::Remove.as_str(), "REMOVE");
-/// assert_eq!(ChangeKind::Insert.to_string(), "INSERT");
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ChangeKind {
-    /// A new item was written (`INSERT`).
-    Insert,
-    /// An existing item was changed (`MODIFY`).
-    Modify,
-    /// The item was deleted, by a user or by TTL expiry (`REMOVE`).
-    Remove,
-}
-
-/// The event names, for errors.
-const EVENT_NAMES: &str = "INSERT, MODIFY or REMOVE";
-
-impl ChangeKind {
-    /// The `eventName` of this kind.
-    ///
-    /// ```
-    /// assert_eq!(dynamodb_mapper::stream::ChangeKind::Insert.as_str(), "INSERT");
-    /// ```
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ChangeKind::Insert => "INSERT",
-            ChangeKind::Modify => "MODIFY",
-            ChangeKind::Remove => "REMOVE",
+/// Declares an enum of the names DynamoDB writes in stream records: each
+/// variant with its name, `as_str`, `Display` (the name) and `FromStr`
+/// (exactly the name, case included; any other text is an `InvalidValue`
+/// of the record's attribute, listing the names).
+macro_rules! names {
+    (
+        $(#[doc = $doc:literal])*
+        enum $name:ident in $attribute:literal {
+            $( $(#[doc = $vdoc:literal])* $variant:ident = $text:literal, )+
         }
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $( $(#[doc = $vdoc])* $variant, )+
+        }
+
+        impl $name {
+            /// Every value, in declaration order.
+            const ALL: &[$name] = &[$($name::$variant),+];
+
+            #[doc = concat!("The `", $attribute, "` name of this value.")]
+            ///
+            #[doc = concat!(
+                "```\nuse dynamodb_mapper::stream::", stringify!($name), ";\n",
+                $( "assert_eq!(", stringify!($name), "::", stringify!($variant),
+                   ".as_str(), \"", $text, "\");\n", )+
+                "```"
+            )]
+            #[must_use]
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $( $name::$variant => $text, )+
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            /// The name, as `as_str`.
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = Error;
+
+            #[doc = concat!("The value a `", $attribute, "` names (exactly, case included).")]
+            ///
+            /// # Errors
+            #[doc = concat!(
+                "[`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (attribute `",
+                $attribute, "`) for any other text."
+            )]
+            fn from_str(name: &str) -> Result<Self, Error> {
+                $name::ALL
+                    .iter()
+                    .copied()
+                    .find(|v| v.as_str() == name)
+                    .ok_or_else(|| {
+                        let names: Vec<&str> = $name::ALL.iter().map(|v| v.as_str()).collect();
+                        Error::invalid_value(
+                            $attribute,
+                            format!("is {name:?}; expected {}", one_of(&names)),
+                        )
+                    })
+            }
+        }
+    };
+}
+
+/// `A, B or C`.
+fn one_of(names: &[&str]) -> String {
+    match names.split_last() {
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 
-impl fmt::Display for ChangeKind {
-    /// The `eventName`, as [`as_str`](ChangeKind::as_str).
-    ///
-    /// ```
-    /// assert_eq!(dynamodb_mapper::stream::ChangeKind::Modify.to_string(), "MODIFY");
-    /// ```
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for ChangeKind {
-    type Err = Error;
-
-    /// The kind an `eventName` names (exactly, case included).
-    ///
-    /// # Errors
-    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (attribute
-    /// `eventName`) for any other text.
+names! {
+    /// What happened to the item (the record's `eventName`). It parses from
+    /// and displays as that name: `INSERT`, `MODIFY`, `REMOVE`.
     ///
     /// ```
     /// use dynamodb_mapper::stream::ChangeKind;
-    /// assert_eq!("INSERT".parse::<ChangeKind>()?, ChangeKind::Insert);
+    /// assert_eq!("MODIFY".parse::<ChangeKind>()?, ChangeKind::Modify);
+    /// assert!("modify".parse::<ChangeKind>().is_err());
     /// assert_eq!(
     ///     "UPSERT".parse::<ChangeKind>().unwrap_err().to_string(),
     ///     "attribute `eventName` is \"UPSERT\"; expected INSERT, MODIFY or REMOVE"
     /// );
+    /// assert_eq!(ChangeKind::Remove.as_str(), "REMOVE");
+    /// assert_eq!(ChangeKind::Insert.to_string(), "INSERT");
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    fn from_str(name: &str) -> Result<Self, Error> {
-        match name {
-            "INSERT" => Ok(ChangeKind::Insert),
-            "MODIFY" => Ok(ChangeKind::Modify),
-            "REMOVE" => Ok(ChangeKind::Remove),
-            _ => Err(Error::invalid_value(
-                "eventName",
-                format!("is {name:?}; expected {EVENT_NAMES}"),
-            )),
-        }
+    enum ChangeKind in "eventName" {
+        /// A new item was written (`INSERT`).
+        Insert = "INSERT",
+        /// An existing item was changed (`MODIFY`).
+        Modify = "MODIFY",
+        /// The item was deleted, by a user or by TTL expiry (`REMOVE`).
+        Remove = "REMOVE",
     }
 }
 
-/// What a stream's records carry besides the keys (`StreamViewType`). It
-/// parses from and displays as that name: `KEYS_ONLY`, `NEW_IMAGE`,
-/// `OLD_IMAGE`, `NEW_AND_OLD_IMAGES`.
-///
-/// ```
-/// use dynamodb_mapper::stream::ViewType;
-/// assert_eq!("NEW_IMAGE".parse::<ViewType>()?, ViewType::NewImage);
-/// assert_eq!(ViewType::OldImage.to_string(), "OLD_IMAGE");
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ViewType {
-    /// The keys only (`KEYS_ONLY`).
-    KeysOnly,
-    /// The item as it is after the change (`NEW_IMAGE`).
-    NewImage,
-    /// The item as it was before the change (`OLD_IMAGE`).
-    OldImage,
-    /// Both (`NEW_AND_OLD_IMAGES`).
-    NewAndOldImages,
-}
-
-/// The view type names, for errors.
-const VIEW_TYPE_NAMES: &str = "KEYS_ONLY, NEW_IMAGE, OLD_IMAGE or NEW_AND_OLD_IMAGES";
-
-impl ViewType {
-    /// The `StreamViewType` name of this view type.
+names! {
+    /// What a stream's records carry besides the keys (`StreamViewType`). It
+    /// parses from and displays as that name: `KEYS_ONLY`, `NEW_IMAGE`,
+    /// `OLD_IMAGE`, `NEW_AND_OLD_IMAGES`.
     ///
     /// ```
     /// use dynamodb_mapper::stream::ViewType;
-    /// assert_eq!(ViewType::NewAndOldImages.as_str(), "NEW_AND_OLD_IMAGES");
+    /// assert_eq!("NEW_IMAGE".parse::<ViewType>()?, ViewType::NewImage);
+    /// assert!("keys_only".parse::<ViewType>().is_err());
+    /// assert_eq!(ViewType::OldImage.to_string(), "OLD_IMAGE");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ViewType::KeysOnly => "KEYS_ONLY",
-            ViewType::NewImage => "NEW_IMAGE",
-            ViewType::OldImage => "OLD_IMAGE",
-            ViewType::NewAndOldImages => "NEW_AND_OLD_IMAGES",
-        }
+    enum ViewType in "StreamViewType" {
+        /// The keys only (`KEYS_ONLY`).
+        KeysOnly = "KEYS_ONLY",
+        /// The item as it is after the change (`NEW_IMAGE`).
+        NewImage = "NEW_IMAGE",
+        /// The item as it was before the change (`OLD_IMAGE`).
+        OldImage = "OLD_IMAGE",
+        /// Both (`NEW_AND_OLD_IMAGES`).
+        NewAndOldImages = "NEW_AND_OLD_IMAGES",
     }
+}
 
+impl ViewType {
     /// Whether records of this view carry the item after the change.
     #[must_use]
     pub(crate) fn has_new(self) -> bool {
@@ -142,50 +149,6 @@ impl ViewType {
     #[must_use]
     pub(crate) fn has_old(self) -> bool {
         matches!(self, ViewType::OldImage | ViewType::NewAndOldImages)
-    }
-}
-
-impl fmt::Display for ViewType {
-    /// The `StreamViewType` name, as [`as_str`](ViewType::as_str).
-    ///
-    /// ```
-    /// assert_eq!(dynamodb_mapper::stream::ViewType::KeysOnly.to_string(), "KEYS_ONLY");
-    /// ```
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for ViewType {
-    type Err = Error;
-
-    /// The view type a `StreamViewType` name names (exactly, case
-    /// included).
-    ///
-    /// # Errors
-    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (attribute
-    /// `StreamViewType`) for any other text.
-    ///
-    /// ```
-    /// use dynamodb_mapper::stream::ViewType;
-    /// assert_eq!("KEYS_ONLY".parse::<ViewType>()?, ViewType::KeysOnly);
-    /// assert_eq!(
-    ///     "keys_only".parse::<ViewType>().unwrap_err().kind(),
-    ///     dynamodb_mapper::ErrorKind::InvalidValue
-    /// );
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    fn from_str(name: &str) -> Result<Self, Error> {
-        match name {
-            "KEYS_ONLY" => Ok(ViewType::KeysOnly),
-            "NEW_IMAGE" => Ok(ViewType::NewImage),
-            "OLD_IMAGE" => Ok(ViewType::OldImage),
-            "NEW_AND_OLD_IMAGES" => Ok(ViewType::NewAndOldImages),
-            _ => Err(Error::invalid_value(
-                "StreamViewType",
-                format!("is {name:?}; expected {VIEW_TYPE_NAMES}"),
-            )),
-        }
     }
 }
 
@@ -305,10 +268,8 @@ impl Which<'_> {
 #[cfg(any(feature = "streams", feature = "lambda"))]
 pub(super) fn kind_of(which: Which<'_>, name: Option<&str>) -> crate::Result<ChangeKind> {
     match name {
-        Some(name) => name.parse().map_err(|_| {
-            which.error(format!(
-                "its event name is {name:?}; expected {EVENT_NAMES}"
-            ))
+        Some(name) => name.parse().map_err(|e: Error| {
+            which.error(format!("its event name {}", e.reason().unwrap_or_default()))
         }),
         None => Err(which.error("it has no event name")),
     }
@@ -317,9 +278,7 @@ pub(super) fn kind_of(which: Which<'_>, name: Option<&str>) -> crate::Result<Cha
 /// The view type a name names, or the error for the record.
 #[cfg(any(feature = "streams", feature = "lambda"))]
 pub(super) fn view_type_of(which: Which<'_>, name: &str) -> crate::Result<ViewType> {
-    name.parse().map_err(|_| {
-        which.error(format!(
-            "its view type is {name:?}; expected {VIEW_TYPE_NAMES}"
-        ))
+    name.parse().map_err(|e: Error| {
+        which.error(format!("its view type {}", e.reason().unwrap_or_default()))
     })
 }
