@@ -46,6 +46,16 @@ enum ValueNode {
     Minus(Box<(ValueNode, ValueNode)>),
 }
 
+impl ValueNode {
+    /// The operand this node is, when it is one.
+    fn operand(&self) -> Option<&Operand> {
+        match self {
+            ValueNode::Operand(operand) => Some(operand),
+            _ => None,
+        }
+    }
+}
+
 impl UpdateValue {
     /// `self + other`: numbers (a value, an attribute, or `if_not_exists`).
     ///
@@ -618,8 +628,8 @@ impl Ctx<'_> {
             }
             ValueNode::ListAppend(pair) => {
                 let (a, b) = &**pair;
-                for side in [a, b] {
-                    literal_check(side, subject, "list_append", "a list", |v| {
+                for side in [a, b].into_iter().filter_map(ValueNode::operand) {
+                    check_literal(side, subject, "list_append", "a list", |v| {
                         matches!(v, AttributeValue::L(_))
                     })?;
                 }
@@ -633,9 +643,11 @@ impl Ctx<'_> {
             ValueNode::Plus(pair) | ValueNode::Minus(pair) => {
                 let (a, b) = &**pair;
                 for side in [a, b] {
-                    literal_check(side, subject, "+ and -", "numbers", |v| {
-                        matches!(v, AttributeValue::N(_))
-                    })?;
+                    if let Some(operand) = side.operand() {
+                        check_literal(operand, subject, "+ and -", "numbers", |v| {
+                            matches!(v, AttributeValue::N(_))
+                        })?;
+                    }
                     if matches!(
                         side,
                         ValueNode::Plus(..) | ValueNode::Minus(..) | ValueNode::ListAppend(..)
@@ -655,20 +667,6 @@ impl Ctx<'_> {
                 self.update_value(b, subject, out)
             }
         }
-    }
-}
-
-/// A literal operand of a function must pass `ok`.
-fn literal_check(
-    node: &ValueNode,
-    subject: &str,
-    function: &str,
-    expected: &str,
-    ok: impl Fn(&AttributeValue) -> bool,
-) -> Result<()> {
-    match node {
-        ValueNode::Operand(operand) => check_literal(operand, subject, function, expected, ok),
-        _ => Ok(()),
     }
 }
 

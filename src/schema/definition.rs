@@ -338,19 +338,16 @@ mod tests {
         );
         let indexes = input.get_global_secondary_indexes().as_ref().unwrap();
         assert_eq!(indexes[1].index_name(), "ByRating");
-        let keys: Vec<_> = indexes[1]
-            .key_schema()
-            .iter()
-            .map(|k| (k.attribute_name(), k.key_type().clone()))
-            .collect();
-        assert_eq!(keys, [("sk", KeyType::Hash), ("rating", KeyType::Range)]);
-        let keys: Vec<_> = indexes[2]
-            .key_schema()
-            .iter()
-            .map(|k| (k.attribute_name(), k.key_type().clone()))
-            .collect();
+        let keys = |i: usize| -> Vec<_> {
+            indexes[i]
+                .key_schema()
+                .iter()
+                .map(|k| (k.attribute_name(), k.key_type().clone()))
+                .collect()
+        };
+        assert_eq!(keys(1), [("sk", KeyType::Hash), ("rating", KeyType::Range)]);
         assert_eq!(
-            keys,
+            keys(2),
             [
                 ("tenant", KeyType::Hash),
                 ("region", KeyType::Hash),

@@ -27,7 +27,7 @@ macro_rules! names {
 
         impl $name {
             /// Every value, in declaration order.
-            const ALL: &[$name] = &[$($name::$variant),+];
+            pub(super) const ALL: &[$name] = &[$($name::$variant),+];
 
             #[doc = concat!("The `", $attribute, "` name of this value.")]
             ///
