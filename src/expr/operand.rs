@@ -297,35 +297,25 @@ impl From<AttributeValue> for Operand {
     }
 }
 
-impl From<&str> for Operand {
-    fn from(v: &str) -> Self {
-        AttributeValue::S(v.to_owned()).into()
-    }
+/// `From` a plain value: the attribute value it is, as `make` builds it.
+macro_rules! operand_from_value {
+    ($($t:ty => $make:expr),* $(,)?) => {$(
+        impl From<$t> for Operand {
+            fn from(v: $t) -> Self {
+                let make: fn($t) -> AttributeValue = $make;
+                make(v).into()
+            }
+        }
+    )*};
 }
 
-impl From<String> for Operand {
-    fn from(v: String) -> Self {
-        AttributeValue::S(v).into()
-    }
-}
-
-impl From<&String> for Operand {
-    fn from(v: &String) -> Self {
-        AttributeValue::S(v.clone()).into()
-    }
-}
-
-impl From<bool> for Operand {
-    fn from(v: bool) -> Self {
-        AttributeValue::Bool(v).into()
-    }
-}
-
-impl From<Blob> for Operand {
-    fn from(v: Blob) -> Self {
-        AttributeValue::B(v).into()
-    }
-}
+operand_from_value!(
+    &str => |v| AttributeValue::S(v.to_owned()),
+    String => AttributeValue::S,
+    &String => |v| AttributeValue::S(v.clone()),
+    bool => AttributeValue::Bool,
+    Blob => AttributeValue::B,
+);
 
 impl From<Attr> for Operand {
     fn from(v: Attr) -> Self {

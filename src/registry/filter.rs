@@ -92,20 +92,17 @@ mod tests {
             .build();
         let client = aws_sdk_dynamodb::Client::from_conf(conf);
         let f = discriminator_filter("entityType", ["A"].into_iter()).unwrap();
-        let q = client.query().with_filter(&f).unwrap();
-        assert_eq!(
-            q.get_filter_expression().as_deref(),
-            Some("#dmType0 = :dmType0")
-        );
-        let q = client
-            .query()
-            .filter_expression("x = :x")
-            .with_filter(&f)
-            .unwrap();
-        assert_eq!(
-            q.get_filter_expression().as_deref(),
-            Some("(x = :x) AND (#dmType0 = :dmType0)")
-        );
+        for (before, after) in [
+            (None, "#dmType0 = :dmType0"),
+            (Some("x = :x"), "(x = :x) AND (#dmType0 = :dmType0)"),
+        ] {
+            let q = client
+                .query()
+                .set_filter_expression(before.map(str::to_owned))
+                .with_filter(&f)
+                .unwrap();
+            assert_eq!(q.get_filter_expression().as_deref(), Some(after));
+        }
         // The request already uses the filter's placeholders for something
         // else: the filter's are renamed, the request's stay as they are.
         let q = client

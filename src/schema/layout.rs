@@ -335,6 +335,11 @@ mod tests {
         AttributeValue::S(v.into())
     }
 
+    /// Why `T` refuses `item`.
+    fn refusal(item: &Item) -> String {
+        T.check_item(item).unwrap_err().to_string()
+    }
+
     fn base() -> Item {
         Item::from([("pk".into(), s("P")), ("sk".into(), s("S"))])
     }
@@ -346,7 +351,7 @@ mod tests {
         assert!(T.check_item(&item).is_ok());
         item.insert("pk".into(), s(&"x".repeat(2049)));
         assert_eq!(
-            T.check_item(&item).unwrap_err().to_string(),
+            refusal(&item),
             "key attribute `pk` is 2049 bytes, over the limit of 2048 bytes"
         );
         let mut item = base();
@@ -357,12 +362,12 @@ mod tests {
         let mut item = base();
         item.insert("sk".into(), s(""));
         assert_eq!(
-            T.check_item(&item).unwrap_err().to_string(),
+            refusal(&item),
             "key attribute `sk` is empty; DynamoDB rejects empty key values"
         );
         item.insert("sk".into(), AttributeValue::N("1".into()));
         assert_eq!(
-            T.check_item(&item).unwrap_err().to_string(),
+            refusal(&item),
             "key attribute `sk` is a number (N), expected a string (S)"
         );
     }
@@ -372,12 +377,12 @@ mod tests {
         let mut item = base();
         item.insert("gsi1pk".into(), s("A"));
         assert_eq!(
-            T.check_item(&item).unwrap_err().to_string(),
+            refusal(&item),
             "key attribute `gsi1sk` of index GSI1 is missing while `gsi1pk` is present; write every key attribute of the index or none"
         );
         item.insert("gsi1sk".into(), AttributeValue::Null(true));
         assert_eq!(
-            T.check_item(&item).unwrap_err().to_string(),
+            refusal(&item),
             "key attribute `gsi1sk` of index GSI1 is null (NULL), expected a string (S)"
         );
         item.insert("gsi1sk".into(), s("B"));
@@ -393,7 +398,7 @@ mod tests {
         let mut item = base();
         item.insert("ttl".into(), s("tomorrow"));
         assert_eq!(
-            T.check_item(&item).unwrap_err().to_string(),
+            refusal(&item),
             "attribute `ttl` is a string (S), expected a number (N)"
         );
         item.insert("ttl".into(), AttributeValue::N("1.5".into()));
