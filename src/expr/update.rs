@@ -493,7 +493,7 @@ impl Update {
                         } else {
                             ("DELETE", "a set")
                         };
-                        check_value_type(operand, subject, keyword, expected, |v| match v {
+                        check_literal(operand, subject, keyword, expected, |v| match v {
                             AttributeValue::N(_) => add,
                             AttributeValue::Ss(_)
                             | AttributeValue::Ns(_)
@@ -586,25 +586,6 @@ impl Update {
     }
 }
 
-/// A literal value of `operand` must pass `ok` (paths are the server's to
-/// check), and `operand` may not be `size()`.
-fn check_value_type(
-    operand: &Operand,
-    subject: &str,
-    action: &str,
-    expected: &str,
-    ok: impl Fn(&AttributeValue) -> bool,
-) -> Result<()> {
-    check_literal(operand, subject, action, expected, ok)?;
-    if let OperandKind::Size(_) = &operand.0 {
-        return Err(expr_error(
-            subject,
-            format!("{action} needs {expected}, found size(); size() is only for conditions"),
-        ));
-    }
-    Ok(())
-}
-
 // Rendering what `SET` assigns.
 impl Ctx<'_> {
     fn update_value(&mut self, node: &ValueNode, subject: &str, out: &mut String) -> Result<()> {
@@ -670,7 +651,8 @@ impl Ctx<'_> {
     }
 }
 
-/// A literal value of `operand` must pass `ok`; `action` needs `expected`.
+/// A literal value of `operand` must pass `ok` (paths are the server's to
+/// check), and it may not be `size()`: `action` needs `expected`.
 fn check_literal(
     operand: &Operand,
     subject: &str,
@@ -685,6 +667,10 @@ fn check_literal(
                 "{action} needs {expected}, found {}",
                 crate::item::type_name(v)
             ),
+        )),
+        OperandKind::Size(_) => Err(expr_error(
+            subject,
+            format!("{action} needs {expected}, found size(); size() is only for conditions"),
         )),
         _ => Ok(()),
     }
