@@ -34,22 +34,28 @@ pub(crate) struct WriteRules<'a> {
 /// partition and sort keys); more are checked against their patterns.
 const TRACKED: usize = 12;
 
+/// The most bytes of rendered keys a write keeps track of, all keys
+/// together; a key that does not fit is checked against its pattern.
+const TRACKED_BYTES: usize = 256;
+
 /// The keys a mapper's plan rendered into an item. After the hooks, a key
 /// attribute whose value is still exactly what was rendered need not be
 /// parsed back against the pattern it was rendered from; the write checks
 /// compare the values they look up anyway, so keeping track costs no lookup.
+/// The keys are copied into a buffer of their own (no allocation).
 #[derive(Debug)]
 pub(crate) struct RenderedKeys {
     /// Every rendered key, one after the other.
-    text: String,
-    keys: [(&'static str, usize, usize); TRACKED],
+    text: [u8; TRACKED_BYTES],
+    /// Each key's attribute and where its value is in `text`.
+    keys: [(&'static str, u16, u16); TRACKED],
     len: usize,
 }
 
 impl RenderedKeys {
     pub(crate) fn new() -> Self {
         RenderedKeys {
-            text: String::new(),
+            text: [0; TRACKED_BYTES],
             keys: [("", 0, 0); TRACKED],
             len: 0,
         }
@@ -57,15 +63,21 @@ impl RenderedKeys {
 
     /// Notes that `attribute` was rendered as `value`.
     pub(crate) fn add(&mut self, attribute: &'static str, value: &str) {
-        let Some(slot) = self.keys.get_mut(self.len) else {
+        let start = self
+            .keys
+            .get(..self.len)
+            .and_then(<[_]>::last)
+            .map_or(0, |k| k.2);
+        let end = usize::from(start) + value.len();
+        let (Some(slot), Some(text), Ok(end)) = (
+            self.keys.get_mut(self.len),
+            self.text.get_mut(usize::from(start)..end),
+            u16::try_from(end),
+        ) else {
             return; // checked against its pattern instead
         };
-        if self.text.capacity() == 0 {
-            self.text.reserve(32 * TRACKED);
-        }
-        let start = self.text.len();
-        self.text.push_str(value);
-        *slot = (attribute, start, self.text.len());
+        text.copy_from_slice(value.as_bytes());
+        *slot = (attribute, start, end);
         self.len += 1;
     }
 
@@ -73,9 +85,9 @@ impl RenderedKeys {
     fn holds(&self, attribute: &str, value: &str) -> bool {
         // Lengths first: most entries are told apart without comparing text.
         self.keys.iter().take(self.len).any(|&(a, start, end)| {
-            end - start == value.len()
+            usize::from(end - start) == value.len()
                 && a.len() == attribute.len()
-                && self.text.as_bytes().get(start..end) == Some(value.as_bytes())
+                && self.text.get(usize::from(start)..usize::from(end)) == Some(value.as_bytes())
                 && a == attribute
         })
     }

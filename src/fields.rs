@@ -71,6 +71,12 @@ impl FieldTable {
             .map(|(stored, field)| (*field, stored.as_str()))
     }
 
+    /// The serde field names in the order the entity declares them: a
+    /// field's index is its position for [`stored_in_order`](Self::stored_in_order).
+    pub(crate) fn in_order(&self) -> impl Iterator<Item = &'static str> {
+        self.in_order.iter().map(|(field, _)| *field)
+    }
+
     /// The stored name of a serialized top-level attribute.
     pub(crate) fn stored_for<'a>(
         &'a self,

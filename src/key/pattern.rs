@@ -520,12 +520,18 @@ impl fmt::Display for KeyPattern {
 }
 
 /// A pattern compiled once, kept by whoever renders it on every write (a
-/// mapper's plan): rendering it looks nothing up and builds nothing but the
-/// key.
+/// mapper's plan): its literal text worked out once, so rendering it looks
+/// nothing up and builds nothing but the key, in one string of the right
+/// size.
 #[derive(Debug)]
 pub(crate) struct Compiled {
     pattern: KeyPattern,
-    components: Box<[Component]>,
+    /// The literal text before the first placeholder, delimiters included
+    /// (the whole key of a pattern without placeholders).
+    head: Box<str>,
+    /// Each placeholder in template order, with the literal text after it
+    /// up to the next placeholder (delimiters included).
+    slots: Box<[(Slot, Box<str>)]>,
     /// The bytes of literal text and delimiters every key has.
     literal: usize,
 }
@@ -544,14 +550,31 @@ impl KeyPattern {
     /// # Errors
     /// As [`validate`](Self::validate).
     pub(crate) fn compile(&self) -> Result<Compiled> {
-        let components: Box<[Component]> = self.components()?.iter().copied().collect();
-        let literal = components
-            .iter()
-            .map(|c| c.before.len() + c.after.len() + 1)
-            .sum::<usize>();
+        let components = self.components()?;
+        // The text between placeholders is the components' literal text
+        // joined by the delimiter, as `render` writes it.
+        let mut head = String::new();
+        let mut slots: Vec<(Slot, String)> = Vec::new();
+        for (i, component) in components.iter().enumerate() {
+            let text = slots.last_mut().map_or(&mut head, |(_, after)| after);
+            if i > 0 {
+                text.push(self.format.delimiter);
+            }
+            text.push_str(component.before);
+            if let Some(slot) = component.slot {
+                slots.push((slot, String::new()));
+            }
+            let text = slots.last_mut().map_or(&mut head, |(_, after)| after);
+            text.push_str(component.after);
+        }
+        let literal = head.len() + slots.iter().map(|(_, after)| after.len()).sum::<usize>();
         Ok(Compiled {
             pattern: *self,
-            components,
+            head: head.into(),
+            slots: slots
+                .into_iter()
+                .map(|(slot, after)| (slot, after.into()))
+                .collect(),
             literal,
         })
     }
@@ -560,31 +583,26 @@ impl KeyPattern {
 impl Compiled {
     /// The key with the value of placeholder `i` (counting the
     /// placeholders in template order from 0) from `value(i)`, rendered
-    /// into one string (sized for values of up to 16 bytes each).
+    /// into one string sized for `values_len` bytes of values (the right
+    /// size when the values need no escaping).
     pub(crate) fn render_with<'v, E>(
         &self,
+        values_len: usize,
         mut value: impl FnMut(usize) -> std::result::Result<KeyValue<'v>, E>,
     ) -> std::result::Result<String, RenderFailure<E>> {
         let f = self.pattern.format;
-        let mut out = String::with_capacity(self.literal + 16 * self.components.len());
-        let mut slot_index = 0;
-        for (i, component) in self.components.iter().enumerate() {
-            if i > 0 {
-                out.push(f.delimiter);
-            }
-            out.push_str(component.before);
-            if let Some(slot) = component.slot {
-                let v = value(slot_index).map_err(RenderFailure::Value)?;
-                slot_index += 1;
-                let encoded = slot.encoding.encode_reason(&v).map_err(|r| {
-                    RenderFailure::Pattern(
-                        self.pattern
-                            .error(format!("value for `{}`: {r}", slot.spec)),
-                    )
-                })?;
-                f.escape_into(&mut out, &encoded);
-            }
-            out.push_str(component.after);
+        let mut out = String::with_capacity(self.literal + values_len);
+        out.push_str(&self.head);
+        for (i, (slot, after)) in self.slots.iter().enumerate() {
+            let v = value(i).map_err(RenderFailure::Value)?;
+            let encoded = slot.encoding.encode_reason(&v).map_err(|r| {
+                RenderFailure::Pattern(
+                    self.pattern
+                        .error(format!("value for `{}`: {r}", slot.spec)),
+                )
+            })?;
+            f.escape_into(&mut out, &encoded);
+            out.push_str(after);
         }
         check_size(&out, self.pattern.role).map_err(|r| {
             RenderFailure::Pattern(self.pattern.error(format!("renders a key that {r}")))

@@ -15,6 +15,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::check::RenderedKeys;
 use crate::error::{Error, Result};
 use crate::fields::{FieldTable, field_table};
 use crate::hooks::check_discriminator;
@@ -468,7 +469,8 @@ pub trait MapperExt: Mapper {
     /// assert_eq!(err.to_string(), "Reading: attribute `value` is not a number: \"NaN\"");
     /// ```
     fn to_item(entity: &Self::Entity) -> Result<Item> {
-        let (item, rendered) = build_item::<Self>(entity, 0)?;
+        let mut rendered = RenderedKeys::new();
+        let item = build_item::<Self>(entity, 0, &mut rendered)?;
         finish::<Self>(item, &rendered)
     }
 
@@ -492,7 +494,8 @@ pub trait MapperExt: Mapper {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     fn to_item_with_bag(entity: &Self::Entity, bag: &Item) -> Result<Item> {
-        let (mut item, rendered) = build_item::<Self>(entity, bag.len())?;
+        let mut rendered = RenderedKeys::new();
+        let mut item = build_item::<Self>(entity, bag.len(), &mut rendered)?;
         merge_bag::<Self>(&mut item, bag)?;
         finish::<Self>(item, &rendered)
     }
@@ -528,7 +531,8 @@ pub trait MapperExt: Mapper {
             return Err(Error::partial_record(key, projection).with_entity_type(Self::ENTITY_TYPE));
         }
         // The layout's bound already has room for the version.
-        let (mut item, rendered) = build_item::<Self>(&record.entity, record.bag.len())?;
+        let mut rendered = RenderedKeys::new();
+        let mut item = build_item::<Self>(&record.entity, record.bag.len(), &mut rendered)?;
         if let (Some(attr), Some(v)) = (Self::SCHEMA.version_attribute(), record.version) {
             item.entry(attr.to_owned())
                 .or_insert_with(|| AttributeValue::N(v.to_string()));
@@ -736,7 +740,7 @@ pub trait MapperExt: Mapper {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     fn key(entity: &Self::Entity) -> Result<Item> {
-        let (item, _) = build_item::<Self>(entity, 0)?;
+        let item = build_item::<Self>(entity, 0, &mut RenderedKeys::new())?;
         Self::SCHEMA
             .key_of(&item)
             .map_err(|e| e.with_entity_type(Self::ENTITY_TYPE))

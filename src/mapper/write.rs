@@ -9,18 +9,19 @@ use super::{Mapper, fields, naming_needs_struct};
 use crate::check::{self, RenderedKeys, WriteRules};
 use crate::error::{Error, Result};
 use crate::item::{Item, check_depth};
-use crate::ser::{Cause, Failure, SerError};
+use crate::ser::{Cause, Failure, Held, SerError};
 
 /// Hooks, serialization, renaming and discriminator; no checks yet. The
 /// item has room for `extra` more attributes (a bag merged in next), so
 /// adding them does not grow and rehash it.
 ///
-/// Also hands back the keys the plan rendered (those the hooks left as
-/// rendered need not be parsed back against their patterns).
+/// Also notes in `rendered` the keys the plan rendered (those the hooks
+/// left as rendered need not be parsed back against their patterns).
 pub(super) fn build_item<M: Mapper>(
     entity: &M::Entity,
     extra: usize,
-) -> Result<(Item, RenderedKeys)> {
+    rendered: &mut RenderedKeys,
+) -> Result<Item> {
     let ctx = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
     M::before_to_item(entity).map_err(ctx)?;
     let table = fields::<M>()?;
@@ -28,15 +29,22 @@ pub(super) fn build_item<M: Mapper>(
         naming_needs_struct::<M>()?;
     }
     let plan = plan::<M>()?;
+    // The fields the keys are rendered from stay out of the item until the
+    // keys are rendered: read where they are, not looked up.
+    let mut held = plan.held();
     let mut item = match crate::ser::to_item(
         entity,
         table,
         M::NAMING,
         M::NONE_AS,
-        M::SCHEMA.owned_attribute_bound() + extra,
+        plan.owned_attribute_bound + extra,
+        &mut held,
     ) {
         Ok(item) => item,
-        Err(SerError::NotAStruct) => serialize::<M>(entity)?,
+        Err(SerError::NotAStruct) => {
+            held = Held::none();
+            serialize::<M>(entity)?
+        }
         Err(SerError::Field(stored, failure)) => {
             let path = format!("{stored}{}", failure.path());
             return Err(serialize_error::<M>(Some(path), failure));
@@ -48,8 +56,8 @@ pub(super) fn build_item<M: Mapper>(
             AttributeValue::S(M::ENTITY_TYPE.to_owned()),
         );
     }
-    let mut rendered = RenderedKeys::new();
-    let pending = plan.render(&mut item, &mut rendered).map_err(ctx)?;
+    let pending = plan.render(&mut item, &held, rendered).map_err(ctx)?;
+    held.put_into(&mut item);
     M::after_to_item(entity, &mut item).map_err(ctx)?;
     // A table key that could not be rendered is an error only if the hook
     // did not write it either.
@@ -59,7 +67,7 @@ pub(super) fn build_item<M: Mapper>(
     {
         return Err(ctx(error));
     }
-    Ok((item, rendered))
+    Ok(item)
 }
 
 fn serialize<M: Mapper>(entity: &M::Entity) -> Result<Item> {
