@@ -43,9 +43,13 @@ impl FieldTable {
         field: &'a str,
         naming: NamingConvention,
     ) -> std::borrow::Cow<'a, str> {
+        // The name a derived `Serialize` passes is often the very
+        // `&'static str` its `Deserialize` declares: compared by address
+        // before byte by byte.
+        let same = |f: &str| (f.as_ptr() == field.as_ptr() && f.len() == field.len()) || f == field;
         let found = self.in_order.get(*position..).and_then(|rest| {
             rest.iter()
-                .position(|(f, _)| *f == field)
+                .position(|(f, _)| same(f))
                 .map(|offset| *position + offset)
         });
         match found.and_then(|i| self.in_order.get(i).map(|(_, stored)| (i, stored))) {
