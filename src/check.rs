@@ -12,7 +12,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::error::{Error, Result};
 use crate::item::{Item, MAX_ITEM_SIZE, check_values, item_size, largest_attributes};
 use crate::key::IndexKeys;
-use crate::schema::{KeyValues, TableSchema};
+use crate::schema::{KeyNames, KeyValues, TableSchema};
 
 /// What an outgoing item is checked against.
 #[derive(Clone, Copy)]
@@ -28,6 +28,10 @@ pub(crate) struct WriteRules<'a> {
     /// The key values the mapper rendered from its own patterns: a key
     /// attribute still holding exactly that is not parsed back against them.
     pub(crate) rendered: Option<&'a RenderedKeys>,
+    /// The names of the table's key attributes (and the discriminator),
+    /// worked out once: found in one pass over the item, not looked up one
+    /// by one.
+    pub(crate) names: Option<&'a KeyNames>,
 }
 
 /// The most rendered keys a write keeps track of (a table and five indexes'
@@ -101,6 +105,7 @@ impl<'a> WriteRules<'a> {
             patterns: &[],
             entity_type: None,
             rendered: None,
+            names: None,
         }
     }
 
@@ -111,6 +116,7 @@ impl<'a> WriteRules<'a> {
         patterns: &[],
         entity_type: None,
         rendered: None,
+        names: None,
     };
 }
 
@@ -122,13 +128,17 @@ pub(crate) fn write(item: &Item, rules: WriteRules<'_>) -> Result<()> {
         None => e,
     };
     if let Some(table) = rules.table {
-        let mut keys = KeyValues::new(item);
+        let discriminator_attribute = table
+            .discriminator_attribute()
+            .filter(|_| rules.entity_type.is_some());
+        let mut keys = match rules.names {
+            Some(names) => KeyValues::gather(item, names),
+            None => KeyValues::new(item),
+        };
         table.check_item_keeping_keys(&mut keys).map_err(named)?;
         key_patterns(item, &keys, table, rules.patterns, rules.rendered).map_err(named)?;
-        if let (Some(attribute), Some(entity_type)) =
-            (table.discriminator_attribute(), rules.entity_type)
-        {
-            discriminator(item, attribute, entity_type).map_err(named)?;
+        if let (Some(attribute), Some(entity_type)) = (discriminator_attribute, rules.entity_type) {
+            discriminator(keys.get(attribute), attribute, entity_type).map_err(named)?;
         }
     }
     let size = check_values(item).map_err(named)?;
@@ -156,8 +166,8 @@ fn within_size(item: &Item, size: usize) -> Result<()> {
 /// The discriminator a mapper writes must still name its entity type after
 /// the hooks ran: an item written under another type would be read back as
 /// that type, or refused.
-fn discriminator(item: &Item, attribute: &str, entity_type: &str) -> Result<()> {
-    match item.get(attribute) {
+fn discriminator(found: Option<&AttributeValue>, attribute: &str, entity_type: &str) -> Result<()> {
+    match found {
         Some(AttributeValue::S(found)) if found == entity_type => Ok(()),
         Some(AttributeValue::S(found)) => Err(Error::discriminator_mismatch(
             attribute,

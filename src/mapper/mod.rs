@@ -470,8 +470,8 @@ pub trait MapperExt: Mapper {
     /// ```
     fn to_item(entity: &Self::Entity) -> Result<Item> {
         let mut rendered = RenderedKeys::new();
-        let item = build_item::<Self>(entity, 0, &mut rendered)?;
-        finish::<Self>(item, &rendered)
+        let (item, plan) = build_item::<Self>(entity, 0, &mut rendered)?;
+        finish::<Self>(item, &rendered, plan)
     }
 
     /// The item for an entity with the attributes of `bag` merged in: the
@@ -495,9 +495,9 @@ pub trait MapperExt: Mapper {
     /// ```
     fn to_item_with_bag(entity: &Self::Entity, bag: &Item) -> Result<Item> {
         let mut rendered = RenderedKeys::new();
-        let mut item = build_item::<Self>(entity, bag.len(), &mut rendered)?;
+        let (mut item, plan) = build_item::<Self>(entity, bag.len(), &mut rendered)?;
         merge_bag::<Self>(&mut item, bag)?;
-        finish::<Self>(item, &rendered)
+        finish::<Self>(item, &rendered, plan)
     }
 
     /// The item for a record: its entity, its bag merged back (as
@@ -532,13 +532,13 @@ pub trait MapperExt: Mapper {
         }
         // The layout's bound already has room for the version.
         let mut rendered = RenderedKeys::new();
-        let mut item = build_item::<Self>(&record.entity, record.bag.len(), &mut rendered)?;
+        let (mut item, plan) = build_item::<Self>(&record.entity, record.bag.len(), &mut rendered)?;
         if let (Some(attr), Some(v)) = (Self::SCHEMA.version_attribute(), record.version) {
             item.entry(attr.to_owned())
                 .or_insert_with(|| AttributeValue::N(v.to_string()));
         }
         merge_bag::<Self>(&mut item, &record.bag)?;
-        finish::<Self>(item, &rendered)
+        finish::<Self>(item, &rendered, plan)
     }
 
     /// The entity for an item: runs the read hooks and deserializes the
@@ -740,7 +740,7 @@ pub trait MapperExt: Mapper {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     fn key(entity: &Self::Entity) -> Result<Item> {
-        let item = build_item::<Self>(entity, 0, &mut RenderedKeys::new())?;
+        let (item, _) = build_item::<Self>(entity, 0, &mut RenderedKeys::new())?;
         Self::SCHEMA
             .key_of(&item)
             .map_err(|e| e.with_entity_type(Self::ENTITY_TYPE))

@@ -13,13 +13,13 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use super::Mapper;
 use crate::check::RenderedKeys;
 use crate::error::{Error, ErrorDetails, Result};
-use crate::fields::field_table;
+use crate::fields::{FieldTable, field_table};
 use crate::item::{Item, type_name};
 use crate::key::{
     Compiled, Encoding, IndexKeys, KeyPattern, KeyRole, KeyValue, RenderFailure, decode_timestamp,
 };
 use crate::probe::{Shape, field_shape};
-use crate::schema::{KeyAttribute, ScalarType, TableSchema};
+use crate::schema::{KeyAttribute, KeyNames, ScalarType, TableSchema};
 use crate::ser::{Held, MAX_HELD};
 use crate::type_cache::TypeCache;
 
@@ -66,6 +66,17 @@ pub(crate) struct Plan {
     held: Vec<Option<u8>>,
     /// The room a new item keeps for the attributes the layout adds.
     pub(crate) owned_attribute_bound: usize,
+    /// The mapper's layout, one copy for every write: its names are the
+    /// same `&'static str`s wherever the checks read them (each use of
+    /// `M::SCHEMA` may carry its own copies), so they compare by address.
+    pub(crate) schema: TableSchema,
+    /// The names of the layout's key attributes and discriminator, for the
+    /// write checks to find in one pass over an item.
+    pub(crate) key_names: KeyNames,
+    /// The entity's field table (`None`: not a plain struct), as
+    /// [`fields`](super::fields) finds it: a write looks one cache up, not
+    /// two.
+    pub(crate) fields: Option<&'static FieldTable>,
 }
 
 impl Plan {
@@ -416,6 +427,7 @@ fn work_out<M: Mapper>() -> Checked {
     if !problems.is_empty() {
         return Err(problems);
     }
+    let schema = M::SCHEMA;
     // Each source is held in the slot of its index, the first `MAX_HELD`.
     let mut held = Vec::new();
     if let Some(fields) = fields {
@@ -435,6 +447,9 @@ fn work_out<M: Mapper>() -> Checked {
         sources: all_sources,
         held,
         owned_attribute_bound: M::SCHEMA.owned_attribute_bound(),
+        schema,
+        key_names: KeyNames::new(&schema, schema.discriminator_attribute()),
+        fields,
     })
 }
 

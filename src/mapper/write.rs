@@ -4,7 +4,7 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::plan::plan;
+use super::plan::{Plan, plan};
 use super::{Mapper, fields, naming_needs_struct};
 use crate::check::{self, RenderedKeys, WriteRules};
 use crate::error::{Error, Result};
@@ -21,14 +21,20 @@ pub(super) fn build_item<M: Mapper>(
     entity: &M::Entity,
     extra: usize,
     rendered: &mut RenderedKeys,
-) -> Result<Item> {
+) -> Result<(Item, &'static Plan)> {
     let ctx = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
     M::before_to_item(entity).map_err(ctx)?;
-    let table = fields::<M>()?;
+    // A plan holds the field table; without one (a mapper with problems)
+    // the field table's own error comes first, as it always did.
+    let plan = plan::<M>();
+    let table = match plan {
+        Ok(plan) => plan.fields,
+        Err(_) => fields::<M>()?,
+    };
     if table.is_none() {
         naming_needs_struct::<M>()?;
     }
-    let plan = plan::<M>()?;
+    let plan = plan?;
     // The fields the keys are rendered from stay out of the item until the
     // keys are rendered: read where they are, not looked up.
     let mut held = plan.held();
@@ -67,7 +73,7 @@ pub(super) fn build_item<M: Mapper>(
     {
         return Err(ctx(error));
     }
-    Ok(item)
+    Ok((item, plan))
 }
 
 fn serialize<M: Mapper>(entity: &M::Entity) -> Result<Item> {
@@ -126,14 +132,15 @@ pub(super) fn merge_bag<M: Mapper>(item: &mut Item, bag: &Item) -> Result<()> {
 }
 
 /// The write checks, in their one pass.
-pub(super) fn finish<M: Mapper>(item: Item, rendered: &RenderedKeys) -> Result<Item> {
+pub(super) fn finish<M: Mapper>(item: Item, rendered: &RenderedKeys, plan: &Plan) -> Result<Item> {
     check::write(
         &item,
         WriteRules {
-            table: Some(&M::SCHEMA),
+            table: Some(&plan.schema),
             patterns: M::KEY_PATTERNS,
             entity_type: Some(M::ENTITY_TYPE),
             rendered: Some(rendered),
+            names: Some(&plan.key_names),
         },
     )?;
     Ok(item)

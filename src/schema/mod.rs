@@ -21,7 +21,7 @@ pub use definition::TableDefinition;
 pub use index::{
     GlobalSecondaryIndex, IndexProjection, KeyAttribute, MAX_INDEX_KEY_ATTRIBUTES, ScalarType,
 };
-pub(crate) use layout::KeyValues;
+pub(crate) use layout::{KeyNames, KeyValues};
 pub use layout::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 
 use crate::describe::write_key_part;
