@@ -7,6 +7,8 @@
 //! [`write`]; the read side's counterpart is the mapper's read pass, which
 //! checks a received item before any hook or deserializer sees it.
 
+use std::cell::Cell;
+
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::error::{Error, Result};
@@ -54,6 +56,9 @@ pub(crate) struct RenderedKeys {
     /// Each key's attribute and where its value is in `text`.
     keys: [(&'static str, u16, u16); TRACKED],
     len: usize,
+    /// Where the next key asked about most likely is in `keys` (the checks
+    /// ask in the order the keys were rendered in).
+    next: Cell<usize>,
 }
 
 impl RenderedKeys {
@@ -62,6 +67,7 @@ impl RenderedKeys {
             text: [0; TRACKED_BYTES],
             keys: [("", 0, 0); TRACKED],
             len: 0,
+            next: Cell::new(0),
         }
     }
 
@@ -85,15 +91,25 @@ impl RenderedKeys {
         self.len += 1;
     }
 
-    /// Whether `attribute` was rendered as exactly `value`.
+    /// Whether `attribute` was rendered as exactly `value` (by any of the
+    /// patterns that render it).
     fn holds(&self, attribute: &str, value: &str) -> bool {
-        // Lengths first: most entries are told apart without comparing text.
-        self.keys.iter().take(self.len).any(|&(a, start, end)| {
+        let keys = self.keys.get(..self.len).unwrap_or_default();
+        // The attribute is the plan's own `&'static str` (the layout's, as
+        // the checks read it) most of the time, compared by address; lengths
+        // before text.
+        let holds = |&(a, start, end): &(&str, u16, u16)| {
             usize::from(end - start) == value.len()
-                && a.len() == attribute.len()
+                && ((a.as_ptr() == attribute.as_ptr() && a.len() == attribute.len())
+                    || a == attribute)
                 && self.text.get(usize::from(start)..usize::from(end)) == Some(value.as_bytes())
-                && a == attribute
-        })
+        };
+        let at = self.next.get();
+        if keys.get(at).is_some_and(holds) {
+            self.next.set(at + 1);
+            return true;
+        }
+        keys.iter().any(holds)
     }
 }
 

@@ -289,7 +289,10 @@ fn fits(shape: Shape, encoding: Encoding) -> std::result::Result<(), String> {
 }
 
 fn work_out<M: Mapper>() -> Checked {
-    let mut problems = M::SCHEMA.problems();
+    // One copy of the layout: the attribute names the plan renders and the
+    // checks read are the same `&'static str`s.
+    let schema = M::SCHEMA;
+    let mut problems = schema.problems();
     let fields = match field_table::<M::Entity>(M::NAMING) {
         Ok(fields) => fields,
         Err(e) => {
@@ -309,7 +312,7 @@ fn work_out<M: Mapper>() -> Checked {
     let mut all_sources: Vec<Source> = Vec::new();
     for (i, keys) in M::KEY_PATTERNS.iter().enumerate() {
         let on = on(keys);
-        let (pk, sk) = match attributes_of(&M::SCHEMA, keys) {
+        let (pk, sk) = match attributes_of(&schema, keys) {
             Ok(keys) => keys,
             Err(problem) => {
                 problems.push(problem);
@@ -427,7 +430,6 @@ fn work_out<M: Mapper>() -> Checked {
     if !problems.is_empty() {
         return Err(problems);
     }
-    let schema = M::SCHEMA;
     // Each source is held in the slot of its index, the first `MAX_HELD`.
     let mut held = Vec::new();
     if let Some(fields) = fields {
@@ -446,7 +448,7 @@ fn work_out<M: Mapper>() -> Checked {
         rendered,
         sources: all_sources,
         held,
-        owned_attribute_bound: M::SCHEMA.owned_attribute_bound(),
+        owned_attribute_bound: schema.owned_attribute_bound(),
         schema,
         key_names: KeyNames::new(&schema, schema.discriminator_attribute()),
         fields,

@@ -3,6 +3,8 @@
 //! attributes whole numbers; primary keys taken from items or built from
 //! values.
 
+use std::cell::Cell;
+
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::{GlobalSecondaryIndex, KeyAttribute, ScalarType, TableSchema};
@@ -193,9 +195,11 @@ pub(crate) struct KeyNames {
     names: Vec<&'static str>,
     /// Each name's [`head_of`].
     heads: Vec<u64>,
-    /// For each name length (the last for 63 bytes and more), one bit per
-    /// name of that length.
-    by_len: [u16; 64],
+    /// One bit per name length (the last for 63 bytes and more): most
+    /// attributes are passed over on their length alone.
+    lengths: u64,
+    /// For each [`bucket_of`] a head, one bit per name in it.
+    buckets: [u16; 64],
 }
 
 impl KeyNames {
@@ -213,16 +217,20 @@ impl KeyNames {
                 names.push(name);
             }
         }
-        let mut by_len = [0u16; 64];
-        for (i, name) in names.iter().enumerate() {
-            if let Some(bits) = by_len.get_mut(name.len().min(63)) {
+        let heads: Vec<u64> = names.iter().map(|n| head_of(n)).collect();
+        let mut lengths = 0u64;
+        let mut buckets = [0u16; 64];
+        for (i, (name, &head)) in names.iter().zip(&heads).enumerate() {
+            lengths |= 1 << name.len().min(63);
+            if let Some(bits) = buckets.get_mut(bucket_of(head)) {
                 *bits |= 1 << i;
             }
         }
         KeyNames {
-            heads: names.iter().map(|n| head_of(n)).collect(),
             names,
-            by_len,
+            heads,
+            lengths,
+            buckets,
         }
     }
 }
@@ -238,9 +246,9 @@ pub(crate) struct KeyValues<'i> {
     /// Whether `seen` holds every name of a [`KeyNames`], found in one
     /// pass, rather than the names looked up so far.
     gathered: bool,
-    /// Where the next name the checks look up is most likely in `seen`
-    /// (they look the names up in the order they were gathered in).
-    next: usize,
+    /// Where the next name the checks ask for most likely is in `seen`
+    /// (they ask in the order the names were gathered in).
+    next: Cell<usize>,
 }
 
 impl<'i> KeyValues<'i> {
@@ -250,7 +258,7 @@ impl<'i> KeyValues<'i> {
             seen: [("", None); REMEMBERED],
             len: 0,
             gathered: false,
-            next: 0,
+            next: Cell::new(0),
         }
     }
 
@@ -269,12 +277,11 @@ impl<'i> KeyValues<'i> {
         keys.len = names.names.len();
         keys.gathered = true;
         for (name, value) in item {
-            let bits = names.by_len.get(name.len().min(63)).copied().unwrap_or(0);
-            if bits == 0 {
+            if names.lengths & (1 << name.len().min(63)) == 0 {
                 continue; // most attributes: no wanted name is this long
             }
             let head = head_of(name);
-            let mut bits = bits;
+            let mut bits = names.buckets.get(bucket_of(head)).copied().unwrap_or(0);
             // A name may be wanted twice over (an attribute of two indexes).
             while bits != 0 {
                 let i = bits.trailing_zeros() as usize;
@@ -292,30 +299,32 @@ impl<'i> KeyValues<'i> {
 
     /// What the checks found for `name`: `Some(None)` when they found it
     /// absent, `None` when they did not look.
+    #[inline]
     fn remembered(&self, name: &str) -> Option<Option<&'i AttributeValue>> {
         let seen = self.seen.get(..self.len).unwrap_or_default();
         // The same `&'static str` of the schema most of the time: compared
-        // by address first.
-        seen.iter()
-            .find(|(seen, _)| seen.as_ptr() == name.as_ptr() && seen.len() == name.len())
-            .or_else(|| seen.iter().find(|(seen, _)| *seen == name))
-            .map(|(_, value)| *value)
+        // by address first, where the last name found leads.
+        let same = |seen: &str| seen.as_ptr() == name.as_ptr() && seen.len() == name.len();
+        let at = self.next.get();
+        let found = match seen.get(at) {
+            Some(&(s, _)) if same(s) => Some(at),
+            _ => seen
+                .iter()
+                .position(|(s, _)| same(s))
+                .or_else(|| seen.iter().position(|(s, _)| *s == name)),
+        };
+        let at = found?;
+        self.next.set(at + 1);
+        seen.get(at).map(|&(_, value)| value)
     }
 
     /// Looks `name` up in the item (unless it was gathered), remembering
     /// what it found.
     fn look_up(&mut self, name: &'static str) -> Option<&'i AttributeValue> {
-        if self.gathered {
-            if let Some(&(seen, value)) = self.seen.get(self.next)
-                && seen.as_ptr() == name.as_ptr()
-                && seen.len() == name.len()
-            {
-                self.next += 1;
-                return value;
-            }
-            if let Some(value) = self.remembered(name) {
-                return value;
-            }
+        if self.gathered
+            && let Some(value) = self.remembered(name)
+        {
+            return value;
         }
         let value = self.item.get(name);
         if let Some(slot) = self.seen.get_mut(self.len) {
@@ -327,12 +336,20 @@ impl<'i> KeyValues<'i> {
 
     /// The value of the attribute `name`, without a second lookup when the
     /// checks looked it up already.
+    #[inline]
     pub(crate) fn get(&self, name: &str) -> Option<&'i AttributeValue> {
         match self.remembered(name) {
             Some(value) => value,
             None => self.item.get(name),
         }
     }
+}
+
+/// Which of 64 buckets a [`head_of`] falls in: names that differ in length
+/// or in one of the bytes the head holds mostly fall in different ones.
+fn bucket_of(head: u64) -> usize {
+    let mixed = head.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (mixed >> 58) as usize
 }
 
 /// The length of `name` and four of its bytes (first, middle, last but one,
