@@ -93,6 +93,7 @@ impl RenderedKeys {
 
     /// Whether `attribute` was rendered as exactly `value` (by any of the
     /// patterns that render it).
+    #[inline]
     fn holds(&self, attribute: &str, value: &str) -> bool {
         let keys = self.keys.get(..self.len).unwrap_or_default();
         // The attribute is the plan's own `&'static str` (the layout's, as

@@ -184,6 +184,7 @@ impl KeyFormat {
         Ok(out)
     }
 
+    #[inline]
     pub(super) fn escape_into(&self, out: &mut String, text: &str) {
         // Most values hold neither character: copied whole.
         if self.delimiter.is_ascii()
@@ -193,6 +194,13 @@ impl KeyFormat {
             out.push_str(text);
             return;
         }
+        self.escape_each(out, text);
+    }
+
+    /// [`escape_into`](Self::escape_into) of text that holds a delimiter or
+    /// escape character (or of a format with a character that is not
+    /// ASCII): character by character.
+    fn escape_each(&self, out: &mut String, text: &str) {
         for c in text.chars() {
             if c == self.delimiter || c == self.escape {
                 out.push(self.escape);

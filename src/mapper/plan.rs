@@ -708,6 +708,7 @@ fn absent(
 }
 
 /// A field's serialized value as a key component for `encoding`.
+#[inline]
 fn key_value(
     value: &AttributeValue,
     encoding: Encoding,
