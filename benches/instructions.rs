@@ -2,8 +2,11 @@
 //! (keys declared once in `KEY_PATTERNS`) beside the same mapper writing its
 //! keys in a hook, and beside hand-written `AttributeValue` code with and
 //! without the mapper's checks (the floors), on the flat seed-001 customer
-//! (four string fields, pk/sk, one GSI pair, discriminator). Each call's
-//! output is dropped inside the measured loop, for every variant alike.
+//! (four string fields, pk/sk, one GSI pair, discriminator) and on the
+//! nested seed-001 order (eight fields with a list of maps, pk/sk, three GSI
+//! pairs, discriminator); and one key rendered from a `const` pattern beside
+//! the same key built with `format!`. Each call's output is dropped inside
+//! the measured loop, for every variant alike.
 //!
 //! Not a criterion bench: `scripts/instructions.sh` runs it under
 //! `valgrind --tool=callgrind` twice per variant (no calls, then 2,000) and
@@ -42,6 +45,29 @@ impl Mapper for CustomerPatterns {
     }
 }
 
+/// The nested order the README's way: its keys declared once, rendered by
+/// the crate (GSI3 is sparse: an order not shipped has no `shipped_at`).
+struct OrderPatterns;
+impl Mapper for OrderPatterns {
+    type Entity = Order;
+    const ENTITY_TYPE: &'static str = "Order";
+    const SCHEMA: TableSchema = APP_TABLE;
+    const NAMING: NamingConvention = NamingConvention::AsIs;
+    const KEY_PATTERNS: &'static [IndexKeys] = &[
+        IndexKeys::table(KeyPattern::partition("CUSTOMER#{customer_id}"))
+            .sort(KeyPattern::sort("ORDER#{order_id}")),
+        IndexKeys::index("GSI1", KeyPattern::partition("STATUS#{status}"))
+            .sort(KeyPattern::sort("{created_at}")),
+        IndexKeys::index("GSI2", KeyPattern::partition("ORDER"))
+            .sort(KeyPattern::sort("{created_at}")),
+        IndexKeys::index("GSI3", KeyPattern::partition("SHIPPED"))
+            .sort(KeyPattern::sort("{shipped_at}")),
+    ];
+}
+
+/// The key the key-rendering variants build: the customer's partition key.
+const CUSTOMER_PK: KeyPattern = KeyPattern::partition("CUSTOMER#{customer_id}");
+
 fn main() {
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
     let variant = args.next().unwrap_or_default();
@@ -57,14 +83,36 @@ fn main() {
         name: "Ada Lovelace".into(),
         created_at: "2024-01-15T10:30:00Z".into(),
     };
+    let order = order("C1", "O1", "2024-01-15T10:30:00Z", OrderStatus::Shipped);
     // The same item every way, and each way run once before counting (the
     // per-type caches are filled on first use).
     let floor = hand_customer_to_item(&customer);
     assert_eq!(CustomerPatterns::to_item(&customer).expect("valid"), floor);
     assert_eq!(CustomerAsIs::to_item(&customer).expect("valid"), floor);
     assert_eq!(hand_checked_customer_to_item(&customer), floor);
-    let mut inputs: Vec<Item> = (0..=prepared).map(|_| floor.clone()).collect();
-    let mut input = || inputs.pop().unwrap_or_else(|| floor.clone());
+    let nested_floor = hand_order_with_pattern_keys_to_item(&order);
+    assert_eq!(OrderPatterns::to_item(&order).expect("valid"), nested_floor);
+    assert_eq!(
+        hand_checked_order_with_pattern_keys_to_item(&order),
+        nested_floor
+    );
+    assert_eq!(
+        OrderPatterns::from_item(nested_floor.clone()).expect("valid"),
+        order
+    );
+    assert_eq!(hand_checked_from_item(nested_floor.clone()), order);
+    let key = format!("CUSTOMER#{}", customer.customer_id);
+    let rendered = CUSTOMER_PK
+        .with("customer_id", &customer.customer_id)
+        .render();
+    assert_eq!(rendered.expect("renders"), key);
+    let source = if variant.contains("nested") {
+        &nested_floor
+    } else {
+        &floor
+    };
+    let mut inputs: Vec<Item> = (0..=prepared).map(|_| source.clone()).collect();
+    let mut input = || inputs.pop().unwrap_or_else(|| source.clone());
     let mut one = |variant: &str| -> usize {
         match variant {
             "to_item/patterns" => CustomerPatterns::to_item(black_box(&customer))
@@ -82,9 +130,30 @@ fn main() {
             "from_item/checked_floor" => hand_checked_customer_from_item(black_box(input()))
                 .name
                 .len(),
+            "to_item/nested_patterns" => OrderPatterns::to_item(black_box(&order))
+                .expect("valid")
+                .len(),
+            "to_item/nested_checked_floor" => {
+                hand_checked_order_with_pattern_keys_to_item(black_box(&order)).len()
+            }
+            "from_item/nested_patterns" => OrderPatterns::from_item(black_box(input()))
+                .expect("valid")
+                .lines
+                .len(),
+            "from_item/nested_checked_floor" => {
+                hand_checked_from_item(black_box(input())).lines.len()
+            }
+            "key/pattern" => CUSTOMER_PK
+                .with("customer_id", black_box(&customer.customer_id))
+                .render()
+                .expect("renders")
+                .len(),
+            "key/format" => format!("CUSTOMER#{}", black_box(&customer.customer_id)).len(),
             other => panic!(
                 "unknown variant {other:?}: to_item/patterns, to_item/hook, to_item/checked_floor, \
-                 to_item/floor, from_item/patterns, from_item/checked_floor"
+                 to_item/floor, from_item/patterns, from_item/checked_floor, \
+                 to_item/nested_patterns, to_item/nested_checked_floor, \
+                 from_item/nested_patterns, from_item/nested_checked_floor, key/pattern, key/format"
             ),
         }
     };

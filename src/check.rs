@@ -7,12 +7,14 @@
 //! [`write`]; the read side's counterpart is the mapper's read pass, which
 //! checks a received item before any hook or deserializer sees it.
 
+use std::cell::Cell;
+
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::error::{Error, Result};
 use crate::item::{Item, MAX_ITEM_SIZE, check_values, item_size, largest_attributes};
 use crate::key::IndexKeys;
-use crate::schema::{KeyValues, TableSchema};
+use crate::schema::{KeyNames, KeyValues, TableSchema};
 
 /// What an outgoing item is checked against.
 #[derive(Clone, Copy)]
@@ -28,56 +30,87 @@ pub(crate) struct WriteRules<'a> {
     /// The key values the mapper rendered from its own patterns: a key
     /// attribute still holding exactly that is not parsed back against them.
     pub(crate) rendered: Option<&'a RenderedKeys>,
+    /// The names of the table's key attributes (and the discriminator),
+    /// worked out once: found in one pass over the item, not looked up one
+    /// by one.
+    pub(crate) names: Option<&'a KeyNames>,
 }
 
 /// The most rendered keys a write keeps track of (a table and five indexes'
 /// partition and sort keys); more are checked against their patterns.
 const TRACKED: usize = 12;
 
+/// The most bytes of rendered keys a write keeps track of, all keys
+/// together; a key that does not fit is checked against its pattern.
+const TRACKED_BYTES: usize = 256;
+
 /// The keys a mapper's plan rendered into an item. After the hooks, a key
 /// attribute whose value is still exactly what was rendered need not be
 /// parsed back against the pattern it was rendered from; the write checks
 /// compare the values they look up anyway, so keeping track costs no lookup.
+/// The keys are copied into a buffer of their own (no allocation).
 #[derive(Debug)]
 pub(crate) struct RenderedKeys {
     /// Every rendered key, one after the other.
-    text: String,
-    keys: [(&'static str, usize, usize); TRACKED],
+    text: [u8; TRACKED_BYTES],
+    /// Each key's attribute and where its value is in `text`.
+    keys: [(&'static str, u16, u16); TRACKED],
     len: usize,
+    /// Where the next key asked about most likely is in `keys` (the checks
+    /// ask in the order the keys were rendered in).
+    next: Cell<usize>,
 }
 
 impl RenderedKeys {
     pub(crate) fn new() -> Self {
         RenderedKeys {
-            text: String::new(),
+            text: [0; TRACKED_BYTES],
             keys: [("", 0, 0); TRACKED],
             len: 0,
+            next: Cell::new(0),
         }
     }
 
     /// Notes that `attribute` was rendered as `value`.
     pub(crate) fn add(&mut self, attribute: &'static str, value: &str) {
-        let Some(slot) = self.keys.get_mut(self.len) else {
+        let start = self
+            .keys
+            .get(..self.len)
+            .and_then(<[_]>::last)
+            .map_or(0, |k| k.2);
+        let end = usize::from(start) + value.len();
+        let (Some(slot), Some(text), Ok(end)) = (
+            self.keys.get_mut(self.len),
+            self.text.get_mut(usize::from(start)..end),
+            u16::try_from(end),
+        ) else {
             return; // checked against its pattern instead
         };
-        if self.text.capacity() == 0 {
-            self.text.reserve(32 * TRACKED);
-        }
-        let start = self.text.len();
-        self.text.push_str(value);
-        *slot = (attribute, start, self.text.len());
+        text.copy_from_slice(value.as_bytes());
+        *slot = (attribute, start, end);
         self.len += 1;
     }
 
-    /// Whether `attribute` was rendered as exactly `value`.
+    /// Whether `attribute` was rendered as exactly `value` (by any of the
+    /// patterns that render it).
+    #[inline]
     fn holds(&self, attribute: &str, value: &str) -> bool {
-        // Lengths first: most entries are told apart without comparing text.
-        self.keys.iter().take(self.len).any(|&(a, start, end)| {
-            end - start == value.len()
-                && a.len() == attribute.len()
-                && self.text.as_bytes().get(start..end) == Some(value.as_bytes())
-                && a == attribute
-        })
+        let keys = self.keys.get(..self.len).unwrap_or_default();
+        // The attribute is the plan's own `&'static str` (the layout's, as
+        // the checks read it) most of the time, compared by address; lengths
+        // before text.
+        let holds = |&(a, start, end): &(&str, u16, u16)| {
+            usize::from(end - start) == value.len()
+                && ((a.as_ptr() == attribute.as_ptr() && a.len() == attribute.len())
+                    || a == attribute)
+                && self.text.get(usize::from(start)..usize::from(end)) == Some(value.as_bytes())
+        };
+        let at = self.next.get();
+        if keys.get(at).is_some_and(holds) {
+            self.next.set(at + 1);
+            return true;
+        }
+        keys.iter().any(holds)
     }
 }
 
@@ -89,6 +122,7 @@ impl<'a> WriteRules<'a> {
             patterns: &[],
             entity_type: None,
             rendered: None,
+            names: None,
         }
     }
 
@@ -99,6 +133,7 @@ impl<'a> WriteRules<'a> {
         patterns: &[],
         entity_type: None,
         rendered: None,
+        names: None,
     };
 }
 
@@ -110,11 +145,17 @@ pub(crate) fn write(item: &Item, rules: WriteRules<'_>) -> Result<()> {
         None => e,
     };
     if let Some(table) = rules.table {
-        let mut keys = KeyValues::new(item);
+        let discriminator_attribute = table
+            .discriminator
+            .filter(|_| rules.entity_type.is_some());
+        let mut keys = match rules.names {
+            Some(names) => KeyValues::gather(item, names),
+            None => KeyValues::new(item),
+        };
         table.check_item_keeping_keys(&mut keys).map_err(named)?;
         key_patterns(item, &keys, table, rules.patterns, rules.rendered).map_err(named)?;
-        if let (Some(attribute), Some(entity_type)) = (table.discriminator, rules.entity_type) {
-            discriminator(item, attribute, entity_type).map_err(named)?;
+        if let (Some(attribute), Some(entity_type)) = (discriminator_attribute, rules.entity_type) {
+            discriminator(keys.get(attribute), attribute, entity_type).map_err(named)?;
         }
     }
     let size = check_values(item).map_err(named)?;
@@ -142,8 +183,8 @@ fn within_size(item: &Item, size: usize) -> Result<()> {
 /// The discriminator a mapper writes must still name its entity type after
 /// the hooks ran: an item written under another type would be read back as
 /// that type, or refused.
-fn discriminator(item: &Item, attribute: &str, entity_type: &str) -> Result<()> {
-    match item.get(attribute) {
+fn discriminator(found: Option<&AttributeValue>, attribute: &str, entity_type: &str) -> Result<()> {
+    match found {
         Some(AttributeValue::S(found)) if found == entity_type => Ok(()),
         Some(AttributeValue::S(found)) => Err(Error::discriminator_mismatch(
             attribute,

@@ -3,6 +3,7 @@
 //! naming convention maps them.
 
 use std::any::TypeId;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::de::{self, Deserialize, Visitor};
 
@@ -25,6 +26,10 @@ pub(crate) struct FieldTable {
     /// (serde field name, stored name), in the order the entity declares
     /// its fields: the order a derived `Serialize` writes them in.
     in_order: Vec<(&'static str, String)>,
+    /// For each field of `in_order`, the address of the last name
+    /// [`stored_in_order`](Self::stored_in_order) matched it with (0 before
+    /// any): a `Serialize` impl passes the same `&'static str` on every call.
+    matched: Vec<AtomicUsize>,
 }
 
 impl FieldTable {
@@ -37,15 +42,37 @@ impl FieldTable {
     /// `*position` in declaration order: found at once when fields come in
     /// the order the entity declares them (skipped ones are passed over),
     /// else by [`stored_for`](Self::stored_for). Moves `*position` past it.
-    pub(crate) fn stored_in_order<'a>(
-        &'a self,
+    pub(crate) fn stored_in_order(
+        &self,
         position: &mut usize,
-        field: &'a str,
+        field: &'static str,
         naming: NamingConvention,
-    ) -> std::borrow::Cow<'a, str> {
+    ) -> std::borrow::Cow<'_, str> {
+        // A name is compared by address first: the address its declared
+        // field was last matched with (a `&'static str` at an address never
+        // changes, so the same address and length is the same name), or the
+        // declared name's own (often the very string a derived `Serialize`
+        // passes); byte by byte only when neither is it, and the address
+        // is then remembered.
+        let address = field.as_ptr().addr();
+        let same = |i: usize, f: &str| {
+            let matched = self.matched.get(i);
+            if f.len() == field.len()
+                && (f.as_ptr().addr() == address
+                    || matched.is_some_and(|m| m.load(Ordering::Relaxed) == address))
+            {
+                return true;
+            }
+            let same = f == field;
+            if let (true, Some(m)) = (same, matched) {
+                m.store(address, Ordering::Relaxed);
+            }
+            same
+        };
         let found = self.in_order.get(*position..).and_then(|rest| {
             rest.iter()
-                .position(|(f, _)| *f == field)
+                .enumerate()
+                .position(|(offset, (f, _))| same(*position + offset, f))
                 .map(|offset| *position + offset)
         });
         match found.and_then(|i| self.in_order.get(i).map(|(_, stored)| (i, stored))) {
@@ -69,6 +96,12 @@ impl FieldTable {
         self.by_stored
             .iter()
             .map(|(stored, field)| (*field, stored.as_str()))
+    }
+
+    /// The serde field names in the order the entity declares them: a
+    /// field's index is its position for [`stored_in_order`](Self::stored_in_order).
+    pub(crate) fn in_order(&self) -> impl Iterator<Item = &'static str> {
+        self.in_order.iter().map(|(field, _)| *field)
     }
 
     /// The stored name of a serialized top-level attribute.
@@ -155,6 +188,7 @@ fn build(fields: &'static [&'static str], naming: NamingConvention) -> Result<Fi
     Ok(FieldTable {
         by_stored,
         by_field,
+        matched: in_order.iter().map(|_| AtomicUsize::new(0)).collect(),
         in_order,
         by_len,
     })
@@ -320,7 +354,7 @@ mod tests {
         for naming in [NamingConvention::AsIs, NamingConvention::CamelCase] {
             let t = field_table::<Mixed>(naming).unwrap().unwrap();
             let declared: Vec<&'static str> = t.in_order.iter().map(|(f, _)| *f).collect();
-            let mut sequences: Vec<Vec<&str>> = vec![
+            let mut sequences: Vec<Vec<&'static str>> = vec![
                 declared.clone(),
                 declared.iter().copied().step_by(2).collect(),
                 declared.iter().rev().copied().collect(),

@@ -172,17 +172,23 @@ impl KeyFormat {
         Ok(out)
     }
 
+    #[inline]
     pub(super) fn escape_into(&self, out: &mut String, text: &str) {
         // Most values hold neither character: copied whole.
         if self.delimiter.is_ascii()
             && self.escape.is_ascii()
-            && !text
-                .bytes()
-                .any(|b| b == self.delimiter as u8 || b == self.escape as u8)
+            && !holds_either(text.as_bytes(), self.delimiter as u8, self.escape as u8)
         {
             out.push_str(text);
             return;
         }
+        self.escape_each(out, text);
+    }
+
+    /// [`escape_into`](Self::escape_into) of text that holds a delimiter or
+    /// escape character (or of a format with a character that is not
+    /// ASCII): character by character.
+    fn escape_each(&self, out: &mut String, text: &str) {
         for c in text.chars() {
             if c == self.delimiter || c == self.escape {
                 out.push(self.escape);
@@ -392,6 +398,27 @@ impl KeyRole {
     }
 }
 
+/// Whether `bytes` holds the byte `a` or `b`, eight bytes at a time: a
+/// word holds a byte equal to `a` when the word XOR `a` in every byte
+/// holds a zero byte, which `(x - 0x01..01) & !x & 0x80..80` tells
+/// exactly (nonzero iff some byte of `x` is zero).
+fn holds_either(bytes: &[u8], a: u8, b: u8) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS != 0;
+    let (wa, wb) = (ONES * u64::from(a), ONES * u64::from(b));
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in chunks.by_ref() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_ne_bytes(word);
+        if has_zero(w ^ wa) || has_zero(w ^ wb) {
+            return true;
+        }
+    }
+    chunks.remainder().iter().any(|&c| c == a || c == b)
+}
+
 pub(super) fn check_size(key: &str, role: KeyRole) -> std::result::Result<(), String> {
     let max = role.max_bytes();
     if key.len() > max {
@@ -428,4 +455,41 @@ pub(crate) fn last_sort_key_with_prefix(prefix: &str) -> String {
         _ => {}
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The word-at-a-time search finds what a byte-by-byte one finds, at
+    /// every position of texts of every length around a word, next to bytes
+    /// one away from the sought ones and bytes of multi-byte characters.
+    #[test]
+    fn holds_either_finds_what_a_byte_search_finds() {
+        let fill = [
+            b'a',
+            b'#' - 1,
+            b'#' + 1,
+            b'\\' + 1,
+            0x80,
+            0xC3,
+            0xFF,
+            0x00,
+            0x01,
+        ];
+        for len in 0..20 {
+            for at in 0..=len {
+                for &f in &fill {
+                    for needle in [None, Some(b'#'), Some(b'\\')] {
+                        let mut bytes = vec![f; len];
+                        if let (Some(n), Some(slot)) = (needle, bytes.get_mut(at)) {
+                            *slot = n;
+                        }
+                        let naive = bytes.iter().any(|&c| c == b'#' || c == b'\\');
+                        assert_eq!(holds_either(&bytes, b'#', b'\\'), naive, "{bytes:?}");
+                    }
+                }
+            }
+        }
+    }
 }

@@ -235,7 +235,7 @@ impl KeyPattern {
     pub fn bind(&self) -> BoundPattern<'static> {
         BoundPattern {
             pattern: *self,
-            values: Vec::new(),
+            values: Values::None,
         }
     }
 
@@ -380,7 +380,12 @@ impl KeyPattern {
         Ok(Language::of(&self.components()?, self.format))
     }
 
+    /// A prefix (`prefix`) or the whole key; the whole key is rendered by
+    /// [`render_key`](Self::render_key).
     fn render(&self, values: &[(&str, KeyValue<'_>)], prefix: bool) -> Result<String> {
+        if !prefix {
+            return self.render_key(values);
+        }
         let components = self.components()?;
         let slot_index = |name: &str| {
             components
@@ -447,6 +452,86 @@ impl KeyPattern {
     }
 }
 
+impl KeyPattern {
+    /// The whole key: [`render`](Self::render) without a prefix, from the
+    /// pattern compiled once per thread (its literal text worked out, the
+    /// key rendered into one string of the right size). The same checks,
+    /// in the same order, with the same errors.
+    fn render_key(&self, values: &[(&str, KeyValue<'_>)]) -> Result<String> {
+        let compiled = self.compiled()?;
+        // The value of each of the first placeholders, found as the names
+        // are checked (the rest are found by name again).
+        let mut by_slot: [Option<&KeyValue<'_>>; 8] = [None; 8];
+        for (k, (name, value)) in values.iter().enumerate() {
+            let Some(at) = compiled
+                .slots
+                .iter()
+                .position(|(slot, _)| slot.name == *name)
+            else {
+                return Err(self.error(format!("has no placeholder `{{{name}}}`")));
+            };
+            if values.iter().take(k).any(|(n, _)| n == name) {
+                return Err(self.error(format!("was given `{{{name}}}` twice")));
+            }
+            if let Some(found) = by_slot.get_mut(at) {
+                *found = Some(value);
+            }
+        }
+        let values_len = values.iter().map(|(_, v)| v.size_hint()).sum();
+        let value = |i: usize| {
+            let slot = compiled.slots.get(i).map(|(slot, _)| slot);
+            let found = match by_slot.get(i) {
+                Some(found) => *found,
+                None => slot
+                    .and_then(|slot| values.iter().find(|(n, _)| *n == slot.name))
+                    .map(|(_, value)| value),
+            };
+            match (found, slot) {
+                (Some(value), _) => Ok(value),
+                (None, Some(slot)) => Err(self.error(format!("has no value for `{}`", slot.spec))),
+                (None, None) => Err(self.error(format!("has no placeholder {i}"))),
+            }
+        };
+        compiled
+            .render_with(values_len, value)
+            .map_err(|failure| match failure {
+                RenderFailure::Value(e) | RenderFailure::Pattern(e) => e,
+            })
+    }
+
+    /// [`compile`](Self::compile), from this thread's cache after the first
+    /// use.
+    fn compiled(&self) -> Result<Rc<Compiled>> {
+        // The role too: it sets the size limit a compiled pattern checks.
+        let key = (
+            (
+                self.template.as_ptr().addr(),
+                self.template.len(),
+                self.format,
+            ),
+            self.role,
+        );
+        let cached = RENDERERS
+            .try_with(|cache| cache.borrow().get(&key).cloned())
+            .ok()
+            .flatten();
+        if let Some(compiled) = cached {
+            return Ok(compiled);
+        }
+        let compiled = Rc::new(self.compile()?);
+        // As `components`: bounded, and skipped while the thread is torn
+        // down.
+        let _ = RENDERERS.try_with(|cache| {
+            let mut cache = cache.borrow_mut();
+            if cache.len() >= MAX_COMPILED {
+                cache.clear();
+            }
+            cache.insert(key, Rc::clone(&compiled));
+        });
+        Ok(compiled)
+    }
+}
+
 impl fmt::Display for KeyPattern {
     /// The template.
     ///
@@ -460,12 +545,18 @@ impl fmt::Display for KeyPattern {
 }
 
 /// A pattern compiled once, kept by whoever renders it on every write (a
-/// mapper's plan): rendering it looks nothing up and builds nothing but the
-/// key.
+/// mapper's plan): its literal text worked out once, so rendering it looks
+/// nothing up and builds nothing but the key, in one string of the right
+/// size.
 #[derive(Debug)]
 pub(crate) struct Compiled {
     pattern: KeyPattern,
-    components: Box<[Component]>,
+    /// The literal text before the first placeholder, delimiters included
+    /// (the whole key of a pattern without placeholders).
+    head: Box<str>,
+    /// Each placeholder in template order, with the literal text after it
+    /// up to the next placeholder (delimiters included).
+    slots: Box<[(Slot, Box<str>)]>,
     /// The bytes of literal text and delimiters every key has.
     literal: usize,
 }
@@ -484,14 +575,31 @@ impl KeyPattern {
     /// # Errors
     /// As [`validate`](Self::validate).
     pub(crate) fn compile(&self) -> Result<Compiled> {
-        let components: Box<[Component]> = self.components()?.iter().copied().collect();
-        let literal = components
-            .iter()
-            .map(|c| c.before.len() + c.after.len() + 1)
-            .sum::<usize>();
+        let components = self.components()?;
+        // The text between placeholders is the components' literal text
+        // joined by the delimiter, as `render` writes it.
+        let mut head = String::new();
+        let mut slots: Vec<(Slot, String)> = Vec::new();
+        for (i, component) in components.iter().enumerate() {
+            let text = slots.last_mut().map_or(&mut head, |(_, after)| after);
+            if i > 0 {
+                text.push(self.format.delimiter);
+            }
+            text.push_str(component.before);
+            if let Some(slot) = component.slot {
+                slots.push((slot, String::new()));
+            }
+            let text = slots.last_mut().map_or(&mut head, |(_, after)| after);
+            text.push_str(component.after);
+        }
+        let literal = head.len() + slots.iter().map(|(_, after)| after.len()).sum::<usize>();
         Ok(Compiled {
             pattern: *self,
-            components,
+            head: head.into(),
+            slots: slots
+                .into_iter()
+                .map(|(slot, after)| (slot, after.into()))
+                .collect(),
             literal,
         })
     }
@@ -500,31 +608,45 @@ impl KeyPattern {
 impl Compiled {
     /// The key with the value of placeholder `i` (counting the
     /// placeholders in template order from 0) from `value(i)`, rendered
-    /// into one string (sized for values of up to 16 bytes each).
-    pub(crate) fn render_with<'v, E>(
+    /// into one string sized for `values_len` bytes of values (the right
+    /// size when the values need no escaping).
+    pub(crate) fn render_with<'v, V: std::borrow::Borrow<KeyValue<'v>>, E>(
         &self,
-        mut value: impl FnMut(usize) -> std::result::Result<KeyValue<'v>, E>,
+        values_len: usize,
+        mut value: impl FnMut(usize) -> std::result::Result<V, E>,
     ) -> std::result::Result<String, RenderFailure<E>> {
+        if self.slots.is_empty() {
+            // A constant key (`METADATA`): its text, within the limit or not.
+            return match check_size(&self.head, self.pattern.role) {
+                Ok(()) => Ok(self.head.to_string()),
+                Err(r) => Err(RenderFailure::Pattern(
+                    self.pattern.error(format!("renders a key that {r}")),
+                )),
+            };
+        }
         let f = self.pattern.format;
-        let mut out = String::with_capacity(self.literal + 16 * self.components.len());
-        let mut slot_index = 0;
-        for (i, component) in self.components.iter().enumerate() {
-            if i > 0 {
-                out.push(f.delimiter);
+        let mut out = String::with_capacity(self.literal + values_len);
+        out.push_str(&self.head);
+        for (i, (slot, after)) in self.slots.iter().enumerate() {
+            let v = value(i).map_err(RenderFailure::Value)?;
+            match (slot.encoding, v.borrow()) {
+                // Text is itself, escaped (what `encode_reason` gives it).
+                (Encoding::Text, KeyValue::Text(text)) if !text.is_empty() => {
+                    f.escape_into(&mut out, text);
+                }
+                (encoding, v) => {
+                    let encoded = encoding.encode_reason(v).map_err(|r| {
+                        RenderFailure::Pattern(
+                            self.pattern
+                                .error(format!("value for `{}`: {r}", slot.spec)),
+                        )
+                    })?;
+                    f.escape_into(&mut out, &encoded);
+                }
             }
-            out.push_str(component.before);
-            if let Some(slot) = component.slot {
-                let v = value(slot_index).map_err(RenderFailure::Value)?;
-                slot_index += 1;
-                let encoded = slot.encoding.encode_reason(&v).map_err(|r| {
-                    RenderFailure::Pattern(
-                        self.pattern
-                            .error(format!("value for `{}`: {r}", slot.spec)),
-                    )
-                })?;
-                f.escape_into(&mut out, &encoded);
+            if !after.is_empty() {
+                out.push_str(after);
             }
-            out.push_str(component.after);
         }
         check_size(&out, self.pattern.role).map_err(|r| {
             RenderFailure::Pattern(self.pattern.error(format!("renders a key that {r}")))
@@ -541,8 +663,43 @@ const MAX_COMPILED: usize = 1024;
 
 thread_local! {
     /// Compiled templates, per thread.
-    static COMPILED: RefCell<HashMap<TemplateId, Rc<[Component]>>> =
-        RefCell::new(HashMap::new());
+    static COMPILED: RefCell<HashMap<TemplateId, Rc<[Component]>, ById>> =
+        RefCell::new(HashMap::default());
+    /// Patterns compiled for rendering, per thread (by template and role).
+    static RENDERERS: RefCell<HashMap<(TemplateId, KeyRole), Rc<Compiled>, ById>> =
+        RefCell::new(HashMap::default());
+}
+
+/// Hashes a [`TemplateId`] without SipHash: an address and a length (and
+/// the format's two characters) are no input an attacker chooses, and a
+/// lookup happens on every key rendered or parsed.
+type ById = std::hash::BuildHasherDefault<IdHasher>;
+
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
 }
 
 /// A pattern with values bound to some of its placeholders, from
@@ -561,7 +718,61 @@ thread_local! {
 #[must_use]
 pub struct BoundPattern<'a> {
     pattern: KeyPattern,
-    values: Vec<(&'a str, KeyValue<'a>)>,
+    values: Values<'a>,
+}
+
+/// A bound pattern's values: one (the usual partition key) kept without an
+/// allocation, more in a vector. Compared and printed as the list.
+#[derive(Clone)]
+enum Values<'a> {
+    None,
+    One((&'a str, KeyValue<'a>)),
+    Many(Vec<(&'a str, KeyValue<'a>)>),
+}
+
+impl<'a> Values<'a> {
+    #[inline]
+    fn push(&mut self, value: (&'a str, KeyValue<'a>)) {
+        if let Values::None = self {
+            *self = Values::One(value);
+            return;
+        }
+        *self = match std::mem::replace(self, Values::None) {
+            Values::None => Values::One(value),
+            Values::One(first) => Values::Many(vec![first, value]),
+            Values::Many(mut all) => {
+                all.push(value);
+                Values::Many(all)
+            }
+        };
+    }
+
+    #[inline]
+    fn as_slice(&self) -> &[(&'a str, KeyValue<'a>)] {
+        match self {
+            Values::None => &[],
+            Values::One(one) => std::slice::from_ref(one),
+            Values::Many(all) => all,
+        }
+    }
+
+    fn iter(&self) -> std::slice::Iter<'_, (&'a str, KeyValue<'a>)> {
+        self.as_slice().iter()
+    }
+}
+
+impl PartialEq for Values<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Values<'_> {}
+
+impl fmt::Debug for Values<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
 }
 
 impl<'a> BoundPattern<'a> {
@@ -602,7 +813,7 @@ impl<'a> BoundPattern<'a> {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn render(&self) -> Result<String> {
-        self.pattern.render(&self.values, false)
+        self.pattern.render_key(self.values.as_slice())
     }
 
     /// The `begins_with` value for keys with the bound values: the key up to
@@ -634,7 +845,7 @@ impl<'a> BoundPattern<'a> {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn prefix(&self) -> Result<String> {
-        self.pattern.render(&self.values, true)
+        self.pattern.render(self.values.as_slice(), true)
     }
 
     /// A bound of a range over the placeholder `name`, with `value` for it

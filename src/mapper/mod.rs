@@ -15,6 +15,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::check::RenderedKeys;
 use crate::error::{Error, Result};
 use crate::fields::{FieldTable, field_table};
 use crate::hooks::check_discriminator;
@@ -467,8 +468,9 @@ pub trait MapperExt: Mapper {
     /// assert_eq!(err.to_string(), "Reading: attribute `value` is not a number: \"NaN\"");
     /// ```
     fn to_item(entity: &Self::Entity) -> Result<Item> {
-        let (item, rendered) = build_item::<Self>(entity, 0)?;
-        finish::<Self>(item, &rendered)
+        let mut rendered = RenderedKeys::new();
+        let (item, plan) = build_item::<Self>(entity, 0, &mut rendered)?;
+        finish::<Self>(item, &rendered, plan)
     }
 
     /// The item for an entity with the attributes of `bag` merged in: the
@@ -491,9 +493,10 @@ pub trait MapperExt: Mapper {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     fn to_item_with_bag(entity: &Self::Entity, bag: &Item) -> Result<Item> {
-        let (mut item, rendered) = build_item::<Self>(entity, bag.len())?;
+        let mut rendered = RenderedKeys::new();
+        let (mut item, plan) = build_item::<Self>(entity, bag.len(), &mut rendered)?;
         merge_bag::<Self>(&mut item, bag)?;
-        finish::<Self>(item, &rendered)
+        finish::<Self>(item, &rendered, plan)
     }
 
     /// The item for a record: its entity, its bag merged back (as
@@ -527,13 +530,14 @@ pub trait MapperExt: Mapper {
             return Err(Error::partial_record(key, projection).with_entity_type(Self::ENTITY_TYPE));
         }
         // The layout's bound already has room for the version.
-        let (mut item, rendered) = build_item::<Self>(&record.entity, record.bag.len())?;
+        let mut rendered = RenderedKeys::new();
+        let (mut item, plan) = build_item::<Self>(&record.entity, record.bag.len(), &mut rendered)?;
         if let (Some(attr), Some(v)) = (Self::SCHEMA.version, record.version) {
             item.entry(attr.to_owned())
                 .or_insert_with(|| AttributeValue::N(v.to_string()));
         }
         merge_bag::<Self>(&mut item, &record.bag)?;
-        finish::<Self>(item, &rendered)
+        finish::<Self>(item, &rendered, plan)
     }
 
     /// The entity for an item: runs the read hooks and deserializes the
@@ -735,7 +739,7 @@ pub trait MapperExt: Mapper {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     fn key(entity: &Self::Entity) -> Result<Item> {
-        let (item, _) = build_item::<Self>(entity, 0)?;
+        let (item, _) = build_item::<Self>(entity, 0, &mut RenderedKeys::new())?;
         Self::SCHEMA
             .key_of(&item)
             .map_err(|e| e.with_entity_type(Self::ENTITY_TYPE))

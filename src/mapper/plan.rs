@@ -13,17 +13,18 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use super::Mapper;
 use crate::check::RenderedKeys;
 use crate::error::{Error, ErrorDetails, Result};
-use crate::fields::field_table;
+use crate::fields::{FieldTable, field_table};
 use crate::item::{Item, type_name};
 use crate::key::{
     Compiled, Encoding, IndexKeys, KeyPattern, KeyRole, KeyValue, RenderFailure, decode_timestamp,
 };
 use crate::probe::{Shape, field_shape};
-use crate::schema::{KeyAttribute, ScalarType, TableSchema};
+use crate::schema::{KeyAttribute, KeyNames, ScalarType, TableSchema};
+use crate::ser::{Held, MAX_HELD};
 use crate::type_cache::TypeCache;
 
-/// Where one placeholder's value comes from: the entity's field, stored
-/// under `stored`.
+/// Where placeholders' values come from: the entity's field, stored under
+/// `stored`.
 #[derive(Debug)]
 struct Source {
     field: &'static str,
@@ -31,7 +32,6 @@ struct Source {
     /// written at all.
     optional: bool,
     stored: String,
-    encoding: Encoding,
 }
 
 /// One key attribute rendered from a pattern.
@@ -41,8 +41,9 @@ struct Target {
     pattern: KeyPattern,
     /// The pattern compiled once: a write renders without looking it up.
     compiled: Compiled,
-    /// One per placeholder, in the template's order.
-    sources: Vec<Source>,
+    /// One per placeholder, in the template's order: the index of its
+    /// source in [`Plan::sources`], and its encoding.
+    sources: Vec<(usize, Encoding)>,
 }
 
 /// The keys of one index (or the table) rendered from fields.
@@ -57,6 +58,33 @@ struct Rendered {
 #[derive(Debug)]
 pub(crate) struct Plan {
     rendered: Vec<Rendered>,
+    /// Every field a key is rendered from, once each (a field in two keys
+    /// is read once per write). A source's index is its slot in [`Held`].
+    sources: Vec<Source>,
+    /// For each field position in the entity's declaration order, the slot
+    /// it is held in while the item is serialized, if it is a source.
+    held: Vec<Option<u8>>,
+    /// The room a new item keeps for the attributes the layout adds.
+    pub(crate) owned_attribute_bound: usize,
+    /// The mapper's layout, one copy for every write: its names are the
+    /// same `&'static str`s wherever the checks read them (each use of
+    /// `M::SCHEMA` may carry its own copies), so they compare by address.
+    pub(crate) schema: TableSchema,
+    /// The names of the layout's key attributes and discriminator, for the
+    /// write checks to find in one pass over an item.
+    pub(crate) key_names: KeyNames,
+    /// The entity's field table (`None`: not a plain struct), as
+    /// [`fields`](super::fields) finds it: a write looks one cache up, not
+    /// two.
+    pub(crate) fields: Option<&'static FieldTable>,
+}
+
+impl Plan {
+    /// The fields to hold out of the item while it is serialized: the
+    /// sources of the rendered keys, read from there.
+    pub(crate) fn held(&self) -> Held<'_> {
+        Held::new(&self.held)
+    }
 }
 
 type Checked = std::result::Result<Plan, Vec<String>>;
@@ -261,7 +289,10 @@ fn fits(shape: Shape, encoding: Encoding) -> std::result::Result<(), String> {
 }
 
 fn work_out<M: Mapper>() -> Checked {
-    let mut problems = M::SCHEMA.problems();
+    // One copy of the layout: the attribute names the plan renders and the
+    // checks read are the same `&'static str`s.
+    let schema = M::SCHEMA;
+    let mut problems = schema.problems();
     let fields = match field_table::<M::Entity>(M::NAMING) {
         Ok(fields) => fields,
         Err(e) => {
@@ -278,9 +309,10 @@ fn work_out<M: Mapper>() -> Checked {
         }
     }
     let mut rendered = Vec::new();
+    let mut all_sources: Vec<Source> = Vec::new();
     for (i, keys) in M::KEY_PATTERNS.iter().enumerate() {
         let on = on(keys);
-        let (pk, sk) = match attributes_of(&M::SCHEMA, keys) {
+        let (pk, sk) = match attributes_of(&schema, keys) {
             Ok(keys) => keys,
             Err(problem) => {
                 problems.push(problem);
@@ -364,12 +396,15 @@ fn work_out<M: Mapper>() -> Checked {
                     complete = false;
                     continue;
                 }
-                sources.push(Source {
-                    field,
-                    optional: shape.optional,
-                    stored: stored.to_owned(),
-                    encoding,
-                });
+                let known = all_sources.iter().position(|s| s.field == field);
+                sources.push((known.unwrap_or(all_sources.len()), encoding));
+                if known.is_none() {
+                    all_sources.push(Source {
+                        field,
+                        optional: shape.optional,
+                        stored: stored.to_owned(),
+                    });
+                }
             }
             let compiled = pattern.compile().ok()?;
             complete.then_some(Target {
@@ -392,11 +427,32 @@ fn work_out<M: Mapper>() -> Checked {
             });
         }
     }
-    if problems.is_empty() {
-        Ok(Plan { rendered })
-    } else {
-        Err(problems)
+    if !problems.is_empty() {
+        return Err(problems);
     }
+    // Each source is held in the slot of its index, the first `MAX_HELD`.
+    let mut held = Vec::new();
+    if let Some(fields) = fields {
+        held = fields
+            .in_order()
+            .map(|field| {
+                all_sources
+                    .iter()
+                    .position(|s| s.field == field)
+                    .filter(|&slot| slot < MAX_HELD)
+                    .and_then(|slot| u8::try_from(slot).ok())
+            })
+            .collect();
+    }
+    Ok(Plan {
+        rendered,
+        sources: all_sources,
+        held,
+        owned_attribute_bound: schema.owned_attribute_bound(),
+        schema,
+        key_names: KeyNames::new(&schema, schema.discriminator),
+        fields,
+    })
 }
 
 /// How an attribute takes part in a mapper's derived attributes: what a
@@ -438,8 +494,9 @@ pub(crate) fn derivation<M: Mapper>(name: &str) -> Result<Derivation> {
         // An index whose keys come and go with an optional field (a sparse
         // index) has its keys written together or not at all: a source of
         // one is a source of both.
-        let sparse = !keys.table && targets().any(|t| t.sources.iter().any(|s| s.optional));
-        let feeds = |t: &&Target| t.sources.iter().any(|s| s.stored == name);
+        let sources = |t: &'static Target| plan.sources_of(t);
+        let sparse = !keys.table && targets().any(|t| sources(t).any(|s| s.optional));
+        let feeds = |t: &&'static Target| sources(t).any(|s| s.stored == name);
         if targets().any(|t| feeds(&t)) {
             out.feeds.extend(
                 targets()
@@ -470,7 +527,7 @@ pub(crate) fn sources_of<M: Mapper>(attribute: &str) -> Result<Vec<&'static str>
     for keys in &plan.rendered {
         let targets = || std::iter::once(&keys.partition).chain(keys.sort.as_ref());
         if targets().any(|t| t.attribute == attribute) {
-            for source in targets().flat_map(|t| &t.sources) {
+            for source in targets().flat_map(|t| plan.sources_of(t)) {
                 if !out.contains(&source.stored.as_str()) {
                     out.push(source.stored.as_str());
                 }
@@ -489,113 +546,169 @@ enum Missing {
 }
 
 impl Plan {
+    /// The sources of `target`'s placeholders, in the template's order.
+    fn sources_of<'p>(&'p self, target: &'p Target) -> impl Iterator<Item = &'p Source> {
+        target
+            .sources
+            .iter()
+            .filter_map(|&(source, _)| self.sources.get(source))
+    }
+
     /// Renders the keys of every index whose keys come from fields into
-    /// `item`, which holds the entity's attributes. A global secondary
-    /// index whose key fields are absent (or NULL) gets no keys (a sparse
-    /// index). For the table keys, an absent field is an error unless the
-    /// hook writes the key itself: the error is handed back, to be raised
-    /// after the hook ran if the key is still missing.
+    /// `item`, which holds the entity's attributes but those `held` holds
+    /// (the sources, read there without a lookup; the caller puts them in
+    /// after). A global secondary index whose key fields are absent (or
+    /// NULL) gets no keys (a sparse index). For the table keys, an absent
+    /// field is an error unless the hook writes the key itself: the error is
+    /// handed back, to be raised after the hook ran if the key is still
+    /// missing.
     pub(crate) fn render(
         &self,
         item: &mut Item,
+        held: &Held<'_>,
         rendered: &mut RenderedKeys,
     ) -> Result<Vec<(&'static str, Error)>> {
         let mut pending = Vec::new();
         for keys in &self.rendered {
-            let partition = render(&keys.partition, item);
-            let sort = keys.sort.as_ref().map(|t| (t.attribute, render(t, item)));
-            let mut values: [Option<(&'static str, String)>; 2] = [None, None];
-            let mut missing = None;
-            for (slot, (attribute, result)) in
-                std::iter::once((keys.partition.attribute, partition))
-                    .chain(sort)
-                    .enumerate()
-            {
-                match result {
-                    Ok(value) => {
-                        if let Some(v) = values.get_mut(slot) {
-                            *v = Some((attribute, value));
-                        }
-                    }
-                    Err(Missing::Failed(e)) => return Err(e),
-                    Err(Missing::Absent(field)) => {
-                        missing.get_or_insert((attribute, field));
-                    }
+            let partition = self.render_one(&keys.partition, item, held);
+            let sort = keys.sort.as_ref().map(|t| self.render_one(t, item, held));
+            let (partition, sort) = match (partition, sort) {
+                (Ok(pk), None) => (pk, None),
+                (Ok(pk), Some(Ok(sk))) => (pk, Some(sk)),
+                (Err(Missing::Failed(e)), _) | (_, Some(Err(Missing::Failed(e)))) => {
+                    return Err(e);
                 }
-            }
-            match missing {
-                None => {
-                    for (attribute, value) in values.into_iter().flatten() {
-                        rendered.add(attribute, &value);
-                        item.insert(attribute.to_owned(), AttributeValue::S(value));
-                    }
+                (Err(Missing::Absent(field)), sort) => {
+                    let sort = sort.and_then(std::result::Result::ok);
+                    let missing = (keys.partition.attribute, field);
+                    pending.extend(absent(keys, item, None, sort, missing));
+                    continue;
                 }
-                Some(_) if !keys.table => {} // sparse index
-                Some((attribute, field)) => {
-                    for (attribute, value) in values.into_iter().flatten() {
-                        item.insert(attribute.to_owned(), AttributeValue::S(value));
-                    }
-                    let pattern = if attribute == keys.partition.attribute {
-                        keys.partition.pattern
-                    } else {
-                        keys.sort
-                            .as_ref()
-                            .map_or(keys.partition.pattern, |t| t.pattern)
-                    };
-                    pending.push((
-                        attribute,
-                        Error::invalid_key(
-                            attribute,
-                            format!(
-                                "cannot be rendered from key pattern `{pattern}`: field \
-                                 `{field}` is absent (or null), and the table's keys are required"
-                            ),
-                        ),
-                    ));
+                (Ok(pk), Some(Err(Missing::Absent(field)))) => {
+                    let attribute = keys.sort.as_ref().map_or("", |t| t.attribute);
+                    pending.extend(absent(keys, item, Some(pk), None, (attribute, field)));
+                    continue;
                 }
+            };
+            rendered.add(keys.partition.attribute, &partition);
+            item.insert(
+                keys.partition.attribute.to_owned(),
+                AttributeValue::S(partition),
+            );
+            if let (Some(target), Some(sort)) = (&keys.sort, sort) {
+                rendered.add(target.attribute, &sort);
+                item.insert(target.attribute.to_owned(), AttributeValue::S(sort));
             }
         }
         Ok(pending)
     }
-}
 
-fn render(target: &Target, item: &Item) -> std::result::Result<String, Missing> {
-    let value = |i: usize| {
-        let Some(source) = target.sources.get(i) else {
-            return Err(Missing::Failed(Error::invalid_key(
-                target.attribute,
-                format!(
-                    "cannot be rendered from key pattern `{}`: placeholder {i} has no field",
-                    target.pattern
-                ),
-            )));
-        };
-        match item.get(&source.stored) {
-            None | Some(AttributeValue::Null(_)) => Err(Missing::Absent(source.field)),
-            Some(v) => key_value(v, source.encoding).map_err(|reason| {
-                Missing::Failed(Error::invalid_key(
+    /// The key of `target`, from the fields `held` holds and the others in
+    /// `item`.
+    fn render_one(
+        &self,
+        target: &Target,
+        item: &Item,
+        held: &Held<'_>,
+    ) -> std::result::Result<String, Missing> {
+        // Held fields first: their sizes size the key (a field in the item
+        // would cost a lookup more).
+        let values_len = target
+            .sources
+            .iter()
+            .map(|&(source, _)| match held.get(source) {
+                Some(Some(AttributeValue::S(s) | AttributeValue::N(s))) => s.len(),
+                _ => 16,
+            })
+            .sum();
+        let value = |i: usize| {
+            let Some((slot, source, encoding)) = target
+                .sources
+                .get(i)
+                .and_then(|&(slot, encoding)| Some((slot, self.sources.get(slot)?, encoding)))
+            else {
+                return Err(Missing::Failed(Error::invalid_key(
                     target.attribute,
                     format!(
-                        "cannot be rendered from key pattern `{}`: field `{}` {reason}",
-                        target.pattern, source.field
+                        "cannot be rendered from key pattern `{}`: placeholder {i} has no field",
+                        target.pattern
                     ),
-                ))
-            }),
-        }
+                )));
+            };
+            let found = match held.get(slot) {
+                Some(found) => found,
+                None => item.get(&source.stored),
+            };
+            match found {
+                None | Some(AttributeValue::Null(_)) => Err(Missing::Absent(source.field)),
+                Some(v) => key_value(v, encoding).map_err(|reason| {
+                    Missing::Failed(Error::invalid_key(
+                        target.attribute,
+                        format!(
+                            "cannot be rendered from key pattern `{}`: field `{}` {reason}",
+                            target.pattern, source.field
+                        ),
+                    ))
+                }),
+            }
+        };
+        target
+            .compiled
+            .render_with(values_len, value)
+            .map_err(|failure| match failure {
+                RenderFailure::Value(missing) => missing,
+                RenderFailure::Pattern(e) => Missing::Failed(Error::invalid_key(
+                    target.attribute,
+                    format!("cannot be rendered: {e}"),
+                )),
+            })
+    }
+}
+
+/// An index of which a key could not be rendered, the field `missing`
+/// being absent: a sparse index gets no keys; the table gets the key
+/// that was rendered (the hook may write the other one), and the error
+/// for the other, to raise if the hook does not.
+fn absent(
+    keys: &Rendered,
+    item: &mut Item,
+    partition: Option<String>,
+    sort: Option<String>,
+    (attribute, field): (&'static str, &'static str),
+) -> Option<(&'static str, Error)> {
+    if !keys.table {
+        return None; // sparse index
+    }
+    if let Some(value) = partition {
+        item.insert(
+            keys.partition.attribute.to_owned(),
+            AttributeValue::S(value),
+        );
+    }
+    if let (Some(target), Some(value)) = (&keys.sort, sort) {
+        item.insert(target.attribute.to_owned(), AttributeValue::S(value));
+    }
+    let pattern = if attribute == keys.partition.attribute {
+        keys.partition.pattern
+    } else {
+        keys.sort
+            .as_ref()
+            .map_or(keys.partition.pattern, |t| t.pattern)
     };
-    target
-        .compiled
-        .render_with(value)
-        .map_err(|failure| match failure {
-            RenderFailure::Value(missing) => missing,
-            RenderFailure::Pattern(e) => Missing::Failed(Error::invalid_key(
-                target.attribute,
-                format!("cannot be rendered: {e}"),
-            )),
-        })
+    Some((
+        attribute,
+        Error::invalid_key(
+            attribute,
+            format!(
+                "cannot be rendered from key pattern `{pattern}`: field `{field}` is absent \
+                 (or null), and the table's keys are required"
+            ),
+        ),
+    ))
 }
 
 /// A field's serialized value as a key component for `encoding`.
+#[inline]
 fn key_value(
     value: &AttributeValue,
     encoding: Encoding,

@@ -4,39 +4,53 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::plan::plan;
+use super::plan::{Plan, plan};
 use super::{Mapper, fields, naming_needs_struct};
 use crate::check::{self, RenderedKeys, WriteRules};
 use crate::error::{Error, Result};
 use crate::item::{Item, check_depth};
-use crate::ser::{Cause, Failure, SerError};
+use crate::ser::{Cause, Failure, Held, SerError};
 
 /// Hooks, serialization, renaming and discriminator; no checks yet. The
 /// item has room for `extra` more attributes (a bag merged in next), so
 /// adding them does not grow and rehash it.
 ///
-/// Also hands back the keys the plan rendered (those the hooks left as
-/// rendered need not be parsed back against their patterns).
+/// Also notes in `rendered` the keys the plan rendered (those the hooks
+/// left as rendered need not be parsed back against their patterns).
 pub(super) fn build_item<M: Mapper>(
     entity: &M::Entity,
     extra: usize,
-) -> Result<(Item, RenderedKeys)> {
+    rendered: &mut RenderedKeys,
+) -> Result<(Item, &'static Plan)> {
     let ctx = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
     M::before_to_item(entity).map_err(ctx)?;
-    let table = fields::<M>()?;
+    // A plan holds the field table; without one (a mapper with problems)
+    // the field table's own error comes first, as it always did.
+    let plan = plan::<M>();
+    let table = match plan {
+        Ok(plan) => plan.fields,
+        Err(_) => fields::<M>()?,
+    };
     if table.is_none() {
         naming_needs_struct::<M>()?;
     }
-    let plan = plan::<M>()?;
+    let plan = plan?;
+    // The fields the keys are rendered from stay out of the item until the
+    // keys are rendered: read where they are, not looked up.
+    let mut held = plan.held();
     let mut item = match crate::ser::to_item(
         entity,
         table,
         M::NAMING,
         M::NONE_AS,
-        M::SCHEMA.owned_attribute_bound() + extra,
+        plan.owned_attribute_bound + extra,
+        &mut held,
     ) {
         Ok(item) => item,
-        Err(SerError::NotAStruct) => serialize::<M>(entity)?,
+        Err(SerError::NotAStruct) => {
+            held = Held::none();
+            serialize::<M>(entity)?
+        }
         Err(SerError::Field(stored, failure)) => {
             let path = format!("{stored}{}", failure.path());
             return Err(serialize_error::<M>(Some(path), failure));
@@ -48,8 +62,8 @@ pub(super) fn build_item<M: Mapper>(
             AttributeValue::S(M::ENTITY_TYPE.to_owned()),
         );
     }
-    let mut rendered = RenderedKeys::new();
-    let pending = plan.render(&mut item, &mut rendered).map_err(ctx)?;
+    let pending = plan.render(&mut item, &held, rendered).map_err(ctx)?;
+    held.put_into(&mut item);
     M::after_to_item(entity, &mut item).map_err(ctx)?;
     // A table key that could not be rendered is an error only if the hook
     // did not write it either.
@@ -59,7 +73,7 @@ pub(super) fn build_item<M: Mapper>(
     {
         return Err(ctx(error));
     }
-    Ok((item, rendered))
+    Ok((item, plan))
 }
 
 fn serialize<M: Mapper>(entity: &M::Entity) -> Result<Item> {
@@ -118,14 +132,15 @@ pub(super) fn merge_bag<M: Mapper>(item: &mut Item, bag: &Item) -> Result<()> {
 }
 
 /// The write checks, in their one pass.
-pub(super) fn finish<M: Mapper>(item: Item, rendered: &RenderedKeys) -> Result<Item> {
+pub(super) fn finish<M: Mapper>(item: Item, rendered: &RenderedKeys, plan: &Plan) -> Result<Item> {
     check::write(
         &item,
         WriteRules {
-            table: Some(&M::SCHEMA),
+            table: Some(&plan.schema),
             patterns: M::KEY_PATTERNS,
             entity_type: Some(M::ENTITY_TYPE),
             rendered: Some(rendered),
+            names: Some(&plan.key_names),
         },
     )?;
     Ok(item)

@@ -3,6 +3,8 @@
 //! attributes whole numbers; primary keys taken from items or built from
 //! values.
 
+use std::cell::Cell;
+
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::{GlobalSecondaryIndex, KeyAttribute, ScalarType, TableSchema};
@@ -55,7 +57,6 @@ impl TableSchema {
     /// the key attributes it looked up, so that the checks after it need
     /// not look them up again.
     pub(crate) fn check_item_keeping_keys(&self, seen: &mut KeyValues<'_>) -> Result<()> {
-        let item = seen.item;
         check_key(seen, self.partition_key, MAX_PARTITION_KEY_BYTES, "", true)?;
         if let Some(sk) = self.sort_key {
             check_key(seen, sk, MAX_SORT_KEY_BYTES, "", true)?;
@@ -64,7 +65,7 @@ impl TableSchema {
             check_index_keys(seen, index)?;
         }
         for name in self.ttl.iter().chain(self.version.iter()) {
-            match item.get(*name) {
+            match seen.get(name) {
                 None => {}
                 Some(AttributeValue::N(n)) if n.parse::<u64>().is_err() => {
                     return Err(Error::invalid_value(
@@ -157,9 +158,65 @@ impl TableSchema {
     }
 }
 
-/// The most key attributes [`KeyValues`] remembers (a table's two and two
-/// indexes' two); more are looked up again.
-const REMEMBERED: usize = 6;
+/// The most key attributes [`KeyValues`] remembers (the table's two, five
+/// indexes' two, TTL, version, discriminator and a few more); more are
+/// looked up again.
+const REMEMBERED: usize = 16;
+
+/// How many attributes of an item per attribute name to find
+/// [`KeyValues::gather`] goes through rather than looking each name up: a
+/// lookup hashes the name (SipHash, over a hundred instructions), passing
+/// over an attribute whose name is of no wanted length costs a few.
+const GATHER_PER_NAME: usize = 8;
+
+/// The names of a layout's key attributes, TTL, version and one more (the
+/// discriminator), worked out once (a mapper's plan keeps them), so that
+/// [`KeyValues::gather`] finds them all in one pass over an item.
+#[derive(Debug)]
+pub(crate) struct KeyNames {
+    /// At most [`REMEMBERED`] names; the rest are looked up.
+    names: Vec<&'static str>,
+    /// Each name's [`head_of`].
+    heads: Vec<u64>,
+    /// One bit per name length (the last for 63 bytes and more): most
+    /// attributes are passed over on their length alone.
+    lengths: u64,
+    /// For each [`bucket_of`] a head, one bit per name in it.
+    buckets: [u16; 64],
+}
+
+impl KeyNames {
+    pub(crate) fn new(table: &TableSchema, also: Option<&'static str>) -> Self {
+        let mut names: Vec<&'static str> = Vec::new();
+        let all = std::iter::once(table.partition_key)
+            .chain(table.sort_key)
+            .chain(table.indexes.iter().flat_map(|i| i.key_attributes()))
+            .map(|k| k.name)
+            .chain(table.ttl)
+            .chain(table.version)
+            .chain(also);
+        for name in all {
+            if !names.contains(&name) && names.len() < REMEMBERED {
+                names.push(name);
+            }
+        }
+        let heads: Vec<u64> = names.iter().map(|n| head_of(n)).collect();
+        let mut lengths = 0u64;
+        let mut buckets = [0u16; 64];
+        for (i, (name, &head)) in names.iter().zip(&heads).enumerate() {
+            lengths |= 1 << name.len().min(63);
+            if let Some(bits) = buckets.get_mut(bucket_of(head)) {
+                *bits |= 1 << i;
+            }
+        }
+        KeyNames {
+            names,
+            heads,
+            lengths,
+            buckets,
+        }
+    }
+}
 
 /// The key attributes of an item as the schema checks looked them up
 /// (present or absent), so the checks after them reuse the lookups: each
@@ -169,6 +226,12 @@ pub(crate) struct KeyValues<'i> {
     item: &'i Item,
     seen: [(&'static str, Option<&'i AttributeValue>); REMEMBERED],
     len: usize,
+    /// Whether `seen` holds every name of a [`KeyNames`], found in one
+    /// pass, rather than the names looked up so far.
+    gathered: bool,
+    /// Where the next name the checks ask for most likely is in `seen`
+    /// (they ask in the order the names were gathered in).
+    next: Cell<usize>,
 }
 
 impl<'i> KeyValues<'i> {
@@ -177,11 +240,75 @@ impl<'i> KeyValues<'i> {
             item,
             seen: [("", None); REMEMBERED],
             len: 0,
+            gathered: false,
+            next: Cell::new(0),
         }
     }
 
-    /// Looks `name` up in the item, remembering what it found.
+    /// The attributes `names` names, found in one pass over `item` rather
+    /// than a lookup each, when the item is small enough for the pass to
+    /// cost less; else as [`new`](Self::new). The values are the item's
+    /// either way: the checks see the same.
+    pub(crate) fn gather(item: &'i Item, names: &KeyNames) -> Self {
+        let mut keys = KeyValues::new(item);
+        if item.len() > names.names.len() * GATHER_PER_NAME {
+            return keys;
+        }
+        for (slot, name) in keys.seen.iter_mut().zip(&names.names) {
+            *slot = (name, None);
+        }
+        keys.len = names.names.len();
+        keys.gathered = true;
+        for (name, value) in item {
+            if names.lengths & (1 << name.len().min(63)) == 0 {
+                continue; // most attributes: no wanted name is this long
+            }
+            let head = head_of(name);
+            let mut bits = names.buckets.get(bucket_of(head)).copied().unwrap_or(0);
+            // A name may be wanted twice over (an attribute of two indexes).
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if names.heads.get(i) == Some(&head)
+                    && let Some((wanted, found)) = keys.seen.get_mut(i)
+                    && *wanted == name.as_str()
+                {
+                    *found = Some(value);
+                }
+            }
+        }
+        keys
+    }
+
+    /// What the checks found for `name`: `Some(None)` when they found it
+    /// absent, `None` when they did not look.
+    #[inline]
+    fn remembered(&self, name: &str) -> Option<Option<&'i AttributeValue>> {
+        let seen = self.seen.get(..self.len).unwrap_or_default();
+        // The same `&'static str` of the schema most of the time: compared
+        // by address first, where the last name found leads.
+        let same = |seen: &str| seen.as_ptr() == name.as_ptr() && seen.len() == name.len();
+        let at = self.next.get();
+        let found = match seen.get(at) {
+            Some(&(s, _)) if same(s) => Some(at),
+            _ => seen
+                .iter()
+                .position(|(s, _)| same(s))
+                .or_else(|| seen.iter().position(|(s, _)| *s == name)),
+        };
+        let at = found?;
+        self.next.set(at + 1);
+        seen.get(at).map(|&(_, value)| value)
+    }
+
+    /// Looks `name` up in the item (unless it was gathered), remembering
+    /// what it found.
     fn look_up(&mut self, name: &'static str) -> Option<&'i AttributeValue> {
+        if self.gathered
+            && let Some(value) = self.remembered(name)
+        {
+            return value;
+        }
         let value = self.item.get(name);
         if let Some(slot) = self.seen.get_mut(self.len) {
             *slot = (name, value);
@@ -192,17 +319,34 @@ impl<'i> KeyValues<'i> {
 
     /// The value of the attribute `name`, without a second lookup when the
     /// checks looked it up already.
+    #[inline]
     pub(crate) fn get(&self, name: &str) -> Option<&'i AttributeValue> {
-        // The same `&'static str` of the schema most of the time: compared
-        // by address first.
-        let same = |seen: &str| {
-            (seen.as_ptr() == name.as_ptr() && seen.len() == name.len()) || seen == name
-        };
-        match self.seen.iter().take(self.len).find(|(seen, _)| same(seen)) {
-            Some((_, value)) => *value,
+        match self.remembered(name) {
+            Some(value) => value,
             None => self.item.get(name),
         }
     }
+}
+
+/// Which of 64 buckets a [`head_of`] falls in: names that differ in length
+/// or in one of the bytes the head holds mostly fall in different ones.
+fn bucket_of(head: u64) -> usize {
+    let mixed = head.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (mixed >> 58) as usize
+}
+
+/// The length of `name` and four of its bytes (first, middle, last but one,
+/// last) as one number: two names with other numbers differ, without
+/// comparing them byte by byte.
+fn head_of(name: &str) -> u64 {
+    let b = name.as_bytes();
+    let at = |i: usize| u64::from(b.get(i).copied().unwrap_or(0));
+    let len = b.len();
+    (len as u64) << 32
+        | at(0) << 24
+        | at(len / 2) << 16
+        | at(len.wrapping_sub(2)) << 8
+        | at(len.wrapping_sub(1))
 }
 
 /// An index's key attributes: valid where present, and complete when the
@@ -269,6 +413,7 @@ fn check_index_keys(seen: &mut KeyValues<'_>, index: &GlobalSecondaryIndex) -> R
 
 /// Checks the key attribute `attr` of `item` (missing is an error when
 /// `required`); whether the item holds it.
+#[inline]
 fn check_key(
     seen: &mut KeyValues<'_>,
     attr: KeyAttribute,
@@ -276,6 +421,27 @@ fn check_key(
     index: &str,
     required: bool,
 ) -> Result<bool> {
+    match seen.look_up(attr.name) {
+        // The usual key, a string within its limit: nothing else to see.
+        Some(AttributeValue::S(s))
+            if attr.scalar_type == ScalarType::S && !s.is_empty() && s.len() <= limit =>
+        {
+            Ok(true)
+        }
+        None if !required => Ok(false),
+        found => check_key_value(attr, found, limit, index).map(|()| true),
+    }
+}
+
+/// [`check_key`] of any other value (or a missing one): a number or binary
+/// key, or the error.
+#[cold]
+fn check_key_value(
+    attr: KeyAttribute,
+    found: Option<&AttributeValue>,
+    limit: usize,
+    index: &str,
+) -> Result<()> {
     // Only an error names the index: nothing is formatted for a valid key.
     let of = || {
         if index.is_empty() {
@@ -284,12 +450,8 @@ fn check_key(
             format!("of index {index} ")
         }
     };
-    let Some(value) = seen.look_up(attr.name) else {
-        return if required {
-            Err(Error::invalid_key(attr.name, format!("{}is missing", of())))
-        } else {
-            Ok(false)
-        };
+    let Some(value) = found else {
+        return Err(Error::invalid_key(attr.name, format!("{}is missing", of())));
     };
     let len = match (attr.scalar_type, value) {
         (ScalarType::S, AttributeValue::S(s)) => s.len(),
@@ -323,7 +485,7 @@ fn check_key(
             format!("{}is {len} bytes, over the limit of {limit} bytes", of()),
         ));
     }
-    Ok(true)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -458,5 +620,74 @@ mod tests {
         );
         item.insert("createdAt".into(), s("2025-01-01"));
         assert!(M.check_item(&item).is_ok());
+    }
+
+    /// Gathering the key attributes in one pass finds what looking each up
+    /// finds: the checks pass and fail alike, with the same errors, and
+    /// every name reads the same value.
+    #[test]
+    fn gathered_keys_are_the_looked_up_keys() {
+        use crate::KeyAttribute;
+        const SHARED: TableSchema = TableSchema::new("pk").sort_key("sk").indexes(&[
+            GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("sk"),
+            GlobalSecondaryIndex::multi_attribute(
+                "ByTenant",
+                &[KeyAttribute::new("tenant"), KeyAttribute::new("gsi1pk")],
+                &[KeyAttribute::new("createdAt")],
+            ),
+        ]);
+        let values = [
+            None,
+            Some(s("v")),
+            Some(s("")),
+            Some(s(&"x".repeat(1025))),
+            Some(AttributeValue::N("1".into())),
+            Some(AttributeValue::Null(true)),
+        ];
+        for table in [T, SHARED] {
+            let names = KeyNames::new(&table, Some("entityType"));
+            let mut wanted: Vec<&str> = table.key_attributes().iter().map(|k| k.name).collect();
+            wanted.extend(["ttl", "version", "entityType"]);
+            for (i, name) in wanted.iter().enumerate() {
+                for value in &values {
+                    let mut item = base();
+                    // Names of the same lengths and heads as the wanted ones.
+                    item.insert("gsi1pz".into(), s("noise"));
+                    item.insert("xk".into(), s("noise"));
+                    item.insert("entityTypf".into(), s("noise"));
+                    if let Some(other) = wanted.get(i + 1) {
+                        item.insert((*other).to_owned(), s("w"));
+                    }
+                    match value {
+                        Some(v) => item.insert((*name).to_owned(), v.clone()),
+                        None => item.remove(*name),
+                    };
+                    let mut gathered = KeyValues::gather(&item, &names);
+                    assert!(gathered.gathered, "{item:?}");
+                    let mut looked_up = KeyValues::new(&item);
+                    let a = table.check_item_keeping_keys(&mut gathered);
+                    let b = table.check_item_keeping_keys(&mut looked_up);
+                    assert_eq!(
+                        a.map_err(|e| e.to_string()),
+                        b.map_err(|e| e.to_string()),
+                        "{item:?}"
+                    );
+                    for n in &wanted {
+                        assert_eq!(gathered.get(n), item.get(*n), "{n}");
+                        assert_eq!(looked_up.get(n), item.get(*n), "{n}");
+                    }
+                }
+            }
+        }
+        // An item too large for a pass to pay is looked up, alike.
+        let names = KeyNames::new(&T, None);
+        let mut item = base();
+        for i in 0..200 {
+            item.insert(format!("a{i}"), s("x"));
+        }
+        let mut keys = KeyValues::gather(&item, &names);
+        assert!(!keys.gathered);
+        assert!(T.check_item_keeping_keys(&mut keys).is_ok());
+        assert_eq!(keys.get("pk"), Some(&s("P")));
     }
 }

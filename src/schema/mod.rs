@@ -20,7 +20,7 @@ mod problems;
 pub use definition::TableDefinition;
 pub(crate) use index::MAX_INDEX_KEY_ATTRIBUTES;
 pub use index::{GlobalSecondaryIndex, IndexProjection, KeyAttribute, ScalarType};
-pub(crate) use layout::KeyValues;
+pub(crate) use layout::{KeyNames, KeyValues};
 pub use layout::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 
 use crate::describe::write_key_part;

@@ -34,6 +34,7 @@ use crate::item::Item;
 use crate::naming::NamingConvention;
 
 mod failure;
+mod held;
 mod key;
 #[cfg(test)]
 mod tests;
@@ -41,6 +42,7 @@ mod top;
 mod value;
 
 pub(crate) use failure::{Cause, Failure};
+pub(crate) use held::{Held, MAX_HELD};
 use top::{TopFailure, TopLevel};
 use value::ValueSerializer;
 
@@ -139,19 +141,22 @@ pub(crate) fn to_attribute_value_with<T: Serialize + ?Sized>(
 }
 
 /// Serializes a struct entity into an item, naming each top-level attribute
-/// by the field table and convention.
+/// by the field table and convention; the fields `held` asks for are kept in
+/// it instead, for the caller to put in.
 pub(crate) fn to_item<T: Serialize + ?Sized>(
     value: &T,
     table: Option<&FieldTable>,
     naming: NamingConvention,
     none: NoneAs,
     extra: usize,
+    held: &mut Held<'_>,
 ) -> Result<Item, SerError> {
     match value.serialize(TopLevel {
         table,
         naming,
         none,
         extra,
+        held,
     }) {
         Ok(item) => Ok(item),
         Err(TopFailure(e)) => Err(e),

@@ -262,3 +262,156 @@ proptest::proptest! {
         proptest::prop_assert_eq!(absent, without_none_fields(theirs));
     }
 }
+
+/// The fields keys are rendered from are held out of the item while it is
+/// serialized; whatever order a `Serialize` impl writes its fields in, the
+/// item and its keys are what they were without holding.
+mod held {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    use serde::ser::SerializeStruct;
+    use serde::{Deserialize, Serialize, Serializer};
+
+    use crate::{IndexKeys, Item, KeyPattern, Mapper, MapperExt, TableSchema};
+
+    /// Declares `a, id, b`; serializes the fields in `order` (an `id`
+    /// twice: the second with `again`).
+    #[derive(Deserialize)]
+    struct Odd {
+        a: String,
+        id: String,
+        b: String,
+        #[serde(skip)]
+        order: Vec<&'static str>,
+        #[serde(skip)]
+        again: String,
+    }
+
+    impl Serialize for Odd {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut st = s.serialize_struct("Odd", self.order.len())?;
+            let mut ids = 0;
+            for &field in &self.order {
+                match field {
+                    "a" => st.serialize_field("a", &self.a)?,
+                    "b" => st.serialize_field("b", &self.b)?,
+                    _ => {
+                        ids += 1;
+                        let id = if ids > 1 { &self.again } else { &self.id };
+                        st.serialize_field("id", id)?;
+                    }
+                }
+            }
+            st.end()
+        }
+    }
+
+    struct OddMapper;
+    impl Mapper for OddMapper {
+        type Entity = Odd;
+        const ENTITY_TYPE: &'static str = "Odd";
+        const SCHEMA: TableSchema = TableSchema::new("pk").sort_key("sk");
+        const KEY_PATTERNS: &'static [IndexKeys] =
+            &[IndexKeys::table(KeyPattern::partition("ODD#{id}"))
+                .sort(KeyPattern::sort("B#{b}#ID#{id}"))];
+    }
+
+    fn odd(order: &[&'static str]) -> Odd {
+        Odd {
+            a: "x".into(),
+            id: "1".into(),
+            b: "y".into(),
+            order: order.to_vec(),
+            again: "2".into(),
+        }
+    }
+
+    fn s(v: &str) -> AttributeValue {
+        AttributeValue::S(v.into())
+    }
+
+    fn expected(id: &str) -> Item {
+        Item::from([
+            ("a".into(), s("x")),
+            ("id".into(), s(id)),
+            ("b".into(), s("y")),
+            ("pk".into(), s(&format!("ODD#{id}"))),
+            ("sk".into(), s(&format!("B#y#ID#{id}"))),
+            ("entityType".into(), s("Odd")),
+        ])
+    }
+
+    #[test]
+    fn fields_in_any_order_render_the_same_keys() {
+        for order in [
+            &["a", "id", "b"][..],
+            &["id", "a", "b"],
+            &["b", "id", "a"],
+            &["a", "b", "id"],
+        ] {
+            let item = OddMapper::to_item(&odd(order)).unwrap();
+            assert_eq!(item, expected("1"), "{order:?}");
+        }
+    }
+
+    #[test]
+    fn a_field_written_twice_keeps_its_last_value_in_the_item_and_the_keys() {
+        for order in [
+            &["a", "id", "b", "id"][..],
+            &["id", "id", "a", "b"],
+            &["a", "id", "id", "b"],
+        ] {
+            let item = OddMapper::to_item(&odd(order)).unwrap();
+            assert_eq!(item, expected("2"), "{order:?}");
+        }
+    }
+
+    #[test]
+    fn a_source_not_written_is_absent() {
+        let err = OddMapper::to_item(&odd(&["a", "b"])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Odd: key attribute `pk` cannot be rendered from key pattern `ODD#{id}`: field \
+             `id` is absent (or null), and the table's keys are required"
+        );
+    }
+
+    /// One field in two placeholders of other encodings, and an optional
+    /// field of a sparse index.
+    #[derive(Serialize, Deserialize)]
+    struct Line {
+        n: u32,
+        tag: Option<String>,
+    }
+
+    struct LineMapper;
+    impl Mapper for LineMapper {
+        type Entity = Line;
+        const ENTITY_TYPE: &'static str = "Line";
+        const SCHEMA: TableSchema = TableSchema::new("pk")
+            .sort_key("sk")
+            .indexes(&[crate::GlobalSecondaryIndex::new("GSI1", "g1pk").sort_key("g1sk")]);
+        const KEY_PATTERNS: &'static [IndexKeys] = &[
+            IndexKeys::table(KeyPattern::partition("LINE#{n}")).sort(KeyPattern::sort("N#{n:u3}")),
+            IndexKeys::index("GSI1", KeyPattern::partition("TAG#{tag}"))
+                .sort(KeyPattern::sort("{n:u5}")),
+        ];
+    }
+
+    #[test]
+    fn one_field_renders_in_several_encodings_and_an_absent_one_leaves_its_index_out() {
+        let item = LineMapper::to_item(&Line {
+            n: 7,
+            tag: Some("t".into()),
+        })
+        .unwrap();
+        assert_eq!(item["pk"], s("LINE#7"));
+        assert_eq!(item["sk"], s("N#007"));
+        assert_eq!(item["g1pk"], s("TAG#t"));
+        assert_eq!(item["g1sk"], s("00007"));
+        assert_eq!(item["n"], AttributeValue::N("7".into()));
+        assert_eq!(item["tag"], s("t"));
+        let item = LineMapper::to_item(&Line { n: 7, tag: None }).unwrap();
+        assert_eq!(item.len(), 4, "{item:?}"); // n, pk, sk, entityType
+        assert!(!item.contains_key("g1pk") && !item.contains_key("g1sk"));
+    }
+}

@@ -9,18 +9,21 @@ use serde::ser::{self, Impossible};
 
 use super::NoneAs;
 use super::SerError;
+use super::held::{Held, HeldValue};
 use super::value::ValueSerializer;
 use crate::fields::FieldTable;
 use crate::item::Item;
 use crate::naming::NamingConvention;
 
-pub(super) struct TopLevel<'t> {
+pub(super) struct TopLevel<'t, 'h, 'w> {
     pub(super) table: Option<&'t FieldTable>,
     pub(super) naming: NamingConvention,
     pub(super) none: NoneAs,
     /// Room for the attributes added after the fields (keys, discriminator,
     /// ...), so the item is allocated once, never grown.
     pub(super) extra: usize,
+    /// The fields kept out of the item for now.
+    pub(super) held: &'h mut Held<'w>,
 }
 
 #[derive(Debug)]
@@ -44,16 +47,17 @@ fn not_a_struct<T>() -> Result<T, TopFailure> {
     Err(TopFailure(SerError::NotAStruct))
 }
 
-pub(super) struct Fields<'t> {
+pub(super) struct Fields<'t, 'h, 'w> {
     item: Item,
     table: Option<&'t FieldTable>,
     naming: NamingConvention,
     none: NoneAs,
     /// Where the next field is expected in the table's declaration order.
     position: usize,
+    held: &'h mut Held<'w>,
 }
 
-impl ser::SerializeStruct for Fields<'_> {
+impl ser::SerializeStruct for Fields<'_, '_, '_> {
     type Ok = Item;
     type Error = TopFailure;
 
@@ -62,12 +66,28 @@ impl ser::SerializeStruct for Fields<'_> {
         key: &'static str,
         value: &V,
     ) -> Result<(), TopFailure> {
+        let before = self.position;
         let stored = match self.table {
             Some(t) => t
                 .stored_in_order(&mut self.position, key, self.naming)
                 .into_owned(),
             None => self.naming.apply(key).into_owned(),
         };
+        if self.held.holding() {
+            // Found in declaration order exactly when the position moved
+            // past it.
+            if self.position == before {
+                self.held.put_into(&mut self.item);
+            } else if let Some(slot) = self.held.slot_of(self.position - 1) {
+                let held = match ValueSerializer::attribute(self.none).field_value(value) {
+                    Ok(Some(v)) => HeldValue::Value(stored, v),
+                    Ok(None) => HeldValue::Absent,
+                    Err(e) => return Err(TopFailure(SerError::Field(stored, e))),
+                };
+                self.held.hold(slot, held);
+                return Ok(());
+            }
+        }
         ValueSerializer::attribute(self.none)
             .insert_field(&mut self.item, stored, value)
             .map_err(|(stored, e)| TopFailure(SerError::Field(stored, e)))
@@ -84,7 +104,7 @@ macro_rules! unsupported {
     };
 }
 
-impl<'t> ser::Serializer for TopLevel<'t> {
+impl<'t, 'h, 'w> ser::Serializer for TopLevel<'t, 'h, 'w> {
     type Ok = Item;
     type Error = TopFailure;
     type SerializeSeq = Impossible<Item, TopFailure>;
@@ -92,16 +112,21 @@ impl<'t> ser::Serializer for TopLevel<'t> {
     type SerializeTupleStruct = Impossible<Item, TopFailure>;
     type SerializeTupleVariant = Impossible<Item, TopFailure>;
     type SerializeMap = Impossible<Item, TopFailure>;
-    type SerializeStruct = Fields<'t>;
+    type SerializeStruct = Fields<'t, 'h, 'w>;
     type SerializeStructVariant = Impossible<Item, TopFailure>;
 
-    fn serialize_struct(self, _name: &'static str, len: usize) -> Result<Fields<'t>, TopFailure> {
+    fn serialize_struct(
+        self,
+        _name: &'static str,
+        len: usize,
+    ) -> Result<Fields<'t, 'h, 'w>, TopFailure> {
         Ok(Fields {
             item: Item::with_capacity(len + self.extra),
             table: self.table,
             naming: self.naming,
             none: self.none,
             position: 0,
+            held: self.held,
         })
     }
 

@@ -75,6 +75,25 @@ impl ValueSerializer {
         }
     }
 
+    /// Serializes the value of a struct field: `None` when it is a `None`
+    /// to be left out (under [`NoneAs::Absent`]), as
+    /// [`insert_field`](Self::insert_field) leaves it out.
+    #[inline]
+    pub(super) fn field_value<T: Serialize + ?Sized>(
+        self,
+        value: &T,
+    ) -> Result<Option<AttributeValue>, Failure> {
+        let field = ValueSerializer {
+            field: true,
+            ..self
+        };
+        match value.serialize(field) {
+            Ok(v) if v == ABSENT => Ok(None),
+            Ok(v) => Ok(Some(v)),
+            Err(e) => Err(e),
+        }
+    }
+
     /// The serializer for a value inside this one: `nests` when this one is
     /// a list or map.
     fn inner(self, nests: bool) -> Result<ValueSerializer, Failure> {

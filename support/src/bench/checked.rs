@@ -6,7 +6,10 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::Item;
 
-use super::{hand_customer_from_item, hand_customer_to_item, hand_from_item, hand_to_item};
+use super::{
+    hand_customer_from_item, hand_customer_to_item, hand_from_item,
+    hand_order_with_pattern_keys_to_item, hand_to_item,
+};
 use crate::seed001::{Customer, Order};
 
 /// The checks the mapper keeps on every write, written by hand for the
@@ -132,6 +135,15 @@ pub fn hand_check_read(item: &Item) {
 #[inline]
 pub fn hand_checked_to_item(o: &Order) -> Item {
     let item = hand_to_item(o);
+    hand_check_write(&item, "Order");
+    item
+}
+
+/// The floor write of the order with the keys its `KEY_PATTERNS` mapper
+/// renders, with the mapper's checks written by hand.
+#[inline]
+pub fn hand_checked_order_with_pattern_keys_to_item(o: &Order) -> Item {
+    let item = hand_order_with_pattern_keys_to_item(o);
     hand_check_write(&item, "Order");
     item
 }
