@@ -145,9 +145,7 @@ pub(crate) fn write(item: &Item, rules: WriteRules<'_>) -> Result<()> {
         None => e,
     };
     if let Some(table) = rules.table {
-        let discriminator_attribute = table
-            .discriminator
-            .filter(|_| rules.entity_type.is_some());
+        let discriminator_attribute = table.discriminator.filter(|_| rules.entity_type.is_some());
         let mut keys = match rules.names {
             Some(names) => KeyValues::gather(item, names),
             None => KeyValues::new(item),

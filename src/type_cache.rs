@@ -8,13 +8,13 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::{OnceLock, PoisonError, RwLock};
 
-/// Hashes keys made of a `TypeId` and small values without SipHash: a
-/// `TypeId` is already a hash of its type, so its bits go in as they are,
-/// mixed by one multiplication.
+/// Hashes keys no attacker chooses (a `TypeId`, an address and a length,
+/// small values) without SipHash: each word goes in as it is, mixed by one
+/// multiplication. A `TypeId` is already a hash of its type.
 #[derive(Default)]
-struct TypeIdHasher(u64);
+pub(crate) struct FastHasher(u64);
 
-impl Hasher for TypeIdHasher {
+impl Hasher for FastHasher {
     fn finish(&self) -> u64 {
         self.0
     }
@@ -25,12 +25,23 @@ impl Hasher for TypeIdHasher {
         }
     }
 
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+
     fn write_u64(&mut self, n: u64) {
         self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
     }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
 }
 
-type Map<K, V> = HashMap<K, &'static V, BuildHasherDefault<TypeIdHasher>>;
+/// A `HashMap` hashing with [`FastHasher`].
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+
+type Map<K, V> = FastMap<K, &'static V>;
 
 /// A value per key (a `TypeId`, alone or with a small value), worked out on
 /// first use and kept for the life of the process. Made in a `static`.

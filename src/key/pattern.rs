@@ -3,7 +3,6 @@
 //! on `template`, `language` and `parts`; `overlap` uses it.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::fmt;
 use std::rc::Rc;
 
@@ -16,6 +15,7 @@ use super::language::Language;
 use super::parts::KeyParts;
 use super::template::{Component, Slot, compile, constant_prefix, pattern_error};
 use crate::error::{Error, Result};
+use crate::type_cache::FastMap;
 
 /// A key template such as `CUSTOMER#{customer_id}` or
 /// `ORDER#{order_id}#LINE#{line:u3}`: renders keys from named values, parses
@@ -154,29 +154,12 @@ impl KeyPattern {
             self.template.len(),
             self.format,
         );
-        let cached = COMPILED
-            .try_with(|cache| cache.borrow().get(&key).cloned())
-            .ok()
-            .flatten();
-        if let Some(components) = cached {
-            return Ok(components);
-        }
-        let components: Rc<[Component]> = compile(self.template, self.format)
-            .map_err(|reason| self.error(format!("is invalid: it {reason}")))?
-            .into();
-        // Unavailable only while the thread is being torn down: then the
-        // pattern is compiled on each use.
-        let _ = COMPILED.try_with(|cache| {
-            let mut cache = cache.borrow_mut();
-            // A program's patterns are a handful of consts; a program that
-            // makes templates at run time (leaking them) must not grow the
-            // cache without bound, so it starts over past a cap.
-            if cache.len() >= MAX_COMPILED {
-                cache.clear();
-            }
-            cache.insert(key, Rc::clone(&components));
-        });
-        Ok(components)
+        cached(&COMPILED, key, || {
+            let components: Rc<[Component]> = compile(self.template, self.format)
+                .map_err(|reason| self.error(format!("is invalid: it {reason}")))?
+                .into();
+            Ok(components)
+        })
     }
 
     /// The literal text before the first placeholder: what every rendered
@@ -511,24 +494,7 @@ impl KeyPattern {
             ),
             self.role,
         );
-        let cached = RENDERERS
-            .try_with(|cache| cache.borrow().get(&key).cloned())
-            .ok()
-            .flatten();
-        if let Some(compiled) = cached {
-            return Ok(compiled);
-        }
-        let compiled = Rc::new(self.compile()?);
-        // As `components`: bounded, and skipped while the thread is torn
-        // down.
-        let _ = RENDERERS.try_with(|cache| {
-            let mut cache = cache.borrow_mut();
-            if cache.len() >= MAX_COMPILED {
-                cache.clear();
-            }
-            cache.insert(key, Rc::clone(&compiled));
-        });
-        Ok(compiled)
+        cached(&RENDERERS, key, || Ok(Rc::new(self.compile()?)))
     }
 }
 
@@ -663,43 +629,41 @@ const MAX_COMPILED: usize = 1024;
 
 thread_local! {
     /// Compiled templates, per thread.
-    static COMPILED: RefCell<HashMap<TemplateId, Rc<[Component]>, ById>> =
-        RefCell::new(HashMap::default());
+    static COMPILED: RefCell<FastMap<TemplateId, Rc<[Component]>>> =
+        RefCell::new(FastMap::default());
     /// Patterns compiled for rendering, per thread (by template and role).
-    static RENDERERS: RefCell<HashMap<(TemplateId, KeyRole), Rc<Compiled>, ById>> =
-        RefCell::new(HashMap::default());
+    static RENDERERS: RefCell<FastMap<(TemplateId, KeyRole), Rc<Compiled>>> =
+        RefCell::new(FastMap::default());
 }
 
-/// Hashes a [`TemplateId`] without SipHash: an address and a length (and
-/// the format's two characters) are no input an attacker chooses, and a
-/// lookup happens on every key rendered or parsed.
-type ById = std::hash::BuildHasherDefault<IdHasher>;
-
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl std::hash::Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
+/// The value `key` names in this thread's `cache`, made by `make` on first
+/// use. The cache starts over past [`MAX_COMPILED`] entries (a program that
+/// makes templates at run time, leaking them, must not grow it without
+/// bound) and is skipped while the thread is torn down.
+fn cached<K, V: ?Sized>(
+    cache: &'static std::thread::LocalKey<RefCell<FastMap<K, Rc<V>>>>,
+    key: K,
+    make: impl FnOnce() -> Result<Rc<V>>,
+) -> Result<Rc<V>>
+where
+    K: std::hash::Hash + Eq,
+{
+    let hit = cache
+        .try_with(|c| c.borrow().get(&key).cloned())
+        .ok()
+        .flatten();
+    if let Some(value) = hit {
+        return Ok(value);
     }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
+    let value = make()?;
+    let _ = cache.try_with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= MAX_COMPILED {
+            c.clear();
         }
-    }
-
-    fn write_u32(&mut self, n: u32) {
-        self.write_u64(u64::from(n));
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64);
-    }
+        c.insert(key, Rc::clone(&value));
+    });
+    Ok(value)
 }
 
 /// A pattern with values bound to some of its placeholders, from
