@@ -17,7 +17,7 @@ use aws_sdk_dynamodb::types::{
 use tracing::Instrument;
 
 use super::Table;
-use super::call::{Failed, RefusedForNow, Resend, call, call_conditional};
+use super::call::{Failed, RefusedForNow, Resend, call};
 use crate::error::{Error, Result};
 use crate::schema::TableDefinition;
 
@@ -362,14 +362,9 @@ impl RefusedForNow for UpdateTimeToLiveError {
 
 /// Step 1: `CreateTable`, once.
 async fn create(table: &Table, request: CreateTableFluentBuilder) -> Result<()> {
-    let bound = table.bound();
-    let sent = call_conditional(
-        &bound,
-        "CreateTable",
-        table.get_retry_policy(),
-        Resend::Refused,
-        |once| request.clone().customize().config_override(once).send(),
-    );
+    let sent = table.send_conditional("CreateTable", Resend::Refused, |once| {
+        request.clone().customize().config_override(once).send()
+    });
     match sent.await {
         Ok(_) => Ok(()),
         Err(Failed::Service(e)) if e.is_resource_in_use_exception() => {
@@ -503,14 +498,9 @@ async fn enable_ttl(
         return Ok(None);
     };
     let attribute = table.schema().ttl.unwrap_or_default();
-    let bound = table.bound();
-    let sent = call_conditional(
-        &bound,
-        "UpdateTimeToLive",
-        table.get_retry_policy(),
-        Resend::Refused,
-        |once| request.clone().customize().config_override(once).send(),
-    );
+    let sent = table.send_conditional("UpdateTimeToLive", Resend::Refused, |once| {
+        request.clone().customize().config_override(once).send()
+    });
     let output = sent
         .await
         .map_err(|failed| failed.into_error("UpdateTimeToLive"))?;

@@ -17,7 +17,7 @@ use aws_sdk_dynamodb::types::{ConsumedCapacity, ReturnValue, ReturnValuesOnCondi
 use tracing::Instrument;
 
 use super::Table;
-use super::call::{Failed, RefusedForNow, Resend, call, call_conditional};
+use super::call::{Failed, RefusedForNow, Resend, call};
 use super::capacity::{self, CapacityUsage};
 use crate::expr::{ConditionExt, Expression, Update, UpdateExt};
 use crate::item::Item;
@@ -124,9 +124,9 @@ impl HelperCall {
         E: RefusedForNow,
         aws_sdk_dynamodb::Error: From<SdkError<E, HttpResponse>>,
     {
-        let bound = self.table.bound();
-        let policy = self.table.get_retry_policy();
-        let out = call_conditional(&bound, operation, policy, Resend::Refused, send)
+        let out = self
+            .table
+            .send_conditional(operation, Resend::Refused, send)
             .instrument(self.span.clone())
             .await?;
         self.count(&out);

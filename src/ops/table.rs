@@ -11,7 +11,12 @@ use std::time::Duration;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 
-use super::call::{Bound, call_timeout};
+use std::future::Future;
+
+use aws_sdk_dynamodb::config::http::HttpResponse;
+use aws_sdk_dynamodb::error::SdkError;
+
+use super::call::{Bound, Failed, RefusedForNow, Resend, call_conditional, call_timeout};
 use super::capacity;
 use super::{DEFAULT_DEADLINE, RetryPolicy};
 use crate::schema::TableSchema;
@@ -223,6 +228,24 @@ impl Table {
     /// async sleep.
     pub(crate) fn bound(&self) -> Bound {
         self.bound.clone().start()
+    }
+
+    /// Sends a request that may change the table, by `send` (one SDK
+    /// attempt each), again when `resend` says so, within this table's bound
+    /// and retry policy (see [`call_conditional`]).
+    pub(crate) async fn send_conditional<T, E, F>(
+        &self,
+        operation: &'static str,
+        resend: Resend,
+        send: impl Fn(aws_sdk_dynamodb::config::Builder) -> F,
+    ) -> std::result::Result<T, Failed<E>>
+    where
+        F: Future<Output = std::result::Result<T, SdkError<E, HttpResponse>>>,
+        E: RefusedForNow,
+        aws_sdk_dynamodb::Error: From<SdkError<E, HttpResponse>>,
+    {
+        let bound = self.bound();
+        call_conditional(&bound, operation, self.get_retry_policy(), resend, send).await
     }
 
     /// The bound of each call, its deadline not started (for helpers that

@@ -11,7 +11,7 @@ use aws_sdk_dynamodb::types::{
 use tracing::Instrument;
 
 use super::Table;
-use super::call::{Failed, Resend, call_conditional};
+use super::call::{Failed, Resend};
 use super::capacity::{self, CapacityUsage};
 use super::gate::check_update;
 use super::identity::KeyId;
@@ -724,21 +724,12 @@ impl Transaction {
         // throttled or unanswered (not when out of time): the token makes
         // DynamoDB apply it at most once, and answer a resend with the first
         // send's outcome.
-        let bound = self.table.bound();
-        let sent = call_conditional(
-            &bound,
-            "TransactWriteItems",
-            self.table.get_retry_policy(),
-            Resend::RefusedOrUnanswered,
-            |one_attempt| {
-                request
-                    .clone()
-                    .customize()
-                    .config_override(one_attempt)
-                    .send()
-            },
-        )
-        .instrument(span.clone());
+        let sent = self
+            .table
+            .send_conditional("TransactWriteItems", Resend::RefusedOrUnanswered, |once| {
+                request.clone().customize().config_override(once).send()
+            })
+            .instrument(span.clone());
         match sent.await {
             Ok(out) => {
                 capacity::add_all(&mut summary.consumed_capacity, out.consumed_capacity());
