@@ -224,20 +224,29 @@ impl<'de> de::Deserializer<'de> for &mut Capture {
         Err(de::Error::custom("fields captured"))
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        visitor.visit_newtype_struct(self)
-    }
-
-    serde::forward_to_deserialize_any! {
+    newtype_then_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf option unit unit_struct seq tuple
         tuple_struct map enum identifier ignored_any
     }
 }
+
+/// In a `Deserializer` of a whole entity: a newtype struct is read as what
+/// it wraps, and the other methods listed go to `deserialize_any`.
+macro_rules! newtype_then_any {
+    ($($method:ident)*) => {
+        fn deserialize_newtype_struct<V: Visitor<'de>>(
+            self,
+            _name: &'static str,
+            visitor: V,
+        ) -> Result<V::Value, Self::Error> {
+            visitor.visit_newtype_struct(self)
+        }
+
+        serde::forward_to_deserialize_any! { $($method)* }
+    };
+}
+pub(crate) use newtype_then_any;
 
 #[cfg(test)]
 mod tests {

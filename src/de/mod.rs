@@ -23,7 +23,7 @@ use std::fmt;
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, Visitor};
 
-use crate::fields::FieldTable;
+use crate::fields::{FieldTable, newtype_then_any};
 use crate::item::Item;
 
 mod key;
@@ -226,15 +226,7 @@ impl<'de, I: Iterator<Item = Field>> de::Deserializer<'de> for TopLevelDeseriali
         visitor.visit_map(self.0)
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        visitor.visit_newtype_struct(self)
-    }
-
-    serde::forward_to_deserialize_any! {
+    newtype_then_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf option unit unit_struct seq tuple
         tuple_struct map struct enum identifier ignored_any
