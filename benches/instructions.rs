@@ -16,54 +16,12 @@
 
 use std::hint::black_box;
 
-use dynamodb_mapper::{
-    IndexKeys, Item, KeyPattern, Mapper, MapperExt, NamingConvention, TableSchema,
-};
+use dynamodb_mapper::{Item, KeyPattern, MapperExt};
 // The baselines shared with the other benches; this one uses the
 // customer's part.
 use dynamodb_mapper_support::bench::checked::*;
 use dynamodb_mapper_support::bench::*;
 use dynamodb_mapper_support::seed001::*;
-
-/// The README's way: the keys declared once, rendered by the crate.
-struct CustomerPatterns;
-impl Mapper for CustomerPatterns {
-    type Entity = Customer;
-    const ENTITY_TYPE: &'static str = "Customer";
-    const SCHEMA: TableSchema = APP_TABLE;
-    const NAMING: NamingConvention = NamingConvention::AsIs;
-    const OWNED_ATTRIBUTES: &'static [&'static str] = CustomerMapper::OWNED_ATTRIBUTES;
-    const KEY_PATTERNS: &'static [IndexKeys] = &[
-        IndexKeys::table(KeyPattern::partition("CUSTOMER#{customer_id}"))
-            .sort(KeyPattern::sort("METADATA")),
-        IndexKeys::index("GSI1", KeyPattern::partition("EMAIL#{email}"))
-            .sort(KeyPattern::sort("CUSTOMER#{customer_id}")),
-    ];
-    fn after_to_item(_: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
-        dynamodb_mapper::hooks::put_str(item, "recordType", "Customer");
-        Ok(())
-    }
-}
-
-/// The nested order the README's way: its keys declared once, rendered by
-/// the crate (GSI3 is sparse: an order not shipped has no `shipped_at`).
-struct OrderPatterns;
-impl Mapper for OrderPatterns {
-    type Entity = Order;
-    const ENTITY_TYPE: &'static str = "Order";
-    const SCHEMA: TableSchema = APP_TABLE;
-    const NAMING: NamingConvention = NamingConvention::AsIs;
-    const KEY_PATTERNS: &'static [IndexKeys] = &[
-        IndexKeys::table(KeyPattern::partition("CUSTOMER#{customer_id}"))
-            .sort(KeyPattern::sort("ORDER#{order_id}")),
-        IndexKeys::index("GSI1", KeyPattern::partition("STATUS#{status}"))
-            .sort(KeyPattern::sort("{created_at}")),
-        IndexKeys::index("GSI2", KeyPattern::partition("ORDER"))
-            .sort(KeyPattern::sort("{created_at}")),
-        IndexKeys::index("GSI3", KeyPattern::partition("SHIPPED"))
-            .sort(KeyPattern::sort("{shipped_at}")),
-    ];
-}
 
 /// The key the key-rendering variants build: the customer's partition key.
 const CUSTOMER_PK: KeyPattern = KeyPattern::partition("CUSTOMER#{customer_id}");

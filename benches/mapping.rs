@@ -179,6 +179,14 @@ fn bench(c: &mut Criterion) {
     assert_eq!(item, hand_to_item(&order), "the floor writes the same item");
     assert_eq!(hand_from_item(item.clone()), order);
     let camel_item = OrderMapper::to_item(&order).expect("valid");
+    // The README's way (keys in KEY_PATTERNS) writes what its checked floor
+    // writes, keys built with `format!`.
+    let pattern_item = OrderPatterns::to_item(&order).expect("valid");
+    assert_eq!(
+        pattern_item,
+        hand_checked_order_with_pattern_keys_to_item(&order)
+    );
+    assert_eq!(hand_checked_from_item(pattern_item.clone()), order);
     assert_eq!(OrderChecked::to_item(&order).expect("valid"), item);
     // A stored item with attributes the mapper does not know, for the record path.
     let mut stored = item.clone();
@@ -192,6 +200,11 @@ fn bench(c: &mut Criterion) {
         created_at: "2024-01-15T10:30:00Z".into(),
     };
     let customer_item = CustomerAsIs::to_item(&customer).expect("valid");
+    let customer_pattern_item = CustomerPatterns::to_item(&customer).expect("valid");
+    assert_eq!(
+        customer_pattern_item,
+        hand_checked_customer_to_item(&customer)
+    );
     assert_eq!(customer_item, hand_customer_to_item(&customer));
     assert_eq!(customer_item, serde_dynamo_customer_to_item(&customer));
     assert_eq!(hand_customer_from_item(customer_item.clone()), customer);
@@ -218,6 +231,23 @@ fn bench(c: &mut Criterion) {
     std::panic::set_hook(quiet);
 
     let mut g = c.benchmark_group("to_item");
+    // The headline: the README's mapper against hand-written code with the
+    // same keys and checks, nested and flat.
+    run(&mut g, &mut counts, "to_item/mapper_key_patterns", || {
+        OrderPatterns::to_item(black_box(&order))
+    });
+    run(
+        &mut g,
+        &mut counts,
+        "to_item/hand_written_pattern_keys_checked",
+        || hand_checked_order_with_pattern_keys_to_item(black_box(&order)),
+    );
+    run(
+        &mut g,
+        &mut counts,
+        "to_item/flat_mapper_key_patterns",
+        || CustomerPatterns::to_item(black_box(&customer)),
+    );
     run(&mut g, &mut counts, "to_item/hand_written", || {
         hand_to_item(black_box(&order))
     });
@@ -270,6 +300,27 @@ fn bench(c: &mut Criterion) {
     g.finish();
 
     let mut g = c.benchmark_group("from_item");
+    run_batched(
+        &mut g,
+        &mut counts,
+        "from_item/mapper_key_patterns",
+        || pattern_item.clone(),
+        OrderPatterns::from_item,
+    );
+    run_batched(
+        &mut g,
+        &mut counts,
+        "from_item/hand_written_pattern_keys_checked",
+        || pattern_item.clone(),
+        hand_checked_from_item,
+    );
+    run_batched(
+        &mut g,
+        &mut counts,
+        "from_item/flat_mapper_key_patterns",
+        || customer_pattern_item.clone(),
+        CustomerPatterns::from_item,
+    );
     run_batched(
         &mut g,
         &mut counts,

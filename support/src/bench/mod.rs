@@ -13,7 +13,7 @@
 //! write floors cost about 100 instructions more per call.
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynamodb_mapper::{Item, Mapper, NamingConvention, TableSchema};
+use dynamodb_mapper::{IndexKeys, Item, KeyPattern, Mapper, NamingConvention, TableSchema};
 
 use crate::seed001::*;
 
@@ -272,4 +272,47 @@ pub fn serde_dynamo_customer_to_item(c: &Customer) -> Item {
 pub fn serde_dynamo_customer_from_item(item: Item) -> Customer {
     assert!(matches!(item.get("entityType"), Some(AttributeValue::S(t)) if t == "Customer"));
     serde_dynamo::from_item(item).expect("deserializable")
+}
+
+/// The customer mapper the README's way: its keys declared once in
+/// `KEY_PATTERNS`, rendered by the crate (the headline of `mapping.rs` and
+/// `instructions.rs`).
+pub struct CustomerPatterns;
+impl Mapper for CustomerPatterns {
+    type Entity = Customer;
+    const ENTITY_TYPE: &'static str = "Customer";
+    const SCHEMA: TableSchema = APP_TABLE;
+    const NAMING: NamingConvention = NamingConvention::AsIs;
+    const OWNED_ATTRIBUTES: &'static [&'static str] = CustomerMapper::OWNED_ATTRIBUTES;
+    const KEY_PATTERNS: &'static [IndexKeys] = &[
+        IndexKeys::table(KeyPattern::partition("CUSTOMER#{customer_id}"))
+            .sort(KeyPattern::sort("METADATA")),
+        IndexKeys::index("GSI1", KeyPattern::partition("EMAIL#{email}"))
+            .sort(KeyPattern::sort("CUSTOMER#{customer_id}")),
+    ];
+    #[inline]
+    fn after_to_item(_: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+        dynamodb_mapper::hooks::put_str(item, "recordType", "Customer");
+        Ok(())
+    }
+}
+
+/// The nested order the README's way: its keys declared once, rendered by
+/// the crate (GSI3 is sparse: an order not shipped has no `shipped_at`).
+pub struct OrderPatterns;
+impl Mapper for OrderPatterns {
+    type Entity = Order;
+    const ENTITY_TYPE: &'static str = "Order";
+    const SCHEMA: TableSchema = APP_TABLE;
+    const NAMING: NamingConvention = NamingConvention::AsIs;
+    const KEY_PATTERNS: &'static [IndexKeys] = &[
+        IndexKeys::table(KeyPattern::partition("CUSTOMER#{customer_id}"))
+            .sort(KeyPattern::sort("ORDER#{order_id}")),
+        IndexKeys::index("GSI1", KeyPattern::partition("STATUS#{status}"))
+            .sort(KeyPattern::sort("{created_at}")),
+        IndexKeys::index("GSI2", KeyPattern::partition("ORDER"))
+            .sort(KeyPattern::sort("{created_at}")),
+        IndexKeys::index("GSI3", KeyPattern::partition("SHIPPED"))
+            .sort(KeyPattern::sort("{shipped_at}")),
+    ];
 }
