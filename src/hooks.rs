@@ -29,7 +29,15 @@ use crate::time::PointInTime;
 /// when the attribute is absent or not a string,
 /// [`ErrorKind::DiscriminatorMismatch`](crate::ErrorKind::DiscriminatorMismatch)
 /// when it holds another value.
-pub(crate) fn check_discriminator(item: &Item, attribute: &str, accepted: &[&str]) -> Result<()> {
+///
+/// ```
+/// use aws_sdk_dynamodb::types::AttributeValue;
+/// use dynamodb_mapper::{hooks::check_discriminator, Item};
+/// let item = Item::from([("entityType".to_string(), AttributeValue::S("Order".into()))]);
+/// assert!(check_discriminator(&item, "entityType", &["Order", "Purchase"]).is_ok());
+/// assert!(check_discriminator(&item, "entityType", &["Customer"]).is_err());
+/// ```
+pub fn check_discriminator(item: &Item, attribute: &str, accepted: &[&str]) -> Result<()> {
     match item.get(attribute) {
         Some(AttributeValue::S(found)) if accepted.contains(&found.as_str()) => Ok(()),
         Some(AttributeValue::S(found)) => Err(Error::discriminator_mismatch(

@@ -260,6 +260,8 @@ pub trait Mapper: Sized + 'static {
     ///         Ok(())
     ///     }
     ///     fn before_from_item(item: &mut Item) -> dynamodb_mapper::Result<()> {
+    ///         // Overriding the hook replaces its default check: keep it.
+    ///         hooks::check_discriminator(item, "entityType", &["Customer"])?;
     ///         hooks::rename_attribute(item, "mail", "email"); // v1 items said `mail`
     ///         Ok(())
     ///     }
