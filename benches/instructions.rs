@@ -59,6 +59,8 @@ fn main() {
         order
     );
     assert_eq!(hand_checked_from_item(nested_floor.clone()), order);
+    assert_eq!(hand_from_item(nested_floor.clone()), order);
+    assert_eq!(serde_dynamo_from_item(nested_floor.clone()), order);
     let key = format!("CUSTOMER#{}", customer.customer_id);
     let rendered = CUSTOMER_PK
         .with("customer_id", &customer.customer_id)
@@ -101,6 +103,12 @@ fn main() {
             "from_item/nested_checked_floor" => {
                 hand_checked_from_item(black_box(input())).lines.len()
             }
+            // The serde_dynamo read baseline of BENCHMARKS.md's criterion
+            // table, counted here as an independent measurement.
+            "from_item/nested_floor" => hand_from_item(black_box(input())).lines.len(),
+            "from_item/nested_serde_dynamo" => {
+                serde_dynamo_from_item(black_box(input())).lines.len()
+            }
             "key/pattern" => CUSTOMER_PK
                 .with("customer_id", black_box(&customer.customer_id))
                 .render()
@@ -111,7 +119,8 @@ fn main() {
                 "unknown variant {other:?}: to_item/patterns, to_item/hook, to_item/checked_floor, \
                  to_item/floor, from_item/patterns, from_item/checked_floor, \
                  to_item/nested_patterns, to_item/nested_checked_floor, \
-                 from_item/nested_patterns, from_item/nested_checked_floor, key/pattern, key/format"
+                 from_item/nested_patterns, from_item/nested_checked_floor, from_item/nested_floor, \
+                 from_item/nested_serde_dynamo, key/pattern, key/format"
             ),
         }
     };
