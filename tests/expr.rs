@@ -1291,7 +1291,7 @@ proptest! {
     #[test]
     fn filters_never_disturb_a_key_condition(c in condition(), p in prefix(), pk in "[A-Z#]{1,8}", sk in "[a-z]{1,4}") {
         let key = KeyCondition::new(TABLE, pk.as_str()).sort_begins_with(sk.as_str());
-        let key_meaning = meaning(&key.build_with_stem("k").unwrap());
+        let key_meaning = meaning(&key.build().unwrap());
         let filter = c.build_with_stem(p).unwrap();
         let query = offline_client().query().with_key_condition(key).unwrap().with_filter(filter.clone()).unwrap();
         let names = query.get_expression_attribute_names().clone().unwrap_or_default();

@@ -615,11 +615,11 @@ fn patterns_render_and_parse() {
     assert_eq!(parts.unsigned("version").unwrap(), 7);
     assert_eq!(parts.signed("delta").unwrap(), -5);
     assert_eq!(parts.timestamp::<SystemTime>("at").unwrap(), at);
-    assert_eq!(parts.len(), 5);
+    assert_eq!(parts.iter().count(), 5);
 
     let meta = KeyPattern::sort("METADATA");
     assert_eq!(meta.bind().render().unwrap(), "METADATA");
-    assert!(meta.parse("METADATA").unwrap().is_empty());
+    assert!(meta.parse("METADATA").unwrap().iter().next().is_none());
 }
 
 #[test]

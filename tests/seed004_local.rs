@@ -111,7 +111,7 @@ fn the_order_hierarchy_overlaps_on_purpose() {
 fn a_transaction_is_checked_before_it_is_sent() {
     let full = seed_order("customer123", "order456");
     let tx = create_order(&Table::new(&offline_client(), "Shop", SHOP_TABLE), &full).unwrap();
-    assert_eq!(tx.len(), 4);
+    assert_eq!(tx.actions().len(), 4);
 
     // One action per item.
     let err = tx.clone().put::<OrderMapper>(&full.order).unwrap_err();

@@ -184,12 +184,7 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
                 c.build_with_stem(prefix(u)?)
             }
         } else {
-            let k = key_condition(u)?;
-            if bool::arbitrary(u)? {
-                k.build()
-            } else {
-                k.build_with_stem(prefix(u)?)
-            }
+            key_condition(u)?.build()
         };
         match e {
             Ok(e) => {

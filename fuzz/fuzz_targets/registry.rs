@@ -95,13 +95,11 @@ fn check<T: std::fmt::Debug>(registry: &Registry<T>, items: &[Item]) {
             items.len()
         );
     }
-    for name in registry
-        .group_names()
-        .map(str::to_owned)
-        .collect::<Vec<_>>()
-    {
-        let group = registry.group(&name).unwrap();
-        let _ = group.decode_all(items.iter().cloned());
+    // The support registries' groups (a name a registry lacks is skipped).
+    for name in ["Person", "Employee", "Thread"] {
+        if let Ok(group) = registry.group(name) {
+            let _ = group.decode_all(items.iter().cloned());
+        }
     }
 }
 

@@ -279,14 +279,7 @@ impl KeyCondition {
     /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (attribute
     /// `(expression)`) for a stem that is not ASCII letters and digits
     /// starting with a letter.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
-    /// let e = KeyCondition::new(TableSchema::new("pk"), "A").build_with_stem("key")?;
-    /// assert_eq!(e.expression(), "#key0 = :key0");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn build_with_stem(&self, stem: &str) -> Result<Expression> {
+    pub(crate) fn build_with_stem(&self, stem: &str) -> Result<Expression> {
         check_stem(stem)?;
         let table_pk = self.schema.partition_key;
         let table_sk = self.schema.sort_key;

@@ -11,8 +11,9 @@
 //! # Placeholders never clash
 //!
 //! A builder numbers its placeholders from a prefix: `#k0`, `:k0`, ... for key
-//! conditions, `#c0`, `:c0`, ... for conditions and filters (`build_with_stem`
-//! chooses another). Whenever two expressions meet ([`Expression::and`], or
+//! conditions, `#c0`, `:c0`, ... for conditions and filters
+//! ([`Condition::build_with_stem`] chooses another). Whenever two expressions
+//! meet ([`Expression::and`], or
 //! applying one to a request that already holds names and values), each
 //! placeholder of the incoming expression that is already bound to something
 //! else is renamed (`:c0` becomes `:c1`, ...), and one bound to the same thing

@@ -131,13 +131,7 @@ impl Projection {
     /// # Errors
     /// As [`build`](Self::build), and for a stem that is not ASCII letters
     /// and digits starting with a letter.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::{attr, Projection};
-    /// assert_eq!(Projection::paths([attr("a")]).build_with_stem("x")?.expression(), "#x0");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn build_with_stem(&self, stem: &str) -> Result<Expression> {
+    pub(crate) fn build_with_stem(&self, stem: &str) -> Result<Expression> {
         check_stem(stem)?;
         if self.paths.is_empty() {
             return Err(expr_error(EXPRESSION, "is a projection of no attributes"));

@@ -443,14 +443,7 @@ impl Update {
     /// # Errors
     /// As [`build`](Self::build), and for a stem that is not ASCII
     /// letters and digits starting with a letter.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::{attr, Update};
-    /// let e = Update::new().set(attr("a"), 1).build_with_stem("up")?;
-    /// assert_eq!(e.expression(), "SET #up0 = :up0");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn build_with_stem(&self, stem: &str) -> Result<Expression> {
+    pub(crate) fn build_with_stem(&self, stem: &str) -> Result<Expression> {
         check_stem(stem)?;
         if self.actions.is_empty() {
             return Err(expr_error(EXPRESSION, "is an update with no actions"));

@@ -97,14 +97,8 @@ impl KeyValue<'_> {
     }
 
     /// The same value, owning its text.
-    ///
-    /// ```
-    /// use dynamodb_mapper::key::KeyValue;
-    /// let owned: KeyValue<'static> = KeyValue::from(&String::from("x")).into_owned();
-    /// assert_eq!(owned, KeyValue::Text("x".into()));
-    /// ```
     #[must_use]
-    pub fn into_owned(self) -> KeyValue<'static> {
+    pub(crate) fn into_owned(self) -> KeyValue<'static> {
         match self {
             KeyValue::Text(t) => KeyValue::Text(Cow::Owned(t.into_owned())),
             KeyValue::Unsigned(v) => KeyValue::Unsigned(v),

@@ -163,28 +163,4 @@ impl KeyParts {
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, &KeyValue<'static>)> {
         self.values.iter().map(|(n, v)| (*n, v))
     }
-
-    /// How many placeholders the key had.
-    ///
-    /// ```
-    /// use dynamodb_mapper::KeyPattern;
-    /// assert_eq!(KeyPattern::sort("META").parse("META")?.len(), 0);
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.values.len()
-    }
-
-    /// Whether the pattern had no placeholders.
-    ///
-    /// ```
-    /// use dynamodb_mapper::KeyPattern;
-    /// assert!(KeyPattern::sort("META").parse("META")?.is_empty());
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
-    }
 }

@@ -235,7 +235,7 @@ impl KeyPattern {
     ///
     /// const SK: KeyPattern = KeyPattern::sort("STATUS#{at:ts}");
     /// let parts = SK.parse("STATUS#2024-01-15T10:30:00Z")?;
-    /// assert_eq!(parts.len(), 1);
+    /// assert_eq!(parts.iter().count(), 1);
     /// let err = SK.parse("ITEM#001").unwrap_err();
     /// assert_eq!(
     ///     err.to_string(),

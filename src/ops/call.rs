@@ -25,11 +25,7 @@ use crate::error::Error;
 /// `timeout_config`), else by this. A call that runs out returns
 /// [`ErrorKind::Timeout`](crate::ErrorKind::Timeout); for a write, its outcome
 /// is then unknown.
-///
-/// ```
-/// assert_eq!(dynamodb_mapper::ops::DEFAULT_CALL_TIMEOUT.as_secs(), 30);
-/// ```
-pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How long one helper call may take in all when the
 /// [`Table`](super::Table) sets no deadline: 60 s.
@@ -42,11 +38,7 @@ pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(30);
 /// handed back, in doubt), a write
 /// [`ErrorKind::MaybeApplied`](crate::ErrorKind::MaybeApplied) when an
 /// attempt was sent, else [`ErrorKind::Timeout`](crate::ErrorKind::Timeout).
-///
-/// ```
-/// assert_eq!(dynamodb_mapper::ops::DEFAULT_DEADLINE.as_secs(), 60);
-/// ```
-pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
 
 /// The default bound for one call through `client`.
 pub(crate) fn call_timeout(client: &Client) -> Duration {

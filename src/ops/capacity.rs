@@ -107,17 +107,7 @@ impl CapacityUsage {
     }
 
     /// Adds what another helper consumed, as if one helper had sent both.
-    ///
-    /// ```
-    /// use aws_sdk_dynamodb::types::ConsumedCapacity;
-    /// use dynamodb_mapper::ops::CapacityUsage;
-    /// let mut one = CapacityUsage::default();
-    /// one.add(&ConsumedCapacity::builder().table_name("T").capacity_units(1.0).build());
-    /// let mut sum = one.clone();
-    /// sum.merge(&one);
-    /// assert_eq!((sum.total, sum.tables["T"].total), (2.0, 2.0));
-    /// ```
-    pub fn merge(&mut self, other: &CapacityUsage) {
+    pub(crate) fn merge(&mut self, other: &CapacityUsage) {
         self.total += other.total;
         for (name, theirs) in &other.tables {
             let ours = self.tables.entry(name.clone()).or_default();

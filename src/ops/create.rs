@@ -56,8 +56,7 @@ type Customize = Box<dyn FnOnce(CreateTableFluentBuilder) -> CreateTableFluentBu
 ///     .create_table()
 ///     .stream(StreamViewType::NewAndOldImages)
 ///     .max_wait(Duration::from_secs(60));
-/// assert_eq!(create.definition().stream.as_ref(), Some(&StreamViewType::NewAndOldImages));
-/// // create.send().await?;
+/// # let _ = create; // create.send().await?;
 /// ```
 #[must_use = "a CreateTable does nothing until `send` is awaited"]
 pub struct CreateTable {
@@ -161,7 +160,7 @@ impl CreateTable {
     /// # use dynamodb_mapper_support::doc::*;
     /// use aws_sdk_dynamodb::types::StreamViewType;
     /// let create = table().create_table().stream(StreamViewType::KeysOnly);
-    /// assert_eq!(create.definition().stream.as_ref(), Some(&StreamViewType::KeysOnly));
+    /// # let _ = create;
     /// ```
     pub fn stream(mut self, view_type: StreamViewType) -> Self {
         self.definition = self.definition.stream(view_type);
@@ -211,19 +210,6 @@ impl CreateTable {
             Some(first) => Box::new(move |request| change(first(request))),
         });
         self
-    }
-
-    /// The table as it will be created, e.g. to export it as JSON
-    /// ([`TableDefinition::create_table_json`]); without the changes of
-    /// [`map_request`](Self::map_request).
-    ///
-    /// ```
-    /// # use dynamodb_mapper_support::doc::*;
-    /// let json = table().create_table().definition().create_table_json();
-    /// assert!(json.contains(r#""TableName": "AppTable""#));
-    /// ```
-    pub fn definition(&self) -> &TableDefinition {
-        &self.definition
     }
 
     /// Creates the table and gets it ready, in three steps:

@@ -28,10 +28,10 @@
 //!   [`import`](BatchWriter::import). Versions never repeat across a delete
 //!   and re-create (see [`Table::put_versioned`]).
 //! - **Bounded in time.** Every helper call returns within its
-//!   [`Table::deadline`] (else [`DEFAULT_DEADLINE`]), every attempt, retry
+//!   [`Table::deadline`] (else 60 s), every attempt, retry
 //!   and pause included; each SDK call within it is bounded by
 //!   [`Table::call_timeout`], else the client's operation timeout, else
-//!   [`DEFAULT_CALL_TIMEOUT`]; retries follow the table's [`RetryPolicy`]
+//!   30 s; retries follow the table's [`RetryPolicy`]
 //!   (the client's `RetryConfig` by default). Running out is an
 //!   [`ErrorKind::Timeout`](crate::ErrorKind::Timeout), or for a write
 //!   that was sent, [`ErrorKind::MaybeApplied`](crate::ErrorKind::MaybeApplied).
@@ -63,7 +63,7 @@ pub use batch::{
     BATCH_GET_LIMIT, BATCH_WRITE_LIMIT, BatchGetter, BatchRead, BatchSummary, BatchWriter,
     FailedItem,
 };
-pub use call::{DEFAULT_CALL_TIMEOUT, DEFAULT_DEADLINE};
+pub(crate) use call::DEFAULT_DEADLINE;
 pub use capacity::{CapacityUsage, TableCapacity};
 pub use create::{CreateTable, CreatedTable};
 pub use pages::Page;

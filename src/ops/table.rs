@@ -62,8 +62,8 @@ impl Table {
     /// The table `name`, laid out as `schema`, reached through `client`;
     /// retries as the client's retry configuration says
     /// ([`RetryPolicy::of_client`]), each call bounded by the client's
-    /// operation timeout or [`DEFAULT_CALL_TIMEOUT`](super::DEFAULT_CALL_TIMEOUT),
-    /// and each helper call by [`DEFAULT_DEADLINE`](super::DEFAULT_DEADLINE).
+    /// operation timeout or 30 s, and each helper call by 60 s (see
+    /// [`call_timeout`](Self::call_timeout) and [`deadline`](Self::deadline)).
     ///
     /// ```
     /// # use dynamodb_mapper_support::doc::*;
@@ -97,7 +97,7 @@ impl Table {
     /// Bounds each SDK call a helper makes (the SDK's own retries
     /// included), and each page of a stream: a call that runs out is an
     /// [`ErrorKind::Timeout`](crate::ErrorKind::Timeout) error. Overrides the
-    /// client's operation timeout.
+    /// client's operation timeout; with neither, 30 s.
     ///
     /// ```
     /// # use dynamodb_mapper_support::doc::*;
@@ -120,7 +120,7 @@ impl Table {
     /// [`ErrorKind::MaybeApplied`](crate::ErrorKind::MaybeApplied) when an
     /// attempt went unanswered, otherwise
     /// [`ErrorKind::Timeout`](crate::ErrorKind::Timeout).
-    /// [`DEFAULT_DEADLINE`](super::DEFAULT_DEADLINE) when not set. A large
+    /// 60 s when not set. A large
     /// batch needs a deadline in proportion to its size.
     ///
     /// ```

@@ -132,7 +132,7 @@ impl Table {
     /// ```
     /// # use dynamodb_mapper_support::doc::*;
     /// let tx = dynamodb_mapper::ops::Table::new(&client(), "T", TABLE).transaction();
-    /// assert!(tx.is_empty());
+    /// assert!(tx.actions().is_empty());
     /// ```
     pub fn transaction(&self) -> Transaction {
         Transaction {
@@ -196,26 +196,6 @@ impl Transaction {
         Ok(self)
     }
 
-    /// Number of actions.
-    ///
-    /// ```
-    /// assert_eq!(dynamodb_mapper_support::doc::table().transaction().len(), 0);
-    /// ```
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.actions.len()
-    }
-
-    /// Whether there are no actions.
-    ///
-    /// ```
-    /// assert!(dynamodb_mapper_support::doc::table().transaction().is_empty());
-    /// ```
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.actions.is_empty()
-    }
-
     /// The actions, as the SDK's types.
     ///
     /// ```
@@ -250,7 +230,7 @@ impl Transaction {
     ///     TransactWriteItem::builder().delete(delete).build(),
     ///     ActionInfo::new(ActionKind::Delete, "Audit", "Audit", key.clone()),
     /// )?;
-    /// assert_eq!(tx.len(), 1);
+    /// assert_eq!(tx.actions().len(), 1);
     /// let again = Delete::builder().table_name("Audit").set_key(Some(key.clone())).build()?;
     /// assert!(tx.push(
     ///     TransactWriteItem::builder().delete(again).build(),
@@ -614,7 +594,7 @@ impl Transaction {
     /// let tx = table().transaction()
     ///     .update_entity::<NoteMapper>(&old, &Note { id: 1, text: "b".into() })?
     ///     .update_entity::<NoteMapper>(&old, &old)?; // no change: no action
-    /// assert_eq!(tx.len(), 1);
+    /// assert_eq!(tx.actions().len(), 1);
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn update_entity<M: Mapper>(self, old: &M::Entity, new: &M::Entity) -> Result<Self> {

@@ -302,22 +302,6 @@ impl<T> Registry<T> {
         discriminator_filter(self.inner.attribute, values.into_iter())
     }
 
-    /// The names of the groups, in definition order.
-    ///
-    /// ```
-    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # use dynamodb_mapper_support::doc::*;
-    /// let registry = Registry::builder()
-    ///     .register::<NoteMapper>(|n| n)
-    ///     .group("Everything", &["Note"])
-    ///     .build()?;
-    /// assert_eq!(registry.group_names().collect::<Vec<_>>(), ["Everything"]);
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn group_names(&self) -> impl Iterator<Item = &str> {
-        self.inner.groups.iter().map(|g| g.name.as_str())
-    }
-
     /// Sorts items into [`Buckets`] by this registry's discriminator
     /// attribute, for a compound read.
     ///

@@ -125,26 +125,6 @@ impl<'r, T> Group<'r, T> {
         self.data.entity_types.as_slice()
     }
 
-    /// Whether a discriminator value (an entity type or an alias) belongs to
-    /// the group.
-    ///
-    /// ```
-    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # use dynamodb_mapper_support::doc::*;
-    /// let registry = Registry::builder().register::<OrderMapper>(|o| o).group("Sales", &["Order"]).build()?;
-    /// let sales = registry.group("Sales")?;
-    /// assert!(sales.contains("Purchase") && sales.contains("Order"));
-    /// assert!(!sales.contains("Refund"));
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    #[must_use]
-    pub fn contains(&self, value: &str) -> bool {
-        self.registry
-            .inner
-            .lookup(value)
-            .is_some_and(|i| self.data.members.get(i).copied().unwrap_or(false))
-    }
-
     /// The group's discriminator filter: its members and their aliases.
     ///
     /// ```

@@ -1911,7 +1911,7 @@ impl Run<'_> {
         let mut effects: Vec<(usize, Effect, bool)> = Vec::new();
         let mut pushed: BTreeSet<usize> = BTreeSet::new();
         for action in actions {
-            let before = tx.len();
+            let before = tx.actions().len();
             // The transaction with the action added, when it was accepted.
             let mut next: Option<Transaction> = None;
             let id = match action {
@@ -2050,7 +2050,7 @@ impl Run<'_> {
             if let Some(added) = next {
                 tx = added;
             }
-            if tx.len() > before {
+            if tx.actions().len() > before {
                 pushed.insert(id);
                 effects.push((id, effect.0, effect.1));
             }
@@ -2578,7 +2578,7 @@ impl Run<'_> {
         // transaction and the version it was read at.
         let mut written: Vec<(usize, Record<Account>, usize, Option<u64>)> = Vec::new();
         for action in actions {
-            let before = tx.len();
+            let before = tx.actions().len();
             // The transaction with the action added, when it was accepted.
             let mut next: Option<Transaction> = None;
             // The record an action writes and the version it was read at.
@@ -2745,7 +2745,7 @@ impl Run<'_> {
             if let Some(added) = next {
                 tx = added;
             }
-            if tx.len() > before {
+            if tx.actions().len() > before {
                 pushed.insert(id);
                 effects.push((id, effect, holds));
                 if let Some((record, prior)) = keep {
@@ -2765,11 +2765,11 @@ impl Run<'_> {
         };
         self.report("account.tx.send", expect, &g)?;
         if let Ok(sent) = &r {
-            if sent.versions.len() != tx.len() {
+            if sent.versions.len() != tx.actions().len() {
                 return Err(format!(
                     "account.tx.send: {} versions for {} actions",
                     sent.versions.len(),
-                    tx.len()
+                    tx.actions().len()
                 ));
             }
             for (id, mut record, index, prior) in written {

@@ -42,7 +42,7 @@ const OPERATION: &str = "BatchWriteItem";
 ///   accounts for every request ([`Unwritten`]): written, certainly
 ///   not written (unprocessed), or in doubt (sent, no credible answer).
 /// - Every call is bounded in time (see
-///   [`DEFAULT_CALL_TIMEOUT`](crate::ops::DEFAULT_CALL_TIMEOUT)).
+///   [`Table::deadline`](crate::ops::Table::deadline)).
 ///
 /// What it refuses: entities of a table with a version attribute. A batch
 /// write cannot carry a condition, so it would overwrite newer versions
