@@ -402,7 +402,18 @@ impl KeyRole {
 /// word holds a byte equal to `a` when the word XOR `a` in every byte
 /// holds a zero byte, which `(x - 0x01..01) & !x & 0x80..80` tells
 /// exactly (nonzero iff some byte of `x` is zero).
-fn holds_either(bytes: &[u8], a: u8, b: u8) -> bool {
+#[inline(always)]
+pub(super) fn holds_either(bytes: &[u8], a: u8, b: u8) -> bool {
+    // A short value (most ids) is quicker to look at byte by byte, here
+    // rather than through a call.
+    if bytes.len() < 8 {
+        return bytes.iter().any(|&c| c == a || c == b);
+    }
+    holds_either_by_words(bytes, a, b)
+}
+
+/// [`holds_either`] a word (8 bytes) at a time.
+fn holds_either_by_words(bytes: &[u8], a: u8, b: u8) -> bool {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
     let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS != 0;

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use super::encoding::Encoding;
 use super::format::{
-    KeyFormat, KeyRole, check_size, last_sort_key_with_prefix, segments, split_key,
+    KeyFormat, KeyRole, check_size, holds_either, last_sort_key_with_prefix, segments, split_key,
 };
 use super::key_value::KeyValue;
 use super::language::Language;
@@ -62,6 +62,59 @@ pub struct KeyPattern {
     pub(super) template: &'static str,
     role: KeyRole,
     format: KeyFormat,
+    /// Worked out by the `const` constructor: for a valid template of the
+    /// default format with exactly one text placeholder (`CUSTOMER#{id}`),
+    /// the byte range of `{id}`. Such a key renders without compiling the
+    /// template (see [`BoundPattern::render`]). A function of `template`
+    /// and `format`, so it changes no comparison.
+    single: Option<(u16, u16)>,
+}
+
+/// For a template of the default format with exactly one text placeholder
+/// that [`compile`](super::template::compile) accepts, the byte range of
+/// the placeholder (`{` to `}` inclusive of both, as `open..close`); `None`
+/// for any other template (a valid one then renders through its compiled
+/// form). Accepts a subset of what `compile` accepts: components separated by
+/// `#`, none empty; exactly one `{name}` with a valid name and no format;
+/// no other `{`, no `}` outside it and no escape character (`\`).
+const fn single_placeholder(template: &str) -> Option<(u16, u16)> {
+    let b = template.as_bytes();
+    if b.is_empty() || b.len() > u16::MAX as usize {
+        return None;
+    }
+    let mut open = None;
+    let mut close = None;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'{' => {
+                if open.is_some() {
+                    return None;
+                }
+                open = Some(i);
+                // The name: a letter or `_`, then letters, digits or `_`.
+                let mut j = i + 1;
+                while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+                    j += 1;
+                }
+                if j == i + 1 || b[i + 1].is_ascii_digit() || j >= b.len() || b[j] != b'}' {
+                    return None;
+                }
+                close = Some(j + 1);
+                i = j + 1;
+                continue;
+            }
+            b'}' | b'\\' => return None,
+            // No empty component: no `#` first, last, or after another.
+            b'#' if i == 0 || i + 1 == b.len() || b[i - 1] == b'#' => return None,
+            _ => {}
+        }
+        i += 1;
+    }
+    match (open, close) {
+        (Some(open), Some(close)) => Some((open as u16, close as u16)),
+        _ => None,
+    }
 }
 
 impl KeyPattern {
@@ -79,6 +132,7 @@ impl KeyPattern {
             template,
             role: KeyRole::Partition,
             format: KeyFormat::DEFAULT,
+            single: single_placeholder(template),
         }
     }
 
@@ -96,6 +150,7 @@ impl KeyPattern {
             template,
             role: KeyRole::Sort,
             format: KeyFormat::DEFAULT,
+            single: single_placeholder(template),
         }
     }
 
@@ -110,6 +165,11 @@ impl KeyPattern {
     #[must_use]
     pub const fn with_format(mut self, format: KeyFormat) -> Self {
         self.format = format;
+        if !(format.delimiter == KeyFormat::DEFAULT.delimiter
+            && format.escape == KeyFormat::DEFAULT.escape)
+        {
+            self.single = None;
+        }
         self
     }
 
@@ -203,8 +263,12 @@ impl KeyPattern {
     /// assert_eq!(pk, "TENANT#acme");
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
+    #[inline]
     pub fn with<'a>(&self, name: &'a str, value: impl Into<KeyValue<'a>>) -> BoundPattern<'a> {
-        self.bind().with(name, value)
+        BoundPattern {
+            pattern: *self,
+            values: Values::One((name, value.into())),
+        }
     }
 
     /// Starts binding values with none bound yet: for a pattern without
@@ -440,6 +504,7 @@ impl KeyPattern {
     /// pattern compiled once per thread (its literal text worked out, the
     /// key rendered into one string of the right size). The same checks,
     /// in the same order, with the same errors.
+    #[inline(never)]
     fn render_key(&self, values: &[(&str, KeyValue<'_>)]) -> Result<String> {
         let compiled = self.compiled()?;
         // The value of each of the first placeholders, found as the names
@@ -749,6 +814,7 @@ impl<'a> BoundPattern<'a> {
     /// assert_eq!(key, "CUSTOMER#C1");
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
+    #[inline]
     pub fn with(mut self, name: &'a str, value: impl Into<KeyValue<'a>>) -> Self {
         self.values.push((name, value.into()));
         self
@@ -776,8 +842,43 @@ impl<'a> BoundPattern<'a> {
     /// assert_eq!(err.to_string(), "key pattern `ORDER#{order_id}#LINE#{line:u3}` value for `{order_id}`: is empty");
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
+    #[inline]
     pub fn render(&self) -> Result<String> {
+        if let Some(key) = self.render_single() {
+            return Ok(key);
+        }
         self.pattern.render_key(self.values.as_slice())
+    }
+
+    /// The key of a one-placeholder pattern (`CUSTOMER#{id}`) bound to one
+    /// non-empty text value of that name that needs no escaping, within the
+    /// size limit, without compiling the template: its text before the
+    /// placeholder, the value, its text after. `None` for anything else, which
+    /// [`render`](Self::render) then renders (or reports) the general way.
+    #[inline]
+    fn render_single(&self) -> Option<String> {
+        let (open, close) = self.pattern.single?;
+        let Values::One((name, KeyValue::Text(text))) = &self.values else {
+            return None;
+        };
+        let template = self.pattern.template;
+        let (open, close) = (usize::from(open), usize::from(close));
+        // The name compared as bytes (`{` and `}` are ASCII, so the
+        // placeholder's range is on character boundaries). A value to escape
+        // goes the general way too (the default format's delimiter and
+        // escape character are ASCII).
+        if text.is_empty()
+            || Some(name.as_bytes()) != template.as_bytes().get(open + 1..close - 1)
+            || holds_either(text.as_bytes(), b'#', b'\\')
+        {
+            return None;
+        }
+        let (before, after) = (template.get(..open)?, template.get(close..)?);
+        let mut out = String::with_capacity(before.len() + text.len() + after.len());
+        out.push_str(before);
+        out.push_str(text);
+        out.push_str(after);
+        (out.len() <= self.pattern.role.max_bytes()).then_some(out)
     }
 
     /// The `begins_with` value for keys with the bound values: the key up to
@@ -900,5 +1001,84 @@ mod tests {
             let cached = COMPILED.with(|c| c.borrow().len());
             assert!(cached <= MAX_COMPILED, "{cached}");
         }
+    }
+
+    /// Templates of the characters that matter to the template syntax, so
+    /// valid, invalid and one-placeholder templates all come up often.
+    fn template() -> impl proptest::strategy::Strategy<Value = String> {
+        proptest::string::string_regex(r"([A-Z#\\{}:_1é]|\{id\}|\{n:u2\}|\{x_1\}|\{1a\}){0,7}")
+            .expect("regex")
+    }
+
+    proptest::proptest! {
+        /// The `const` analysis accepts only templates `compile` accepts,
+        /// with one text placeholder at the range it gives, and the key it
+        /// renders without compiling is the compiled template's, for every
+        /// value (escaped), role and size.
+        #[test]
+        fn one_placeholder_keys_render_as_the_compiled_template_does(
+            t in template(),
+            value in r"[a-z#\\é]{0,6}",
+            big in proptest::prelude::any::<bool>(),
+            sort in proptest::prelude::any::<bool>(),
+        ) {
+            let t: &'static str = Box::leak(t.into_boxed_str());
+            let pattern = if sort { KeyPattern::sort(t) } else { KeyPattern::partition(t) };
+            let compiled = compile(t, KeyFormat::DEFAULT);
+            let Some((open, close)) = pattern.single else {
+                return Ok(());
+            };
+            let components = compiled.expect("a one-placeholder template is valid");
+            let slots: Vec<Slot> = components.iter().filter_map(|c| c.slot).collect();
+            proptest::prop_assert_eq!(slots.len(), 1);
+            proptest::prop_assert_eq!(slots[0].encoding, Encoding::Text);
+            proptest::prop_assert_eq!(slots[0].spec, &t[usize::from(open)..usize::from(close)]);
+            let value = if big { value.repeat(400) } else { value };
+            let name = slots[0].name;
+            let bound = pattern.with(name, value.as_str());
+            let general = pattern.render_key(bound.values.as_slice());
+            match bound.render_single() {
+                Some(key) => proptest::prop_assert_eq!(Ok(key), general.map_err(|e| e.to_string())),
+                // Left to the general way: an empty value, one to escape, or
+                // a key over the limit.
+                None => proptest::prop_assert!(
+                    value.is_empty() || value.contains(['#', '\\']) || general.is_err()
+                ),
+            }
+            // Any other binding goes the general way.
+            proptest::prop_assert!(pattern.with("other", "v").render_single().is_none());
+            proptest::prop_assert!(pattern.with(name, 7).render_single().is_none());
+        }
+    }
+
+    #[test]
+    fn the_const_analysis_finds_the_placeholder_or_declines() {
+        assert_eq!(KeyPattern::partition("CUSTOMER#{id}").single, Some((9, 13)));
+        assert_eq!(KeyPattern::sort("{id}").single, Some((0, 4)));
+        assert_eq!(KeyPattern::sort("A#v{id}x#B").single, Some((3, 7)));
+        for declined in [
+            "",
+            "A",
+            "A#{id}#{b}",
+            "{n:u2}",
+            "#{id}",
+            "{id}#",
+            "A##{id}",
+            "{1a}",
+            "{}",
+            "A\\#{id}",
+            "{id}}",
+            "{id",
+        ] {
+            assert_eq!(KeyPattern::sort(declined).single, None, "{declined}");
+        }
+        let other = KeyFormat::DEFAULT.with_delimiter('|');
+        assert_eq!(KeyPattern::sort("A|{id}").with_format(other).single, None);
+        assert_eq!(
+            KeyPattern::sort("A#{id}")
+                .with_format(KeyFormat::DEFAULT)
+                .single,
+            Some((2, 6))
+        );
     }
 }
