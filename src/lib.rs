@@ -21,6 +21,7 @@ pub mod cursor;
 mod de;
 mod describe;
 mod error;
+pub mod evolve;
 pub mod expr;
 mod fields;
 pub mod hooks;

@@ -1,10 +1,12 @@
 //! Registry decoding of arbitrary pages of items, under every policy, by
-//! the whole registry, by group and into buckets: never a panic, and
-//! `decode_all` fails exactly when one of its items fails `decode`.
+//! the whole registry, by group and into buckets, and audited: never a
+//! panic, `decode_all` fails exactly when one of its items fails `decode`,
+//! and an audit counts every item once.
 #![no_main]
 
 use std::sync::OnceLock;
 
+use dynamodb_mapper::evolve::Audit;
 use dynamodb_mapper::{Decoded, Item, MissingPolicy, Registry, UnknownPolicy};
 use dynamodb_mapper_support::fuzz::FuzzItems;
 use dynamodb_mapper_support::seed000::{self, *};
@@ -95,6 +97,17 @@ fn check<T: std::fmt::Debug>(registry: &Registry<T>, items: &[Item]) {
             items.len()
         );
     }
+    let mut audit = Audit::default();
+    for item in items {
+        audit.add(registry, item.clone());
+    }
+    assert_eq!(audit.scanned, items.len() as u64);
+    assert_eq!(
+        audit.types.values().map(|t| t.items).sum::<u64>(),
+        items.len() as u64
+    );
+    let _ = audit.to_string();
+
     // The support registries' groups (a name a registry lacks is skipped).
     for name in ["Person", "Employee", "Thread"] {
         if let Ok(group) = registry.group(name) {

@@ -104,6 +104,15 @@ fn value(hash: &mut Sha256, value: &AttributeValue) {
 }
 
 /// The digest a cursor of `query` carries.
+/// The digest that binds a checkpoint to a sweep (`what` names the segment):
+/// a domain of its own, so no query's digest equals it.
+pub(crate) fn sweep_digest(what: &str) -> Vec<u8> {
+    let mut hash = Sha256::new();
+    hash.update(b"dynamodb-mapper sweep v1");
+    part(&mut hash, what.as_bytes());
+    hash.finalize().to_vec()
+}
+
 pub(crate) fn digest(query: &QueryShape<'_>) -> Vec<u8> {
     let mut hash = Sha256::new();
     hash.update(b"dynamodb-mapper query v1");

@@ -19,7 +19,7 @@
 mod bind;
 mod token;
 
-pub(crate) use bind::{QueryShape, digest};
+pub(crate) use bind::{QueryShape, digest, sweep_digest};
 
 use std::fmt;
 use std::sync::Arc;

@@ -551,4 +551,16 @@ impl Table {
     ) -> impl Stream<Item = Result<Decoded<T>>> + use<T> {
         decode_pages!(self, scan, registry, "dynamodb_mapper.scan", "Scan")
     }
+
+    /// One `Scan` page (the table's bound, the client's retries: a read
+    /// changes nothing, so it may be sent again), for the sweeps of
+    /// [`evolve`](crate::evolve).
+    pub(crate) async fn scan_once(
+        &self,
+        scan: ScanFluentBuilder,
+    ) -> Result<aws_sdk_dynamodb::operation::scan::ScanOutput> {
+        super::call::call(&self.bound(), "Scan", scan.send())
+            .await
+            .map_err(|f| f.into_error("Scan"))
+    }
 }

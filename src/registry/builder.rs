@@ -148,6 +148,7 @@ impl<T: 'static> RegistryBuilder<T> {
                 .collect(),
             key_patterns: M::KEY_PATTERNS,
             decode,
+            rewrite: super::entry::rewrite::<M>,
         });
         self
     }

@@ -112,7 +112,33 @@ enum Route {
     Missing(Option<&'static str>),
 }
 
+/// Where an item's discriminator leads, for an audit
+/// ([`Registry::mapper_of`]).
+pub(crate) enum Routed<'a> {
+    /// A registered mapper.
+    Mapper(MapperOf),
+    /// A discriminator value no mapper reads.
+    Unknown(&'a str),
+    /// No discriminator (or, named, what type the attribute had instead).
+    Missing(Option<&'static str>),
+}
+
+/// What the registry knows of one mapper, without its decoder.
+#[derive(Clone, Copy)]
+pub(crate) struct MapperOf {
+    pub(crate) entity_type: &'static str,
+    pub(crate) table: TableSchema,
+    pub(crate) key_patterns: &'static [crate::key::IndexKeys],
+    /// The item as the mapper writes the entity it reads from an item.
+    pub(crate) rewrite: super::entry::Rewrite,
+}
+
 impl<T> Registry<T> {
+    /// The mapper `item`'s discriminator names, whatever the policies.
+    pub(crate) fn mapper_of<'i>(&self, item: &'i Item) -> Routed<'i> {
+        self.inner.mapper_of(item)
+    }
+
     /// The table layout every registered mapper writes into.
     ///
     /// ```
@@ -321,6 +347,26 @@ impl<T> Registry<T> {
 }
 
 impl<T> Inner<T> {
+    /// What an audit needs of the mapper `item`'s discriminator names.
+    pub(super) fn mapper_of<'i>(&self, item: &'i Item) -> Routed<'i> {
+        match self.route(item, None) {
+            Route::Entry(i) => match self.entries.get(i) {
+                Some(e) => Routed::Mapper(MapperOf {
+                    entity_type: e.entity_type,
+                    table: e.table,
+                    key_patterns: e.key_patterns,
+                    rewrite: e.rewrite,
+                }),
+                None => Routed::Missing(None),
+            },
+            Route::Unknown => match item.get(self.attribute) {
+                Some(AttributeValue::S(value)) => Routed::Unknown(value),
+                _ => Routed::Missing(None),
+            },
+            Route::Missing(found) => Routed::Missing(found),
+        }
+    }
+
     pub(super) fn lookup(&self, value: &str) -> Option<usize> {
         self.routes
             .binary_search_by(|(v, _)| (*v).cmp(value))

@@ -25,6 +25,20 @@ pub(super) struct Entry<T> {
     /// ([`Mapper::KEY_PATTERNS`](crate::Mapper::KEY_PATTERNS)).
     pub(super) key_patterns: &'static [IndexKeys],
     pub(super) decode: DecodeFn<T>,
+    /// The item as the mapper writes the entity it reads from `item`.
+    pub(super) rewrite: Rewrite,
+}
+
+/// The item as a mapper writes the entity it reads from an item: the
+/// outer error when it cannot read it, the inner one when it cannot write
+/// the entity back.
+pub(crate) type Rewrite = fn(Item) -> Result<Result<Item>>;
+
+/// [`Rewrite`] with `M`: what every derived attribute should hold.
+pub(super) fn rewrite<M: crate::Mapper>(item: Item) -> Result<Result<Item>> {
+    use crate::MapperExt;
+    let entity = M::from_item(item)?;
+    Ok(M::to_item(&entity))
 }
 
 impl<T> Entry<T> {

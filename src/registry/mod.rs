@@ -34,5 +34,6 @@ pub use buckets::Buckets;
 pub use builder::RegistryBuilder;
 pub use decoded::{Decoded, DecodedItems, RawItem, Skipped, Unmatched};
 pub use dispatch::Registry;
+pub(crate) use dispatch::{MapperOf, Routed};
 pub use group::Group;
 pub use policy::{MissingPolicy, UnknownPolicy};
