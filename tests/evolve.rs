@@ -452,3 +452,414 @@ async fn checkpoints_are_bound_to_their_table_segment_and_secret() {
         assert_eq!(err.attribute(), Some("segment"));
     }
 }
+
+// ---------------------------------------------------------------------------
+// Backfills
+// ---------------------------------------------------------------------------
+
+/// An order as written before GSI1 was added to its mapper: no index keys.
+fn before_the_index(id: u32) -> Item {
+    let mut item = OrderMapper::to_item(&order(id)).unwrap();
+    item.remove("gsi1pk");
+    item.remove("gsi1sk");
+    item
+}
+
+async fn table_before_the_index(
+    prefix: &str,
+    orders: u32,
+) -> (aws_sdk_dynamodb::Client, String, Table) {
+    let items: Vec<Item> = (0..orders).map(before_the_index).collect();
+    let (client, name, written) = local::table_with_items(prefix, T, items).await;
+    assert_eq!(written.items, orders as usize);
+    let table = Table::new(&client, &name, T);
+    (client, name, table)
+}
+
+/// Backfills segment `segment` of `of` in runs of `pages` pages of `size`
+/// items, resumed from each run's checkpoint.
+async fn backfill_segment(
+    table: &Table,
+    registry: &Registry<Entity>,
+    segment: u32,
+    of: u32,
+    size: u32,
+    pages: usize,
+) -> dynamodb_mapper::evolve::Backfill {
+    let mut report = dynamodb_mapper::evolve::Backfill::default();
+    loop {
+        let mut sweep = table
+            .sweep(registry)
+            .segment(segment, of)
+            .page_size(size)
+            .max_pages(pages);
+        if let Some(at) = report.next.clone() {
+            sweep = sweep.resume(at);
+        }
+        report.merge(sweep.backfill().await.unwrap());
+        if report.next.is_none() {
+            return report;
+        }
+    }
+}
+
+async fn whole_audit(table: &Table, registry: &Registry<Entity>) -> Audit {
+    table.sweep(registry).audit().await.unwrap()
+}
+
+#[tokio::test]
+async fn a_backfill_adds_the_index_keys_every_item_lacks_and_a_second_changes_nothing() {
+    const N: u32 = 10_000;
+    let (_, _, table) = table_before_the_index("backfill", N).await;
+    let registry = registry();
+    let before = whole_audit(&table, &registry).await;
+    let missing = &before.types["Order"].findings[&Finding::MissingAttribute("gsi1pk".into())];
+    assert_eq!(missing.count, u64::from(N));
+
+    // A dry run says what it would do and writes nothing.
+    let dry = table.sweep(&registry).dry_run().backfill().await.unwrap();
+    assert_eq!(
+        (dry.scanned, dry.changed, dry.unchanged),
+        (u64::from(N), u64::from(N), 0)
+    );
+    assert_eq!(dry.examples.len(), 10);
+    assert!(
+        dry.examples[0]
+            .detail
+            .starts_with("sets `gsi1pk` to \"STATUS#"),
+        "{}",
+        dry.examples[0].detail
+    );
+    assert_eq!(
+        whole_audit(&table, &registry).await,
+        before,
+        "the dry run wrote nothing"
+    );
+
+    let segments = futures_util::future::join_all(
+        (0..4).map(|i| backfill_segment(&table, &registry, i, 4, 400, 2)),
+    )
+    .await;
+    let mut report = dynamodb_mapper::evolve::Backfill::default();
+    for segment in segments {
+        report.merge(segment);
+    }
+    assert_eq!(report.scanned, u64::from(N));
+    assert_eq!(report.changed, u64::from(N), "{report}");
+    assert_eq!(
+        (
+            report.unchanged,
+            report.skipped,
+            report.failed.len(),
+            report.conflicts
+        ),
+        (0, 0, 0, 0)
+    );
+
+    let after = whole_audit(&table, &registry).await;
+    assert!(after.is_clean(), "{after}");
+    assert_eq!(after.scanned, u64::from(N));
+
+    let again = table.sweep(&registry).backfill().await.unwrap();
+    assert_eq!(
+        (again.changed, again.unchanged),
+        (0, u64::from(N)),
+        "{again}"
+    );
+}
+
+#[tokio::test]
+async fn a_backfill_with_writers_running_throughout_loses_no_write() {
+    const N: u32 = 2_000;
+    const WRITERS: u32 = 4;
+    let (client, name, table) = table_before_the_index("backfill_live", N).await;
+    let registry = registry();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // Each writer owns the ids `id % WRITERS == w` and puts whole orders
+    // (their index keys rendered) with a new status, until the backfill ends;
+    // it remembers the last status it wrote for each id.
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|w| {
+            let (client, name, done) = (client.clone(), name.clone(), done.clone());
+            tokio::spawn(async move {
+                let mut rng = fastrand::Rng::with_seed(u64::from(w));
+                let mut last: BTreeMap<u32, String> = BTreeMap::new();
+                let mut round = 0;
+                while !done.load(std::sync::atomic::Ordering::SeqCst) || round < 50 {
+                    let id = rng.u32(0..N / WRITERS) * WRITERS + w;
+                    let status = format!("s{w}r{round}");
+                    let entity = Order {
+                        status: status.clone(),
+                        ..order(id)
+                    };
+                    local::put_item(&client, &name, OrderMapper::to_item(&entity).unwrap()).await;
+                    last.insert(id, status);
+                    round += 1;
+                }
+                last
+            })
+        })
+        .collect();
+    let segments = futures_util::future::join_all(
+        (0..4).map(|i| backfill_segment(&table, &registry, i, 4, 50, 3)),
+    )
+    .await;
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    let mut written: BTreeMap<u32, String> = BTreeMap::new();
+    for w in writers {
+        written.extend(w.await.unwrap());
+    }
+    let mut report = dynamodb_mapper::evolve::Backfill::default();
+    for segment in segments {
+        report.merge(segment);
+    }
+    assert!(report.failed.is_empty(), "{report}");
+    assert_eq!(report.scanned, u64::from(N));
+    assert_eq!(report.changed + report.unchanged, u64::from(N), "{report}");
+    assert!(!written.is_empty());
+    // The writers raced the backfill (about 16 conflicts a run here): each
+    // conflict was read again, and the writer's item kept.
+    assert!(report.conflicts > 0, "{report}");
+
+    // Every write of the writers is there, and every item has its keys.
+    let after = whole_audit(&table, &registry).await;
+    assert!(after.is_clean(), "{after}");
+    for (id, status) in &written {
+        let key = OrderMapper::key(&order(*id)).unwrap();
+        let item = local::get_item(&client, &name, key)
+            .await
+            .expect("the item");
+        let stored = OrderMapper::from_item(item.clone()).unwrap();
+        assert_eq!(
+            &stored.status, status,
+            "order {id}: the writer's last write kept"
+        );
+        assert_eq!(item["gsi1pk"], s(&format!("STATUS#{status}")));
+    }
+}
+
+#[tokio::test]
+async fn runs_killed_at_random_points_and_resumed_leave_every_item_changed_once() {
+    const N: u32 = 1_500;
+    let (_, _, table) = table_before_the_index("backfill_kill", N).await;
+    let registry = registry();
+    let mut rng = fastrand::Rng::with_seed(32);
+    let mut checkpoint: Option<String> = None;
+    let (mut completed, mut killed) = (0, 0);
+    loop {
+        let mut sweep = table.sweep(&registry).page_size(100).max_pages(2);
+        if let Some(at) = checkpoint.clone() {
+            sweep = sweep.resume(at);
+        }
+        // Killed after a random time: the run's report, and its checkpoint,
+        // are lost; the next run starts from the last checkpoint kept.
+        let limit = Duration::from_millis(rng.u64(1..40));
+        match tokio::time::timeout(limit, sweep.backfill()).await {
+            Err(_) => killed += 1,
+            Ok(report) => {
+                let report = report.unwrap();
+                assert!(report.failed.is_empty(), "{report}");
+                completed += 1;
+                checkpoint = report.next;
+                if checkpoint.is_none() {
+                    break;
+                }
+            }
+        }
+        assert!(killed < 1_000, "the runs must make progress");
+    }
+    assert!(
+        killed > 0 && completed > 1,
+        "killed {killed}, completed {completed}"
+    );
+    let after = whole_audit(&table, &registry).await;
+    assert!(after.is_clean(), "{after}");
+    assert_eq!(after.scanned, u64::from(N));
+    let again = table.sweep(&registry).backfill().await.unwrap();
+    assert_eq!((again.changed, again.unchanged), (0, u64::from(N)));
+}
+
+#[tokio::test]
+async fn a_backfill_accounts_for_items_it_cannot_change() {
+    let (table, bad) = seeded_table().await;
+    let registry = registry();
+    let report = table
+        .sweep(&registry)
+        .concurrency(16)
+        .backfill()
+        .await
+        .unwrap();
+    let total = u64::from(ORDERS + SESSIONS) + bad.len() as u64;
+    assert_eq!(report.scanned, total);
+    assert_eq!(
+        report.changed + report.unchanged + report.skipped + report.failed.len() as u64,
+        total,
+        "every item counted once"
+    );
+    // Unknown type and no discriminator: skipped.
+    assert_eq!(report.skipped, 2, "{report}");
+    // Not decodable (2); not writable: an empty customer renders no key (1);
+    // a table key that would change (1).
+    let mut kinds: Vec<ErrorKind> = report.failed.iter().map(|f| f.error.kind()).collect();
+    kinds.sort_by_key(|k| format!("{k:?}"));
+    assert_eq!(
+        kinds,
+        [
+            ErrorKind::Deserialize,
+            ErrorKind::Deserialize,
+            ErrorKind::InvalidKey,
+            ErrorKind::InvalidKey,
+        ],
+        "{report}"
+    );
+    let moved = report
+        .failed
+        .iter()
+        .find(|f| f.error.to_string().contains("does not move"))
+        .unwrap();
+    assert_eq!(moved.key["sk"], s("ORDR#100009"));
+    assert!(
+        moved
+            .error
+            .to_string()
+            .contains("a backfill does not move items"),
+        "{}",
+        moved.error
+    );
+    // Stale and missing index keys (5 orders), the sparse key left behind
+    // (1 session): changed.
+    assert_eq!(report.changed, 6, "{report}");
+    let after = whole_audit(&table, &registry).await;
+    let order = &after.types["Order"].findings;
+    assert!(!order.contains_key(&Finding::MissingAttribute("gsi1pk".into())));
+    assert!(!order.contains_key(&Finding::StaleAttribute("gsi1pk".into())));
+    assert!(
+        !after.types["Session"]
+            .findings
+            .contains_key(&Finding::StaleAttribute("gsi1pk".into()))
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Answers no emulator gives (mocks)
+// ---------------------------------------------------------------------------
+
+mod hostile {
+    use aws_sdk_dynamodb::Client;
+    use aws_sdk_dynamodb::operation::get_item::GetItemOutput;
+    use aws_sdk_dynamodb::operation::scan::ScanOutput;
+    use aws_sdk_dynamodb::operation::update_item::UpdateItemOutput;
+    use aws_smithy_mocks::mock;
+    use dynamodb_mapper_support::requests::mock_client;
+
+    use super::*;
+
+    fn one_page(item: Item) -> aws_smithy_mocks::Rule {
+        mock!(Client::scan).then_output(move || ScanOutput::builder().items(item.clone()).build())
+    }
+
+    /// An update whose answer is lost is settled by reading the item: done
+    /// if it holds what was asked, written again if not; never claimed
+    /// without a read that shows it.
+    #[tokio::test]
+    async fn a_write_without_an_answer_is_settled_by_reading_the_item_again() {
+        let old = before_the_index(3);
+        let fixed = OrderMapper::to_item(&order(3)).unwrap();
+        let registry = registry();
+
+        // Applied after all: the read shows it.
+        let scan = one_page(old.clone());
+        let update = mock!(Client::update_item)
+            .sequence()
+            .http_status(500, None)
+            .build();
+        let got = fixed.clone();
+        let get = mock!(Client::get_item)
+            .then_output(move || GetItemOutput::builder().set_item(Some(got.clone())).build());
+        let client = mock_client(&[&scan, &update, &get]);
+        let report = Table::new(&client, "T", T)
+            .sweep(&registry)
+            .backfill()
+            .await
+            .unwrap();
+        assert_eq!(
+            (update.num_calls(), get.num_calls()),
+            (1, 1),
+            "sent once, read once"
+        );
+        assert_eq!((report.changed, report.failed.len()), (1, 0), "{report}");
+        assert_eq!(report.examples[0].detail, "settled after no answer");
+
+        // Not applied: the read shows the old item, so it is written again.
+        let scan = one_page(old.clone());
+        let update = mock!(Client::update_item)
+            .sequence()
+            .http_status(500, None)
+            .output(|| UpdateItemOutput::builder().build())
+            .build();
+        let still = old.clone();
+        let get = mock!(Client::get_item).then_output(move || {
+            GetItemOutput::builder()
+                .set_item(Some(still.clone()))
+                .build()
+        });
+        let client = mock_client(&[&scan, &update, &get]);
+        let report = Table::new(&client, "T", T)
+            .sweep(&registry)
+            .backfill()
+            .await
+            .unwrap();
+        assert_eq!((update.num_calls(), get.num_calls()), (2, 1));
+        assert_eq!((report.changed, report.failed.len()), (1, 0), "{report}");
+        assert!(
+            report.examples[0].detail.starts_with("sets `gsi1pk`"),
+            "{report}"
+        );
+
+        // A read that answers with another item is an error for this item,
+        // not a success.
+        let scan = one_page(old.clone());
+        let update = mock!(Client::update_item)
+            .sequence()
+            .http_status(500, None)
+            .build();
+        let other = OrderMapper::to_item(&order(4)).unwrap();
+        let get = mock!(Client::get_item).then_output(move || {
+            GetItemOutput::builder()
+                .set_item(Some(other.clone()))
+                .build()
+        });
+        let client = mock_client(&[&scan, &update, &get]);
+        let report = Table::new(&client, "T", T)
+            .sweep(&registry)
+            .backfill()
+            .await
+            .unwrap();
+        assert_eq!((report.changed, report.failed.len()), (0, 1), "{report}");
+        assert_eq!(report.failed[0].error.kind(), ErrorKind::UnexpectedResponse);
+        assert_eq!(report.failed[0].key, OrderMapper::key(&order(3)).unwrap());
+    }
+
+    /// A scan that answers with the key it was asked to start from would
+    /// never end: an error, not a loop.
+    #[tokio::test]
+    async fn a_scan_that_does_not_move_on_is_an_error() {
+        let registry = registry();
+        let item = OrderMapper::to_item(&order(1)).unwrap();
+        let key = T.key_of(&item).unwrap();
+        let scan = mock!(Client::scan).then_output(move || {
+            ScanOutput::builder()
+                .items(item.clone())
+                .set_last_evaluated_key(Some(key.clone()))
+                .build()
+        });
+        let client = mock_client(&[&scan]);
+        let err = Table::new(&client, "T", T)
+            .sweep(&registry)
+            .audit()
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::UnexpectedResponse, "{err}");
+        assert_eq!(scan.num_calls(), 2);
+    }
+}

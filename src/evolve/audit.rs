@@ -186,33 +186,6 @@ impl Audit {
         }
     }
 
-    /// Checks `item` as an audit does and adds it, and what was found, to
-    /// this report: for items you read yourself (a table export, a stream,
-    /// your own scan) rather than through a [`Sweep`](super::Sweep).
-    ///
-    /// ```
-    /// # use dynamodb_mapper_support::doc::*;
-    /// use aws_sdk_dynamodb::types::AttributeValue;
-    /// use dynamodb_mapper::evolve::{Audit, Finding};
-    /// use dynamodb_mapper::{MapperExt, Registry};
-    ///
-    /// let registry = Registry::builder().register::<OrderMapper>(|o| o).build()?;
-    /// let order = Order { id: "O1".into(), customer: "C1".into() };
-    /// let mut stale = OrderMapper::to_item(&order)?;
-    /// stale.insert("pk".into(), AttributeValue::S("CUSTOMER#C0".into()));
-    ///
-    /// let mut report = Audit::default();
-    /// report.add(&registry, OrderMapper::to_item(&order)?);
-    /// report.add(&registry, stale);
-    /// let found = &report.types["Order"].findings[&Finding::StaleAttribute("pk".into())];
-    /// assert_eq!((report.scanned, found.count), (2, 1));
-    /// assert_eq!(found.examples[0].detail, r#"holds "CUSTOMER#C0", renders "CUSTOMER#C1""#);
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn add<T>(&mut self, registry: &crate::Registry<T>, item: crate::Item) {
-        super::inspect::inspect(self, registry, item);
-    }
-
     /// Counts an item of `entity_type`.
     pub(super) fn item(&mut self, entity_type: &str) {
         self.scanned += 1;

@@ -13,6 +13,35 @@ use crate::registry::{MapperOf, Registry, Routed};
 use crate::schema::TableSchema;
 use crate::time::MAX_TTL_SECONDS;
 
+impl Audit {
+    /// Checks `item` as an audit does and adds it, and what was found, to
+    /// this report: for items you read yourself (a table export, a stream,
+    /// your own scan) rather than through a [`Sweep`](super::Sweep).
+    ///
+    /// ```
+    /// # use dynamodb_mapper_support::doc::*;
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::evolve::{Audit, Finding};
+    /// use dynamodb_mapper::{MapperExt, Registry};
+    ///
+    /// let registry = Registry::builder().register::<OrderMapper>(|o| o).build()?;
+    /// let order = Order { id: "O1".into(), customer: "C1".into() };
+    /// let mut stale = OrderMapper::to_item(&order)?;
+    /// stale.insert("pk".into(), AttributeValue::S("CUSTOMER#C0".into()));
+    ///
+    /// let mut report = Audit::default();
+    /// report.add(&registry, OrderMapper::to_item(&order)?);
+    /// report.add(&registry, stale);
+    /// let found = &report.types["Order"].findings[&Finding::StaleAttribute("pk".into())];
+    /// assert_eq!((report.scanned, found.count), (2, 1));
+    /// assert_eq!(found.examples[0].detail, r#"holds "CUSTOMER#C0", renders "CUSTOMER#C1""#);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn add<T>(&mut self, registry: &crate::Registry<T>, item: crate::Item) {
+        inspect(self, registry, item);
+    }
+}
+
 /// Items this large or larger are within 10% of the limit.
 const NEAR_SIZE_LIMIT: usize = MAX_ITEM_SIZE - MAX_ITEM_SIZE / 10;
 

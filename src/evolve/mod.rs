@@ -5,15 +5,23 @@
 //!
 //! - `audit`: the report ([`Audit`], [`TypeAudit`], [`Finding`], [`Found`],
 //!   [`Example`]): counts and the first examples, never the items.
-//! - `inspect`: the checks made of each item (private).
+//! - `inspect`: the checks made of each item, and [`Audit::add`].
+//! - `backfill`: [`Sweep::backfill`] and its report ([`Backfill`]): each
+//!   item written again with what its mapper renders now, conditional on
+//!   it being as read.
 //! - `sweep`: [`Sweep`] and [`Table::sweep`](crate::ops::Table::sweep): the
-//!   scan, segments and checkpoints.
+//!   scan, segments and checkpoints, [`Sweep::audit`].
+//!
+//! Writes go through `ops` (`ops/renew.rs`: one conditional update, one
+//! consistent read) and the write gate (`expr/gate.rs`).
 //!
 //! The map of the crate is ARCHITECTURE.md.
 
 mod audit;
+mod backfill;
 mod inspect;
 mod sweep;
 
 pub use audit::{Audit, Example, Finding, Found, TypeAudit};
+pub use backfill::Backfill;
 pub use sweep::Sweep;

@@ -9,8 +9,12 @@ use tracing::Instrument;
 use super::audit::Audit;
 use crate::cursor::Cursors;
 use crate::error::{Error, Result};
+use crate::item::Item;
 use crate::ops::Table;
 use crate::registry::Registry;
+
+/// Items a backfill writes at once, by default.
+const DEFAULT_CONCURRENCY: usize = 8;
 
 /// DynamoDB's most segments for one parallel scan.
 const MAX_SEGMENTS: u32 = 1_000_000;
@@ -53,13 +57,15 @@ const MAX_SEGMENTS: u32 = 1_000_000;
 /// ```
 #[must_use]
 pub struct Sweep<'r, T> {
-    table: Table,
-    registry: &'r Registry<T>,
+    pub(super) table: Table,
+    pub(super) registry: &'r Registry<T>,
     segment: Option<(u32, u32)>,
     resume: Option<String>,
     max_pages: Option<usize>,
     page_size: Option<i32>,
     cursors: Cursors,
+    pub(super) dry_run: bool,
+    pub(super) concurrency: usize,
 }
 
 impl<T> Clone for Sweep<'_, T> {
@@ -72,6 +78,8 @@ impl<T> Clone for Sweep<'_, T> {
             max_pages: self.max_pages,
             page_size: self.page_size,
             cursors: self.cursors.clone(),
+            dry_run: self.dry_run,
+            concurrency: self.concurrency,
         }
     }
 }
@@ -84,6 +92,8 @@ impl<T> fmt::Debug for Sweep<'_, T> {
             .field("resume", &self.resume.is_some())
             .field("max_pages", &self.max_pages)
             .field("page_size", &self.page_size)
+            .field("dry_run", &self.dry_run)
+            .field("concurrency", &self.concurrency)
             .finish_non_exhaustive()
     }
 }
@@ -106,6 +116,8 @@ impl Table {
             resume: None,
             max_pages: None,
             page_size: None,
+            dry_run: false,
+            concurrency: DEFAULT_CONCURRENCY,
             cursors: Cursors::new(self.name(), self.schema()),
         }
     }
@@ -174,6 +186,37 @@ impl<T> Sweep<'_, T> {
         self
     }
 
+    /// Writes nothing: [`backfill`](Self::backfill) reports what it would
+    /// change.
+    ///
+    /// ```
+    /// # use dynamodb_mapper_support::doc::*;
+    /// # let registry = dynamodb_mapper::Registry::builder().register::<OrderMapper>(|o| o).build()?;
+    /// let preview = table().sweep(&registry).dry_run();
+    /// # let _ = preview;
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn dry_run(mut self) -> Self {
+        self.dry_run = true;
+        self
+    }
+
+    /// How many items a [`backfill`](Self::backfill) writes at once (at
+    /// least 1; 8 by default), as [`BatchWriter::concurrency`](crate::ops::BatchWriter::concurrency)
+    /// sets batches in flight.
+    ///
+    /// ```
+    /// # use dynamodb_mapper_support::doc::*;
+    /// # let registry = dynamodb_mapper::Registry::builder().register::<OrderMapper>(|o| o).build()?;
+    /// let sweep = table().sweep(&registry).concurrency(32);
+    /// # let _ = sweep;
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn concurrency(mut self, items: usize) -> Self {
+        self.concurrency = items.max(1);
+        self
+    }
+
     /// Encodes and reads checkpoints with `cursors` (for this table, not
     /// an index), e.g. signed ones ([`Cursors::signed_with`]); unsigned
     /// cursors of the table by default.
@@ -224,6 +267,29 @@ impl<T> Sweep<'_, T> {
     /// # }).unwrap();
     /// ```
     pub async fn audit(&self) -> Result<Audit> {
+        let mut audit = Audit::default();
+        let registry = self.registry;
+        let read = self
+            .pages("dynamodb_mapper.audit", async |items: Vec<Item>| {
+                for item in items {
+                    audit.add(registry, item);
+                }
+                Ok(())
+            })
+            .await?;
+        audit.read_units = read.units;
+        audit.next = read.next;
+        Ok(audit)
+    }
+
+    /// Reads the table (or segment) from the start or the checkpoint, to
+    /// its end or for [`max_pages`](Self::max_pages) pages, handing each
+    /// page's items to `page`.
+    pub(super) async fn pages(
+        &self,
+        name: &'static str,
+        mut page: impl AsyncFnMut(Vec<Item>) -> Result<()>,
+    ) -> Result<Read> {
         let binding = self.binding()?;
         let mut scan = self
             .table
@@ -240,13 +306,15 @@ impl<T> Sweep<'_, T> {
             None => None,
         };
         let span = tracing::info_span!(
-            "dynamodb_mapper.audit",
+            "dynamodb_mapper.sweep",
+            kind = name,
             table = self.table.name(),
             segment = ?self.segment,
             items = tracing::field::Empty,
         );
-        let mut audit = Audit::default();
+        let mut read = Read::default();
         let mut pages = 0;
+        let mut items = 0;
         loop {
             let out = self
                 .table
@@ -254,15 +322,15 @@ impl<T> Sweep<'_, T> {
                 .instrument(span.clone())
                 .await?;
             pages += 1;
-            audit.read_units += out
+            read.units += out
                 .consumed_capacity()
                 .and_then(|c| c.capacity_units())
                 .filter(|u| u.is_finite() && *u >= 0.0)
                 .unwrap_or(0.0);
-            for item in out.items.unwrap_or_default() {
-                audit.add(self.registry, item);
-            }
-            span.record("items", audit.scanned);
+            let found = out.items.unwrap_or_default();
+            items += found.len();
+            span.record("items", items);
+            page(found).instrument(span.clone()).await?;
             let next = out.last_evaluated_key.filter(|k| !k.is_empty());
             if next.is_some() && next == start {
                 return Err(Error::unexpected_response(
@@ -274,11 +342,10 @@ impl<T> Sweep<'_, T> {
             }
             start = next;
             let Some(key) = &start else {
-                audit.next = None;
-                return Ok(audit);
+                return Ok(read);
             };
             if self.max_pages.is_some_and(|max| pages >= max) {
-                audit.next = Some(self.cursors.encode_for(key, &binding).map_err(|e| {
+                read.next = Some(self.cursors.encode_for(key, &binding).map_err(|e| {
                     Error::unexpected_response(
                         "Scan",
                         format!(
@@ -287,7 +354,7 @@ impl<T> Sweep<'_, T> {
                         ),
                     )
                 })?);
-                return Ok(audit);
+                return Ok(read);
             }
         }
     }
@@ -322,6 +389,13 @@ impl<T> Sweep<'_, T> {
             }
         }))
     }
+}
+
+/// What a run read: the capacity it consumed and where to resume.
+#[derive(Default)]
+pub(super) struct Read {
+    pub(super) units: f64,
+    pub(super) next: Option<String>,
 }
 
 /// A segment number as the SDK takes it (checked below 1,000,000 first).

@@ -61,6 +61,8 @@
 //!   smaller view of an entity, [`Projection::of`]).
 //! - `changes.rs`: [`Update::between`], the typed partial update from two
 //!   entities.
+//! - `gate.rs`: the write gate every raw update a helper sends passes
+//!   (`check_update`: no derived attribute left stale, no key moved).
 //! - `apply.rs`: [`IntoExpression`] and the extension traits that add
 //!   expressions to the SDK's request builders ([`UpdateExt`] for updates).
 
@@ -69,6 +71,7 @@ mod changes;
 mod condition;
 mod expression;
 mod from_lookup;
+mod gate;
 mod key_condition;
 mod operand;
 mod placeholders;
@@ -84,3 +87,5 @@ pub use key_condition::KeyCondition;
 pub use operand::{Attr, Operand, Size, ValueType, attr, value};
 pub use projection::Projection;
 pub use update::{Update, UpdateValue, list_append};
+
+pub(crate) use gate::check_update;

@@ -1,18 +1,18 @@
 //! Updates through the helpers: typed partial updates
 //! ([`Table::update_entity`]) and atomic counters ([`Table::increment`]).
 //! The version-checked update lives with the other versioned helpers, in
-//! `version.rs`; raw updates pass the gate (`gate.rs`).
+//! `version.rs`; raw updates pass the gate (`expr/gate.rs`).
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 
 use super::Table;
 use super::call::Failed;
-use super::gate::check_update;
 use super::send::{HelperCall, item_span, send_update};
 use super::version::first_version;
 use crate::describe::describe_key;
 use crate::error::{Error, Result};
+use crate::expr::check_update;
 use crate::expr::{Attr, Expression, Update, ValueType};
 use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt};

@@ -48,9 +48,9 @@ mod call;
 mod capacity;
 mod create;
 mod entity_update;
-mod gate;
 mod identity;
 mod pages;
+mod renew;
 mod send;
 mod table;
 mod tx;
@@ -67,6 +67,7 @@ pub(crate) use call::DEFAULT_DEADLINE;
 pub use capacity::{CapacityUsage, TableCapacity};
 pub use create::{CreateTable, CreatedTable};
 pub use pages::Page;
+pub(crate) use renew::Renewed;
 pub use table::Table;
 pub use tx::{TRANSACTION_LIMIT, Transaction, TransactionSummary};
 

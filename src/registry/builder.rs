@@ -149,6 +149,7 @@ impl<T: 'static> RegistryBuilder<T> {
             key_patterns: M::KEY_PATTERNS,
             decode,
             rewrite: super::entry::rewrite::<M>,
+            gate: super::entry::gate::<M>,
         });
         self
     }

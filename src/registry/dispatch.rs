@@ -131,6 +131,8 @@ pub(crate) struct MapperOf {
     pub(crate) key_patterns: &'static [crate::key::IndexKeys],
     /// The item as the mapper writes the entity it reads from an item.
     pub(crate) rewrite: super::entry::Rewrite,
+    /// The mapper's write gate.
+    pub(crate) gate: super::entry::Gate,
 }
 
 impl<T> Registry<T> {
@@ -356,6 +358,7 @@ impl<T> Inner<T> {
                     table: e.table,
                     key_patterns: e.key_patterns,
                     rewrite: e.rewrite,
+                    gate: e.gate,
                 }),
                 None => Routed::Missing(None),
             },

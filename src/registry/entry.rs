@@ -27,6 +27,21 @@ pub(super) struct Entry<T> {
     pub(super) decode: DecodeFn<T>,
     /// The item as the mapper writes the entity it reads from `item`.
     pub(super) rewrite: Rewrite,
+    /// The write gate of the mapper, for an update rendered from its items.
+    pub(super) gate: Gate,
+}
+
+/// Marks an update made from what a mapper's `to_item` renders as rendered
+/// by it, and passes it through the write gate
+/// ([`check_update`](crate::expr::check_update)): no table key, version or
+/// discriminator changed.
+pub(crate) type Gate = fn(crate::expr::Update) -> Result<crate::expr::Update>;
+
+/// [`Gate`] with `M`.
+pub(super) fn gate<M: crate::Mapper>(update: crate::expr::Update) -> Result<crate::expr::Update> {
+    let update = update.rendered_by::<M>();
+    crate::expr::check_update::<M>(&update, "Sweep::backfill")?;
+    Ok(update)
 }
 
 /// The item as a mapper writes the entity it reads from an item: the

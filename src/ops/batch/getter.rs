@@ -90,7 +90,9 @@ impl<E> BatchRead<E> {
     }
 }
 
-/// An item that was read but did not decode.
+/// An item a helper could not do its work on, with its key and why: read
+/// but not decoded ([`BatchRead::failed`]), or not changed by a
+/// [backfill](crate::evolve::Backfill::failed).
 ///
 /// ```
 /// use dynamodb_mapper::{Error, Item, ops::FailedItem};
@@ -101,7 +103,8 @@ impl<E> BatchRead<E> {
 pub struct FailedItem {
     /// The item's primary key.
     pub key: Item,
-    /// Why it did not decode.
+    /// Why it failed: it did not decode (a batch get), or could not be
+    /// changed (a [backfill](crate::evolve::Sweep::backfill)).
     pub error: Error,
 }
 

@@ -7,8 +7,8 @@
 //! Whole items need no such gate: they are rendered by `to_item` (or, raw,
 //! checked by `check::write`), derived attributes included.
 
+use super::update::Update;
 use crate::error::{Error, Result};
-use crate::expr::Update;
 use crate::mapper::{Mapper, derivation};
 
 /// Refuses an update of `M`'s items, sent by `helper`, that changes an

@@ -1,0 +1,398 @@
+//! A backfill: every item written again with the derived attributes its
+//! mapper renders now ([`Sweep::backfill`]), each write conditional on the
+//! item being as it was read, and what happened to every item
+//! ([`Backfill`]).
+
+use std::fmt;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use futures_util::StreamExt;
+
+use super::audit::{EXAMPLES, Example};
+use super::sweep::Sweep;
+use crate::describe::describe_value;
+use crate::error::{Error, ErrorKind, Result};
+use crate::expr::{Attr, Condition, Update};
+use crate::item::Item;
+use crate::ops::{FailedItem, Renewed, Table};
+use crate::registry::{MapperOf, Registry, Routed};
+
+/// What a backfill did ([`Sweep::backfill`]): every item read is counted in
+/// exactly one of `changed`, `unchanged`, `skipped` and `failed`.
+///
+/// ```
+/// let report = dynamodb_mapper::evolve::Backfill::default();
+/// assert_eq!(report.scanned, report.changed + report.unchanged + report.skipped + report.failed.len() as u64);
+/// assert_eq!(report.to_string(), "0 items scanned: 0 changed, 0 unchanged, 0 skipped, 0 failed, 0 conflicts\n");
+/// ```
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct Backfill {
+    /// Items read.
+    pub scanned: u64,
+    /// Items written with what their mapper renders now (in a dry run:
+    /// that would be).
+    pub changed: u64,
+    /// Items that already held it.
+    pub unchanged: u64,
+    /// Items no mapper reads (an unknown type, no discriminator) and items
+    /// deleted before they could be written.
+    pub skipped: u64,
+    /// Items that could not be changed, each with its key and why: an item
+    /// its mapper cannot read or write back, whose table key would change,
+    /// that kept changing until the deadline, or whose write failed. Handed back, never
+    /// dropped.
+    pub failed: Vec<FailedItem>,
+    /// Writes refused because the item had changed since it was read: each
+    /// item was read again and its change worked out again.
+    pub conflicts: u64,
+    /// The first 10 changes, with what each sets and removes.
+    pub examples: Vec<Example>,
+    /// Read capacity units the scan consumed, as DynamoDB reported them.
+    pub read_units: f64,
+    /// The checkpoint to resume from, or `None` when the table or segment
+    /// was read to its end.
+    pub next: Option<String>,
+}
+
+impl Backfill {
+    /// Adds `other` to this report (see [`Audit::merge`](super::Audit::merge)):
+    /// counts add up, failures are all kept, examples up to 10; `next`
+    /// becomes `other`'s.
+    ///
+    /// ```
+    /// use dynamodb_mapper::evolve::Backfill;
+    /// let mut all = Backfill::default();
+    /// let mut one = Backfill::default();
+    /// one.scanned = 2;
+    /// one.unchanged = 2;
+    /// all.merge(one);
+    /// assert_eq!((all.scanned, all.unchanged), (2, 2));
+    /// ```
+    pub fn merge(&mut self, other: Backfill) {
+        self.scanned += other.scanned;
+        self.changed += other.changed;
+        self.unchanged += other.unchanged;
+        self.skipped += other.skipped;
+        self.conflicts += other.conflicts;
+        self.failed.extend(other.failed);
+        let room = EXAMPLES.saturating_sub(self.examples.len());
+        self.examples.extend(other.examples.into_iter().take(room));
+        self.read_units += other.read_units;
+        self.next = other.next;
+    }
+
+    fn count(&mut self, outcome: Outcome, key: String) {
+        self.scanned += 1;
+        match outcome {
+            Outcome::Changed(detail) => {
+                self.changed += 1;
+                if self.examples.len() < EXAMPLES {
+                    self.examples.push(Example { key, detail });
+                }
+            }
+            Outcome::Unchanged => self.unchanged += 1,
+            Outcome::Skipped => self.skipped += 1,
+            Outcome::Failed(failed) => self.failed.push(failed),
+        }
+    }
+}
+
+/// Counts, then each failure and the first changes.
+impl fmt::Display for Backfill {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{} items scanned: {} changed, {} unchanged, {} skipped, {} failed, {} conflicts",
+            self.scanned,
+            self.changed,
+            self.unchanged,
+            self.skipped,
+            self.failed.len(),
+            self.conflicts
+        )?;
+        for failed in &self.failed {
+            writeln!(f, "  failed: {:#}", failed.error)?;
+        }
+        for e in &self.examples {
+            writeln!(f, "  changed {}: {}", e.key, e.detail)?;
+        }
+        Ok(())
+    }
+}
+
+/// What became of one item.
+enum Outcome {
+    Changed(String),
+    Unchanged,
+    Skipped,
+    Failed(FailedItem),
+}
+
+/// What one item needs.
+enum Planned {
+    /// No mapper reads it.
+    Skip,
+    /// It holds what its mapper renders.
+    Unchanged,
+    /// This update, if the item is still as read.
+    Write(Box<Write>),
+    Fail(Error),
+}
+
+/// An update of one item and the condition it is sent with.
+struct Write {
+    mapper: MapperOf,
+    key: Item,
+    update: Update,
+    condition: Condition,
+    /// What it sets and removes, for the report.
+    detail: String,
+}
+
+/// Works out what `stored` needs: the derived attributes its mapper renders
+/// now, set where they differ and removed where the mapper renders none,
+/// with the condition that the item is as it was read (its version, for a
+/// versioned table; otherwise every attribute the mapper writes, and the
+/// derived ones removed).
+fn plan<T>(registry: &Registry<T>, stored: &Item) -> Planned {
+    let Routed::Mapper(mapper) = registry.mapper_of(stored) else {
+        return Planned::Skip;
+    };
+    let typed = |e: Error| e.with_entity_type(mapper.entity_type);
+    let rendered = match (mapper.rewrite)(stored.clone()) {
+        Ok(Ok(rendered)) => rendered,
+        Ok(Err(e)) | Err(e) => return Planned::Fail(e),
+    };
+    let table = mapper.table;
+    let table_keys =
+        std::iter::once(table.partition_key.name).chain(table.sort_key.map(|k| k.name));
+    for name in table_keys {
+        let (was, now) = (stored.get(name), rendered.get(name));
+        if was != now {
+            let show =
+                |v: Option<&AttributeValue>| v.map_or_else(|| "absent".to_owned(), describe_value);
+            return Planned::Fail(typed(Error::invalid_key(
+                name,
+                format!(
+                    "is {}, the mapper renders {}: a backfill does not move items (delete the \
+                     item and put the entity in one transaction)",
+                    show(was),
+                    show(now)
+                ),
+            )));
+        }
+    }
+    let mut sets: Vec<(&str, &AttributeValue)> = rendered
+        .iter()
+        .filter(|(name, value)| {
+            // The discriminator stays as it is (an alias reads as the type).
+            table.discriminator != Some(name.as_str()) && stored.get(name.as_str()) != Some(*value)
+        })
+        .map(|(name, value)| (name.as_str(), value))
+        .collect();
+    sets.sort_unstable_by_key(|(name, _)| *name);
+    let mut removes: Vec<&'static str> = table
+        .key_attributes()
+        .iter()
+        .map(|k| k.name)
+        .chain(table.ttl)
+        .filter(|name| stored.contains_key(*name) && !rendered.contains_key(*name))
+        .collect();
+    removes.sort_unstable();
+    removes.dedup();
+    if sets.is_empty() && removes.is_empty() {
+        return Planned::Unchanged;
+    }
+    let mut update = Update::new();
+    let mut detail: Vec<String> = Vec::new();
+    for (name, value) in &sets {
+        update = update.set(Attr::top_level(*name), (*value).clone());
+        detail.push(format!("sets `{name}` to {}", describe_value(value)));
+    }
+    for name in &removes {
+        update = update.remove(Attr::top_level(*name));
+        detail.push(format!("removes `{name}`"));
+    }
+    let update = match (mapper.gate)(update) {
+        Ok(update) => update,
+        Err(e) => return Planned::Fail(typed(e)),
+    };
+    let as_read = |name: &str| match stored.get(name) {
+        Some(value) => Attr::top_level(name).eq(value.clone()),
+        None => Attr::top_level(name).not_exists(),
+    };
+    let condition = match table.version {
+        Some(version) => Condition::all([
+            Attr::top_level(table.partition_key.name).exists(),
+            as_read(version),
+        ]),
+        None => Condition::all(
+            rendered
+                .keys()
+                .map(String::as_str)
+                .chain(removes.iter().copied())
+                .map(as_read),
+        ),
+    };
+    let key = match table.key_of(stored) {
+        Ok(key) => key,
+        Err(e) => return Planned::Fail(typed(e)),
+    };
+    Planned::Write(Box::new(Write {
+        mapper,
+        key,
+        update,
+        condition,
+        detail: detail.join(", "),
+    }))
+}
+
+impl<T> Sweep<'_, T> {
+    /// Writes every item of the table (or segment) that does not hold the
+    /// derived attributes its mapper renders from its fields now: the table
+    /// and index keys, the TTL (set where they differ or are missing,
+    /// removed where the mapper renders none, such as a sparse index key),
+    /// and the fields in the form the mapper writes them. The common case:
+    /// after adding a GSI or a key pattern. Each write is an `UpdateItem`
+    /// through the write gate, conditional on the item being as it was read
+    /// (its version where the table has one, otherwise every attribute the
+    /// mapper writes), so a concurrent write is never overwritten: on a
+    /// conflict the item is read again and its change worked out again,
+    /// within one [deadline](crate::ops::Table::deadline) per item. Attributes the mapper does not write (the attribute
+    /// bag) and the discriminator are left alone; a version is checked, not
+    /// changed. A second backfill changes nothing. With
+    /// [`dry_run`](Self::dry_run) nothing is written and the report says
+    /// what would be. A write that got no answer is settled by reading the
+    /// item again.
+    ///
+    /// Items are written [`concurrency`](Self::concurrency) at a time
+    /// (8 by default); pages, checkpoints and segments are as for
+    /// [`audit`](Self::audit). A run stopped at any point and resumed from
+    /// its last checkpoint reads some items twice and changes each once:
+    /// the second time, an item holds what was asked.
+    ///
+    /// # Errors
+    /// As [`audit`](Self::audit): an error about the scan loses this run's
+    /// report (run again from the last checkpoint: items already written
+    /// are then unchanged). What goes wrong with one item is in
+    /// [`Backfill::failed`].
+    ///
+    /// ```
+    /// # use dynamodb_mapper_support::doc::*;
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let registry = dynamodb_mapper::Registry::builder().register::<OrderMapper>(|o| o).build()?;
+    /// let err = table().sweep(&registry).segment(0, 0).backfill().await.unwrap_err();
+    /// assert_eq!(err.attribute(), Some("segment"));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn backfill(&self) -> Result<Backfill> {
+        let mut report = Backfill::default();
+        let (table, registry) = (&self.table, self.registry);
+        let (dry_run, concurrency) = (self.dry_run, self.concurrency);
+        let read = self
+            .pages("dynamodb_mapper.backfill", async |items: Vec<Item>| {
+                let mut done = futures_util::stream::iter(items)
+                    .map(|item| one(table, registry, item, dry_run))
+                    .buffer_unordered(concurrency);
+                while let Some((outcome, key, conflicts)) = done.next().await {
+                    report.conflicts += u64::from(conflicts);
+                    report.count(outcome, key);
+                }
+                Ok(())
+            })
+            .await?;
+        report.read_units = read.units;
+        report.next = read.next;
+        Ok(report)
+    }
+}
+
+/// Backfills one item: what became of it, its key for the report, and how
+/// many conflicts it met.
+async fn one<T>(
+    table: &Table,
+    registry: &Registry<T>,
+    item: Item,
+    dry_run: bool,
+) -> (Outcome, String, u32) {
+    let shown = table.schema().render_key(&item);
+    // One deadline for everything done for this item: a conflict, or an
+    // attempt without an answer, is followed by a read and another write
+    // until it runs out.
+    let table = &table.started();
+    let mut stored = item;
+    let mut conflicts = 0;
+    let mut in_doubt = false;
+    loop {
+        let (mapper, key, update, condition, detail) = match plan(registry, &stored) {
+            Planned::Skip => return (Outcome::Skipped, shown, conflicts),
+            // After a write that got no answer, an item that holds what was
+            // asked was most likely written by it: the store holds the change.
+            Planned::Unchanged if in_doubt => {
+                return (
+                    Outcome::Changed("settled after no answer".to_owned()),
+                    shown,
+                    conflicts,
+                );
+            }
+            Planned::Unchanged => return (Outcome::Unchanged, shown, conflicts),
+            Planned::Fail(error) => {
+                let key = table.schema().key_of(&stored).unwrap_or_default();
+                return (Outcome::Failed(FailedItem { key, error }), shown, conflicts);
+            }
+            Planned::Write(write) => {
+                let Write {
+                    mapper,
+                    key,
+                    update,
+                    condition,
+                    detail,
+                } = *write;
+                (mapper, key, update, condition, detail)
+            }
+        };
+        if dry_run {
+            return (Outcome::Changed(detail), shown, conflicts);
+        }
+        let failed = |error: Error, conflicts: u32| {
+            (
+                Outcome::Failed(FailedItem {
+                    key: key.clone(),
+                    error,
+                }),
+                shown.clone(),
+                conflicts,
+            )
+        };
+        let condition = match condition.build_with_stem("dmb") {
+            Ok(condition) => condition,
+            Err(e) => return failed(e.with_entity_type(mapper.entity_type), conflicts),
+        };
+        let now = match table
+            .renew(key.clone(), update, condition, mapper.entity_type)
+            .await
+        {
+            Ok(Renewed::Applied) => return (Outcome::Changed(detail), shown, conflicts),
+            Ok(Renewed::Refused(now)) => {
+                conflicts += 1;
+                now
+            }
+            Err(e) if e.kind() == ErrorKind::MaybeApplied => {
+                in_doubt = true;
+                None
+            }
+            Err(e) => return failed(e, conflicts),
+        };
+        stored = match now {
+            Some(now) => now,
+            None => match table.read_again(key.clone(), mapper.entity_type).await {
+                Ok(Some(now)) => now,
+                // Deleted since it was read: nothing to change.
+                Ok(None) => return (Outcome::Skipped, shown, conflicts),
+                Err(e) => return failed(e, conflicts),
+            },
+        };
+    }
+}

@@ -1,0 +1,97 @@
+//! What a table-scale pass ([`evolve`](crate::evolve)) sends for one item:
+//! an update applied only if the item is still as it was read, and a
+//! strongly consistent read of the item again after a conflict or an
+//! attempt that got no answer.
+
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+
+use super::Table;
+use super::call::Failed;
+use super::identity::KeyId;
+use super::send::{HelperCall, item_span, send_update};
+use crate::describe::describe_key;
+use crate::error::{Error, Result};
+use crate::expr::{Expression, Update};
+use crate::item::Item;
+
+/// What [`Table::renew`] found.
+pub(crate) enum Renewed {
+    /// The update was applied.
+    Applied,
+    /// The condition did not hold: the item as it is now, when DynamoDB
+    /// said (`None`: read it again to know).
+    Refused(Option<Item>),
+}
+
+impl Table {
+    /// Sends `update` of the item at `key` if `condition` holds: one
+    /// attempt per send, resent per the table's retry policy when refused
+    /// for now, within the table's bound; the write gate has passed it.
+    pub(crate) async fn renew(
+        &self,
+        key: Item,
+        update: Update,
+        condition: Expression,
+        entity_type: &'static str,
+    ) -> Result<Renewed> {
+        let span = item_span!("dynamodb_mapper.renew", self, entity_type, &key);
+        let mut call = HelperCall::new(self, span);
+        match send_update(&mut call, key.clone(), update, Some(condition), None).await {
+            Ok(_) => Ok(Renewed::Applied),
+            Err(Failed::Service(UpdateItemError::ConditionalCheckFailedException(e))) => {
+                // The item as it is, if it is the one asked about.
+                let now = e.item.filter(|item| self.is_at(item, &key));
+                Ok(Renewed::Refused(now))
+            }
+            Err(f) => Err(f
+                .into_write_error("UpdateItem", describe_key(&key))
+                .with_entity_type(entity_type)),
+        }
+    }
+
+    /// The item at `key`, read strongly consistent; `None` when there is
+    /// none.
+    ///
+    /// # Errors
+    /// What sending a `GetItem` returns;
+    /// [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse)
+    /// when the answer is an item at another key.
+    pub(crate) async fn read_again(
+        &self,
+        key: Item,
+        entity_type: &'static str,
+    ) -> Result<Option<Item>> {
+        let span = item_span!("dynamodb_mapper.read_again", self, entity_type, &key);
+        let mut call = HelperCall::new(self, span);
+        let table = call.table();
+        let request = table
+            .client()
+            .get_item()
+            .table_name(table.name())
+            .set_key(Some(key.clone()))
+            .consistent_read(true)
+            .set_return_consumed_capacity(table.get_return_consumed_capacity().cloned())
+            .send();
+        let out = call
+            .read("GetItem", request)
+            .await
+            .map_err(|f| f.into_error("GetItem"))?;
+        match out.item {
+            Some(item) if !self.is_at(&item, &key) => Err(Error::unexpected_response(
+                "GetItem",
+                format!(
+                    "asked for the item at {}, it answered with another",
+                    describe_key(&key)
+                ),
+            )),
+            found => Ok(found),
+        }
+    }
+
+    /// Whether `item` is the item at `key`.
+    fn is_at(&self, item: &Item, key: &Item) -> bool {
+        self.schema()
+            .key_of(item)
+            .is_ok_and(|found| KeyId::of(&found) == KeyId::of(key))
+    }
+}
