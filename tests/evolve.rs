@@ -740,6 +740,103 @@ async fn a_backfill_accounts_for_items_it_cannot_change() {
     );
 }
 
+#[tokio::test]
+async fn a_migration_changes_each_entity_once_with_its_keys() {
+    const N: u32 = 600;
+    let items: Vec<Item> = (0..N)
+        .map(|id| OrderMapper::to_item(&order(id)).unwrap())
+        .chain((0..50).map(|id| SessionMapper::to_item(&session(id)).unwrap()))
+        .collect();
+    let (client, name, _) = local::table_with_items("migrate", T, items).await;
+    let table = Table::new(&client, &name, T);
+    let registry = registry();
+    // Open orders are closed: their status, and so their GSI1 key, change.
+    let close = |o: Order| {
+        if o.status == "open" {
+            Order {
+                status: "closed".into(),
+                ..o
+            }
+        } else {
+            o
+        }
+    };
+    let open = (0..N).filter(|id| id.is_multiple_of(3)).count() as u64;
+
+    let dry = table
+        .sweep(&registry)
+        .dry_run()
+        .migrate::<OrderMapper>(close)
+        .await
+        .unwrap();
+    assert_eq!(
+        (dry.changed, dry.unchanged, dry.skipped),
+        (open, u64::from(N) - open, 50)
+    );
+    assert!(
+        dry.examples[0]
+            .detail
+            .contains("sets `gsi1pk` to \"STATUS#closed\""),
+        "{dry}"
+    );
+    assert!(
+        dry.examples[0]
+            .detail
+            .contains("sets `status` to \"closed\""),
+        "{dry}"
+    );
+
+    let report = table
+        .sweep(&registry)
+        .segment(1, 2)
+        .migrate::<OrderMapper>(close)
+        .await
+        .unwrap();
+    let other = table
+        .sweep(&registry)
+        .segment(0, 2)
+        .migrate::<OrderMapper>(close)
+        .await
+        .unwrap();
+    assert_eq!(report.changed + other.changed, open, "{report}{other}");
+    assert!(report.failed.is_empty() && other.failed.is_empty());
+    assert_eq!(
+        report.skipped + other.skipped,
+        50,
+        "sessions are not orders"
+    );
+
+    let after = whole_audit(&table, &registry).await;
+    assert!(after.is_clean(), "{after}");
+    let closed = OrderMapper::to_item(&close(order(3))).unwrap();
+    let stored = local::get_item(&client, &name, T.key_of(&closed).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        stored, closed,
+        "the whole item as the mapper writes the changed entity"
+    );
+
+    let again = table
+        .sweep(&registry)
+        .migrate::<OrderMapper>(close)
+        .await
+        .unwrap();
+    assert_eq!((again.changed, again.unchanged), (0, u64::from(N)));
+
+    // A change of the table key is refused for each item it would move.
+    let moved = table
+        .sweep(&registry)
+        .migrate::<OrderMapper>(|o| Order {
+            customer: "C-new".into(),
+            ..o
+        })
+        .await
+        .unwrap();
+    assert_eq!((moved.changed, moved.failed.len()), (0, N as usize));
+    assert_eq!(moved.failed[0].error.kind(), ErrorKind::InvalidKey);
+}
+
 // ---------------------------------------------------------------------------
 // Answers no emulator gives (mocks)
 // ---------------------------------------------------------------------------
@@ -861,5 +958,187 @@ mod hostile {
             .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::UnexpectedResponse, "{err}");
         assert_eq!(scan.num_calls(), 2);
+    }
+
+    /// A scan page that consumed `units` read units, then `next` (if any).
+    fn page_of(item: Item, units: f64, next: Option<Item>) -> ScanOutput {
+        ScanOutput::builder()
+            .items(item)
+            .set_last_evaluated_key(next)
+            .consumed_capacity(
+                aws_sdk_dynamodb::types::ConsumedCapacity::builder()
+                    .capacity_units(units)
+                    .build(),
+            )
+            .build()
+    }
+
+    /// A budget of 5 read units a second, pages of 10 units: after the
+    /// first second's worth, each page waits for what the last one
+    /// overspent, measured on the client's own clock and sleep.
+    #[tokio::test]
+    async fn a_budget_paces_the_scan_by_the_units_reported() {
+        use aws_smithy_async::test_util::instant_time_and_sleep;
+        use dynamodb_mapper::evolve::Budget;
+        let registry = registry();
+        let item = OrderMapper::to_item(&order(1)).unwrap();
+        let key = T.key_of(&item).unwrap();
+        let mut rule = mock!(Client::scan).sequence();
+        for _ in 0..4 {
+            let (item, key) = (item.clone(), key.clone());
+            rule = rule.output(move || page_of(item.clone(), 10.0, Some(key.clone())));
+        }
+        let last = item.clone();
+        let scan = rule
+            .output(move || page_of(last.clone(), 10.0, None))
+            .build();
+        let (time, sleep) = instant_time_and_sleep(UNIX_EPOCH + Duration::from_secs(1_000_000));
+        // The table holds 4 items: the time left is estimated from them.
+        let describe = mock!(Client::describe_table).then_output(|| {
+            aws_sdk_dynamodb::operation::describe_table::DescribeTableOutput::builder()
+                .table(
+                    aws_sdk_dynamodb::types::TableDescription::builder()
+                        .item_count(4)
+                        .build(),
+                )
+                .build()
+        });
+        let client = aws_smithy_mocks::mock_client!(
+            aws_sdk_dynamodb,
+            aws_smithy_mocks::RuleMode::MatchAny,
+            [&scan, &describe],
+            |c| c.time_source(time.clone()).sleep_impl(sleep.clone())
+        );
+        let budget = Budget::new(5.0, f64::INFINITY);
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let result = Table::new(&client, "T", T)
+            .sweep(&registry)
+            .budget(&budget)
+            .on_progress(move |p| log.lock().unwrap().push(p.clone()))
+            .audit()
+            .await;
+        // The mock repeats the start key, which the sweep refuses after the
+        // second page; what was paced until then is what counts here.
+        let err = result.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::UnexpectedResponse, "{err}");
+        assert_eq!(scan.num_calls(), 2);
+        // 5 units to start with, 10 spent: the second page waited until one
+        // unit was back, 1.2 s at 5 a second (the SDK's own short sleeps
+        // aside).
+        let long: Vec<Duration> = sleep
+            .logs()
+            .into_iter()
+            .filter(|d| *d >= Duration::from_millis(500))
+            .collect();
+        assert_eq!(long, [Duration::from_millis(1_200)]);
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.len(), 2, "a progress report per page");
+        assert_eq!((seen[0].scanned, seen[1].scanned), (1, 2));
+        assert_eq!(seen[1].read_units, 20.0);
+        let elapsed = seen[1].elapsed;
+        assert!(elapsed >= Duration::from_millis(1_200) && elapsed < Duration::from_secs(2));
+        // 2 of 4 items so far: as long again left.
+        let left = seen[1].estimated_left.expect("an estimate");
+        assert!(
+            left.abs_diff(elapsed) < Duration::from_millis(1),
+            "{left:?} {elapsed:?}"
+        );
+        assert!((seen[1].units_per_second - 20.0 / elapsed.as_secs_f64()).abs() < 1e-9);
+    }
+
+    /// Throttling of the scan and of a write is retried with backoff.
+    #[tokio::test]
+    async fn throttling_is_retried() {
+        use aws_sdk_dynamodb::config::retry::RetryConfig;
+        use aws_sdk_dynamodb::operation::scan::ScanError;
+        use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+        use aws_sdk_dynamodb::types::error::ProvisionedThroughputExceededException;
+        let registry = registry();
+        let old = before_the_index(5);
+        let page = old.clone();
+        // With its code, as DynamoDB sends it: what the SDK's retries look at.
+        let throttled = || {
+            ProvisionedThroughputExceededException::builder()
+                .meta(
+                    aws_sdk_dynamodb::error::ErrorMetadata::builder()
+                        .code("ProvisionedThroughputExceededException")
+                        .build(),
+                )
+                .build()
+        };
+        let scan = mock!(Client::scan)
+            .sequence()
+            .error(move || ScanError::ProvisionedThroughputExceededException(throttled()))
+            .output(move || ScanOutput::builder().items(page.clone()).build())
+            .build();
+        let update = mock!(Client::update_item)
+            .sequence()
+            .error(move || UpdateItemError::ProvisionedThroughputExceededException(throttled()))
+            .output(|| UpdateItemOutput::builder().build())
+            .build();
+        let client = aws_smithy_mocks::mock_client!(
+            aws_sdk_dynamodb,
+            aws_smithy_mocks::RuleMode::MatchAny,
+            [&scan, &update],
+            |c| c.retry_config(
+                RetryConfig::standard()
+                    .with_max_attempts(3)
+                    .with_initial_backoff(Duration::from_millis(1))
+            )
+        );
+        let report = Table::new(&client, "T", T)
+            .retry_policy(dynamodb_mapper_support::requests::fast_retry(3))
+            .sweep(&registry)
+            .backfill()
+            .await
+            .unwrap();
+        assert_eq!((scan.num_calls(), update.num_calls()), (2, 2));
+        assert_eq!((report.changed, report.failed.len()), (1, 0), "{report}");
+    }
+
+    /// Writes in flight at once take their estimate from the budget before
+    /// they are sent: a budget of 1 write unit a second paces three
+    /// one-unit writes, whatever the concurrency.
+    #[tokio::test]
+    async fn a_budget_paces_writes_in_flight() {
+        use aws_smithy_async::test_util::instant_time_and_sleep;
+        use dynamodb_mapper::evolve::Budget;
+        let registry = registry();
+        let items: Vec<Item> = (0..3).map(before_the_index).collect();
+        let scan = mock!(Client::scan)
+            .then_output(move || ScanOutput::builder().set_items(Some(items.clone())).build());
+        let update = mock!(Client::update_item).then_output(|| {
+            UpdateItemOutput::builder()
+                .consumed_capacity(
+                    aws_sdk_dynamodb::types::ConsumedCapacity::builder()
+                        .capacity_units(1.0)
+                        .build(),
+                )
+                .build()
+        });
+        let start = UNIX_EPOCH + Duration::from_secs(1_000_000);
+        let (time, sleep) = instant_time_and_sleep(start);
+        let client = aws_smithy_mocks::mock_client!(
+            aws_sdk_dynamodb,
+            aws_smithy_mocks::RuleMode::MatchAny,
+            [&scan, &update],
+            |c| c.time_source(time.clone()).sleep_impl(sleep.clone())
+        );
+        let report = Table::new(&client, "T", T)
+            .sweep(&registry)
+            .concurrency(8)
+            .budget(&Budget::new(f64::INFINITY, 1.0))
+            .backfill()
+            .await
+            .unwrap();
+        assert_eq!((report.changed, report.write_units), (3, 3.0), "{report}");
+        // One unit to start with, then one a second: the third write could
+        // not be sent before 2 s had passed on the client's clock.
+        use aws_smithy_async::time::TimeSource;
+        let elapsed = time.now().duration_since(start).unwrap();
+        assert!(elapsed >= Duration::from_secs(2), "{elapsed:?}");
+        assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+        assert!(!sleep.logs().is_empty());
     }
 }

@@ -9,11 +9,13 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use futures_util::StreamExt;
 
 use super::audit::{EXAMPLES, Example};
+use super::pace::{Budget, Progress, Units};
 use super::sweep::Sweep;
 use crate::describe::describe_value;
 use crate::error::{Error, ErrorKind, Result};
 use crate::expr::{Attr, Condition, Update};
-use crate::item::Item;
+use crate::item::{Item, item_size};
+use crate::mapper::{Mapper, MapperExt};
 use crate::ops::{FailedItem, Renewed, Table};
 use crate::registry::{MapperOf, Registry, Routed};
 
@@ -50,6 +52,9 @@ pub struct Backfill {
     pub examples: Vec<Example>,
     /// Read capacity units the scan consumed, as DynamoDB reported them.
     pub read_units: f64,
+    /// Write capacity units the writes consumed, as DynamoDB reported them
+    /// (a write refused by its condition counted at its item's size).
+    pub write_units: f64,
     /// The checkpoint to resume from, or `None` when the table or segment
     /// was read to its end.
     pub next: Option<String>,
@@ -79,7 +84,22 @@ impl Backfill {
         let room = EXAMPLES.saturating_sub(self.examples.len());
         self.examples.extend(other.examples.into_iter().take(room));
         self.read_units += other.read_units;
+        self.write_units += other.write_units;
         self.next = other.next;
+    }
+
+    /// This report's counts, for [`Progress`].
+    fn progress(&self) -> Progress {
+        Progress {
+            scanned: self.scanned,
+            changed: self.changed,
+            unchanged: self.unchanged,
+            skipped: self.skipped,
+            failed: self.failed.len() as u64,
+            conflicts: self.conflicts,
+            write_units: self.write_units,
+            ..Progress::default()
+        }
     }
 
     fn count(&mut self, outcome: Outcome, key: String) {
@@ -129,6 +149,45 @@ enum Outcome {
     Failed(FailedItem),
 }
 
+/// What an item should be: the item its mapper writes (from the entity it
+/// reads, or changed), nothing (no mapper of the pass reads it), or why
+/// there is none.
+enum Target {
+    Item(MapperOf, Item),
+    Skip,
+    Fail(Error),
+}
+
+/// [`Target`] of a backfill: the item as its mapper writes the entity it
+/// reads from it.
+fn rewritten<T>(registry: &Registry<T>, stored: &Item) -> Target {
+    let Routed::Mapper(mapper) = registry.mapper_of(stored) else {
+        return Target::Skip;
+    };
+    match (mapper.rewrite)(stored.clone()) {
+        Ok(Ok(rendered)) => Target::Item(mapper, rendered),
+        Ok(Err(e)) | Err(e) => Target::Fail(e),
+    }
+}
+
+/// [`Target`] of a migration of `M`: the item of `change` of the entity
+/// read from an item of `M`; other items are skipped.
+fn changed<T, M: Mapper>(
+    registry: &Registry<T>,
+    stored: &Item,
+    change: &impl Fn(M::Entity) -> M::Entity,
+) -> Target {
+    match registry.mapper_of(stored) {
+        Routed::Mapper(mapper) if mapper.entity_type == M::ENTITY_TYPE => {
+            match M::from_item(stored.clone()).and_then(|old| M::to_item(&change(old))) {
+                Ok(rendered) => Target::Item(mapper, rendered),
+                Err(e) => Target::Fail(e),
+            }
+        }
+        _ => Target::Skip,
+    }
+}
+
 /// What one item needs.
 enum Planned {
     /// No mapper reads it.
@@ -155,15 +214,13 @@ struct Write {
 /// with the condition that the item is as it was read (its version, for a
 /// versioned table; otherwise every attribute the mapper writes, and the
 /// derived ones removed).
-fn plan<T>(registry: &Registry<T>, stored: &Item) -> Planned {
-    let Routed::Mapper(mapper) = registry.mapper_of(stored) else {
-        return Planned::Skip;
+fn plan(target: &impl Fn(&Item) -> Target, stored: &Item) -> Planned {
+    let (mapper, rendered) = match target(stored) {
+        Target::Skip => return Planned::Skip,
+        Target::Fail(e) => return Planned::Fail(e),
+        Target::Item(mapper, rendered) => (mapper, rendered),
     };
     let typed = |e: Error| e.with_entity_type(mapper.entity_type);
-    let rendered = match (mapper.rewrite)(stored.clone()) {
-        Ok(Ok(rendered)) => rendered,
-        Ok(Err(e)) | Err(e) => return Planned::Fail(e),
-    };
     let table = mapper.table;
     let table_keys =
         std::iter::once(table.partition_key.name).chain(table.sort_key.map(|k| k.name));
@@ -288,19 +345,73 @@ impl<T> Sweep<'_, T> {
     /// # }).unwrap();
     /// ```
     pub async fn backfill(&self) -> Result<Backfill> {
+        let registry = self.registry;
+        self.write_all("dynamodb_mapper.backfill", &|stored: &Item| {
+            rewritten(registry, stored)
+        })
+        .await
+    }
+
+    /// Changes every item of `M` with `change`, from the entity read to
+    /// the entity written back, with what `M` renders from it (keys, index
+    /// keys, TTL): a migration of the entities' data, as
+    /// [`backfill`](Self::backfill) writes (an `UpdateItem` of what
+    /// differs, through the write gate, conditional on the item being as
+    /// read; on a conflict the item is read again and `change` applied to
+    /// it again; [`dry_run`](Self::dry_run) writes nothing). Items of other
+    /// types are skipped. A second run changes nothing when `change` does
+    /// nothing to what it made (`change(change(e)) == change(e)`). A
+    /// `change` that gives the entity another table key fails for that
+    /// item: a migration does not move items.
+    ///
+    /// # Errors
+    /// As [`backfill`](Self::backfill).
+    ///
+    /// ```
+    /// # use dynamodb_mapper_support::doc::*;
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let registry = dynamodb_mapper::Registry::builder().register::<NoteMapper>(|n| n).build()?;
+    /// // Every note's text trimmed (a dry run here: nothing is sent).
+    /// let sweep = table().sweep(&registry).segment(0, 0).dry_run();
+    /// let err = sweep
+    ///     .migrate::<NoteMapper>(|note| Note { text: note.text.trim().to_owned(), ..note })
+    ///     .await
+    ///     .unwrap_err();
+    /// assert_eq!(err.attribute(), Some("segment"));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn migrate<M: Mapper>(
+        &self,
+        change: impl Fn(M::Entity) -> M::Entity,
+    ) -> Result<Backfill> {
+        let registry = self.registry;
+        self.write_all("dynamodb_mapper.migrate", &|stored: &Item| {
+            changed::<T, M>(registry, stored, &change)
+        })
+        .await
+    }
+
+    /// Reads the table (or segment) and writes each item its `target`.
+    async fn write_all(
+        &self,
+        name: &'static str,
+        target: &impl Fn(&Item) -> Target,
+    ) -> Result<Backfill> {
         let mut report = Backfill::default();
-        let (table, registry) = (&self.table, self.registry);
-        let (dry_run, concurrency) = (self.dry_run, self.concurrency);
+        let (table, dry_run, concurrency) = (&self.table, self.dry_run, self.concurrency);
+        let budget = self.budget.as_ref();
         let read = self
-            .pages("dynamodb_mapper.backfill", async |items: Vec<Item>| {
+            .pages(name, async |items: Vec<Item>| {
                 let mut done = futures_util::stream::iter(items)
-                    .map(|item| one(table, registry, item, dry_run))
+                    .map(|item| one(table, target, item, dry_run, budget))
                     .buffer_unordered(concurrency);
-                while let Some((outcome, key, conflicts)) = done.next().await {
-                    report.conflicts += u64::from(conflicts);
-                    report.count(outcome, key);
+                while let Some(one) = done.next().await {
+                    report.conflicts += u64::from(one.conflicts);
+                    report.write_units += one.units;
+                    report.count(one.outcome, one.key);
                 }
-                Ok(())
+                Ok(report.progress())
             })
             .await?;
         report.read_units = read.units;
@@ -309,89 +420,124 @@ impl<T> Sweep<'_, T> {
     }
 }
 
-/// Backfills one item: what became of it, its key for the report, and how
-/// many conflicts it met.
-async fn one<T>(
+/// What became of one item, its key for the report, how many conflicts it
+/// met, and the write units it consumed.
+struct Done {
+    outcome: Outcome,
+    key: String,
+    conflicts: u32,
+    units: f64,
+}
+
+/// Writes one item its target.
+async fn one(
     table: &Table,
-    registry: &Registry<T>,
+    target: &impl Fn(&Item) -> Target,
     item: Item,
     dry_run: bool,
-) -> (Outcome, String, u32) {
-    let shown = table.schema().render_key(&item);
+    budget: Option<&Budget>,
+) -> Done {
+    let mut done = Done {
+        outcome: Outcome::Unchanged,
+        key: table.schema().render_key(&item),
+        conflicts: 0,
+        units: 0.0,
+    };
     // One deadline for everything done for this item: a conflict, or an
     // attempt without an answer, is followed by a read and another write
     // until it runs out.
     let table = &table.started();
     let mut stored = item;
-    let mut conflicts = 0;
     let mut in_doubt = false;
     loop {
-        let (mapper, key, update, condition, detail) = match plan(registry, &stored) {
-            Planned::Skip => return (Outcome::Skipped, shown, conflicts),
+        let write = match plan(target, &stored) {
+            Planned::Skip => {
+                done.outcome = Outcome::Skipped;
+                return done;
+            }
             // After a write that got no answer, an item that holds what was
             // asked was most likely written by it: the store holds the change.
             Planned::Unchanged if in_doubt => {
-                return (
-                    Outcome::Changed("settled after no answer".to_owned()),
-                    shown,
-                    conflicts,
-                );
+                done.outcome = Outcome::Changed("settled after no answer".to_owned());
+                return done;
             }
-            Planned::Unchanged => return (Outcome::Unchanged, shown, conflicts),
+            Planned::Unchanged => return done,
             Planned::Fail(error) => {
                 let key = table.schema().key_of(&stored).unwrap_or_default();
-                return (Outcome::Failed(FailedItem { key, error }), shown, conflicts);
+                done.outcome = Outcome::Failed(FailedItem { key, error });
+                return done;
             }
-            Planned::Write(write) => {
-                let Write {
-                    mapper,
-                    key,
-                    update,
-                    condition,
-                    detail,
-                } = *write;
-                (mapper, key, update, condition, detail)
-            }
+            Planned::Write(write) => *write,
         };
+        let Write {
+            mapper,
+            key,
+            update,
+            condition,
+            detail,
+        } = write;
         if dry_run {
-            return (Outcome::Changed(detail), shown, conflicts);
+            done.outcome = Outcome::Changed(detail);
+            return done;
         }
-        let failed = |error: Error, conflicts: u32| {
-            (
-                Outcome::Failed(FailedItem {
-                    key: key.clone(),
-                    error,
-                }),
-                shown.clone(),
-                conflicts,
-            )
+        let failed = |mut done: Done, error: Error| {
+            done.outcome = Outcome::Failed(FailedItem {
+                key: key.clone(),
+                error,
+            });
+            done
         };
         let condition = match condition.build_with_stem("dmb") {
             Ok(condition) => condition,
-            Err(e) => return failed(e.with_entity_type(mapper.entity_type), conflicts),
+            Err(e) => return failed(done, e.with_entity_type(mapper.entity_type)),
         };
-        let now = match table
+        // What a write of this item costs when DynamoDB does not say: a unit
+        // per KB of the item (a refused conditional write is charged too).
+        // Taken from the budget before sending, so writes in flight at once
+        // cannot all spend the same units; set right after.
+        let estimate = (item_size(&stored).div_ceil(1024)).max(1) as f64;
+        if let Some(budget) = budget {
+            if let Err(e) = budget.wait(table, Units::Write).await {
+                return failed(done, e);
+            }
+            budget.spend(table, Units::Write, estimate);
+        }
+        let sent = table
             .renew(key.clone(), update, condition, mapper.entity_type)
-            .await
-        {
-            Ok(Renewed::Applied) => return (Outcome::Changed(detail), shown, conflicts),
+            .await;
+        let units = match &sent {
+            Ok(Renewed::Applied(Some(units))) if units.is_finite() && *units >= 0.0 => *units,
+            _ => estimate,
+        };
+        done.units += units;
+        if let Some(budget) = budget {
+            budget.spend(table, Units::Write, units - estimate);
+        }
+        let now = match sent {
+            Ok(Renewed::Applied(_)) => {
+                done.outcome = Outcome::Changed(detail);
+                return done;
+            }
             Ok(Renewed::Refused(now)) => {
-                conflicts += 1;
+                done.conflicts += 1;
                 now
             }
             Err(e) if e.kind() == ErrorKind::MaybeApplied => {
                 in_doubt = true;
                 None
             }
-            Err(e) => return failed(e, conflicts),
+            Err(e) => return failed(done, e),
         };
         stored = match now {
             Some(now) => now,
             None => match table.read_again(key.clone(), mapper.entity_type).await {
                 Ok(Some(now)) => now,
                 // Deleted since it was read: nothing to change.
-                Ok(None) => return (Outcome::Skipped, shown, conflicts),
-                Err(e) => return failed(e, conflicts),
+                Ok(None) => {
+                    done.outcome = Outcome::Skipped;
+                    return done;
+                }
+                Err(e) => return failed(done, e),
             },
         };
     }

@@ -20,8 +20,10 @@
 mod audit;
 mod backfill;
 mod inspect;
+mod pace;
 mod sweep;
 
 pub use audit::{Audit, Example, Finding, Found, TypeAudit};
 pub use backfill::Backfill;
+pub use pace::{Budget, Progress};
 pub use sweep::Sweep;

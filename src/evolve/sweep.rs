@@ -2,11 +2,13 @@
 //! parallel scan, page by page, stopping and resuming at checkpoints.
 
 use std::fmt;
+use std::time::Duration;
 
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use tracing::Instrument;
 
 use super::audit::Audit;
+use super::pace::{Budget, OnProgress, Progress, Units};
 use crate::cursor::Cursors;
 use crate::error::{Error, Result};
 use crate::item::Item;
@@ -66,6 +68,8 @@ pub struct Sweep<'r, T> {
     cursors: Cursors,
     pub(super) dry_run: bool,
     pub(super) concurrency: usize,
+    pub(super) budget: Option<Budget>,
+    on_progress: Option<OnProgress>,
 }
 
 impl<T> Clone for Sweep<'_, T> {
@@ -80,6 +84,8 @@ impl<T> Clone for Sweep<'_, T> {
             cursors: self.cursors.clone(),
             dry_run: self.dry_run,
             concurrency: self.concurrency,
+            budget: self.budget.clone(),
+            on_progress: self.on_progress.clone(),
         }
     }
 }
@@ -94,6 +100,8 @@ impl<T> fmt::Debug for Sweep<'_, T> {
             .field("page_size", &self.page_size)
             .field("dry_run", &self.dry_run)
             .field("concurrency", &self.concurrency)
+            .field("budget", &self.budget)
+            .field("on_progress", &self.on_progress.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -110,7 +118,10 @@ impl Table {
     /// ```
     pub fn sweep<'r, T>(&self, registry: &'r Registry<T>) -> Sweep<'r, T> {
         Sweep {
-            table: self.clone(),
+            // The units each request consumed, for the budget and reports.
+            table: self
+                .clone()
+                .return_consumed_capacity(ReturnConsumedCapacity::Total),
             registry,
             segment: None,
             resume: None,
@@ -118,6 +129,8 @@ impl Table {
             page_size: None,
             dry_run: false,
             concurrency: DEFAULT_CONCURRENCY,
+            budget: None,
+            on_progress: None,
             cursors: Cursors::new(self.name(), self.schema()),
         }
     }
@@ -217,6 +230,40 @@ impl<T> Sweep<'_, T> {
         self
     }
 
+    /// Paces this sweep's scan and writes within `budget`, which other
+    /// sweeps of this process may share (the segments it runs at once).
+    ///
+    /// ```
+    /// # use dynamodb_mapper_support::doc::*;
+    /// # let registry = dynamodb_mapper::Registry::builder().register::<OrderMapper>(|o| o).build()?;
+    /// use dynamodb_mapper::evolve::Budget;
+    /// let budget = Budget::new(100.0, 50.0);
+    /// let first = table().sweep(&registry).segment(0, 2).budget(&budget);
+    /// let second = table().sweep(&registry).segment(1, 2).budget(&budget);
+    /// # let _ = (first, second);
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn budget(mut self, budget: &Budget) -> Self {
+        self.budget = Some(budget.clone());
+        self
+    }
+
+    /// Calls `report` after each page with how the run is going
+    /// ([`Progress`]); the same counts are recorded on the run's tracing
+    /// span (`dynamodb_mapper.sweep`).
+    ///
+    /// ```
+    /// # use dynamodb_mapper_support::doc::*;
+    /// # let registry = dynamodb_mapper::Registry::builder().register::<OrderMapper>(|o| o).build()?;
+    /// let sweep = table().sweep(&registry).on_progress(|p| eprintln!("{p}"));
+    /// # let _ = sweep;
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn on_progress(mut self, report: impl Fn(&Progress) + Send + Sync + 'static) -> Self {
+        self.on_progress = Some(std::sync::Arc::new(report));
+        self
+    }
+
     /// Encodes and reads checkpoints with `cursors` (for this table, not
     /// an index), e.g. signed ones ([`Cursors::signed_with`]); unsigned
     /// cursors of the table by default.
@@ -274,7 +321,10 @@ impl<T> Sweep<'_, T> {
                 for item in items {
                     audit.add(registry, item);
                 }
-                Ok(())
+                Ok(Progress {
+                    scanned: audit.scanned,
+                    ..Progress::default()
+                })
             })
             .await?;
         audit.read_units = read.units;
@@ -288,7 +338,7 @@ impl<T> Sweep<'_, T> {
     pub(super) async fn pages(
         &self,
         name: &'static str,
-        mut page: impl AsyncFnMut(Vec<Item>) -> Result<()>,
+        mut page: impl AsyncFnMut(Vec<Item>) -> Result<Progress>,
     ) -> Result<Read> {
         let binding = self.binding()?;
         let mut scan = self
@@ -311,26 +361,69 @@ impl<T> Sweep<'_, T> {
             table = self.table.name(),
             segment = ?self.segment,
             items = tracing::field::Empty,
+            changed = tracing::field::Empty,
+            failed = tracing::field::Empty,
+            conflicts = tracing::field::Empty,
         );
         let mut read = Read::default();
         let mut pages = 0;
         let mut items = 0;
+        let started = self.table.now();
+        // What the segment holds, to estimate the time left of a run that
+        // starts at its beginning.
+        let expected = match (&self.on_progress, &self.resume) {
+            (Some(_), None) => self
+                .table
+                .item_count()
+                .await
+                .map(|n| n / u64::from(self.segment.map_or(1, |(_, of)| of.max(1)))),
+            _ => None,
+        };
         loop {
+            if let Some(budget) = &self.budget {
+                budget.wait(&self.table, Units::Read).await?;
+            }
             let out = self
                 .table
                 .scan_once(scan.clone().set_exclusive_start_key(start.clone()))
                 .instrument(span.clone())
                 .await?;
             pages += 1;
-            read.units += out
+            let units = out
                 .consumed_capacity()
                 .and_then(|c| c.capacity_units())
                 .filter(|u| u.is_finite() && *u >= 0.0)
                 .unwrap_or(0.0);
+            read.units += units;
+            if let Some(budget) = &self.budget {
+                budget.spend(&self.table, Units::Read, units);
+            }
             let found = out.items.unwrap_or_default();
             items += found.len();
             span.record("items", items);
-            page(found).instrument(span.clone()).await?;
+            let mut progress = page(found).instrument(span.clone()).await?;
+            span.record("changed", progress.changed);
+            span.record("failed", progress.failed);
+            span.record("conflicts", progress.conflicts);
+            if let Some(report) = &self.on_progress {
+                progress.read_units = read.units;
+                progress.elapsed = self
+                    .table
+                    .now()
+                    .duration_since(started)
+                    .unwrap_or(Duration::ZERO);
+                let seconds = progress.elapsed.as_secs_f64();
+                if seconds > 0.0 {
+                    progress.units_per_second =
+                        (progress.read_units + progress.write_units) / seconds;
+                    let per_second = progress.scanned as f64 / seconds;
+                    progress.estimated_left = expected
+                        .filter(|_| per_second > 0.0)
+                        .map(|n| n.saturating_sub(progress.scanned) as f64 / per_second)
+                        .and_then(|left| Duration::try_from_secs_f64(left).ok());
+                }
+                report(&progress);
+            }
             let next = out.last_evaluated_key.filter(|k| !k.is_empty());
             if next.is_some() && next == start {
                 return Err(Error::unexpected_response(

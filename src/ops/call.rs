@@ -141,6 +141,23 @@ impl Bound {
         }
     }
 
+    /// Waits `pause`, whatever the deadline (pacing between calls, not a
+    /// retry); an error when the client has no sleep.
+    pub(crate) async fn sleep(&self, pause: Duration) -> Result<(), Error> {
+        match &self.sleep {
+            Some(sleep) => {
+                sleep.sleep(pause).await;
+                Ok(())
+            }
+            None => Err(Error::client_config("(pacing)", NO_SLEEP)),
+        }
+    }
+
+    /// The time now, from the client's time source.
+    pub(crate) fn now(&self) -> SystemTime {
+        self.time.now()
+    }
+
     /// Runs `work` for `operation` within the bound: `Err` with a timeout
     /// error when it runs out, or with the client's configuration error
     /// before anything runs when the client has no sleep.

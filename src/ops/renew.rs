@@ -16,8 +16,9 @@ use crate::item::Item;
 
 /// What [`Table::renew`] found.
 pub(crate) enum Renewed {
-    /// The update was applied.
-    Applied,
+    /// The update was applied; the write units it consumed, when DynamoDB
+    /// said.
+    Applied(Option<f64>),
     /// The condition did not hold: the item as it is now, when DynamoDB
     /// said (`None`: read it again to know).
     Refused(Option<Item>),
@@ -37,7 +38,9 @@ impl Table {
         let span = item_span!("dynamodb_mapper.renew", self, entity_type, &key);
         let mut call = HelperCall::new(self, span);
         match send_update(&mut call, key.clone(), update, Some(condition), None).await {
-            Ok(_) => Ok(Renewed::Applied),
+            Ok(out) => Ok(Renewed::Applied(
+                out.consumed_capacity().and_then(|c| c.capacity_units()),
+            )),
             Err(Failed::Service(UpdateItemError::ConditionalCheckFailedException(e))) => {
                 // The item as it is, if it is the one asked about.
                 let now = e.item.filter(|item| self.is_at(item, &key));
@@ -86,6 +89,21 @@ impl Table {
             )),
             found => Ok(found),
         }
+    }
+
+    /// The number of items DynamoDB says the table holds (updated about
+    /// every six hours), for a progress estimate; `None` when it does not
+    /// say or the call fails (an estimate is not worth failing for).
+    pub(crate) async fn item_count(&self) -> Option<u64> {
+        let request = self
+            .client()
+            .describe_table()
+            .table_name(self.name())
+            .send();
+        let out = super::call::call(&self.bound(), "DescribeTable", request)
+            .await
+            .ok()?;
+        out.table?.item_count.and_then(|n| u64::try_from(n).ok())
     }
 
     /// Whether `item` is the item at `key`.

@@ -254,6 +254,16 @@ impl Table {
         self.bound.clone()
     }
 
+    /// Waits `pause` with the client's sleep (pacing, not a retry).
+    pub(crate) async fn pause_for(&self, pause: Duration) -> crate::Result<()> {
+        self.bound.sleep(pause).await
+    }
+
+    /// The time now, from the client's time source.
+    pub(crate) fn now(&self) -> std::time::SystemTime {
+        self.bound.now()
+    }
+
     /// This table with the deadline of a helper call started now: the
     /// helpers called through it share it (a helper made of helpers).
     pub(crate) fn started(&self) -> Table {
