@@ -5,7 +5,12 @@
 //! `PutItem` and a hand-written `BatchWriteItem` loop with as many requests
 //! in flight as the helper, reading them back by key with the batch getter
 //! against a hand-written `BatchGetItem` loop, and through a paginated,
-//! registry-decoded query. Also measures the peak heap of the paginated read
+//! registry-decoded query; and backfilling the index keys of 10,000 items
+//! that lack them with `Sweep::backfill` (4 segments, 8 writes in flight
+//! each) against a hand-written parallel scan whose writes are the same
+//! conditional `UpdateItem`s with the same concurrency, and a blind
+//! `BatchWriteItem` of the re-rendered items (what the safety costs). Also
+//! measures the peak heap of the paginated read
 //! for several page sizes and the client's share of the batch write's time,
 //! written to `target/criterion/e2e_memory.json` and `e2e_profile.json`.
 //! Run: `cargo bench --bench e2e`.
@@ -192,6 +197,78 @@ fn bench(c: &mut Criterion) {
     });
     g.finish();
 
+    // Backfilling the index keys of 10,000 items that lack them. Each
+    // iteration writes the old items again first (not timed).
+    let old = before_the_indexes(&items);
+    let reset = || {
+        rt.block_on(
+            Table::new(&client, &table, APP_TABLE)
+                .batch_writer()
+                .put_items(old.clone()),
+        )
+        .expect("batch");
+    };
+    let mut g = c.benchmark_group("backfill_10000");
+    g.sample_size(10);
+    g.warm_up_time(Duration::from_millis(1));
+    g.measurement_time(Duration::from_secs(60));
+    g.bench_function("sweep_backfill", |b| {
+        b.iter_custom(|iters| {
+            let mut spent = Duration::ZERO;
+            for _ in 0..iters {
+                reset();
+                spent += rt.block_on(async {
+                    let table = Table::new(&client, &table, APP_TABLE);
+                    let start = Instant::now();
+                    let runs = (0..SEGMENTS as u32).map(|i| {
+                        table
+                            .sweep(&registry)
+                            .segment(i, SEGMENTS as u32)
+                            .concurrency(WRITES_IN_FLIGHT)
+                            .backfill()
+                    });
+                    let changed: u64 = futures_util::future::join_all(runs)
+                        .await
+                        .into_iter()
+                        .map(|r| r.expect("backfill").changed)
+                        .sum();
+                    assert_eq!(changed, N as u64);
+                    start.elapsed()
+                });
+            }
+            spent
+        })
+    });
+    g.bench_function("hand_parallel_scan_conditional_update", |b| {
+        b.iter_custom(|iters| {
+            let mut spent = Duration::ZERO;
+            for _ in 0..iters {
+                reset();
+                spent += rt.block_on(async {
+                    let start = Instant::now();
+                    assert_eq!(hand_backfill(&client, &table).await, N);
+                    start.elapsed()
+                });
+            }
+            spent
+        })
+    });
+    g.bench_function("blind_batch_write_item", |b| {
+        b.iter_custom(|iters| {
+            let mut spent = Duration::ZERO;
+            for _ in 0..iters {
+                reset();
+                spent += rt.block_on(async {
+                    let start = Instant::now();
+                    assert_eq!(blind_backfill(&client, &table).await, N);
+                    start.elapsed()
+                });
+            }
+            spent
+        })
+    });
+    g.finish();
+
     // Reading the same 10,000 items back by key: the batch getter against
     // the best hand-written `BatchGetItem` loop (raw items on both sides).
     let keys: Vec<Item> = items
@@ -304,6 +381,50 @@ fn bench(c: &mut Criterion) {
         PEAK.load(Ordering::Relaxed) - base,
     ));
     drop(all);
+    // A sweep holds a page per segment: its peak grows with the page size
+    // and the segments run at once, not with the table.
+    let sweeping = Table::new(&client, &table, APP_TABLE);
+    for page in [100, 1000] {
+        let base = LIVE.load(Ordering::Relaxed);
+        PEAK.store(base, Ordering::Relaxed);
+        let runs = (0..SEGMENTS as u32).map(|i| {
+            sweeping
+                .sweep(&registry)
+                .segment(i, SEGMENTS as u32)
+                .page_size(page)
+                .audit()
+        });
+        let scanned: u64 = rt
+            .block_on(futures_util::future::join_all(runs))
+            .into_iter()
+            .map(|r| r.expect("audit").scanned)
+            .sum();
+        assert_eq!(scanned, N as u64);
+        rows.push((
+            format!("audit, {SEGMENTS} segments, page {page}"),
+            PEAK.load(Ordering::Relaxed) - base,
+        ));
+        let base = LIVE.load(Ordering::Relaxed);
+        PEAK.store(base, Ordering::Relaxed);
+        let runs = (0..SEGMENTS as u32).map(|i| {
+            sweeping
+                .sweep(&registry)
+                .segment(i, SEGMENTS as u32)
+                .page_size(page)
+                .dry_run()
+                .backfill()
+        });
+        let scanned: u64 = rt
+            .block_on(futures_util::future::join_all(runs))
+            .into_iter()
+            .map(|r| r.expect("backfill").scanned)
+            .sum();
+        assert_eq!(scanned, N as u64);
+        rows.push((
+            format!("backfill (dry run), {SEGMENTS} segments, page {page}"),
+            PEAK.load(Ordering::Relaxed) - base,
+        ));
+    }
     let json = rows
         .iter()
         .map(|(k, v)| format!("  {k:?}: {v}"))
@@ -315,6 +436,125 @@ fn bench(c: &mut Criterion) {
     std::fs::write(dir.join("e2e_memory.json"), format!("{{\n{json}\n}}\n"))
         .expect("write memory report");
     std::fs::write(dir.join("e2e_profile.json"), profile).expect("write profile");
+}
+
+/// Parallel-scan segments and writes in flight per segment, in the
+/// backfill group, for the helper and the hand-written loop alike.
+const SEGMENTS: i32 = 4;
+const WRITES_IN_FLIGHT: usize = 8;
+
+/// The orders as written before their mapper rendered index keys.
+fn before_the_indexes(items: &[Item]) -> Vec<Item> {
+    items
+        .iter()
+        .map(|item| {
+            let mut item = item.clone();
+            item.retain(|name, _| !name.starts_with("gsi"));
+            item
+        })
+        .collect()
+}
+
+/// The hand-written backfill: each segment scanned page by page, each item
+/// read and written back through the mapper, and the attributes that
+/// differ set by an `UpdateItem` whose condition is every attribute the
+/// mapper writes as read (what `Sweep::backfill` sends), `WRITES_IN_FLIGHT`
+/// at a time. Returns the items written.
+async fn hand_backfill(client: &Client, table: &str) -> usize {
+    let segments = (0..SEGMENTS).map(|segment| async move {
+        let mut written = 0;
+        let mut pages = client
+            .scan()
+            .table_name(table)
+            .segment(segment)
+            .total_segments(SEGMENTS)
+            .into_paginator()
+            .send();
+        while let Some(page) = pages.next().await {
+            let items = page.expect("scan").items.unwrap_or_default();
+            written += futures_util::stream::iter(items)
+                .map(|stored| async move {
+                    let rendered = OrderMapper::to_item(
+                        &OrderMapper::from_item(stored.clone()).expect("an order"),
+                    )
+                    .expect("renders");
+                    let mut request = client
+                        .update_item()
+                        .table_name(table)
+                        .set_key(Some(APP_TABLE.key_of(&stored).expect("a key")));
+                    let mut sets = Vec::new();
+                    let mut conditions = Vec::new();
+                    for (i, (name, value)) in rendered.iter().enumerate() {
+                        request = request.expression_attribute_names(format!("#a{i}"), name);
+                        match stored.get(name) {
+                            Some(was) => {
+                                conditions.push(format!("#a{i} = :w{i}"));
+                                request = request
+                                    .expression_attribute_values(format!(":w{i}"), was.clone());
+                            }
+                            None => conditions.push(format!("attribute_not_exists(#a{i})")),
+                        }
+                        if stored.get(name) != Some(value) && name != "entityType" {
+                            sets.push(format!("#a{i} = :v{i}"));
+                            request = request
+                                .expression_attribute_values(format!(":v{i}"), value.clone());
+                        }
+                    }
+                    if sets.is_empty() {
+                        return 0;
+                    }
+                    request
+                        .update_expression(format!("SET {}", sets.join(", ")))
+                        .condition_expression(conditions.join(" AND "))
+                        .send()
+                        .await
+                        .expect("update");
+                    1
+                })
+                .buffer_unordered(WRITES_IN_FLIGHT)
+                .fold(0, |n, w| async move { n + w })
+                .await;
+        }
+        written
+    });
+    futures_util::future::join_all(segments)
+        .await
+        .into_iter()
+        .sum()
+}
+
+/// The blind way: each segment scanned, its items re-rendered and written
+/// whole with `BatchWriteItem`, no condition (a concurrent write can be
+/// lost). Returns the items written.
+async fn blind_backfill(client: &Client, table: &str) -> usize {
+    let segments = (0..SEGMENTS).map(|segment| async move {
+        let mut written = 0;
+        let mut pages = client
+            .scan()
+            .table_name(table)
+            .segment(segment)
+            .total_segments(SEGMENTS)
+            .into_paginator()
+            .send();
+        while let Some(page) = pages.next().await {
+            let rendered: Vec<Item> = page
+                .expect("scan")
+                .items
+                .unwrap_or_default()
+                .into_iter()
+                .map(|stored| {
+                    OrderMapper::to_item(&OrderMapper::from_item(stored).expect("an order"))
+                        .expect("renders")
+                })
+                .collect();
+            written += hand_batch_write(client, table, &rendered).await;
+        }
+        written
+    });
+    futures_util::future::join_all(segments)
+        .await
+        .into_iter()
+        .sum()
 }
 
 /// `PutItem` requests in flight in `concurrent_put_item`.

@@ -645,18 +645,24 @@ async fn runs_killed_at_random_points_and_resumed_leave_every_item_changed_once(
     let registry = registry();
     let mut rng = fastrand::Rng::with_seed(32);
     let mut checkpoint: Option<String> = None;
-    let (mut completed, mut killed) = (0, 0);
+    let (mut completed, mut killed, mut in_a_row) = (0, 0, 0u64);
     loop {
         let mut sweep = table.sweep(&registry).page_size(100).max_pages(2);
         if let Some(at) = checkpoint.clone() {
             sweep = sweep.resume(at);
         }
         // Killed after a random time: the run's report, and its checkpoint,
-        // are lost; the next run starts from the last checkpoint kept.
-        let limit = Duration::from_millis(rng.u64(1..40));
+        // are lost; the next run starts from the last checkpoint kept. The
+        // longest time grows while runs keep being killed, so a slower
+        // server still lets some finish.
+        let limit = Duration::from_millis(rng.u64(1..40 + 20 * in_a_row));
         match tokio::time::timeout(limit, sweep.backfill()).await {
-            Err(_) => killed += 1,
+            Err(_) => {
+                killed += 1;
+                in_a_row += 1;
+            }
             Ok(report) => {
+                in_a_row = 0;
                 let report = report.unwrap();
                 assert!(report.failed.is_empty(), "{report}");
                 completed += 1;

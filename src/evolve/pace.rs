@@ -173,7 +173,8 @@ pub struct Progress {
     pub conflicts: u64,
     /// Read capacity units consumed.
     pub read_units: f64,
-    /// Write capacity units consumed.
+    /// Write capacity units consumed, when asked for (see
+    /// [`Backfill::write_units`](super::Backfill::write_units)).
     pub write_units: f64,
     /// Time since the run started.
     pub elapsed: Duration,

@@ -118,10 +118,7 @@ impl Table {
     /// ```
     pub fn sweep<'r, T>(&self, registry: &'r Registry<T>) -> Sweep<'r, T> {
         Sweep {
-            // The units each request consumed, for the budget and reports.
-            table: self
-                .clone()
-                .return_consumed_capacity(ReturnConsumedCapacity::Total),
+            table: self.clone(),
             registry,
             segment: None,
             resume: None,
@@ -313,7 +310,7 @@ impl<T> Sweep<'_, T> {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// # }).unwrap();
     /// ```
-    pub async fn audit(&self) -> Result<Audit> {
+    pub async fn audit(self) -> Result<Audit> {
         let mut audit = Audit::default();
         let registry = self.registry;
         let read = self

@@ -174,6 +174,11 @@ impl Table {
         self
     }
 
+    /// Whether the helpers ask DynamoDB to report consumed capacity.
+    pub(crate) fn asks_for_capacity(&self) -> bool {
+        self.capacity.is_some()
+    }
+
     /// What the helpers ask DynamoDB to report of consumed capacity (see
     /// [`return_consumed_capacity`](Self::return_consumed_capacity)); `None` by default.
     #[must_use]
