@@ -9,8 +9,9 @@ use super::Table;
 use super::call::Failed;
 use super::identity::KeyId;
 use super::send::{HelperCall, item_span, send_update};
+use super::version::read_item;
 use crate::describe::describe_key;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::expr::{Expression, Update};
 use crate::item::Item;
 
@@ -66,29 +67,9 @@ impl Table {
     ) -> Result<Option<Item>> {
         let span = item_span!("dynamodb_mapper.read_again", self, entity_type, &key);
         let mut call = HelperCall::new(self, span);
-        let table = call.table();
-        let request = table
-            .client()
-            .get_item()
-            .table_name(table.name())
-            .set_key(Some(key.clone()))
-            .consistent_read(true)
-            .set_return_consumed_capacity(table.get_return_consumed_capacity().cloned())
-            .send();
-        let out = call
-            .read("GetItem", request)
+        read_item(&mut call, key, self.schema())
             .await
-            .map_err(|f| f.into_error("GetItem"))?;
-        match out.item {
-            Some(item) if !self.is_at(&item, &key) => Err(Error::unexpected_response(
-                "GetItem",
-                format!(
-                    "asked for the item at {}, it answered with another",
-                    describe_key(&key)
-                ),
-            )),
-            found => Ok(found),
-        }
+            .map_err(|e| e.with_entity_type(entity_type))
     }
 
     /// The number of items DynamoDB says the table holds (updated about

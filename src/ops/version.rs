@@ -598,6 +598,24 @@ impl Table {
 
 /// Reads a record with a strongly consistent `GetItem` as part of `call`.
 async fn read<M: Mapper>(call: &mut HelperCall, key: Item) -> Result<Option<Record<M::Entity>>> {
+    // A record of another item would carry that item's version: a
+    // versioned write from it would pass its check and land elsewhere; the
+    // read refuses an answer at another key.
+    let item = read_item(call, key, M::SCHEMA)
+        .await
+        .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
+    call.span()
+        .in_scope(|| item.map(M::record_from_item).transpose())
+}
+
+/// The item at `key`, read with a strongly consistent `GetItem` as part of
+/// `call`; an answer with an item at another key (per `schema`) is an
+/// [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse).
+pub(super) async fn read_item(
+    call: &mut HelperCall,
+    key: Item,
+    schema: crate::TableSchema,
+) -> Result<Option<Item>> {
     let table = call.table();
     let request = table
         .client()
@@ -612,9 +630,7 @@ async fn read<M: Mapper>(call: &mut HelperCall, key: Item) -> Result<Option<Reco
         .await
         .map_err(|f| f.into_error("GetItem"))?;
     if let Some(item) = &out.item {
-        // A record of another item would carry that item's version: a
-        // versioned write from it would pass its check and land elsewhere.
-        let other = match M::SCHEMA.key_of(item) {
+        let other = match schema.key_of(item) {
             Ok(found) if KeyId::of(&found) == KeyId::of(&key) => None,
             Ok(found) => Some(format!("the item at {}", describe_key(&found))),
             Err(e) => Some(format!("an item without a valid key ({e})")),
@@ -626,12 +642,10 @@ async fn read<M: Mapper>(call: &mut HelperCall, key: Item) -> Result<Option<Reco
                     "asked for the item at {}, it answered with {other}",
                     describe_key(&key)
                 ),
-            )
-            .with_entity_type(M::ENTITY_TYPE));
+            ));
         }
     }
-    call.span()
-        .in_scope(|| out.item.map(M::record_from_item).transpose())
+    Ok(out.item)
 }
 
 /// Sends `put`, the versioned put of `record`, as part of `call`; on
