@@ -844,6 +844,173 @@ async fn a_migration_changes_each_entity_once_with_its_keys() {
 }
 
 // ---------------------------------------------------------------------------
+// Shape versions
+// ---------------------------------------------------------------------------
+
+const SHAPED: TableSchema = TableSchema::new("pk").sort_key("sk").shape("shapeVersion");
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct User {
+    id: u32,
+    email: String,
+    display_name: String,
+}
+
+/// Shape 2 renamed `mail` to `email`.
+fn v1_to_v2(item: &mut Item) -> dynamodb_mapper::Result<()> {
+    dynamodb_mapper::hooks::rename_attribute(item, "mail", "email");
+    Ok(())
+}
+
+/// Shape 3 added a display name, the email's local part.
+fn v2_to_v3(item: &mut Item) -> dynamodb_mapper::Result<()> {
+    let name = match item.get("email") {
+        Some(AttributeValue::S(e)) => e.split('@').next().unwrap_or_default().to_owned(),
+        _ => return Err(dynamodb_mapper::Error::missing_attribute("email")),
+    };
+    item.insert("display_name".into(), AttributeValue::S(name));
+    Ok(())
+}
+
+struct UserMapper;
+impl Mapper for UserMapper {
+    type Entity = User;
+    const ENTITY_TYPE: &'static str = "User";
+    const SCHEMA: TableSchema = SHAPED;
+    const KEY_PATTERNS: &'static [IndexKeys] =
+        &[IndexKeys::table(KeyPattern::partition("USER#{id:u6}"))
+            .sort(KeyPattern::sort("PROFILE"))];
+    const UPGRADES: &'static [fn(&mut Item) -> dynamodb_mapper::Result<()>] = &[v1_to_v2, v2_to_v3];
+}
+
+fn user(id: u32) -> User {
+    User {
+        id,
+        email: format!("u{id}@example.com"),
+        display_name: format!("u{id}"),
+    }
+}
+
+/// User `id` as shape 1 wrote it (no shape attribute, `mail`) or shape 2
+/// (`email`, no display name).
+fn user_of_shape(id: u32, shape: u32) -> Item {
+    let mut item = UserMapper::to_item(&user(id)).unwrap();
+    item.remove("display_name");
+    match shape {
+        1 => {
+            item.remove("shapeVersion");
+            let email = item.remove("email").unwrap();
+            item.insert("mail".into(), email);
+        }
+        _ => {
+            item.insert("shapeVersion".into(), AttributeValue::N(shape.to_string()));
+        }
+    }
+    item
+}
+
+#[tokio::test]
+async fn older_shapes_are_read_audited_and_written_back_at_the_current_shape() {
+    let items: Vec<Item> = (0..300)
+        .map(|id| user_of_shape(id, 1))
+        .chain((300..500).map(|id| user_of_shape(id, 2)))
+        .chain((500..600).map(|id| UserMapper::to_item(&user(id)).unwrap()))
+        .collect();
+    let (client, name, _) = local::table_with_items("shapes", SHAPED, items).await;
+    let table = Table::new(&client, &name, SHAPED);
+    let registry = Registry::builder()
+        .register::<UserMapper>(|_| ())
+        .build()
+        .unwrap();
+
+    // Reads run the missing steps.
+    assert_eq!(UserMapper::from_item(user_of_shape(7, 1)).unwrap(), user(7));
+    assert_eq!(UserMapper::from_item(user_of_shape(7, 2)).unwrap(), user(7));
+
+    let before = table.sweep(&registry).audit().await.unwrap();
+    let users = &before.types["User"];
+    assert_eq!(users.shapes, BTreeMap::from([(1, 300), (2, 200), (3, 100)]));
+    let shape = |f: Finding| users.findings.get(&f).map_or(0, |found| found.count);
+    assert_eq!(shape(Finding::MissingAttribute("shapeVersion".into())), 300);
+    assert_eq!(shape(Finding::StaleAttribute("shapeVersion".into())), 200);
+    assert!(
+        before
+            .to_string()
+            .contains("(300 of shape 1, 200 of shape 2, 100 of shape 3)"),
+        "{before}"
+    );
+
+    let report = table.sweep(&registry).backfill().await.unwrap();
+    assert_eq!((report.changed, report.unchanged), (500, 100), "{report}");
+    assert!(report.failed.is_empty());
+
+    let after = table.sweep(&registry).audit().await.unwrap();
+    assert!(after.is_clean(), "{after}");
+    assert_eq!(after.types["User"].shapes, BTreeMap::from([(3, 600)]));
+    // What the steps removed is gone, and each item is what the mapper
+    // writes now.
+    for id in [0, 299, 300, 499] {
+        let key = UserMapper::key(&user(id)).unwrap();
+        let stored = local::get_item(&client, &name, key).await.unwrap();
+        assert_eq!(stored, UserMapper::to_item(&user(id)).unwrap(), "user {id}");
+    }
+    let again = table.sweep(&registry).backfill().await.unwrap();
+    assert_eq!((again.changed, again.unchanged), (0, 600));
+}
+
+#[test]
+fn shapes_newer_than_the_mapper_or_not_numbers_are_errors_naming_the_attribute() {
+    for (value, expected) in [
+        (
+            AttributeValue::N("9".into()),
+            "is 9, a newer shape than this mapper reads (1 to 3): the item was written by newer code",
+        ),
+        (
+            AttributeValue::N("0".into()),
+            "is 0, not a shape version (a whole number from 1)",
+        ),
+        (
+            AttributeValue::S("3".into()),
+            "is a string (S), expected a shape version (a number)",
+        ),
+    ] {
+        let mut item = UserMapper::to_item(&user(1)).unwrap();
+        item.insert("shapeVersion".into(), value);
+        let err = UserMapper::from_item(item).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidValue, "{err}");
+        assert_eq!(err.attribute(), Some("shapeVersion"));
+        assert!(err.to_string().contains(expected), "{err}");
+        assert_eq!(err.entity_type(), Some("User"));
+    }
+    // A step's own error, naming what it missed.
+    let mut item = user_of_shape(2, 2);
+    item.remove("email");
+    let err = UserMapper::from_item(item).unwrap_err();
+    assert_eq!(err.attribute(), Some("email"), "{err}");
+
+    // Steps without an attribute to keep the shape in: a mapper problem.
+    struct Unshaped;
+    impl Mapper for Unshaped {
+        type Entity = User;
+        const ENTITY_TYPE: &'static str = "User";
+        const SCHEMA: TableSchema = TableSchema::new("pk");
+        const KEY_PATTERNS: &'static [IndexKeys] =
+            &[IndexKeys::table(KeyPattern::partition("USER#{id:u6}"))];
+        const UPGRADES: &'static [fn(&mut Item) -> dynamodb_mapper::Result<()>] = &[v1_to_v2];
+    }
+    let err = Unshaped::check().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidMapper);
+    assert!(
+        err.to_string().contains("declares 1 upgrade steps (UPGRADES), but its table names no attribute for the shape version (TableSchema::shape)"),
+        "{err}"
+    );
+    assert_eq!(
+        Unshaped::to_item(&user(1)).unwrap_err().kind(),
+        ErrorKind::InvalidMapper
+    );
+}
+
+// ---------------------------------------------------------------------------
 // Answers no emulator gives (mocks)
 // ---------------------------------------------------------------------------
 

@@ -53,6 +53,10 @@ pub struct TypeAudit {
     pub items: u64,
     /// Each finding, with how many items have it and the first of them.
     pub findings: BTreeMap<Finding, Found>,
+    /// How many items of each shape version the type's items hold, read
+    /// before their upgrade steps ([`Mapper::UPGRADES`](crate::Mapper::UPGRADES));
+    /// empty when the table names no shape attribute.
+    pub shapes: BTreeMap<u64, u64>,
 }
 
 /// Something wrong with an item, as an audit reports it.
@@ -177,6 +181,9 @@ impl Audit {
         for (name, theirs) in other.types {
             let ours = self.types.entry(name).or_default();
             ours.items += theirs.items;
+            for (shape, n) in theirs.shapes {
+                *ours.shapes.entry(shape).or_default() += n;
+            }
             for (finding, found) in theirs.findings {
                 let kept = ours.findings.entry(finding).or_default();
                 kept.count += found.count;
@@ -190,6 +197,15 @@ impl Audit {
     pub(super) fn item(&mut self, entity_type: &str) {
         self.scanned += 1;
         self.type_mut(entity_type).items += 1;
+    }
+
+    /// Counts an item of `entity_type` of shape `shape`.
+    pub(super) fn shape(&mut self, entity_type: &str, shape: usize) {
+        *self
+            .type_mut(entity_type)
+            .shapes
+            .entry(shape as u64)
+            .or_default() += 1;
     }
 
     /// Records a finding of an item of `entity_type`.
@@ -240,7 +256,16 @@ impl fmt::Display for Audit {
             } else {
                 name
             };
-            writeln!(f, "{name:<24} {:>10} items", t.items)?;
+            write!(f, "{name:<24} {:>10} items", t.items)?;
+            if !t.shapes.is_empty() {
+                let shapes: Vec<String> = t
+                    .shapes
+                    .iter()
+                    .map(|(shape, n)| format!("{n} of shape {shape}"))
+                    .collect();
+                write!(f, " ({})", shapes.join(", "))?;
+            }
+            writeln!(f)?;
             for (finding, found) in &t.findings {
                 write!(f, "  {:<40} {:>10}", finding.to_string(), found.count)?;
                 if let Some(e) = found.examples.first() {

@@ -18,7 +18,7 @@ use crate::expr::{Attr, Condition, Update};
 use crate::item::{Item, item_size};
 use crate::mapper::{Mapper, MapperExt};
 use crate::ops::{FailedItem, Renewed, Table};
-use crate::registry::{MapperOf, Registry, Routed};
+use crate::registry::{MapperOf, Registry, Routed, dropped_by_upgrades};
 
 /// What a backfill did ([`Sweep::backfill`]): every item read is counted in
 /// exactly one of `changed`, `unchanged`, `skipped` and `failed`.
@@ -156,7 +156,9 @@ enum Outcome {
 /// reads, or changed), nothing (no mapper of the pass reads it), or why
 /// there is none.
 enum Target {
-    Item(MapperOf, Item),
+    /// The mapper, the item it writes, and the attributes of the stored
+    /// item its upgrade steps removed.
+    Item(Box<(MapperOf, Item, Vec<String>)>),
     Skip,
     Fail(Error),
 }
@@ -168,7 +170,7 @@ fn rewritten<T>(registry: &Registry<T>, stored: &Item) -> Target {
         return Target::Skip;
     };
     match (mapper.rewrite)(stored.clone()) {
-        Ok(Ok(rendered)) => Target::Item(mapper, rendered),
+        Ok(Ok(rewritten)) => Target::Item(Box::new((mapper, rewritten.item, rewritten.dropped))),
         Ok(Err(e)) | Err(e) => Target::Fail(e),
     }
 }
@@ -182,8 +184,12 @@ fn changed<T, M: Mapper>(
 ) -> Target {
     match registry.mapper_of(stored) {
         Routed::Mapper(mapper) if mapper.entity_type == M::ENTITY_TYPE => {
-            match M::from_item(stored.clone()).and_then(|old| M::to_item(&change(old))) {
-                Ok(rendered) => Target::Item(mapper, rendered),
+            let rendered = dropped_by_upgrades::<M>(stored).and_then(|(dropped, _)| {
+                let old = M::from_item(stored.clone())?;
+                Ok((M::to_item(&change(old))?, dropped))
+            });
+            match rendered {
+                Ok((rendered, dropped)) => Target::Item(Box::new((mapper, rendered, dropped))),
                 Err(e) => Target::Fail(e),
             }
         }
@@ -218,10 +224,10 @@ struct Write {
 /// versioned table; otherwise every attribute the mapper writes, and the
 /// derived ones removed).
 fn plan(target: &impl Fn(&Item) -> Target, stored: &Item, describe: bool) -> Planned {
-    let (mapper, rendered) = match target(stored) {
+    let (mapper, rendered, dropped) = match target(stored) {
         Target::Skip => return Planned::Skip,
         Target::Fail(e) => return Planned::Fail(e),
-        Target::Item(mapper, rendered) => (mapper, rendered),
+        Target::Item(target) => *target,
     };
     let typed = |e: Error| e.with_entity_type(mapper.entity_type);
     let table = mapper.table;
@@ -252,12 +258,22 @@ fn plan(target: &impl Fn(&Item) -> Target, stored: &Item, describe: bool) -> Pla
         .map(|(name, value)| (name.as_str(), value))
         .collect();
     sets.sort_unstable_by_key(|(name, _)| *name);
-    let mut removes: Vec<&'static str> = table
+    // Derived attributes the mapper no longer renders, and what its upgrade
+    // steps removed (never a table key, the discriminator or the version).
+    let kept = |name: &str| {
+        name == table.partition_key.name
+            || table.sort_key.is_some_and(|k| k.name == name)
+            || table.discriminator == Some(name)
+            || table.version == Some(name)
+    };
+    let mut removes: Vec<&str> = table
         .key_attributes()
         .iter()
         .map(|k| k.name)
         .chain(table.ttl)
-        .filter(|name| stored.contains_key(*name) && !rendered.contains_key(*name))
+        .chain(table.shape)
+        .chain(dropped.iter().map(String::as_str))
+        .filter(|name| stored.contains_key(*name) && !rendered.contains_key(*name) && !kept(name))
         .collect();
     removes.sort_unstable();
     removes.dedup();

@@ -169,9 +169,15 @@ fn derived(audit: &mut Audit, mapper: MapperOf, key: &str, item: Item) {
     let mut names: Vec<&'static str> = table.key_attributes().iter().map(|k| k.name).collect();
     names.extend(table.discriminator);
     names.extend(table.ttl);
+    names.extend(table.shape);
     let stored: Vec<Option<AttributeValue>> = names.iter().map(|n| item.get(*n).cloned()).collect();
     let rendered = match (mapper.rewrite)(item) {
-        Ok(Ok(rendered)) => rendered,
+        Ok(Ok(rewritten)) => {
+            if table.shape.is_some() {
+                audit.shape(mapper.entity_type, rewritten.shape);
+            }
+            rewritten.item
+        }
         Ok(Err(e)) => {
             audit.found(mapper.entity_type, Finding::Unwritable, key, || {
                 cause(&e, mapper.entity_type, key)

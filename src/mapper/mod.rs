@@ -37,6 +37,7 @@ pub use lookup::Lookup;
 pub(crate) use plan::{derivation, problems, sources_of};
 
 pub(crate) use projected::projected_attributes;
+pub(crate) use read::upgrade;
 use read::{read, read_projected};
 use write::{build_item, finish, merge_bag};
 
@@ -164,6 +165,62 @@ pub trait Mapper: Sized + 'static {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     const KEY_PATTERNS: &'static [IndexKeys] = &[];
+
+    /// The steps that upgrade older shapes of the item, oldest first: step
+    /// `i` turns an item of shape `i + 1` into one of shape `i + 2`, so the
+    /// current shape is `UPGRADES.len() + 1`. Items written before any step
+    /// (without the attribute) are shape 1. With steps, `to_item` writes the
+    /// current shape in the table's shape attribute
+    /// ([`TableSchema::shape`]); reads of an older item run its missing
+    /// steps in order on the raw item before anything else reads it (after
+    /// the discriminator check), and a newer one is an error. Projections
+    /// ([`MapperExt::from_projected`]) read the attributes they name as
+    /// stored, without the steps. A
+    /// [backfill](crate::evolve::Sweep::backfill) writes older items back
+    /// at the current shape, removing what the steps removed; an
+    /// [audit](crate::evolve::Sweep::audit) counts each shape. Default: none.
+    ///
+    /// ```
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::{hooks::rename_attribute, IndexKeys, Item, KeyPattern, Mapper, MapperExt, TableSchema};
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    /// struct User { id: String, email: String, display_name: String }
+    ///
+    /// // Shape 2 renamed `mail`; shape 3 added a display name.
+    /// fn v1_to_v2(item: &mut Item) -> dynamodb_mapper::Result<()> {
+    ///     rename_attribute(item, "mail", "email");
+    ///     Ok(())
+    /// }
+    /// fn v2_to_v3(item: &mut Item) -> dynamodb_mapper::Result<()> {
+    ///     let name = item.get("email").and_then(|e| e.as_s().ok()).and_then(|e| e.split('@').next()).unwrap_or_default().to_owned();
+    ///     item.insert("display_name".into(), AttributeValue::S(name));
+    ///     Ok(())
+    /// }
+    ///
+    /// struct UserMapper;
+    /// impl Mapper for UserMapper {
+    ///     type Entity = User;
+    ///     const ENTITY_TYPE: &'static str = "User";
+    ///     const SCHEMA: TableSchema = TableSchema::new("pk").shape("shapeVersion");
+    ///     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(KeyPattern::partition("USER#{id}"))];
+    ///     const UPGRADES: &'static [fn(&mut Item) -> dynamodb_mapper::Result<()>] = &[v1_to_v2, v2_to_v3];
+    /// }
+    ///
+    /// // An item written before shapes existed.
+    /// let old = Item::from([
+    ///     ("pk".to_string(), AttributeValue::S("USER#1".into())),
+    ///     ("entityType".to_string(), AttributeValue::S("User".into())),
+    ///     ("id".to_string(), AttributeValue::S("1".into())),
+    ///     ("mail".to_string(), AttributeValue::S("ada@example.com".into())),
+    /// ]);
+    /// let user = UserMapper::from_item(old)?;
+    /// assert_eq!(user.display_name, "ada");
+    /// assert_eq!(UserMapper::to_item(&user)?["shapeVersion"], AttributeValue::N("3".into()));
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    const UPGRADES: &'static [fn(&mut Item) -> Result<()>] = &[];
 
     /// Validates the entity before it is serialized. Default: accepts it.
     ///

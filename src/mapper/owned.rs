@@ -28,6 +28,7 @@ pub(super) fn owned<M: Mapper>() -> &'static ByLength<()> {
             .chain(table.discriminator)
             .chain(table.ttl)
             .chain(table.version)
+            .chain(table.shape)
             .chain(M::OWNED_ATTRIBUTES.iter().copied());
         ByLength::new(names.map(|n| (Box::from(n), ())))
     })

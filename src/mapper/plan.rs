@@ -250,6 +250,9 @@ fn role_of<M: Mapper>(name: &str) -> Option<String> {
     if t.version == Some(name) {
         return Some("the version attribute".to_owned());
     }
+    if t.shape == Some(name) {
+        return Some("the shape version attribute".to_owned());
+    }
     if M::OWNED_ATTRIBUTES.contains(&name) {
         return Some("an attribute the mapper owns (OWNED_ATTRIBUTES)".to_owned());
     }
@@ -293,6 +296,13 @@ fn work_out<M: Mapper>() -> Checked {
     // checks read are the same `&'static str`s.
     let schema = M::SCHEMA;
     let mut problems = schema.problems();
+    if !M::UPGRADES.is_empty() && schema.shape.is_none() {
+        problems.push(format!(
+            "declares {} upgrade steps (UPGRADES), but its table names no attribute for the \
+             shape version (TableSchema::shape)",
+            M::UPGRADES.len()
+        ));
+    }
     let fields = match field_table::<M::Entity>(M::NAMING) {
         Ok(fields) => fields,
         Err(e) => {

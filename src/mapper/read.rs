@@ -81,10 +81,14 @@ fn decode<M: Mapper, T: DeserializeOwned>(
         && M::SCHEMA
             .discriminator
             .is_some_and(|d| !item.contains_key(d));
+    // Upgrade steps read whole items: a projection reads the attributes it
+    // names as they are stored.
     let checked = if unlabelled {
         super::projected::check_keys::<M>(&item)
-    } else {
+    } else if projected {
         M::before_from_item(&mut item)
+    } else {
+        M::before_from_item(&mut item).and_then(|()| upgrade::<M>(&mut item).map(|_| ()))
     };
     if let Err(e) = checked {
         return Err(ctx(e).with_key(|| M::SCHEMA.render_key(&item)));
@@ -127,6 +131,64 @@ fn decode<M: Mapper, T: DeserializeOwned>(
         rest,
         early_key,
     })
+}
+
+/// Runs the upgrade steps ([`Mapper::UPGRADES`]) an item of an older shape
+/// misses, in order; returns the shape it was. Nothing for a mapper
+/// without steps.
+///
+/// # Errors
+/// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) naming the
+/// shape attribute when it holds no shape (not a whole number from 1) or a
+/// newer shape than the mapper's; [`ErrorKind::InvalidMapper`](crate::ErrorKind::InvalidMapper)
+/// when the table names no shape attribute; what a step returns.
+pub(crate) fn upgrade<M: Mapper>(item: &mut Item) -> Result<usize> {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    let steps = M::UPGRADES;
+    if steps.is_empty() {
+        return Ok(1);
+    }
+    let Some(attr) = M::SCHEMA.shape else {
+        // Refused by the plan's checks first; said here too.
+        return Err(super::plan::plan::<M>().err().unwrap_or_else(|| {
+            Error::invalid_value("(shape)", "the table names no shape attribute")
+        }));
+    };
+    let current = steps.len() + 1;
+    let stored = match item.get(attr) {
+        None => 1,
+        Some(AttributeValue::N(n)) => match n.parse::<usize>() {
+            Ok(v) if v >= 1 => v,
+            _ => {
+                return Err(Error::invalid_value(
+                    attr,
+                    format!("is {n}, not a shape version (a whole number from 1)"),
+                ));
+            }
+        },
+        Some(other) => {
+            return Err(Error::invalid_value(
+                attr,
+                format!(
+                    "is {}, expected a shape version (a number)",
+                    crate::item::type_name(other)
+                ),
+            ));
+        }
+    };
+    if stored > current {
+        return Err(Error::invalid_value(
+            attr,
+            format!(
+                "is {stored}, a newer shape than this mapper reads (1 to {current}): the item was \
+                 written by newer code"
+            ),
+        ));
+    }
+    for step in steps.get(stored - 1..).unwrap_or_default() {
+        step(item)?;
+    }
+    Ok(stored)
 }
 
 /// The error for a failed deserialization: a missing field becomes

@@ -62,6 +62,12 @@ pub(super) fn build_item<M: Mapper>(
             AttributeValue::S(M::ENTITY_TYPE.to_owned()),
         );
     }
+    if let (Some(attr), false) = (M::SCHEMA.shape, M::UPGRADES.is_empty()) {
+        item.insert(
+            attr.to_owned(),
+            AttributeValue::N((M::UPGRADES.len() + 1).to_string()),
+        );
+    }
     let pending = plan.render(&mut item, &held, rendered).map_err(ctx)?;
     held.put_into(&mut item);
     M::after_to_item(entity, &mut item).map_err(ctx)?;

@@ -47,13 +47,48 @@ pub(super) fn gate<M: crate::Mapper>(update: crate::expr::Update) -> Result<crat
 /// The item as a mapper writes the entity it reads from an item: the
 /// outer error when it cannot read it, the inner one when it cannot write
 /// the entity back.
-pub(crate) type Rewrite = fn(Item) -> Result<Result<Item>>;
+pub(crate) type Rewrite = fn(Item) -> Result<Result<Rewritten>>;
+
+/// What [`Rewrite`] made of an item.
+pub(crate) struct Rewritten {
+    /// The item as the mapper writes the entity it read.
+    pub(crate) item: Item,
+    /// The attributes of the item that the mapper's upgrade steps
+    /// ([`Mapper::UPGRADES`](crate::Mapper::UPGRADES)) removed.
+    pub(crate) dropped: Vec<String>,
+    /// The item's shape before the upgrade (1 without steps).
+    pub(crate) shape: usize,
+}
 
 /// [`Rewrite`] with `M`: what every derived attribute should hold.
-pub(super) fn rewrite<M: crate::Mapper>(item: Item) -> Result<Result<Item>> {
+pub(super) fn rewrite<M: crate::Mapper>(item: Item) -> Result<Result<Rewritten>> {
     use crate::MapperExt;
+    let (dropped, shape) = dropped_by_upgrades::<M>(&item)?;
     let entity = M::from_item(item)?;
-    Ok(M::to_item(&entity))
+    Ok(M::to_item(&entity).map(|item| Rewritten {
+        item,
+        dropped,
+        shape,
+    }))
+}
+
+/// The attributes of `item` that `M`'s upgrade steps remove, and the shape
+/// it was.
+///
+/// # Errors
+/// As [`upgrade`](crate::mapper::upgrade).
+pub(crate) fn dropped_by_upgrades<M: crate::Mapper>(item: &Item) -> Result<(Vec<String>, usize)> {
+    if M::UPGRADES.is_empty() {
+        return Ok((Vec::new(), 1));
+    }
+    let mut upgraded = item.clone();
+    let shape = crate::mapper::upgrade::<M>(&mut upgraded)?;
+    let dropped = item
+        .keys()
+        .filter(|k| !upgraded.contains_key(k.as_str()))
+        .cloned()
+        .collect();
+    Ok((dropped, shape))
 }
 
 impl<T> Entry<T> {

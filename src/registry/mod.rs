@@ -35,5 +35,6 @@ pub use builder::RegistryBuilder;
 pub use decoded::{Decoded, DecodedItems, RawItem, Skipped, Unmatched};
 pub use dispatch::Registry;
 pub(crate) use dispatch::{MapperOf, Routed};
+pub(crate) use entry::dropped_by_upgrades;
 pub use group::Group;
 pub use policy::{MissingPolicy, UnknownPolicy};

@@ -64,7 +64,12 @@ impl TableSchema {
         for index in self.indexes {
             check_index_keys(seen, index)?;
         }
-        for name in self.ttl.iter().chain(self.version.iter()) {
+        for name in self
+            .ttl
+            .iter()
+            .chain(self.version.iter())
+            .chain(self.shape.iter())
+        {
             match seen.get(name) {
                 None => {}
                 Some(AttributeValue::N(n)) if n.parse::<u64>().is_err() => {
@@ -194,6 +199,7 @@ impl KeyNames {
             .map(|k| k.name)
             .chain(table.ttl)
             .chain(table.version)
+            .chain(table.shape)
             .chain(also);
         for name in all {
             if !names.contains(&name) && names.len() < REMEMBERED {

@@ -65,6 +65,9 @@ pub struct TableSchema {
     pub ttl: Option<&'static str>,
     /// The version attribute name, if any.
     pub version: Option<&'static str>,
+    /// The attribute that holds an item's shape version, if any
+    /// ([`Mapper::UPGRADES`](crate::Mapper::UPGRADES)).
+    pub shape: Option<&'static str>,
 }
 
 /// The default discriminator attribute name.
@@ -91,6 +94,7 @@ impl TableSchema {
             discriminator: Some(DEFAULT_DISCRIMINATOR),
             ttl: None,
             version: None,
+            shape: None,
         }
     }
 
@@ -194,6 +198,20 @@ impl TableSchema {
         self
     }
 
+    /// Names the attribute that holds an item's shape version (a Number),
+    /// written by the mappers that declare
+    /// [`UPGRADES`](crate::Mapper::UPGRADES) and read to upgrade older items.
+    ///
+    /// ```
+    /// let t = dynamodb_mapper::TableSchema::new("pk").shape("shapeVersion");
+    /// assert_eq!(t.shape, Some("shapeVersion"));
+    /// ```
+    #[must_use]
+    pub const fn shape(mut self, name: &'static str) -> Self {
+        self.shape = Some(name);
+        self
+    }
+
     /// The index called `name`.
     ///
     /// ```
@@ -213,6 +231,7 @@ impl TableSchema {
             || self.discriminator == Some(name)
             || self.ttl == Some(name)
             || self.version == Some(name)
+            || self.shape == Some(name)
             || self
                 .indexes
                 .iter()
@@ -232,6 +251,7 @@ impl TableSchema {
             + usize::from(self.discriminator.is_some())
             + usize::from(self.ttl.is_some())
             + usize::from(self.version.is_some())
+            + usize::from(self.shape.is_some())
             + indexes
     }
 
