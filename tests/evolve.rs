@@ -570,7 +570,7 @@ async fn a_backfill_adds_the_index_keys_every_item_lacks_and_a_second_changes_no
 
 #[tokio::test]
 async fn a_backfill_with_writers_running_throughout_loses_no_write() {
-    const N: u32 = 2_000;
+    const N: u32 = 10_000;
     const WRITERS: u32 = 4;
     let (client, name, table) = table_before_the_index("backfill_live", N).await;
     let registry = registry();
@@ -601,7 +601,7 @@ async fn a_backfill_with_writers_running_throughout_loses_no_write() {
         })
         .collect();
     let segments = futures_util::future::join_all(
-        (0..4).map(|i| backfill_segment(&table, &registry, i, 4, 50, 3)),
+        (0..4).map(|i| backfill_segment(&table, &registry, i, 4, 250, 3)),
     )
     .await;
     done.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -640,14 +640,14 @@ async fn a_backfill_with_writers_running_throughout_loses_no_write() {
 
 #[tokio::test]
 async fn runs_killed_at_random_points_and_resumed_leave_every_item_changed_once() {
-    const N: u32 = 1_500;
+    const N: u32 = 10_000;
     let (_, _, table) = table_before_the_index("backfill_kill", N).await;
     let registry = registry();
     let mut rng = fastrand::Rng::with_seed(32);
     let mut checkpoint: Option<String> = None;
     let (mut completed, mut killed, mut in_a_row) = (0, 0, 0u64);
     loop {
-        let mut sweep = table.sweep(&registry).page_size(100).max_pages(2);
+        let mut sweep = table.sweep(&registry).page_size(250).max_pages(2);
         if let Some(at) = checkpoint.clone() {
             sweep = sweep.resume(at);
         }
