@@ -141,23 +141,14 @@ fn attributes_of(
     table: &TableSchema,
     keys: &IndexKeys,
 ) -> Vec<(&'static str, crate::key::KeyPattern)> {
-    let (partition, sort) = match (keys.index_name(), keys.part_attribute()) {
-        (None, _) => (
-            Some(table.partition_key.name),
-            table.sort_key.map(|k| k.name),
-        ),
-        (Some(_), Some(part)) => (Some(part), None),
-        (Some(index), None) => match table.index(index).and_then(|i| i.single_keys()) {
-            Some((pk, sk)) => (Some(pk.name), sk.map(|k| k.name)),
-            None => (None, None),
-        },
+    // The mapper's own rule for which attributes its patterns render (a
+    // declaration it refuses renders none).
+    let Ok((partition, sort)) = crate::mapper::attributes_of(table, keys) else {
+        return Vec::new();
     };
-    let mut out = Vec::with_capacity(2);
-    if let Some(a) = partition {
-        out.push((a, keys.partition_key()));
-    }
+    let mut out = vec![(partition.name, keys.partition_key())];
     if let (Some(a), Some(p)) = (sort, keys.sort_key()) {
-        out.push((a, p));
+        out.push((a.name, p));
     }
     out
 }

@@ -34,7 +34,7 @@ mod read;
 mod write;
 
 pub use lookup::Lookup;
-pub(crate) use plan::{derivation, problems, sources_of};
+pub(crate) use plan::{attributes_of, derivation, problems, sources_of};
 
 pub(crate) use projected::projected_attributes;
 pub(crate) use read::upgrade;
