@@ -89,16 +89,21 @@ impl Bucket {
     }
 
     /// Takes `units` (gives them back when negative: an estimate taken
-    /// beforehand that came out higher than what was used).
+    /// beforehand that came out higher than what was used). The debt is
+    /// kept to an hour's worth, so no report (a server's, however odd)
+    /// makes a wait longer than an hour.
     fn spend(&mut self, units: f64, now: SystemTime) {
         if let Some(rate) = self.rate {
             self.refill(rate, now);
             if units.is_finite() {
-                self.balance = (self.balance - units).min(rate);
+                self.balance = (self.balance - units).clamp(-rate * MAX_DEBT_SECONDS, rate);
             }
         }
     }
 }
+
+/// The longest a budget makes a sweep wait after one request, in seconds.
+const MAX_DEBT_SECONDS: f64 = 3600.0;
 
 /// Which units a request spends.
 #[derive(Clone, Copy)]
@@ -238,6 +243,22 @@ mod tests {
         // A clock that goes back refills nothing and never panics.
         b.spend(5.0, t0);
         assert_eq!(b.wait(t0), Duration::ZERO);
+    }
+
+    #[test]
+    fn no_report_makes_a_wait_unbounded() {
+        let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000);
+        let mut b = Bucket::new(2.0);
+        for _ in 0..3 {
+            b.spend(f64::MAX, t0);
+        }
+        b.spend(f64::INFINITY, t0);
+        b.spend(f64::NAN, t0);
+        let wait = b.wait(t0);
+        assert!(wait <= Duration::from_secs(3601), "{wait:?}");
+        assert!(b.balance.is_finite());
+        // And it ends: an hour later a unit is back.
+        assert_eq!(b.wait(t0 + Duration::from_secs(3601)), Duration::ZERO);
     }
 
     #[test]
