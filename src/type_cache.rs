@@ -3,9 +3,13 @@
 //! (`mapper/plan.rs`) and the attributes it owns (`mapper/owned.rs`). Each
 //! is a [`TypeCache`], looked up on every `to_item` and `from_item`, so a
 //! hit takes a shared read lock and hashes a `TypeId` without SipHash.
+//! Also the per-thread caches of what is worked out once per key template
+//! ([`thread_cached`], bounded).
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::rc::Rc;
 use std::sync::{OnceLock, PoisonError, RwLock};
 
 /// Hashes keys no attacker chooses (a `TypeId`, an address and a length,
@@ -90,6 +94,37 @@ impl<K: Eq + Hash, V: Send + Sync + 'static> TypeCache<K, V> {
         let mut map = map.write().unwrap_or_else(PoisonError::into_inner);
         Ok(*map.entry(key).or_insert(made))
     }
+}
+
+/// The value `key` names in this thread's `cache`, made by `make` on first
+/// use. The cache starts over past `max` entries (a program that makes
+/// keys at run time, leaking them, must not grow it without bound) and is
+/// skipped while the thread is torn down.
+pub(crate) fn thread_cached<K, V: ?Sized>(
+    cache: &'static std::thread::LocalKey<RefCell<FastMap<K, Rc<V>>>>,
+    max: usize,
+    key: K,
+    make: impl FnOnce() -> crate::Result<Rc<V>>,
+) -> crate::Result<Rc<V>>
+where
+    K: std::hash::Hash + Eq,
+{
+    let hit = cache
+        .try_with(|c| c.borrow().get(&key).cloned())
+        .ok()
+        .flatten();
+    if let Some(value) = hit {
+        return Ok(value);
+    }
+    let value = make()?;
+    let _ = cache.try_with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= max {
+            c.clear();
+        }
+        c.insert(key, Rc::clone(&value));
+    });
+    Ok(value)
 }
 
 #[cfg(test)]

@@ -70,6 +70,7 @@ pub(crate) mod overlap;
 mod parts;
 pub(crate) mod pattern;
 mod select;
+mod single;
 mod template;
 
 pub use encoding::Encoding;

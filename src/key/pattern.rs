@@ -13,9 +13,10 @@ use super::format::{
 use super::key_value::KeyValue;
 use super::language::Language;
 use super::parts::KeyParts;
+use super::single::single_placeholder;
 use super::template::{Component, Slot, compile, constant_prefix, pattern_error};
 use crate::error::{Error, Result};
-use crate::type_cache::FastMap;
+use crate::type_cache::{FastMap, thread_cached};
 
 /// A key template such as `CUSTOMER#{customer_id}` or
 /// `ORDER#{order_id}#LINE#{line:u3}`: renders keys from named values, parses
@@ -67,54 +68,7 @@ pub struct KeyPattern {
     /// the byte range of `{id}`. Such a key renders without compiling the
     /// template (see [`BoundPattern::render`]). A function of `template`
     /// and `format`, so it changes no comparison.
-    single: Option<(u16, u16)>,
-}
-
-/// For a template of the default format with exactly one text placeholder
-/// that [`compile`](super::template::compile) accepts, the byte range of
-/// the placeholder (`{` to `}` inclusive of both, as `open..close`); `None`
-/// for any other template (a valid one then renders through its compiled
-/// form). Accepts a subset of what `compile` accepts: components separated by
-/// `#`, none empty; exactly one `{name}` with a valid name and no format;
-/// no other `{`, no `}` outside it and no escape character (`\`).
-const fn single_placeholder(template: &str) -> Option<(u16, u16)> {
-    let b = template.as_bytes();
-    if b.is_empty() || b.len() > u16::MAX as usize {
-        return None;
-    }
-    let mut open = None;
-    let mut close = None;
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'{' => {
-                if open.is_some() {
-                    return None;
-                }
-                open = Some(i);
-                // The name: a letter or `_`, then letters, digits or `_`.
-                let mut j = i + 1;
-                while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
-                    j += 1;
-                }
-                if j == i + 1 || b[i + 1].is_ascii_digit() || j >= b.len() || b[j] != b'}' {
-                    return None;
-                }
-                close = Some(j + 1);
-                i = j + 1;
-                continue;
-            }
-            b'}' | b'\\' => return None,
-            // No empty component: no `#` first, last, or after another.
-            b'#' if i == 0 || i + 1 == b.len() || b[i - 1] == b'#' => return None,
-            _ => {}
-        }
-        i += 1;
-    }
-    match (open, close) {
-        (Some(open), Some(close)) => Some((open as u16, close as u16)),
-        _ => None,
-    }
+    pub(super) single: Option<(u16, u16)>,
 }
 
 impl KeyPattern {
@@ -214,7 +168,7 @@ impl KeyPattern {
             self.template.len(),
             self.format,
         );
-        cached(&COMPILED, key, || {
+        thread_cached(&COMPILED, MAX_COMPILED, key, || {
             let components: Rc<[Component]> = compile(self.template, self.format)
                 .map_err(|reason| self.error(format!("is invalid: it {reason}")))?
                 .into();
@@ -559,7 +513,9 @@ impl KeyPattern {
             ),
             self.role,
         );
-        cached(&RENDERERS, key, || Ok(Rc::new(self.compile()?)))
+        thread_cached(&RENDERERS, MAX_COMPILED, key, || {
+            Ok(Rc::new(self.compile()?))
+        })
     }
 }
 
@@ -699,36 +655,6 @@ thread_local! {
     /// Patterns compiled for rendering, per thread (by template and role).
     static RENDERERS: RefCell<FastMap<(TemplateId, KeyRole), Rc<Compiled>>> =
         RefCell::new(FastMap::default());
-}
-
-/// The value `key` names in this thread's `cache`, made by `make` on first
-/// use. The cache starts over past [`MAX_COMPILED`] entries (a program that
-/// makes templates at run time, leaking them, must not grow it without
-/// bound) and is skipped while the thread is torn down.
-fn cached<K, V: ?Sized>(
-    cache: &'static std::thread::LocalKey<RefCell<FastMap<K, Rc<V>>>>,
-    key: K,
-    make: impl FnOnce() -> Result<Rc<V>>,
-) -> Result<Rc<V>>
-where
-    K: std::hash::Hash + Eq,
-{
-    let hit = cache
-        .try_with(|c| c.borrow().get(&key).cloned())
-        .ok()
-        .flatten();
-    if let Some(value) = hit {
-        return Ok(value);
-    }
-    let value = make()?;
-    let _ = cache.try_with(|c| {
-        let mut c = c.borrow_mut();
-        if c.len() >= MAX_COMPILED {
-            c.clear();
-        }
-        c.insert(key, Rc::clone(&value));
-    });
-    Ok(value)
 }
 
 /// A pattern with values bound to some of its placeholders, from
@@ -1049,36 +975,5 @@ mod tests {
             proptest::prop_assert!(pattern.with("other", "v").render_single().is_none());
             proptest::prop_assert!(pattern.with(name, 7).render_single().is_none());
         }
-    }
-
-    #[test]
-    fn the_const_analysis_finds_the_placeholder_or_declines() {
-        assert_eq!(KeyPattern::partition("CUSTOMER#{id}").single, Some((9, 13)));
-        assert_eq!(KeyPattern::sort("{id}").single, Some((0, 4)));
-        assert_eq!(KeyPattern::sort("A#v{id}x#B").single, Some((3, 7)));
-        for declined in [
-            "",
-            "A",
-            "A#{id}#{b}",
-            "{n:u2}",
-            "#{id}",
-            "{id}#",
-            "A##{id}",
-            "{1a}",
-            "{}",
-            "A\\#{id}",
-            "{id}}",
-            "{id",
-        ] {
-            assert_eq!(KeyPattern::sort(declined).single, None, "{declined}");
-        }
-        let other = KeyFormat::DEFAULT.with_delimiter('|');
-        assert_eq!(KeyPattern::sort("A|{id}").with_format(other).single, None);
-        assert_eq!(
-            KeyPattern::sort("A#{id}")
-                .with_format(KeyFormat::DEFAULT)
-                .single,
-            Some((2, 6))
-        );
     }
 }
