@@ -54,6 +54,13 @@ pub enum TestkitError {
         /// The rejected endpoint.
         endpoint: String,
     },
+    /// A [`Fault`](crate::Fault) rule a [`Wire`](crate::Wire) cannot follow.
+    InvalidFault {
+        /// The rule, as it prints.
+        fault: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// An I/O operation failed.
     Io {
         /// What the testkit was doing.
@@ -170,6 +177,12 @@ impl fmt::Display for TestkitError {
                 "invalid dynamodb endpoint {endpoint:?}: expected an http:// or https:// url \
                  such as http://127.0.0.1:8000"
             ),
+            TestkitError::InvalidFault { fault, reason } => {
+                write!(
+                    f,
+                    "the wire cannot follow the fault rule \"{fault}\": {reason}"
+                )
+            }
             TestkitError::Io { context, .. } => f.write_str(context),
             TestkitError::Npm { status, output } => {
                 write!(

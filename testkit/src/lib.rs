@@ -139,6 +139,7 @@ mod server;
 mod shared;
 mod streams;
 mod tables;
+mod wire;
 
 pub use backend::{BACKEND_ENV, Backend};
 pub use error::TestkitError;
@@ -151,3 +152,4 @@ pub use server::{ACCESS_KEY, REGION, TestServer};
 pub use shared::{client, reference_client, shared, shared_reference};
 pub use streams::stream_records;
 pub use tables::{unique_table_name, wait_for_table_active};
+pub use wire::{Exchange, Fault, SEED_ENV, Wire};
