@@ -427,6 +427,36 @@ where
     }
 }
 
+/// Runs a read: the request `send` makes, within `bound`, sent again (by
+/// `policy`, within the bound's deadline) when it got no answer: a read
+/// changes nothing, so a page or item whose request ran out of the call
+/// bound, lost its connection or met a server error is asked for again,
+/// as the batches do. A refusal is the SDK's to retry (throttling) or the
+/// caller's to see.
+pub(crate) async fn call_read<T, E, F>(
+    bound: &Bound,
+    operation: &'static str,
+    policy: super::RetryPolicy,
+    send: impl Fn() -> F,
+) -> Result<T, Failed<E>>
+where
+    F: Future<Output = Result<T, SdkError<E, HttpResponse>>>,
+    aws_sdk_dynamodb::Error: From<SdkError<E, HttpResponse>>,
+{
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let unanswered = match call(bound, operation, send()).await {
+            Err(Failed::NoAnswer(e)) if attempt < policy.max_attempts() => e,
+            other => return other,
+        };
+        tracing::debug!(attempt, operation, error = %unanswered, "no answer to a read, asking again");
+        if bound.pause(operation, policy.delay(attempt)).await.is_err() {
+            return Err(Failed::NoAnswer(unanswered));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicBool, Ordering};

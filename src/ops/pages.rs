@@ -151,10 +151,11 @@ macro_rules! decode_pages {
         );
         let tally = Tally::new(span, asked, projection);
         let bound: Bound = table.bound_unstarted();
+        let policy = table.get_retry_policy();
         // The ExclusiveStartKey of the page asked for next.
         let start: Option<crate::item::Item> = request.get_exclusive_start_key().clone();
         let state = (
-            request.into_paginator().send(),
+            request,
             $registry.clone(),
             Vec::new().into_iter(),
             Then::Read,
@@ -163,7 +164,7 @@ macro_rules! decode_pages {
         );
         stream::unfold(
             state,
-            move |(mut pages, registry, mut items, mut then, mut tally, mut start)| {
+            move |(pages, registry, mut items, mut then, mut tally, mut start)| {
                 // Each page has the whole deadline.
                 let bound = bound.clone().start();
                 async move {
@@ -181,23 +182,23 @@ macro_rules! decode_pages {
                             }
                         }
                         let span = tally.span.clone();
-                        let page = bound.run($operation, pages.next()).instrument(span).await;
-                        let page = match page {
-                            Ok(page) => page,
-                            Err(err) => {
-                                let state = (pages, registry, items, Then::End, tally, start);
-                                return Some((Err(err), state));
-                            }
-                        };
+                        let send = || pages.clone().set_exclusive_start_key(start.clone()).send();
+                        let page = super::call::call_read(&bound, $operation, policy, send)
+                            .instrument(span)
+                            .await;
                         match page {
-                            None => return None,
-                            Some(Ok(page)) => {
-                                // The paginator ends quietly on a repeated
-                                // key (after this page): said here instead.
+                            Ok(page) => {
+                                // The last page has no LastEvaluatedKey; one
+                                // that repeats the key it was asked from
+                                // would give the same page forever.
                                 let next = page.last_evaluated_key.filter(|k| !k.is_empty());
-                                if next.is_some() && next == start {
-                                    then = Then::Fail(repeated_key($operation));
-                                }
+                                then = match &next {
+                                    None => Then::End,
+                                    Some(key) if start.as_ref() == Some(key) => {
+                                        Then::Fail(repeated_key($operation))
+                                    }
+                                    Some(_) => Then::Read,
+                                };
                                 start = next;
                                 let page_items = page.items.unwrap_or_default();
                                 tally.page(page_items.len(), page.consumed_capacity.as_ref());
@@ -214,8 +215,8 @@ macro_rules! decode_pages {
                                 });
                                 items = page_items.into_iter();
                             }
-                            Some(Err(e)) => {
-                                let err = Error::sdk($operation, aws_sdk_dynamodb::Error::from(e));
+                            Err(failed) => {
+                                let err = failed.into_error($operation);
                                 let state = (pages, registry, items, Then::End, tally, start);
                                 return Some((Err(err), state));
                             }
@@ -422,7 +423,8 @@ impl Table {
             items = tracing::field::Empty,
             consumed_capacity = tracing::field::Empty,
         );
-        let out = super::call::call(&self.bound(), "Query", query.send())
+        let policy = self.get_retry_policy();
+        let out = super::call::call_read(&self.bound(), "Query", policy, || query.clone().send())
             .instrument(span.clone())
             .await
             .map_err(|f| f.into_error("Query"))?;
@@ -490,11 +492,13 @@ impl Table {
     /// out as [`Decoded::Skipped`] and [`Decoded::Raw`] (per the registry's
     /// policies), never silently dropped; a failed page request ends the
     /// stream with its error. Each page request is bounded by the table's
-    /// [`call_timeout`](Self::call_timeout) and each page, with the SDK's own
-    /// retries, by its [`deadline`](Self::deadline): a page that does not
-    /// come in time
-    /// ends the stream with an [`ErrorKind::Timeout`](crate::ErrorKind::Timeout)
-    /// error. A page whose `LastEvaluatedKey` is the key it was asked from
+    /// [`call_timeout`](Self::call_timeout), and asked for again (by the
+    /// table's retry policy) when it got no answer: it ran out of that
+    /// bound, lost its connection or met a server error. Each page, every
+    /// request and the SDK's own retries included, is bounded by the
+    /// table's [`deadline`](Self::deadline): a page that does not come in
+    /// time ends the stream with an
+    /// [`ErrorKind::Timeout`](crate::ErrorKind::Timeout) error. A page whose `LastEvaluatedKey` is the key it was asked from
     /// (the next page would be the same one) ends the stream, after its
     /// items, with an
     /// [`ErrorKind::UnexpectedResponse`](crate::ErrorKind::UnexpectedResponse)
@@ -552,14 +556,15 @@ impl Table {
         decode_pages!(self, scan, registry, "dynamodb_mapper.scan", "Scan")
     }
 
-    /// One `Scan` page (the table's bound, the client's retries: a read
-    /// changes nothing, so it may be sent again), for the sweeps of
+    /// One `Scan` page (the table's bound, the client's retries, asked
+    /// again when unanswered: a read changes nothing), for the sweeps of
     /// [`evolve`](crate::evolve).
     pub(crate) async fn scan_once(
         &self,
         scan: ScanFluentBuilder,
     ) -> Result<aws_sdk_dynamodb::operation::scan::ScanOutput> {
-        super::call::call(&self.bound(), "Scan", scan.send())
+        let policy = self.get_retry_policy();
+        super::call::call_read(&self.bound(), "Scan", policy, || scan.clone().send())
             .await
             .map_err(|f| f.into_error("Scan"))
     }

@@ -17,7 +17,7 @@ use aws_sdk_dynamodb::types::{ConsumedCapacity, ReturnValue, ReturnValuesOnCondi
 use tracing::Instrument;
 
 use super::Table;
-use super::call::{Failed, RefusedForNow, Resend, call};
+use super::call::{Failed, RefusedForNow, Resend, call_read};
 use super::capacity::{self, CapacityUsage};
 use crate::expr::{ConditionExt, Expression, Update, UpdateExt};
 use crate::item::Item;
@@ -133,19 +133,21 @@ impl HelperCall {
         Ok(out)
     }
 
-    /// Sends a read of `operation` (the SDK's own retries kept), within
-    /// the deadline.
+    /// Sends a read of `operation` made by `send` (the SDK's own retries
+    /// kept; asked again when unanswered, see `call_read`), within the
+    /// deadline.
     pub(crate) async fn read<T, E, F>(
         &mut self,
         operation: &'static str,
-        request: F,
+        send: impl Fn() -> F,
     ) -> Result<T, Failed<E>>
     where
         T: Consumed,
         F: Future<Output = Result<T, SdkError<E, HttpResponse>>>,
         aws_sdk_dynamodb::Error: From<SdkError<E, HttpResponse>>,
     {
-        let out = call(&self.table.bound(), operation, request)
+        let policy = self.table.get_retry_policy();
+        let out = call_read(&self.table.bound(), operation, policy, send)
             .instrument(self.span.clone())
             .await?;
         self.count(&out);

@@ -95,9 +95,13 @@ impl Table {
     }
 
     /// Bounds each SDK call a helper makes (the SDK's own retries
-    /// included), and each page of a stream: a call that runs out is an
-    /// [`ErrorKind::Timeout`](crate::ErrorKind::Timeout) error. Overrides the
-    /// client's operation timeout; with neither, 30 s.
+    /// included), and each page request of a stream. A read that runs out
+    /// is asked for again, by the [retry policy](Self::retry_policy) and
+    /// within the [deadline](Self::deadline) (it changes nothing), and so
+    /// are a batch write's entries (a put or delete applied twice leaves
+    /// what one leaves); any other write that runs out is not sent again
+    /// and is reported as maybe applied. Overrides the client's operation
+    /// timeout; with neither, 30 s.
     ///
     /// ```
     /// # use dynamodb_mapper_support::doc::*;

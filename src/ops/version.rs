@@ -623,10 +623,9 @@ pub(super) async fn read_item(
         .table_name(table.name())
         .set_key(Some(key.clone()))
         .consistent_read(true)
-        .set_return_consumed_capacity(table.get_return_consumed_capacity().cloned())
-        .send();
+        .set_return_consumed_capacity(table.get_return_consumed_capacity().cloned());
     let out = call
-        .read("GetItem", request)
+        .read("GetItem", || request.clone().send())
         .await
         .map_err(|f| f.into_error("GetItem"))?;
     if let Some(item) = &out.item {
@@ -713,10 +712,9 @@ async fn stored_version(call: &mut HelperCall, key: Item, attribute: &str) -> Re
         .consistent_read(true)
         .projection_expression("#v")
         .expression_attribute_names("#v", attribute)
-        .set_return_consumed_capacity(table.get_return_consumed_capacity().cloned())
-        .send();
+        .set_return_consumed_capacity(table.get_return_consumed_capacity().cloned());
     let out = call
-        .read("GetItem", request)
+        .read("GetItem", || request.clone().send())
         .await
         .map_err(|f| f.into_error("GetItem"))?;
     Ok(match out.item().and_then(|item| item.get(attribute)) {
