@@ -420,6 +420,7 @@ async fn a_stream_of_pages_through_throttles_and_a_silent_page_reads_each_item_o
         .build()
         .unwrap();
     let wire = Wire::new()
+        .seed(11)
         .fault(Fault::throttle().on("Query").rate(0.3))
         .unwrap()
         .fault(Fault::silence().on("Query").times(1))

@@ -9,10 +9,11 @@
 //! ```
 //!
 //! Files: `model.rs` (the entities and their mappers), `steps.rs` (what the
-//! tour does, step by step), `show.rs` (the request printer), `connect.rs`
-//! (where it runs). Copy them out as a starting point: they use only the
-//! crate, the SDK, `aws-config`, `serde`, `tokio`, `futures-util`,
-//! `fastrand` and, for the local servers, `dynamodb-mapper-testkit`.
+//! tour does, step by step), `show.rs` (where it writes, with every request
+//! printed by the testkit's `Wire`), `connect.rs` (where it runs). Copy them
+//! out as a starting point: they use only the crate, the SDK, `aws-config`,
+//! `serde`, `tokio`, `futures-util`, `fastrand` and
+//! `dynamodb-mapper-testkit` (the local servers, and the wire).
 
 mod connect;
 mod model;

@@ -18,12 +18,14 @@ async fn tour_runs_and_shows_requests_and_answers() {
     let text = out.text();
     assert!(result.is_ok(), "{result:?}\n{text}");
     let expect = |line: &str| assert!(text.contains(line), "missing {line:?} in\n{text}");
-    // Requests as sent, with their expressions, names and values.
-    expect("KeyConditionExpression: #k0 = :k0 AND begins_with(#k1, :k1)");
-    expect("values: :k0=\"CUSTOMER#C1\", :k1=\"ORDER#\"");
-    expect("→ Query index GSI1");
-    expect("FilterExpression: #dmType0 = :dmType0");
-    expect("ConditionExpression: attribute_not_exists(#dmv0)");
+    // Requests as sent, their names and values put in place.
+    expect("key condition: pk = \"CUSTOMER#C1\" AND begins_with(sk, \"ORDER#\")");
+    expect(
+        " index GSI1\n       key condition: gsi1pk = \"STATUS#Shipped\" AND gsi1sk >= \"2025-02-01\"",
+    );
+    expect("filter: entityType = \"Address\"");
+    expect("condition: attribute_not_exists(pk)\n     ← 200");
+    expect("← 400 ConditionalCheckFailedException: The conditional request failed");
     // What came back, decoded.
     expect("C1's orders: O1 (2025-01-15, Shipped), O2 (2025-02-10, Pending)");
     expect("shipped since 2025-02-01: O3 (2025-02-20, Shipped)");

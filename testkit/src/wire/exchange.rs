@@ -17,10 +17,12 @@ use serde_json::Value;
 /// `Display` prints the exchange readably.
 ///
 /// ```
-/// # async fn demo(db: &dynamodb_mapper_testkit::TestServer) -> Result<(), Box<dyn std::error::Error>> {
+/// # #[tokio::main]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// use aws_sdk_dynamodb::types::AttributeValue;
-/// use dynamodb_mapper_testkit::Wire;
+/// use dynamodb_mapper_testkit::{Wire, shared};
 ///
+/// let db = shared().await?;
 /// let wire = Wire::new();
 /// let client = wire.client(&db.client());
 /// let _ = client
@@ -32,7 +34,7 @@ use serde_json::Value;
 ///     .expression_attribute_values(":pk", AttributeValue::S("CUSTOMER#42".into()))
 ///     .send()
 ///     .await;
-/// let sent = wire.exchanges();
+/// let sent = wire.exchanges(); // (the table does not exist: a 400 answer)
 /// assert_eq!(sent.len(), 1);
 /// assert_eq!(sent[0].operation(), "Query");
 /// assert_eq!(sent[0].index(), Some("GSI1"));
@@ -373,6 +375,26 @@ fn expressions(f: &mut String, body: &Value, indent: &str) {
     }
 }
 
+/// A `CreateTable`'s key schema, indexes and billing mode, one line.
+fn table_layout(f: &mut String, request: &Value) {
+    let Some(Value::Array(keys)) = request.get("KeySchema") else {
+        return;
+    };
+    let names = |list: &[Value], field: &str| -> Vec<String> {
+        list.iter()
+            .filter_map(|v| v.get(field).and_then(Value::as_str).map(str::to_owned))
+            .collect()
+    };
+    let _ = write!(f, "    keys {}", names(keys, "AttributeName").join("/"));
+    if let Some(Value::Array(indexes)) = request.get("GlobalSecondaryIndexes") {
+        let _ = write!(f, ", indexes {}", names(indexes, "IndexName").join(", "));
+    }
+    if let Some(mode) = request.get("BillingMode").and_then(Value::as_str) {
+        let _ = write!(f, ", {mode}");
+    }
+    f.push('\n');
+}
+
 fn count(v: Option<&Value>) -> usize {
     match v {
         Some(Value::Object(tables)) => tables
@@ -407,6 +429,7 @@ impl fmt::Display for Exchange {
         }
         s.push('\n');
         expressions(&mut s, r, "    ");
+        table_layout(&mut s, r);
         if let Some(Value::Object(tables)) = r.get("RequestItems") {
             for (table, requests) in tables {
                 match requests {
@@ -475,7 +498,10 @@ impl fmt::Display for Summary<'_> {
                     .iter()
                     .map(|r| r.get("Code").and_then(Value::as_str).unwrap_or("None"))
                     .collect();
-                write!(f, " [{}]", codes.join(", "))?;
+                let listed = format!("[{}]", codes.join(", "));
+                if !message.contains(&listed) {
+                    write!(f, " {listed}")?;
+                }
             }
             return Ok(());
         }

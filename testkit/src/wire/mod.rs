@@ -45,8 +45,9 @@ pub const SEED_ENV: &str = "DYNAMODB_MAPPER_SEED";
 /// reported with what the server holds, and look at the
 /// [`exchanges`](Wire::exchanges).
 ///
-/// ```no_run
-/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// ```
+/// # #[tokio::main]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// use dynamodb_mapper_testkit::{Fault, Wire, shared};
 ///
 /// let db = shared().await?;
@@ -54,9 +55,11 @@ pub const SEED_ENV: &str = "DYNAMODB_MAPPER_SEED";
 ///     .fault(Fault::throttle().on("PutItem").rate(0.5))?
 ///     .fault(Fault::unprocessed(0.3))?;
 /// let client = wire.client(&db.client());
-/// // ... run the code under test with `client` ...
-/// let throttled = wire.exchanges().iter().filter(|e| e.fault().is_some()).count();
-/// # let _ = (client, throttled);
+/// // ... run the code under test with `client`, e.g.:
+/// client.list_tables().send().await?;
+/// let sent = wire.exchanges();
+/// assert_eq!((sent[0].operation(), sent[0].status()), ("ListTables", Some(200)));
+/// assert_eq!(sent[0].fault(), None, "no rule is about ListTables");
 /// # Ok(())
 /// # }
 /// ```
