@@ -488,3 +488,71 @@ async fn a_read_left_unanswered_is_asked_again_within_the_deadline() {
         "asked again until the deadline: {asked}"
     );
 }
+
+#[tokio::test]
+async fn typed_updates_whose_answer_is_lost_say_maybe_applied_and_apply_once() {
+    let (plain, t) = local::client_and_table("faults_updates", VERSIONED_TABLE).await;
+    let direct = Table::new(&plain, &t, VERSIONED_TABLE);
+    direct
+        .put_versioned::<CounterMapper>(&mut Record::new(counter("u", 1)))
+        .await
+        .unwrap();
+    let key = CounterMapper::key(&counter("u", 1)).unwrap();
+    for fault in [Fault::error_after_apply(), Fault::drop_after_apply()] {
+        let wire = Wire::new()
+            .fault(fault.clone().on("UpdateItem").times(1))
+            .unwrap();
+        let table =
+            Table::new(&wire.client(&plain), &t, VERSIONED_TABLE).retry_policy(fast_retry(5));
+        let mut record = direct
+            .get_record::<CounterMapper>(key.clone())
+            .await
+            .unwrap()
+            .unwrap();
+        let before = record.clone();
+        let mut new = record.entity.clone();
+        new.count += 10;
+        let err = table
+            .update_versioned::<CounterMapper>(&mut record, new)
+            .await
+            .expect_err("lost answer");
+        assert_eq!(err.kind(), ErrorKind::MaybeApplied, "{fault}: {err}");
+        assert_eq!(wire.exchanges().len(), 1, "{fault}: not sent again");
+        let after = direct
+            .get_record::<CounterMapper>(key.clone())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            after.entity.count,
+            before.entity.count + 10,
+            "{fault}: applied once"
+        );
+        assert_eq!(after.version, before.version.map(|v| v + 1), "{fault}");
+    }
+    // update_entity (unversioned mapper): the same, through throttles first.
+    let c = customer("U1");
+    local::put_item(&plain, &t, CustomerMapper::to_item(&c).unwrap()).await;
+    let wire = Wire::new()
+        .fault(Fault::throttle().on("UpdateItem").times(2))
+        .unwrap()
+        .fault(Fault::error_after_apply().on("UpdateItem").times(1))
+        .unwrap();
+    let table = Table::new(&wire.client(&plain), &t, APP_TABLE).retry_policy(fast_retry(5));
+    let mut renamed = c.clone();
+    renamed.name = "Renamed".into();
+    let err = table
+        .update_entity::<CustomerMapper>(&c, &renamed)
+        .await
+        .expect_err("lost answer");
+    assert_eq!(err.kind(), ErrorKind::MaybeApplied, "{err}");
+    assert_eq!(wire.exchanges().len(), 3, "two throttled, one lost");
+    let stored = local::get_item(&plain, &t, CustomerMapper::key(&c).unwrap())
+        .await
+        .expect("stored");
+    assert_eq!(
+        CustomerMapper::from_item(stored).unwrap(),
+        renamed,
+        "applied once"
+    );
+}

@@ -519,3 +519,33 @@ async fn every_request_is_recorded_with_its_expressions_resolved() {
     assert!(!sent.iter().any(|e| e.operation() == "Scan"));
     assert_eq!(*watched.lock().unwrap(), ["PutItem", "Query"]);
 }
+
+#[tokio::test]
+async fn times_holds_for_concurrent_requests() {
+    let (plain, t) = table("wire_times").await;
+    let wire = Wire::new()
+        .fault(Fault::throttle().on("PutItem").times(3))
+        .unwrap();
+    let client = once(&wire.client(&plain));
+    let tasks: Vec<_> = (0..16)
+        .map(|i| {
+            let (client, t) = (client.clone(), t.clone());
+            tokio::spawn(async move { put(&client, &t, &format!("p{i}")).await })
+        })
+        .collect();
+    let mut refused = 0;
+    for task in tasks {
+        if task.await.unwrap().is_err() {
+            refused += 1;
+        }
+    }
+    assert_eq!(refused, 3);
+    assert_eq!(stored(&plain, &t).await.len(), 13, "the others applied");
+    assert_eq!(
+        wire.exchanges()
+            .iter()
+            .filter(|e| e.fault().is_some())
+            .count(),
+        3
+    );
+}

@@ -91,12 +91,7 @@ impl Injector {
             {
                 continue;
             }
-            let Some(roll) = self.shared.roll(index, rule.times) else {
-                continue;
-            };
-            let mut dice = Dice::new(self.seed, index, roll);
-            if dice.chance(rule.rate) {
-                self.shared.struck(index);
+            if let Some(dice) = self.shared.strike(self.seed, index, rule.rate, rule.times) {
                 let struck = Struck {
                     kind: rule.kind.clone(),
                     table: rule.table.clone(),

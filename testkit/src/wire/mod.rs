@@ -33,6 +33,7 @@ pub use fault::Fault;
 
 use crate::TestkitError;
 use exchange::Answer;
+use fault::Dice;
 
 /// The variable that sets the seed of every [`Wire`] (`Wire::new` reads
 /// it), to replay the faults of a failed run.
@@ -66,6 +67,9 @@ pub const SEED_ENV: &str = "DYNAMODB_MAPPER_SEED";
 #[derive(Clone)]
 pub struct Wire {
     seed: u64,
+    /// `DYNAMODB_MAPPER_SEED` when it is set but not a number: the first
+    /// rule added is refused with it, rather than dice nobody can replay.
+    bad_seed: Option<String>,
     rules: Vec<Fault>,
     shared: Arc<Shared>,
 }
@@ -106,12 +110,10 @@ impl Wire {
     /// ```
     #[must_use]
     pub fn new() -> Wire {
-        let seed = std::env::var(SEED_ENV)
-            .ok()
-            .and_then(|s| s.trim().parse().ok())
-            .unwrap_or_else(random_seed);
+        let (seed, bad_seed) = seed_from(std::env::var(SEED_ENV).ok());
         Wire {
             seed,
+            bad_seed,
             rules: Vec::new(),
             shared: Arc::default(),
         }
@@ -126,6 +128,7 @@ impl Wire {
     #[must_use]
     pub fn seed(mut self, seed: u64) -> Wire {
         self.seed = seed;
+        self.bad_seed = None;
         self
     }
 
@@ -148,7 +151,8 @@ impl Wire {
     /// [`TestkitError::InvalidFault`] for a rate or fraction outside 0..=1,
     /// an operation name DynamoDB does not have, or an operation the fault
     /// cannot strike (`unprocessed` on anything but the batch operations,
-    /// `conflict` on reads).
+    /// `conflict` on reads), and for a `DYNAMODB_MAPPER_SEED` that is not a
+    /// number (unless [`seed`](Wire::seed) set one).
     ///
     /// ```
     /// use dynamodb_mapper_testkit::{Fault, Wire};
@@ -156,6 +160,12 @@ impl Wire {
     /// assert!(err.to_string().contains("\"Putitem\" is not an operation"));
     /// ```
     pub fn fault(mut self, rule: Fault) -> Result<Wire, TestkitError> {
+        if let Some(value) = &self.bad_seed {
+            return Err(TestkitError::InvalidFault {
+                fault: rule.to_string(),
+                reason: format!("{SEED_ENV}={value:?} is not a seed (a number from 0 to 2^64-1)"),
+            });
+        }
         let rule = rule.checked()?;
         if self.rules.is_empty() {
             eprintln!(
@@ -262,9 +272,11 @@ impl std::fmt::Debug for Wire {
 }
 
 impl Shared {
-    /// The dice for the next request rule `index` matches, or `None` when
-    /// it has struck `times` already.
-    fn roll(&self, index: usize, times: Option<u64>) -> Option<u64> {
+    /// Whether rule `index` (of `rate`, at most `times` strikes) strikes
+    /// the next request it matches, and the dice that go on deciding the
+    /// details; counted under one lock, so `times` holds for concurrent
+    /// requests too.
+    fn strike(&self, seed: u64, index: usize, rate: f64, times: Option<u64>) -> Option<Dice> {
         let mut counts = lock(&self.counts);
         if counts.len() <= index {
             counts.resize(index + 1, (0, 0));
@@ -273,15 +285,13 @@ impl Shared {
         if times.is_some_and(|n| *struck >= n) {
             return None;
         }
-        let roll = *matched;
+        let mut dice = Dice::new(seed, index, *matched);
         *matched += 1;
-        Some(roll)
-    }
-
-    fn struck(&self, index: usize) {
-        if let Some((_, struck)) = lock(&self.counts).get_mut(index) {
-            *struck += 1;
+        if !dice.chance(rate) {
+            return None;
         }
+        *struck += 1;
+        Some(dice)
     }
 
     fn begin(&self, exchange: Exchange) -> usize {
@@ -324,6 +334,18 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The seed `DYNAMODB_MAPPER_SEED` gives (`value`), or a random one when it
+/// is unset or empty, with the value when it is not a number.
+fn seed_from(value: Option<String>) -> (u64, Option<String>) {
+    match value {
+        Some(v) if !v.trim().is_empty() => match v.trim().parse() {
+            Ok(seed) => (seed, None),
+            Err(_) => (random_seed(), Some(v)),
+        },
+        _ => (random_seed(), None),
+    }
+}
+
 /// A seed nobody chose: the standard library's per-process random hash keys.
 fn random_seed() -> u64 {
     use std::hash::{BuildHasher, Hasher};
@@ -334,4 +356,33 @@ fn random_seed() -> u64 {
             .map_or(0, |d| d.as_nanos()),
     );
     h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_seed_variable_replays_a_seed_and_a_bad_one_is_an_error() {
+        assert_eq!(seed_from(Some(" 42 ".into())), (42, None));
+        assert_eq!(seed_from(Some("18446744073709551615".into())).0, u64::MAX);
+        assert!(seed_from(Some(String::new())).1.is_none());
+        assert!(seed_from(None).1.is_none());
+        let (_, bad) = seed_from(Some("0x2a".into()));
+        assert_eq!(bad.as_deref(), Some("0x2a"));
+        let wire = Wire {
+            bad_seed: bad,
+            ..Wire::new()
+        };
+        let err = wire.clone().fault(Fault::throttle()).expect_err("refused");
+        assert_eq!(
+            err.to_string(),
+            "the wire cannot follow the fault rule \"throttle\": DYNAMODB_MAPPER_SEED=\"0x2a\" is \
+             not a seed (a number from 0 to 2^64-1)"
+        );
+        assert!(
+            wire.seed(7).fault(Fault::throttle()).is_ok(),
+            "an explicit seed wins"
+        );
+    }
 }
