@@ -46,6 +46,7 @@ pub use error::{BoxError, Error, ErrorDetails, ErrorKind, Result};
 pub use item::{Item, ItemExt, MAX_ITEM_SIZE, item_size, ttl_value};
 pub use key::index_keys::IndexKeys;
 pub use key::pattern::KeyPattern;
+pub use key::unique::Unique;
 pub use mapper::{Lookup, Mapper, MapperExt};
 pub use naming::NamingConvention;
 pub use record::Record;

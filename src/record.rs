@@ -44,6 +44,10 @@ pub struct Record<E> {
     /// The projection the record was read through, if any: it lacks what
     /// the projection left out, so it is never written back whole.
     projection: Option<Box<str>>,
+    /// The values of the mapper's unique constraints as read (their stored
+    /// attributes only), when it has any: the sentinels a write of the
+    /// record replaces.
+    unique: Option<Box<Item>>,
 }
 
 impl<E> Record<E> {
@@ -61,6 +65,7 @@ impl<E> Record<E> {
             version: None,
             stored: false,
             projection: None,
+            unique: None,
         }
     }
 
@@ -75,6 +80,7 @@ impl<E> Record<E> {
             version,
             stored: true,
             projection: None,
+            unique: None,
         }
     }
 
@@ -96,6 +102,24 @@ impl<E> Record<E> {
     #[must_use]
     pub fn projection(&self) -> Option<&str> {
         self.projection.as_deref()
+    }
+
+    /// The record, with the values of its unique constraints as read.
+    pub(crate) fn with_unique(mut self, values: Item) -> Self {
+        self.unique = Some(Box::new(values));
+        self
+    }
+
+    /// Sets the values of the unique constraints the stored item holds
+    /// (after a write of the record).
+    pub(crate) fn set_unique(&mut self, values: Option<Item>) {
+        self.unique = values.map(Box::new);
+    }
+
+    /// The values of the unique constraints as read (`None`: not read, or
+    /// no constraints).
+    pub(crate) fn unique_read(&self) -> Option<&Item> {
+        self.unique.as_deref()
     }
 
     /// The record, read through `projection` when there was one.

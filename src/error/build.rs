@@ -5,7 +5,10 @@
 
 use std::time::Duration;
 
-use super::{BoxError, CanceledAction, Error, ErrorDetails as D, Inner, Slot, Unread, Unwritten};
+use super::{
+    AttributeMap, BoxError, CanceledAction, Error, ErrorDetails as D, Inner, Slot, Unread,
+    Unwritten,
+};
 
 impl Error {
     /// An error of `details`: its entity type and item key open to be
@@ -264,6 +267,24 @@ impl Error {
             .at(attribute)
     }
 
+    /// `operation` of an entity with the unique constraint `constraint`
+    /// (on `attribute`, among others) cannot keep its sentinels: `instead`.
+    pub(crate) fn unique_check_required(
+        key: String,
+        operation: &'static str,
+        constraint: &'static str,
+        attribute: &str,
+        instead: &'static str,
+    ) -> Self {
+        Error::new(D::UniqueCheckRequired {
+            operation,
+            constraint,
+            instead,
+        })
+        .at_key(key)
+        .at(attribute)
+    }
+
     pub(crate) fn duplicate_key(operation: &'static str, key: String) -> Self {
         Error::new(D::DuplicateKey { operation }).at_key(key)
     }
@@ -293,6 +314,21 @@ impl Error {
     /// it may have been applied.
     pub(crate) fn maybe_applied(operation: &'static str, key: String, cause: Error) -> Self {
         Error::new(D::MaybeApplied { operation, cause }).at_key(key)
+    }
+
+    /// `value` of the constraint `constraint` is held by `holder`.
+    pub(crate) fn unique_violation(
+        key: String,
+        constraint: &'static str,
+        value: String,
+        holder: Option<AttributeMap>,
+    ) -> Self {
+        Error::new(D::UniqueViolation {
+            constraint,
+            value,
+            holder,
+        })
+        .at_key(key)
     }
 
     pub(crate) fn not_found(key: String) -> Self {

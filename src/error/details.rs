@@ -236,6 +236,17 @@ kinds! {
         /// without a version).
         expected: Option<u64>,
     }
+    /// A unique constraint ([`Mapper::UNIQUE`](crate::Mapper::UNIQUE)):
+    /// another item holds the value already ([`Error::key`] names the item
+    /// being written). Nothing was written.
+    UniqueViolation [entity] {
+        /// The constraint's name.
+        constraint: &'static str,
+        /// The value, as a person reads it (several fields: joined with `, `).
+        value: String,
+        /// The key of the item that holds it, when the sentinel names one.
+        holder: Option<AttributeMap>,
+    }
     /// No item exists at the key ([`Error::key`]).
     NotFound [entity] {}
     /// A record read through a projection
@@ -310,6 +321,19 @@ kinds! {
     VersionCheckRequired [entity] {
         /// What was asked, e.g. `batch put`.
         operation: &'static str,
+        /// The helper to use instead.
+        instead: &'static str,
+    }
+    /// A write of an entity with unique constraints that cannot keep their
+    /// sentinels right (a batch write, a put or delete that does not know
+    /// the values it replaces): refused before sending, naming the helper
+    /// to use ([`Error::key`] the item, [`Error::attribute`] a field of the
+    /// constraint).
+    UniqueCheckRequired [entity] {
+        /// What was asked, e.g. `batch put`.
+        operation: &'static str,
+        /// The constraint.
+        constraint: &'static str,
         /// The helper to use instead.
         instead: &'static str,
     }

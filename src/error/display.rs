@@ -215,6 +215,15 @@ impl Error {
                 "{prefix}{operation} of {key} would skip the version check on `{attribute}`; \
                  use {instead}"
             ),
+            D::UniqueCheckRequired {
+                operation,
+                constraint,
+                instead,
+            } => write!(
+                f,
+                "{prefix}{operation} of {key} cannot keep the sentinel of the unique constraint \
+                 `{constraint}` (on `{attribute}`) right; use {instead}"
+            ),
             D::DuplicateKey { operation } => write!(
                 f,
                 "{operation} addresses the item {key} twice; nothing was sent"
@@ -231,6 +240,21 @@ impl Error {
                          but another writer got there first",
                     ),
                 }
+            }
+            D::UniqueViolation {
+                constraint,
+                value,
+                holder,
+            } => {
+                write!(
+                    f,
+                    "{prefix}unique constraint `{constraint}`: {value} is held by "
+                )?;
+                match holder {
+                    Some(holder) => write!(f, "{}", crate::describe::describe_key(holder))?,
+                    None => f.write_str("another item")?,
+                }
+                write!(f, "; {key} was not written")
             }
             D::NotFound {} => write!(f, "{prefix}no item at {key}"),
             D::PartialRecord { projection } => write!(

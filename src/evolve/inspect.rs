@@ -42,6 +42,10 @@ impl Audit {
     }
 }
 
+/// The audit's name for the sentinels of unique values (counted, not
+/// decoded).
+const SENTINELS: &str = "(unique sentinels)";
+
 /// Items this large or larger are within 10% of the limit.
 const NEAR_SIZE_LIMIT: usize = MAX_ITEM_SIZE - MAX_ITEM_SIZE / 10;
 
@@ -58,6 +62,11 @@ pub(super) fn inspect<T>(audit: &mut Audit, registry: &Registry<T>, item: Item) 
                 format!("`{}` is {value:?}", table.discriminator.unwrap_or_default())
             });
             common(audit, &value, table, &key, &item);
+            return;
+        }
+        Routed::Sentinel => {
+            audit.item(SENTINELS);
+            common(audit, SENTINELS, table, &key, &item);
             return;
         }
         Routed::Missing(found) => {

@@ -52,6 +52,17 @@ pub(crate) fn check_update<M: Mapper>(update: &Update, fix: &str) -> Result<()> 
             if derivation.is_free() {
                 continue;
             }
+            if let Some(constraint) = derivation.unique {
+                return Err(Error::invalid_value(
+                    name,
+                    format!(
+                        "cannot be updated by hand: it is a field of the unique constraint \
+                         `{constraint}`, whose sentinel would be left behind; use {fix}, which \
+                         moves the sentinel in the same transaction"
+                    ),
+                )
+                .with_entity_type(M::ENTITY_TYPE));
+            }
             let why = if let Some(pattern) = derivation.rendered.filter(|_| !update.keeps(name)) {
                 (
                     name,

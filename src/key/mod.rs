@@ -72,6 +72,7 @@ pub(crate) mod pattern;
 mod select;
 mod single;
 mod template;
+pub(crate) mod unique;
 
 pub use encoding::Encoding;
 pub(crate) use encoding::{decode_timestamp, decode_unix_timestamp, encode_timestamp};

@@ -21,6 +21,7 @@ use crate::fields::{FieldTable, field_table};
 use crate::hooks::check_discriminator;
 use crate::item::Item;
 use crate::key::IndexKeys;
+use crate::key::unique::Unique;
 use crate::naming::NamingConvention;
 use crate::record::Record;
 use crate::schema::TableSchema;
@@ -31,10 +32,11 @@ mod owned;
 mod plan;
 mod projected;
 mod read;
+pub(crate) mod unique;
 mod write;
 
 pub use lookup::Lookup;
-pub(crate) use plan::{attributes_of, derivation, problems, sources_of};
+pub(crate) use plan::{attributes_of, derivation, plan, problems, sources_of};
 
 pub(crate) use projected::projected_attributes;
 pub(crate) use read::upgrade;
@@ -110,6 +112,29 @@ pub trait Mapper: Sized + 'static {
     /// a `recordType` copy of the discriminator). They never enter the
     /// bag ([`Record::bag`](crate::Record::bag)), and never come back from it.
     const OWNED_ATTRIBUTES: &'static [&'static str] = &[];
+
+    /// Unique constraints: values no two items of this entity type may
+    /// hold, kept by a sentinel item per value that every helper writes in
+    /// one transaction with the entity ([`Unique`](crate::Unique) says
+    /// which helper does what). None by default.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{Mapper, TableSchema, Unique};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct User { id: String, email: String }
+    /// struct UserMapper;
+    /// impl Mapper for UserMapper {
+    ///     type Entity = User;
+    ///     const ENTITY_TYPE: &'static str = "User";
+    ///     const SCHEMA: TableSchema = TableSchema::new("pk");
+    ///     const UNIQUE: &'static [Unique] = &[Unique::new("email", &["email"])];
+    /// #   fn after_to_item(u: &User, item: &mut dynamodb_mapper::Item) -> dynamodb_mapper::Result<()> {
+    /// #       dynamodb_mapper::hooks::put_str(item, "pk", format!("USER#{}", u.id));
+    /// #       Ok(())
+    /// #   }
+    /// }
+    /// assert_eq!(UserMapper::UNIQUE.len(), 1);
+    /// ```
+    const UNIQUE: &'static [Unique] = &[];
 
     /// The key patterns this mapper writes: one [`IndexKeys`] per index (the
     /// table included). They are the one place a key is stated:
@@ -755,6 +780,7 @@ pub trait MapperExt: Mapper {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     fn record_from_item(item: Item) -> Result<Record<Self::Entity>> {
+        let unique = unique::values::<Self>(&item);
         let (entity, mut rest) = read::<Self>(item)?;
         let version = match Self::SCHEMA
             .version
@@ -779,7 +805,11 @@ pub trait MapperExt: Mapper {
         };
         let owned = owned::owned::<Self>();
         rest.retain(|name, _| owned.get(name).is_none());
-        Ok(Record::stored(entity, rest, version))
+        let record = Record::stored(entity, rest, version);
+        Ok(match unique {
+            Some(values) => record.with_unique(values),
+            None => record,
+        })
     }
 
     /// The primary key item of an entity, for `GetItem`/`DeleteItem`: the

@@ -54,9 +54,18 @@ struct Rendered {
     sort: Option<Target>,
 }
 
+/// A unique constraint with the stored names of its fields.
+#[derive(Debug)]
+pub(crate) struct UniqueRule {
+    pub(crate) name: &'static str,
+    pub(crate) stored: Vec<String>,
+}
+
 /// What [`plan`] found for a mapper type.
 #[derive(Debug)]
 pub(crate) struct Plan {
+    /// The mapper's unique constraints ([`Mapper::UNIQUE`]).
+    pub(crate) unique: Vec<UniqueRule>,
     rendered: Vec<Rendered>,
     /// Every field a key is rendered from, once each (a field in two keys
     /// is read once per write). A source's index is its slot in [`Held`].
@@ -318,6 +327,7 @@ fn work_out<M: Mapper>() -> Checked {
             }
         }
     }
+    let unique = unique_rules::<M>(fields, &mut problems);
     let mut rendered = Vec::new();
     let mut all_sources: Vec<Source> = Vec::new();
     for (i, keys) in M::KEY_PATTERNS.iter().enumerate() {
@@ -455,6 +465,7 @@ fn work_out<M: Mapper>() -> Checked {
             .collect();
     }
     Ok(Plan {
+        unique,
         rendered,
         sources: all_sources,
         held,
@@ -463,6 +474,75 @@ fn work_out<M: Mapper>() -> Checked {
         key_names: KeyNames::new(&schema, schema.discriminator),
         fields,
     })
+}
+
+/// The unique constraints of `M`, their fields resolved to stored names;
+/// what is wrong with them goes to `problems`.
+fn unique_rules<M: Mapper>(
+    fields: Option<&'static FieldTable>,
+    problems: &mut Vec<String>,
+) -> Vec<UniqueRule> {
+    if M::UNIQUE.is_empty() {
+        return Vec::new();
+    }
+    let schema = M::SCHEMA;
+    let string_key = |k: KeyAttribute| k.scalar_type == ScalarType::S;
+    if !string_key(schema.partition_key) || schema.sort_key.is_some_and(|k| !string_key(k)) {
+        problems.push(
+            "declares unique constraints, whose sentinel items need string table keys; this              table's keys are not both strings"
+                .to_owned(),
+        );
+    }
+    if schema.discriminator.is_none() {
+        problems.push(
+            "declares unique constraints, whose sentinel items are marked by the discriminator,              but the table has none (TableSchema::discriminator)"
+                .to_owned(),
+        );
+    }
+    let Some(fields) = fields else {
+        problems.push(
+            "declares unique constraints, but the entity is not a plain struct, so it has no              fields to take their values from"
+                .to_owned(),
+        );
+        return Vec::new();
+    };
+    let mut out: Vec<UniqueRule> = Vec::new();
+    for constraint in M::UNIQUE {
+        if constraint.name.is_empty() || constraint.fields.is_empty() {
+            problems.push(format!(
+                "unique constraint `{}` needs a name and at least one field",
+                constraint.name
+            ));
+            continue;
+        }
+        if out.iter().any(|r| r.name == constraint.name) {
+            problems.push(format!(
+                "declares the unique constraint `{}` twice",
+                constraint.name
+            ));
+            continue;
+        }
+        let mut stored = Vec::with_capacity(constraint.fields.len());
+        for field in constraint.fields {
+            match fields.fields().find(|(f, _)| f == field) {
+                Some((_, name)) => stored.push(name.to_owned()),
+                None => {
+                    let mut names: Vec<&str> = fields.fields().map(|(f, _)| f).collect();
+                    names.sort_unstable();
+                    problems.push(format!(
+                        "unique constraint `{}` names `{field}`, which is not a field of the                          entity (its fields: {})",
+                        constraint.name,
+                        names.join(", ")
+                    ));
+                }
+            }
+        }
+        out.push(UniqueRule {
+            name: constraint.name,
+            stored,
+        });
+    }
+    out
 }
 
 /// How an attribute takes part in a mapper's derived attributes: what a
@@ -477,12 +557,14 @@ pub(crate) struct Derivation {
     /// It is a key attribute of an index whose keys `after_to_item` writes
     /// (`by_hook()`): what it is derived from only the hook knows.
     pub(crate) by_hook: bool,
+    /// It is a field of this unique constraint: its sentinel follows it.
+    pub(crate) unique: Option<&'static str>,
 }
 
 impl Derivation {
     /// Whether a raw change of the attribute touches nothing derived.
     pub(crate) fn is_free(&self) -> bool {
-        self.rendered.is_none() && self.feeds.is_empty() && !self.by_hook
+        self.rendered.is_none() && self.feeds.is_empty() && !self.by_hook && self.unique.is_none()
     }
 }
 
@@ -522,6 +604,11 @@ pub(crate) fn derivation<M: Mapper>(name: &str) -> Result<Derivation> {
             out.by_hook = true;
         }
     }
+    out.unique = plan
+        .unique
+        .iter()
+        .find(|r| r.stored.iter().any(|s| s == name))
+        .map(|r| r.name);
     Ok(out)
 }
 

@@ -345,15 +345,28 @@ refused_for_now!(
     aws_sdk_dynamodb::operation::update_item::UpdateItemError
 );
 
-/// A transaction is refused for now when throttled, or when an earlier
+/// A transaction is refused for now when throttled, when an earlier
 /// attempt with its token is still being applied (which only a resend
-/// meets: asked again later, DynamoDB answers with that attempt's outcome).
+/// meets: asked again later, DynamoDB answers with that attempt's outcome),
+/// or when it was canceled only for conflicts with other transactions on
+/// its items (every reason `None`, `TransactionConflict` or
+/// `ThrottlingError`): nothing was applied, and DynamoDB asks for a retry.
 impl RefusedForNow for aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError {
     fn refused_for_now(&self) -> bool {
+        let conflict_only = |e: &aws_sdk_dynamodb::types::error::TransactionCanceledException| {
+            let codes = || {
+                e.cancellation_reasons()
+                    .iter()
+                    .map(|r| r.code().unwrap_or("None"))
+            };
+            codes().any(|c| c != "None")
+                && codes().all(|c| matches!(c, "None" | "TransactionConflict" | "ThrottlingError"))
+        };
         self.is_provisioned_throughput_exceeded_exception()
             || self.is_throttling_exception()
             || self.is_request_limit_exceeded()
             || self.is_transaction_in_progress_exception()
+            || matches!(self, Self::TransactionCanceledException(e) if conflict_only(e))
     }
 }
 

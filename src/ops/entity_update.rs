@@ -73,6 +73,33 @@ impl Table {
         if update.is_empty() {
             return Ok(());
         }
+        if !M::UNIQUE.is_empty()
+            && super::unique::moves::<M>(Some(&M::to_item(old)?), Some(&M::to_item(new)?))?
+        {
+            // The sentinels move with the update, in one transaction.
+            let sent = self
+                .started()
+                .transaction()
+                .update_entity::<M>(old, new)?
+                .send()
+                .await;
+            return match sent {
+                Ok(_) => Ok(()),
+                Err(e) if super::unique::entity_refused(&e) => {
+                    let crate::ErrorDetails::TransactionCanceled { canceled, .. } = e.details()
+                    else {
+                        return Err(e);
+                    };
+                    if canceled.iter().any(|c| c.index == 0 && c.item.is_none()) {
+                        Err(Error::not_found(describe_key(&key)).with_entity_type(M::ENTITY_TYPE))
+                    } else {
+                        // The item no longer holds `old`'s unique values.
+                        Err(e)
+                    }
+                }
+                Err(e) => Err(e),
+            };
+        }
         let span = item_span!("dynamodb_mapper.update", self, M::ENTITY_TYPE, &key);
         let mut call = HelperCall::new(self, span);
         match send_update(&mut call, key.clone(), update, Some(exists::<M>()?), None).await {

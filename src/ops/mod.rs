@@ -54,6 +54,7 @@ mod renew;
 mod send;
 mod table;
 mod tx;
+mod unique;
 mod version;
 
 use std::time::Duration;

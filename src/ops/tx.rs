@@ -14,6 +14,7 @@ use super::Table;
 use super::call::{Failed, Resend};
 use super::capacity::{self, CapacityUsage};
 use super::identity::KeyId;
+use super::unique::unique_refusal;
 use super::version::{versioned_delete, versioned_new, versioned_put, versioned_update};
 use crate::check::{self, WriteRules};
 use crate::describe::describe_key;
@@ -22,6 +23,7 @@ use crate::error::{Error, Result};
 use crate::expr::check_update;
 use crate::expr::{Attr, ConditionExt, Expression, IntoExpression, Update, UpdateExt};
 use crate::item::Item;
+use crate::mapper::unique::{self, Sentinel};
 use crate::mapper::{Mapper, MapperExt};
 use crate::record::Record;
 
@@ -91,6 +93,14 @@ pub struct TransactionSummary {
 ///   [`delete_record`](Self::delete_record) carry the same condition as
 ///   [`Table::put_versioned`](super::Table::put_versioned), [`put`](Self::put) of such an
 ///   entity only creates it, and [`delete`](Self::delete) of one is refused.
+/// - An entity with unique constraints ([`Unique`](crate::Unique)) has
+///   its sentinels written in the same transaction, after its own action:
+///   [`put_new`](Self::put_new), [`put_record`](Self::put_record),
+///   [`update_entity`](Self::update_entity), [`update_record`](Self::update_record)
+///   and [`delete_record`](Self::delete_record) add them; [`put`](Self::put)
+///   and [`delete`](Self::delete) of one are refused (they do not know the
+///   values they replace), as is an [`update`](Self::update) of a unique
+///   field.
 /// - When DynamoDB cancels the transaction,
 ///   [`ErrorKind::TransactionCanceled`](crate::ErrorKind::TransactionCanceled)
 ///   names each failed action's entity type and key with DynamoDB's code and
@@ -120,7 +130,34 @@ pub struct Transaction {
     /// for the actions that write one.
     versions: Vec<Option<u64>>,
     seen: HashSet<(String, KeyId)>,
+    /// For each action that puts a sentinel of a unique constraint: the
+    /// sentinel, whose owner's key and entity type a violation names.
+    sentinels: Vec<Option<Box<SentinelPut>>>,
     token: String,
+}
+
+/// A sentinel put of a transaction: a cancellation of it for its condition
+/// is a [`UniqueViolation`](crate::ErrorKind::UniqueViolation).
+#[derive(Debug, Clone)]
+struct SentinelPut {
+    sentinel: Sentinel,
+    entity_type: &'static str,
+    owner: Item,
+}
+
+impl SentinelPut {
+    /// The violation its cancellation means, naming the holder the
+    /// sentinel as it was (`found`) names.
+    fn violation(&self, found: Option<&Item>) -> Error {
+        let holder = found.and_then(unique::read).and_then(|(_, owner)| owner);
+        Error::unique_violation(
+            describe_key(&self.owner),
+            self.sentinel.constraint,
+            self.sentinel.value.clone(),
+            holder,
+        )
+        .with_entity_type(self.entity_type)
+    }
 }
 
 /// The longest idempotency token DynamoDB accepts.
@@ -141,6 +178,7 @@ impl Table {
             infos: Vec::new(),
             versions: Vec::new(),
             seen: HashSet::new(),
+            sentinels: Vec::new(),
             token: format!("{:032x}", fastrand::u128(..)),
         }
     }
@@ -272,7 +310,58 @@ impl Transaction {
         self.actions.push(action);
         self.infos.push(info);
         self.versions.push(version);
+        self.sentinels.push(None);
         Ok(())
+    }
+
+    /// Adds the sentinel actions of a write of `M`'s item at `owner` whose
+    /// unique values go from `old` to `new` (items, or the values as read;
+    /// `None`: no item): the sentinels of values it leaves deleted if they
+    /// are this item's, those of values it takes put if free.
+    fn add_sentinels<M: Mapper>(
+        mut self,
+        old: Option<&Item>,
+        new: Option<&Item>,
+        owner: &Item,
+    ) -> Result<Self> {
+        let changes = unique::changes::<M>(old, new).map_err(|e| {
+            e.with_entity_type(M::ENTITY_TYPE)
+                .with_key(|| describe_key(owner))
+        })?;
+        for sentinel in changes.deletes {
+            let delete = Delete::builder()
+                .table_name(self.table.name())
+                .set_key(Some(sentinel.key.clone()))
+                .with_condition(super::unique::delete_condition::<M>(owner)?)?
+                .return_values_on_condition_check_failure(ALL_OLD)
+                .build()
+                .map_err(|e| Error::sdk("TransactWriteItems", e))?;
+            let info = self.info::<M>(ActionKind::Delete, sentinel.key);
+            self.push_checked(
+                TransactWriteItem::builder().delete(delete).build(),
+                info,
+                None,
+            )?;
+        }
+        for sentinel in changes.puts {
+            let put = Put::builder()
+                .table_name(self.table.name())
+                .set_item(Some(unique::item::<M>(&sentinel, owner)))
+                .with_condition(super::unique::put_condition::<M>(owner)?)?
+                .return_values_on_condition_check_failure(ALL_OLD)
+                .build()
+                .map_err(|e| Error::sdk("TransactWriteItems", e))?;
+            let info = self.info::<M>(ActionKind::Put, sentinel.key.clone());
+            self.push_checked(TransactWriteItem::builder().put(put).build(), info, None)?;
+            if let Some(last) = self.sentinels.last_mut() {
+                *last = Some(Box::new(SentinelPut {
+                    sentinel,
+                    entity_type: M::ENTITY_TYPE,
+                    owner: owner.clone(),
+                }));
+            }
+        }
+        Ok(self)
     }
 
     fn info<M: Mapper>(&self, kind: ActionKind, key: Item) -> ActionInfo {
@@ -344,10 +433,16 @@ impl Transaction {
     /// ```
     pub fn put<M: Mapper>(self, entity: &M::Entity) -> Result<Self> {
         if M::SCHEMA.version.is_some() {
-            let put = versioned_new::<M>(entity)?;
-            return self.add_put::<M>(put.item, Some(put.condition), Some(put.next));
+            return self.put_new::<M>(entity);
         }
         let item = M::to_item(entity)?;
+        if let Some(refused) = unique_refusal::<M>(
+            &item,
+            "transaction put",
+            "Transaction::put_new for a new item, or put_record or update_entity for a stored one",
+        ) {
+            return Err(refused);
+        }
         self.add_put::<M>(item, None, None)
     }
 
@@ -365,14 +460,19 @@ impl Transaction {
     /// # }
     /// ```
     pub fn put_new<M: Mapper>(self, entity: &M::Entity) -> Result<Self> {
-        if M::SCHEMA.version.is_some() {
+        let (item, condition, version) = if M::SCHEMA.version.is_some() {
             let put = versioned_new::<M>(entity)?;
-            return self.add_put::<M>(put.item, Some(put.condition), Some(put.next));
-        }
-        let item = M::to_item(entity)?;
-        let pk = M::SCHEMA.partition_key.name;
-        let condition = Attr::top_level(pk).not_exists().build_with_stem("dmn")?;
-        self.add_put::<M>(item, Some(condition), None)
+            (put.item, put.condition, Some(put.next))
+        } else {
+            let item = M::to_item(entity)?;
+            let pk = M::SCHEMA.partition_key.name;
+            let condition = Attr::top_level(pk).not_exists().build_with_stem("dmn")?;
+            (item, condition, None)
+        };
+        let owner = M::SCHEMA.key_of(&item)?;
+        let new = unique_values::<M>(&item);
+        self.add_put::<M>(item, Some(condition), version)?
+            .add_sentinels::<M>(None, new.as_ref(), &owner)
     }
 
     /// Puts a record version-checked, exactly as
@@ -396,7 +496,11 @@ impl Transaction {
     /// ```
     pub fn put_record<M: Mapper>(self, record: &Record<M::Entity>) -> Result<Self> {
         let put = versioned_put::<M>(record)?;
-        self.add_put::<M>(put.item, Some(put.condition), Some(put.next))
+        let owner = M::SCHEMA.key_of(&put.item)?;
+        let old = read_values::<M>(record, &owner, "transaction put_record")?;
+        let new = unique_values::<M>(&put.item);
+        self.add_put::<M>(put.item, Some(put.condition), Some(put.next))?
+            .add_sentinels::<M>(old, new.as_ref(), &owner)
     }
 
     /// Deletes the item at `key` (unconditionally).
@@ -423,6 +527,13 @@ impl Transaction {
             "transaction delete",
             "Transaction::delete_record with the record read",
         )?;
+        if let Some(refused) = unique_refusal::<M>(
+            &key,
+            "transaction delete",
+            "Transaction::delete_record with the record read",
+        ) {
+            return Err(refused);
+        }
         self.add_delete::<M>(key, None)
     }
 
@@ -441,8 +552,20 @@ impl Transaction {
     /// # }
     /// ```
     pub fn delete_record<M: Mapper>(self, record: &Record<M::Entity>) -> Result<Self> {
+        if M::SCHEMA.version.is_none() && !M::UNIQUE.is_empty() {
+            // No version to check: the item must still hold the values
+            // whose sentinels go with it.
+            let key = M::key(&record.entity)?;
+            let old = read_values::<M>(record, &key, "transaction delete_record")?;
+            let condition = still_holds::<M>(old, &key)?;
+            return self
+                .add_delete::<M>(key.clone(), Some(condition))?
+                .add_sentinels::<M>(old, None, &key);
+        }
         let (key, condition) = versioned_delete::<M>(record)?;
-        self.add_delete::<M>(key, Some(condition))
+        let old = read_values::<M>(record, &key, "transaction delete_record")?;
+        self.add_delete::<M>(key.clone(), Some(condition))?
+            .add_sentinels::<M>(old, None, &key)
     }
 
     /// Checks a condition on the item at `key` without writing it, for
@@ -603,7 +726,17 @@ impl Transaction {
         if update.is_empty() && M::SCHEMA.version.is_none() {
             return Ok(self);
         }
-        self.update::<M>(key, update)
+        if M::UNIQUE.is_empty() {
+            return self.update::<M>(key, update);
+        }
+        let (old, new) = (M::to_item(old)?, M::to_item(new)?);
+        if unique::changes::<M>(Some(&old), Some(&new))?.is_empty() {
+            return self.update::<M>(key, update);
+        }
+        // The sentinels move only if the item still holds the old values.
+        let condition = still_holds::<M>(Some(&old), &key)?;
+        self.update_if::<M>(key.clone(), update, Some(condition))?
+            .add_sentinels::<M>(Some(&old), Some(&new), &key)
     }
 
     /// Updates a record's item to `new` version-checked, as
@@ -631,12 +764,22 @@ impl Transaction {
     ) -> Result<Self> {
         let update = Update::between::<M>(&record.entity, new)?;
         let versioned = versioned_update::<M>(record, update)?;
-        self.add_update::<M>(
+        let key = versioned.key.clone();
+        let tx = self.add_update::<M>(
             versioned.key,
             versioned.update,
             versioned.condition,
             Some(versioned.next),
-        )
+        )?;
+        if M::UNIQUE.is_empty() {
+            return Ok(tx);
+        }
+        let read = match record.unique_read() {
+            Some(values) => values.clone(),
+            None => M::to_item(&record.entity)?,
+        };
+        let new = M::to_item(new)?;
+        tx.add_sentinels::<M>(Some(&read), Some(&new), &key)
     }
 
     /// Sends the transaction. An empty transaction sends nothing. What
@@ -645,9 +788,11 @@ impl Transaction {
     /// the `dynamodb_mapper.transact_write` span.
     ///
     /// Each send is one SDK attempt (the SDK's own retries are off for it),
-    /// so every answer is seen. A send that was throttled, or that got no
-    /// credible answer (a server error, a broken connection), is sent again
-    /// with the same client token, up to the table's
+    /// so every answer is seen. A send that was throttled, canceled only
+    /// for conflicts with other transactions (`TransactionConflict`:
+    /// nothing applied), or that got no credible answer (a server error, a
+    /// broken connection), is sent again with the same client token, up to
+    /// the table's
     /// [`retry_policy`](super::Table::retry_policy): DynamoDB applies the
     /// transaction at most once and answers a resend with the outcome of
     /// the first.
@@ -656,6 +801,10 @@ impl Transaction {
     /// every attempt, retry and pause included.
     ///
     /// # Errors
+    /// [`ErrorKind::UniqueViolation`](crate::ErrorKind::UniqueViolation)
+    /// when a sentinel of a unique value ([`Unique`](crate::Unique)) is
+    /// another item's, naming the constraint, the value and that item
+    /// (nothing was written);
     /// [`ErrorKind::TransactionCanceled`](crate::ErrorKind::TransactionCanceled)
     /// with each failed action's entity type, key, code and message (nothing
     /// was written);
@@ -731,6 +880,20 @@ impl Transaction {
                         ),
                     ));
                 }
+                // A sentinel put refused for its condition: the value is
+                // another item's.
+                let violation = e
+                    .cancellation_reasons()
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, r)| {
+                        let put = self.sentinels.get(i)?.as_deref()?;
+                        (r.code() == Some("ConditionalCheckFailed"))
+                            .then(|| put.violation(r.item()))
+                    });
+                if let Some(violation) = violation {
+                    return Err(violation);
+                }
                 let canceled = e
                     .cancellation_reasons()
                     .iter()
@@ -775,6 +938,52 @@ impl Transaction {
 /// `key`, checked against `M`'s table, for an action that carries no
 /// version check: refused when the table has a version attribute (naming
 /// the helper to use `instead`).
+/// The values of `M`'s unique constraints in `item` (`None`: it has none).
+fn unique_values<M: Mapper>(item: &Item) -> Option<Item> {
+    unique::values::<M>(item)
+}
+
+/// The unique values `record` was read with, for a write that replaces
+/// them: `None` for a record never read (no item, no sentinels), an error
+/// for one marked stored without them (built by hand).
+fn read_values<'r, M: Mapper>(
+    record: &'r Record<M::Entity>,
+    key: &Item,
+    operation: &'static str,
+) -> Result<Option<&'r Item>> {
+    if M::UNIQUE.is_empty() || !record.stored {
+        return Ok(None);
+    }
+    match record.unique_read() {
+        Some(values) => Ok(Some(values)),
+        None => Err(unique_refusal::<M>(
+            key,
+            operation,
+            "a record read from the table (get_record), which knows the values it replaces",
+        )
+        .unwrap_or_else(|| Error::invalid_value("(record)", "holds no unique values"))),
+    }
+}
+
+/// A condition that the item at `key` exists and still holds `values` in
+/// the attributes of `M`'s unique constraints (absent where `values` has
+/// none).
+fn still_holds<M: Mapper>(values: Option<&Item>, key: &Item) -> Result<Expression> {
+    let mut condition = Attr::top_level(M::SCHEMA.partition_key.name).exists();
+    let plan = crate::mapper::plan::<M>()?;
+    for stored in plan.unique.iter().flat_map(|r| &r.stored) {
+        let attr = Attr::top_level(stored);
+        condition = condition
+            & match values.and_then(|v| v.get(stored)) {
+                Some(v) => attr.eq(v.clone()),
+                None => attr.not_exists(),
+            };
+    }
+    condition
+        .build_with_stem("dmq")
+        .map_err(|e| e.with_key(|| describe_key(key)))
+}
+
 fn unversioned_key<M: Mapper>(
     key: &Item,
     operation: &'static str,

@@ -289,6 +289,30 @@ impl Table {
         put_record::<M>(&mut HelperCall::new(self, span), record, put).await
     }
 
+    /// The write of `record` (as `put`) with the sentinels it moves, in one
+    /// transaction, when it moves any (`None` otherwise).
+    async fn put_with_sentinels<M: Mapper>(
+        table: &Table,
+        record: &mut Record<M::Entity>,
+        put: &VersionedPut,
+    ) -> Option<Result<u64>> {
+        if M::UNIQUE.is_empty() {
+            return None;
+        }
+        let new = crate::mapper::unique::values::<M>(&put.item);
+        let old = record.stored.then(|| record.unique_read()).flatten();
+        match super::unique::moves::<M>(old, new.as_ref()) {
+            Ok(false) => return None,
+            Err(e) => return Some(Err(e.with_entity_type(M::ENTITY_TYPE))),
+            Ok(true) => {}
+        }
+        let sent = match table.transaction().put_record::<M>(record) {
+            Ok(tx) => tx.send().await,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(settle_sentinels::<M>(sent, record, &put.key, put.next, new))
+    }
+
     /// Deletes a record's item only if the stored version is still the one
     /// it was read with.
     ///
@@ -314,6 +338,19 @@ impl Table {
     /// ```
     pub async fn delete_versioned<M: Mapper>(&self, record: &Record<M::Entity>) -> Result<()> {
         let (key, condition) = versioned_delete::<M>(record)?;
+        if super::unique::moves::<M>(record.unique_read(), None)? {
+            let sent = self
+                .started()
+                .transaction()
+                .delete_record::<M>(record)?
+                .send()
+                .await;
+            return match sent {
+                Ok(_) => Ok(()),
+                Err(e) if super::unique::entity_refused(&e) => Err(conflict::<M>(record, &key)),
+                Err(e) => Err(e),
+            };
+        }
         let span = item_span!(
             "dynamodb_mapper.delete_versioned",
             self,
@@ -518,6 +555,27 @@ impl Table {
             record.entity = new;
             return Ok(v);
         }
+        if !M::UNIQUE.is_empty() {
+            let old = match record.unique_read() {
+                Some(values) => values.clone(),
+                None => M::to_item(&record.entity)?,
+            };
+            let new_item = M::to_item(&new)?;
+            if super::unique::moves::<M>(Some(&old), Some(&new_item))? {
+                let versioned = versioned_update::<M>(record, update)?;
+                let sent = self
+                    .started()
+                    .transaction()
+                    .update_record::<M>(record, &new)?
+                    .send()
+                    .await;
+                let values = crate::mapper::unique::values::<M>(&new_item);
+                let next =
+                    settle_sentinels::<M>(sent, record, &versioned.key, versioned.next, values)?;
+                record.entity = new;
+                return Ok(next);
+            }
+        }
         let versioned = versioned_update::<M>(record, update)?;
         let sent = send_update(
             &mut call,
@@ -572,6 +630,20 @@ impl Table {
         let key = M::SCHEMA
             .key_of(&item)
             .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
+        let values = crate::mapper::unique::values::<M>(&item);
+        if super::unique::moves::<M>(None, values.as_ref())? {
+            let sent = self
+                .started()
+                .transaction()
+                .put_new::<M>(entity)?
+                .send()
+                .await;
+            return match sent {
+                Ok(_) => Ok(true),
+                Err(e) if super::unique::entity_refused(&e) => Ok(false),
+                Err(e) => Err(e),
+            };
+        }
         let span = item_span!("dynamodb_mapper.put_if_absent", self, M::ENTITY_TYPE, &key);
         let mut call = HelperCall::new(self, span);
         let request = self
@@ -655,6 +727,10 @@ async fn put_record<M: Mapper>(
     put: VersionedPut,
 ) -> Result<u64> {
     let table = call.table();
+    if let Some(done) = Table::put_with_sentinels::<M>(table, record, &put).await {
+        return done;
+    }
+    let values = crate::mapper::unique::values::<M>(&put.item);
     let request = table
         .client()
         .put_item()
@@ -668,7 +744,35 @@ async fn put_record<M: Mapper>(
         })
         .await;
     let refused = |e: &PutItemError| e.is_conditional_check_failed_exception();
-    settle::<M, _, _>(("PutItem", sent), refused, record, &put.key, put.next)
+    let next = settle::<M, _, _>(("PutItem", sent), refused, record, &put.key, put.next)?;
+    record.set_unique(values);
+    Ok(next)
+}
+
+/// What the answer to a versioned write sent as a transaction with its
+/// sentinels means: on success the record is stored at `next` with the
+/// unique `values`; the entity's own condition refused is a conflict; a
+/// sentinel refused is the violation the transaction reports.
+fn settle_sentinels<M: Mapper>(
+    sent: Result<super::TransactionSummary>,
+    record: &mut Record<M::Entity>,
+    key: &Item,
+    next: u64,
+    values: Option<Item>,
+) -> Result<u64> {
+    match sent {
+        Ok(summary) => {
+            // The version the transaction wrote (a first version is drawn
+            // when the action is built).
+            let next = summary.versions.first().copied().flatten().unwrap_or(next);
+            record.version = Some(next);
+            record.stored = true;
+            record.set_unique(values);
+            Ok(next)
+        }
+        Err(e) if super::unique::entity_refused(&e) => Err(conflict::<M>(record, key)),
+        Err(e) => Err(e),
+    }
 }
 
 /// What the answer to a versioned write (`operation`) of `record` at `key` means: on

@@ -31,6 +31,13 @@ pub enum Unmatched {
         /// when it is absent.
         found: Option<&'static str>,
     },
+    /// The item is the sentinel of a unique value
+    /// ([`Unique`](crate::Unique)), which the helpers keep: always skipped,
+    /// whatever the policies say.
+    Sentinel {
+        /// The constraint, as `<entity type>.<constraint>`.
+        of: String,
+    },
 }
 
 impl fmt::Display for Unmatched {
@@ -41,6 +48,7 @@ impl fmt::Display for Unmatched {
             Unmatched::Missing { found: Some(t) } => {
                 write!(f, "discriminator is {t}, not a string")
             }
+            Unmatched::Sentinel { of } => write!(f, "the sentinel of a unique value of {of}"),
         }
     }
 }

@@ -10,6 +10,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::error::{Error, Result};
 use crate::expr::Expression;
 use crate::item::{Item, check_depth, drop_item, type_name};
+use crate::mapper::unique::SENTINEL_TYPE;
 use crate::schema::TableSchema;
 
 use super::buckets::Buckets;
@@ -110,6 +111,8 @@ enum Route {
     Entry(usize),
     Unknown,
     Missing(Option<&'static str>),
+    /// The sentinel of a unique value.
+    Sentinel,
 }
 
 /// Where an item's discriminator leads, for an audit
@@ -121,6 +124,8 @@ pub(crate) enum Routed<'a> {
     Unknown(&'a str),
     /// No discriminator (or, named, what type the attribute had instead).
     Missing(Option<&'static str>),
+    /// The sentinel of a unique value.
+    Sentinel,
 }
 
 /// What the registry knows of one mapper, without its decoder.
@@ -367,6 +372,7 @@ impl<T> Inner<T> {
                 _ => Routed::Missing(None),
             },
             Route::Missing(found) => Routed::Missing(found),
+            Route::Sentinel => Routed::Sentinel,
         }
     }
 
@@ -380,6 +386,7 @@ impl<T> Inner<T> {
 
     fn route(&self, item: &Item, scope: Option<&GroupData>) -> Route {
         match item.get(self.attribute) {
+            Some(AttributeValue::S(value)) if value == SENTINEL_TYPE => Route::Sentinel,
             Some(AttributeValue::S(value)) => match self.lookup(value) {
                 Some(i) if scope.is_none_or(|g| g.members.get(i).copied().unwrap_or(false)) => {
                     Route::Entry(i)
@@ -405,7 +412,7 @@ impl<T> Inner<T> {
         // recursion instead).
         let entry = match route {
             Route::Entry(i) => self.entries.get(i),
-            Route::Unknown | Route::Missing(_) => None,
+            Route::Unknown | Route::Missing(_) | Route::Sentinel => None,
         };
         if entry.is_none()
             && let Err(e) = check_depth(&item)
@@ -420,6 +427,15 @@ impl<T> Inner<T> {
                 None => self.unknown(item, scope),
             },
             Route::Unknown => self.unknown(item, scope),
+            Route::Sentinel => {
+                let of = match item.get(crate::mapper::unique::OF) {
+                    Some(AttributeValue::S(of)) => of.clone(),
+                    _ => String::new(),
+                };
+                self.unmatched(item, Unmatched::Sentinel { of }, Action::Skip, || {
+                    Error::invalid_value("(sentinel)", "is skipped")
+                })
+            }
             Route::Missing(found) => self.unmatched(
                 item,
                 Unmatched::Missing { found },

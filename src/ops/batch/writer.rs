@@ -19,10 +19,15 @@ use crate::mapper::{Mapper, MapperExt};
 use crate::ops::Table;
 use crate::ops::call::{Failed, call, one_attempt};
 use crate::ops::identity::KeyId;
+use crate::ops::unique::unique_refusal;
 use crate::ops::version::first_version;
 use crate::schema::TableSchema;
 
 const OPERATION: &str = "BatchWriteItem";
+
+/// What to use instead of a batch for an entity with unique constraints.
+const UNIQUE_INSTEAD: &str = "a transaction (Transaction::put_new, put_record, delete_record) or \
+                              the locking helpers, which write the sentinels with the entity";
 
 /// Writes and deletes items in batches of 25, several batches at a time,
 /// retrying `UnprocessedItems` and throttling with bounded, jittered
@@ -125,8 +130,10 @@ impl BatchWriter {
     /// # Errors
     /// Mapping errors;
     /// [`ErrorKind::VersionCheckRequired`](crate::ErrorKind::VersionCheckRequired)
-    /// for a versioned entity (unless [`import`](Self::import)); as
-    /// [`write`](Self::write).
+    /// for a versioned entity (unless [`import`](Self::import));
+    /// [`ErrorKind::UniqueCheckRequired`](crate::ErrorKind::UniqueCheckRequired)
+    /// for an entity with unique constraints (a batch cannot keep their
+    /// sentinels: use transactions); as [`write`](Self::write).
     ///
     /// ```no_run
     /// # use dynamodb_mapper::{Mapper, MapperExt, ops::BatchWriter};
@@ -141,6 +148,9 @@ impl BatchWriter {
             .iter()
             .map(|e| {
                 let item = M::to_item(e)?;
+                if let Some(refused) = unique_refusal::<M>(&item, "batch put", UNIQUE_INSTEAD) {
+                    return Err(refused);
+                }
                 if versioned && !self.import {
                     let key = M::SCHEMA.key_of(&item)?;
                     return Err(self
@@ -183,8 +193,9 @@ impl BatchWriter {
     ///
     /// # Errors
     /// [`ErrorKind::VersionCheckRequired`](crate::ErrorKind::VersionCheckRequired)
-    /// for a versioned entity (unless [`import`](Self::import)); as
-    /// [`write`](Self::write).
+    /// for a versioned entity (unless [`import`](Self::import));
+    /// [`ErrorKind::UniqueCheckRequired`](crate::ErrorKind::UniqueCheckRequired)
+    /// for an entity with unique constraints; as [`write`](Self::write).
     ///
     /// ```no_run
     /// # use dynamodb_mapper::{Mapper, MapperExt, ops::BatchWriter};
@@ -195,6 +206,12 @@ impl BatchWriter {
     /// # }
     /// ```
     pub async fn delete<M: Mapper>(&self, keys: Vec<Item>) -> Result<BatchSummary> {
+        if let Some(refused) = keys
+            .first()
+            .and_then(|key| unique_refusal::<M>(key, "batch delete", UNIQUE_INSTEAD))
+        {
+            return Err(refused);
+        }
         if M::SCHEMA.version.is_some()
             && !self.import
             && let Some(key) = keys.first()
