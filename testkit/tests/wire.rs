@@ -123,10 +123,7 @@ async fn a_throttled_request_is_refused_with_dynamodbs_error_and_not_applied() {
     assert_eq!(stored(&plain, &t).await, BTreeSet::from(["b".to_owned()]));
     let sent = wire.exchanges();
     assert_eq!(sent.len(), 2, "{sent:#?}");
-    assert_eq!(
-        sent[0].fault(),
-        Some("throttle on PutItem, at most 1 times")
-    );
+    assert_eq!(sent[0].fault(), Some("throttle on PutItem, once"));
     assert_eq!(sent[0].status(), Some(400));
     assert_eq!(
         sent[0].error_code(),
@@ -418,8 +415,11 @@ async fn silence_and_long_delays_end_with_the_clients_timeout_applying_nothing()
     );
     let sent = wire.exchanges();
     assert_eq!(sent.len(), 3);
-    assert_eq!(sent[0].fault(), Some("silence on PutItem, at most 1 times"));
-    assert_eq!(sent[0].to_string().lines().last(), Some("  ← no answer"));
+    assert_eq!(sent[0].fault(), Some("silence on PutItem, once"));
+    assert_eq!(
+        sent[0].to_string().lines().last(),
+        Some("  ← no answer: the client stopped waiting (a timeout, or the call was dropped)")
+    );
     assert_eq!(sent[2].status(), Some(200));
 }
 
@@ -548,4 +548,233 @@ async fn times_holds_for_concurrent_requests() {
             .count(),
         3
     );
+}
+
+#[tokio::test]
+async fn a_partial_batch_never_hides_a_refusal_the_server_would_give() {
+    let (plain, t) = table("wire_batch_refused").await;
+    let wire = Wire::new().fault(Fault::unprocessed(0.5)).unwrap();
+    let client = once(&wire.client(&plain));
+    let put = |pk: &str| {
+        WriteRequest::builder()
+            .put_request(PutRequest::builder().item("pk", s(pk)).build().unwrap())
+            .build()
+    };
+    let too_many: Vec<WriteRequest> = (0..26).map(|i| put(&format!("p{i}"))).collect();
+    let twice = vec![put("x"), put("x")];
+    for batch in [too_many, twice] {
+        let err = client
+            .batch_write_item()
+            .request_items(&t, batch)
+            .send()
+            .await
+            .expect_err("refused by the server");
+        assert_eq!(
+            code(&err).as_deref(),
+            Some("ValidationException"),
+            "{err:?}"
+        );
+    }
+    assert!(stored(&plain, &t).await.is_empty());
+    assert!(
+        wire.exchanges().iter().all(|e| e.fault().is_none()),
+        "no fault claimed"
+    );
+}
+
+#[tokio::test]
+async fn a_strike_that_changes_nothing_is_given_back() {
+    let (plain, t) = table("wire_give_back").await;
+    // One entry per batch, held back with probability 0.3, once: the first
+    // batch that loses its entry is the one labelled, and only it.
+    let wire = Wire::new()
+        .seed(1)
+        .fault(Fault::unprocessed(0.3).times(1))
+        .unwrap();
+    let client = once(&wire.client(&plain));
+    for i in 0..20 {
+        let request = WriteRequest::builder()
+            .put_request(
+                PutRequest::builder()
+                    .item("pk", s(&format!("p{i}")))
+                    .build()
+                    .unwrap(),
+            )
+            .build();
+        let _ = client
+            .batch_write_item()
+            .request_items(&t, vec![request])
+            .send()
+            .await;
+    }
+    let struck: Vec<_> = wire
+        .exchanges()
+        .into_iter()
+        .filter(|e| e.fault().is_some())
+        .collect();
+    assert_eq!(struck.len(), 1, "{struck:#?}");
+    assert_eq!(
+        struck[0].error_code(),
+        Some("ProvisionedThroughputExceededException")
+    );
+    assert_eq!(
+        stored(&plain, &t).await.len(),
+        19,
+        "every other batch applied"
+    );
+
+    // A write the server refuses is not "applied then lost".
+    let wire = Wire::new()
+        .fault(Fault::error_after_apply().times(1))
+        .unwrap();
+    let client = once(&wire.client(&plain));
+    let err = client
+        .put_item()
+        .table_name(&t)
+        .item("pk", s("p0"))
+        .condition_expression("attribute_not_exists(pk)")
+        .send()
+        .await
+        .expect_err("p0 exists");
+    assert_eq!(
+        code(&err).as_deref(),
+        Some("ConditionalCheckFailedException")
+    );
+    put(&client, &t, "fresh")
+        .await
+        .expect_err("the strike is still there");
+    let sent = wire.exchanges();
+    assert_eq!(sent[0].fault(), None);
+    assert_eq!(sent[1].fault(), Some("error after apply, once"));
+    assert_eq!(
+        stored(&plain, &t).await.len(),
+        20,
+        "19 batches and fresh, as the fault says"
+    );
+}
+
+#[tokio::test]
+async fn clones_with_rules_of_their_own_strike_independently() {
+    let (plain, t) = table("wire_clones").await;
+    let base = Wire::new();
+    let a = base
+        .clone()
+        .fault(Fault::throttle().on("PutItem").times(1))
+        .unwrap();
+    let b = base
+        .clone()
+        .fault(Fault::throttle().on("PutItem").times(1))
+        .unwrap();
+    assert!(put(&once(&a.client(&plain)), &t, "a").await.is_err());
+    assert!(
+        put(&once(&b.client(&plain)), &t, "b").await.is_err(),
+        "b's rule has its own count"
+    );
+    assert!(put(&once(&a.client(&plain)), &t, "a").await.is_ok());
+    assert_eq!(base.exchanges().len(), 3, "the clones share the log");
+}
+
+#[tokio::test]
+async fn a_read_timeout_ends_a_silence_and_a_client_giving_up_is_recorded() {
+    let (plain, t) = table("wire_read_timeout").await;
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let w = seen.clone();
+    let wire = Wire::new()
+        .watch(move |e| w.lock().unwrap().push(e.to_string()))
+        .fault(Fault::silence().on("GetItem").times(1))
+        .unwrap()
+        .fault(Fault::delay(Duration::from_secs(30)).on("PutItem").times(1))
+        .unwrap();
+    let reading = Client::from_conf(
+        wire.client(&plain)
+            .config()
+            .to_builder()
+            .retry_config(RetryConfig::disabled())
+            .timeout_config(
+                TimeoutConfig::builder()
+                    .read_timeout(Duration::from_millis(200))
+                    .build(),
+            )
+            .build(),
+    );
+    let err = reading
+        .get_item()
+        .table_name(&t)
+        .key("pk", s("x"))
+        .send()
+        .await
+        .expect_err("silent");
+    assert!(
+        matches!(
+            err,
+            SdkError::TimeoutError(_) | SdkError::DispatchFailure(_)
+        ),
+        "{err:?}"
+    );
+    let giving_up = Client::from_conf(
+        wire.client(&plain)
+            .config()
+            .to_builder()
+            .retry_config(RetryConfig::disabled())
+            .timeout_config(
+                TimeoutConfig::builder()
+                    .operation_timeout(Duration::from_millis(200))
+                    .build(),
+            )
+            .build(),
+    );
+    wire.clear(); // while nothing is under way; the next one ends after it
+    let err = put(&giving_up, &t, "late").await.expect_err("gave up");
+    assert!(
+        err.contains("timeout") || err.contains("timed out"),
+        "{err}"
+    );
+    let sent = wire.exchanges();
+    assert_eq!(sent.len(), 1);
+    assert!(
+        sent[0].to_string().ends_with(
+            "no answer: the client stopped waiting (a timeout, or the call was dropped)"
+        ),
+        "{}",
+        sent[0]
+    );
+    let seen = seen.lock().unwrap().clone();
+    assert!(seen.iter().any(|e| e.contains("read timeout")), "{seen:#?}");
+    assert!(
+        seen.last()
+            .is_some_and(|e| e.contains("the client stopped waiting")),
+        "{seen:#?}"
+    );
+    assert!(stored(&plain, &t).await.is_empty());
+}
+
+#[tokio::test]
+async fn a_conflict_cancels_a_transactional_read() {
+    let (plain, t) = table("wire_tx_get").await;
+    put(&plain, &t, "a").await.unwrap();
+    let wire = Wire::new()
+        .fault(Fault::conflict().on("TransactGetItems"))
+        .unwrap();
+    let get = aws_sdk_dynamodb::types::TransactGetItem::builder()
+        .get(
+            aws_sdk_dynamodb::types::Get::builder()
+                .table_name(&t)
+                .key("pk", s("a"))
+                .build()
+                .unwrap(),
+        )
+        .build();
+    let err = once(&wire.client(&plain))
+        .transact_get_items()
+        .transact_items(get)
+        .send()
+        .await
+        .expect_err("canceled");
+    let reasons = match err.as_service_error() {
+        Some(aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsError::TransactionCanceledException(c)) => {
+            c.cancellation_reasons().iter().filter_map(|r| r.code().map(str::to_owned)).collect::<Vec<_>>()
+        }
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(reasons, ["TransactionConflict"]);
 }

@@ -19,13 +19,18 @@ use crate::TestkitError;
 ///
 /// | fault | applied? | what the client sees |
 /// |---|---|---|
-/// | [`throttle`](Fault::throttle) | no | `ProvisionedThroughputExceededException` (`ThrottlingException` for table and stream operations) |
-/// | [`unprocessed`](Fault::unprocessed) | the rest of the batch | a batch answer listing that fraction of its entries as `UnprocessedItems` / `UnprocessedKeys` |
+/// | [`throttle`](Fault::throttle) | no | `ProvisionedThroughputExceededException` (`ThrottlingException` for table operations) |
+/// | [`unprocessed`](Fault::unprocessed) | the rest of the batch | a batch answer listing the entries held back (each with probability `fraction`) as `UnprocessedItems` / `UnprocessedKeys`; all of them held back: `ProvisionedThroughputExceededException`, as DynamoDB refuses such a batch |
 /// | [`conflict`](Fault::conflict) | no | `TransactionCanceledException` with one `TransactionConflict` reason (`TransactionConflictException` for single-item writes) |
-/// | [`error_after_apply`](Fault::error_after_apply) | yes | a 500 `InternalServerError` |
-/// | [`drop_after_apply`](Fault::drop_after_apply) | yes | a connection closed before the answer |
+/// | [`error_after_apply`](Fault::error_after_apply) | yes (when the server accepted it) | a 500 `InternalServerError` |
+/// | [`drop_after_apply`](Fault::drop_after_apply) | yes (when the server accepted it) | a connection closed before the answer |
 /// | [`delay`](Fault::delay) | after the delay | the real answer, late |
-/// | [`silence`](Fault::silence) | no | nothing, ever (only a timeout ends the wait) |
+/// | [`silence`](Fault::silence) | no | nothing, until the client's read, attempt or operation timeout |
+///
+/// A batch the server would refuse whole (over 25 writes or 100 keys,
+/// one key twice) is sent on untouched rather than answered partly, and a
+/// request the server refuses is answered with its refusal, not with an
+/// "after apply" fault: a rule strikes only where the fault can happen.
 ///
 /// ```
 /// use std::time::Duration;
@@ -69,31 +74,66 @@ const BATCHES: &[&str] = &["BatchWriteItem", "BatchGetItem"];
 const TRANSACTIONS: &[&str] = &["TransactWriteItems", "TransactGetItems"];
 /// Single-item writes that DynamoDB refuses while a transaction holds the item.
 const CONFLICTING: &[&str] = &["PutItem", "UpdateItem", "DeleteItem"];
-/// Every operation of DynamoDB and DynamoDB Streams a rule may name.
+/// Every operation of DynamoDB (the `aws-sdk-dynamodb` client's), by the
+/// name a rule gives it.
 const KNOWN: &[&str] = &[
     "BatchExecuteStatement",
     "BatchGetItem",
     "BatchWriteItem",
+    "CreateBackup",
+    "CreateGlobalTable",
     "CreateTable",
+    "DeleteBackup",
     "DeleteItem",
+    "DeleteResourcePolicy",
     "DeleteTable",
-    "DescribeStream",
+    "DescribeBackup",
+    "DescribeContinuousBackups",
+    "DescribeContributorInsights",
+    "DescribeEndpoints",
+    "DescribeExport",
+    "DescribeGlobalTable",
+    "DescribeGlobalTableSettings",
+    "DescribeImport",
+    "DescribeKinesisStreamingDestination",
+    "DescribeLimits",
     "DescribeTable",
+    "DescribeTableReplicaAutoScaling",
     "DescribeTimeToLive",
+    "DisableKinesisStreamingDestination",
+    "EnableKinesisStreamingDestination",
     "ExecuteStatement",
     "ExecuteTransaction",
+    "ExportTableToPointInTime",
     "GetItem",
-    "GetRecords",
-    "GetShardIterator",
-    "ListStreams",
+    "GetResourcePolicy",
+    "ImportTable",
+    "ListBackups",
+    "ListContributorInsights",
+    "ListExports",
+    "ListGlobalTables",
+    "ListImports",
     "ListTables",
+    "ListTagsOfResource",
     "PutItem",
+    "PutResourcePolicy",
     "Query",
+    "RestoreTableFromBackup",
+    "RestoreTableToPointInTime",
     "Scan",
+    "SearchVectors",
+    "TagResource",
     "TransactGetItems",
     "TransactWriteItems",
+    "UntagResource",
+    "UpdateContinuousBackups",
+    "UpdateContributorInsights",
+    "UpdateGlobalTable",
+    "UpdateGlobalTableSettings",
     "UpdateItem",
+    "UpdateKinesisStreamingDestination",
     "UpdateTable",
+    "UpdateTableReplicaAutoScaling",
     "UpdateTimeToLive",
 ];
 
@@ -120,12 +160,13 @@ impl Fault {
         Fault::new(Kind::Throttle)
     }
 
-    /// Hand back `fraction` (0 to 1) of a batch's entries unprocessed:
-    /// `BatchWriteItem` applies the rest and lists these under
-    /// `UnprocessedItems`; `BatchGetItem` reads the rest and lists these
-    /// under `UnprocessedKeys`. Each entry is held back with that
-    /// probability, so over many batches the fraction is exact while a
-    /// single batch varies (as DynamoDB's do). Only the batch operations.
+    /// Hand back a batch's entries unprocessed, each with probability
+    /// `fraction` (0 to 1): `BatchWriteItem` applies the rest and lists
+    /// these under `UnprocessedItems`; `BatchGetItem` reads the rest and
+    /// lists these under `UnprocessedKeys`. When every entry is held back,
+    /// the batch is refused with `ProvisionedThroughputExceededException`,
+    /// as DynamoDB does. A batch of which nothing is held back goes through
+    /// and does not count as struck. Only the batch operations.
     ///
     /// ```
     /// let rule = dynamodb_mapper_testkit::Fault::unprocessed(0.3);
@@ -153,11 +194,13 @@ impl Fault {
 
     /// Apply the request on the server, then answer `500
     /// InternalServerError` instead of its answer: the in-doubt case, where
-    /// the client cannot tell that the write was made.
+    /// the client cannot tell that the write was made. Strikes only
+    /// requests the server accepted (a refusal passes through, and does not
+    /// count); by default only the writes.
     ///
     /// ```
     /// let rule = dynamodb_mapper_testkit::Fault::error_after_apply().times(1);
-    /// assert_eq!(rule.to_string(), "error after apply, at most 1 times");
+    /// assert_eq!(rule.to_string(), "error after apply, once");
     /// ```
     #[must_use]
     pub fn error_after_apply() -> Fault {
@@ -166,6 +209,8 @@ impl Fault {
 
     /// Apply the request on the server, then drop the connection instead of
     /// answering: the client gets an I/O error, the other in-doubt case.
+    /// Strikes only requests the server accepted; by default only the
+    /// writes.
     ///
     /// ```
     /// let rule = dynamodb_mapper_testkit::Fault::drop_after_apply().on("UpdateItem");
@@ -191,7 +236,8 @@ impl Fault {
 
     /// Never answer, and apply nothing: a server that accepted the
     /// connection and went silent. Only the client's timeouts end the wait
-    /// (`timeout_config` of the SDK, or the helper's own deadline).
+    /// (the SDK's read, attempt or operation timeout, or a helper's own
+    /// bound).
     ///
     /// ```
     /// let rule = dynamodb_mapper_testkit::Fault::silence().on("GetItem");
@@ -241,7 +287,8 @@ impl Fault {
         self
     }
 
-    /// Strike at most `n` requests, then let every request through.
+    /// Strike at most `n` requests (at least one), then let every request
+    /// through.
     ///
     /// ```
     /// let rule = dynamodb_mapper_testkit::Fault::silence().times(2);
@@ -268,6 +315,16 @@ impl Fault {
         }
     }
 
+    /// The operations a rule without [`on`](Fault::on) strikes: the writes
+    /// for the faults "after apply" (a read answered then lost is a plain
+    /// failure), else every operation the fault can strike.
+    fn default_ops(&self) -> &'static [&'static str] {
+        match self.kind {
+            Kind::ErrorAfterApply | Kind::DropAfterApply => WRITES,
+            _ => self.applies_to(),
+        }
+    }
+
     /// The rule as given, or why the wire refuses it.
     pub(super) fn checked(self) -> Result<Fault, TestkitError> {
         let refuse = |reason: String| TestkitError::InvalidFault {
@@ -285,10 +342,13 @@ impl Fault {
         {
             return Err(refuse(format!("the fraction {f} is not between 0 and 1")));
         }
+        if self.times == Some(0) {
+            return Err(refuse("`times(0)` would never strike".to_owned()));
+        }
         for op in &self.ops {
             if !KNOWN.contains(&op.as_str()) {
                 return Err(refuse(format!(
-                    "{op:?} is not an operation of DynamoDB or DynamoDB Streams (expected one of {})",
+                    "{op:?} is not an operation of DynamoDB (expected one of {})",
                     KNOWN.join(", ")
                 )));
             }
@@ -305,7 +365,7 @@ impl Fault {
     /// Whether the rule is about this operation.
     pub(super) fn matches_op(&self, op: &str) -> bool {
         if self.ops.is_empty() {
-            self.applies_to().contains(&op)
+            self.default_ops().contains(&op)
         } else {
             self.ops.iter().any(|o| o == op)
         }
@@ -325,7 +385,7 @@ impl Kind {
 }
 
 /// Item reads and writes (throttled with `ProvisionedThroughputExceeded`),
-/// as opposed to table and stream operations.
+/// as opposed to table operations.
 fn is_data_plane(op: &str) -> bool {
     WRITES.contains(&op)
         || matches!(
@@ -356,8 +416,10 @@ impl std::fmt::Display for Fault {
         if self.rate < 1.0 {
             write!(f, ", rate {}", self.rate)?;
         }
-        if let Some(n) = self.times {
-            write!(f, ", at most {n} times")?;
+        match self.times {
+            Some(1) => f.write_str(", once")?,
+            Some(n) => write!(f, ", at most {n} times")?,
+            None => {}
         }
         Ok(())
     }
@@ -460,7 +522,10 @@ mod tests {
             "ProvisionedThroughputExceededException"
         );
         assert_eq!(Kind::Throttle.refusal("CreateTable"), "ThrottlingException");
-        assert_eq!(Kind::Throttle.refusal("GetRecords"), "ThrottlingException");
+        assert_eq!(
+            Kind::Throttle.refusal("UpdateTimeToLive"),
+            "ThrottlingException"
+        );
         assert_eq!(
             Kind::Conflict.refusal("TransactWriteItems"),
             "TransactionCanceledException"

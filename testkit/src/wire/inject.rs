@@ -16,14 +16,14 @@ use aws_smithy_types::body::SdkBody;
 use aws_smithy_types::byte_stream::ByteStream;
 use serde_json::{Map, Value, json};
 
-use super::Shared;
 use super::exchange::{Answer, Exchange, actions};
 use super::fault::{Dice, Fault, Kind};
+use super::{Counter, Shared};
 
 /// The rules and log of one client's wire.
 pub(super) struct Injector {
     pub(super) seed: u64,
-    pub(super) rules: Vec<Fault>,
+    pub(super) rules: Vec<(Fault, Arc<Counter>)>,
     pub(super) shared: Arc<Shared>,
 }
 
@@ -33,13 +33,17 @@ pub(super) struct Connector {
     pub(super) inner: SharedHttpConnector,
     pub(super) injector: Arc<Injector>,
     pub(super) sleep: Option<SharedAsyncSleep>,
+    /// The client's read timeout: it ends a silence, or a delay longer
+    /// than it, as it ends a wait for a real server.
+    pub(super) read_timeout: Option<Duration>,
 }
 
 impl std::fmt::Debug for Injector {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let rules: Vec<&Fault> = self.rules.iter().map(|(r, _)| r).collect();
         f.debug_struct("Injector")
             .field("seed", &self.seed)
-            .field("rules", &self.rules)
+            .field("rules", &rules)
             .finish_non_exhaustive()
     }
 }
@@ -48,8 +52,11 @@ impl HttpConnector for Connector {
     fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
         let injector = self.injector.clone();
         let inner = self.inner.clone();
-        let sleep = self.sleep.clone();
-        HttpConnectorFuture::new(async move { injector.pass(&inner, sleep, request).await })
+        let waits = Waits {
+            sleep: self.sleep.clone(),
+            read_timeout: self.read_timeout,
+        };
+        HttpConnectorFuture::new(async move { injector.pass(&inner, waits, request).await })
     }
 }
 
@@ -69,20 +76,85 @@ impl HttpConnector for Unavailable {
     }
 }
 
-/// A struck request: the rule's fault and the dice that go on deciding
+/// How the wire waits: with the client's sleep, within its read timeout.
+struct Waits {
+    sleep: Option<SharedAsyncSleep>,
+    read_timeout: Option<Duration>,
+}
+
+impl Waits {
+    /// Waits `wait` (`None`: forever), or the read timeout when it is
+    /// shorter: `Err` then, as a client reading a silent server times out.
+    async fn wait(&self, wait: Option<Duration>) -> Result<(), ConnectorError> {
+        let (wait, timed_out) = match (wait, self.read_timeout) {
+            (Some(w), Some(t)) if t < w => (Some(t), true),
+            (None, Some(t)) => (Some(t), true),
+            (w, _) => (w, false),
+        };
+        match wait {
+            Some(wait) => pause(self.sleep.clone(), wait).await,
+            None => std::future::pending::<()>().await,
+        }
+        if timed_out {
+            return Err(ConnectorError::timeout(
+                "read timeout: no answer came (the testkit wire's silence or delay)".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A struck request: the rule's fault, its counter (to give the strike
+/// back when the fault cannot happen), and the dice that go on deciding
 /// its details (which entries, which action).
 struct Struck {
     kind: Kind,
     table: Option<String>,
     dice: Dice,
+    counter: Arc<Counter>,
+}
+
+/// An exchange under way: ends with the client's giving up when its future
+/// is dropped before an answer (a timeout, a canceled call).
+struct Open<'a> {
+    shared: &'a Shared,
+    id: usize,
+    exchange: Exchange,
+    done: bool,
+}
+
+impl Open<'_> {
+    /// Records and shows the answer.
+    fn end(&mut self, answer: Answer) {
+        self.exchange.answer = answer;
+        self.done = true;
+        self.shared.update(self.id, &self.exchange, true);
+    }
+
+    /// The fault did not happen after all: no label, and the strike back.
+    fn unstrike(&mut self, struck: &Struck) {
+        struck.counter.unstrike();
+        self.exchange.fault = None;
+        self.shared.update(self.id, &self.exchange, false);
+    }
+}
+
+impl Drop for Open<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            self.end(Answer::Failed(
+                "the client stopped waiting (a timeout, or the call was dropped)".to_owned(),
+            ));
+        }
+    }
 }
 
 impl Injector {
     /// The first rule that matches `operation` on `request`'s tables and
-    /// whose dice strike it.
+    /// whose dice strike it, with its label.
     fn decide(&self, operation: &str, request: &Value) -> Option<(Struck, String)> {
         let tables = super::exchange::tables(request);
-        for (index, rule) in self.rules.iter().enumerate() {
+        for (index, (rule, counter)) in self.rules.iter().enumerate() {
             if !rule.matches_op(operation) {
                 continue;
             }
@@ -91,11 +163,12 @@ impl Injector {
             {
                 continue;
             }
-            if let Some(dice) = self.shared.strike(self.seed, index, rule.rate, rule.times) {
+            if let Some(dice) = counter.strike(self.seed, index, rule.rate, rule.times) {
                 let struck = Struck {
                     kind: rule.kind.clone(),
                     table: rule.table.clone(),
                     dice,
+                    counter: counter.clone(),
                 };
                 return Some((struck, rule.to_string()));
             }
@@ -106,7 +179,7 @@ impl Injector {
     async fn pass(
         &self,
         inner: &SharedHttpConnector,
-        sleep: Option<SharedAsyncSleep>,
+        waits: Waits,
         mut request: HttpRequest,
     ) -> Result<HttpResponse, ConnectorError> {
         let operation = request
@@ -124,32 +197,36 @@ impl Injector {
             Some((s, l)) => (Some(s), Some(l)),
             None => (None, None),
         };
-        let id = self.shared.begin(Exchange {
+        let exchange = Exchange {
             operation: operation.clone(),
             request: json.clone(),
             answer: Answer::Pending,
             fault: label,
-        });
+        };
+        let mut open = Open {
+            shared: &self.shared,
+            id: self.shared.begin(exchange.clone()),
+            exchange,
+            done: false,
+        };
         let Some(mut struck) = struck else {
-            return self.finish(id, forward(inner, request).await);
+            return finish(&mut open, forward(inner, request).await);
         };
         let outcome = match struck.kind.clone() {
-            Kind::Throttle => Ok(refusal(
-                struck.kind.refusal(&operation),
-                "The level of configured provisioned throughput for the table was exceeded \
-                 (injected by the testkit's wire)",
-                None,
-            )),
+            Kind::Throttle => Ok(throttled(struck.kind.refusal(&operation))),
             Kind::Conflict => Ok(conflict(&mut struck, &operation, &json)),
             Kind::Unprocessed(fraction) => {
-                match hold_back(&mut struck, fraction, &json) {
-                    Held::None => forward(inner, request).await,
-                    Held::All => Ok(refusal(
-                        "ProvisionedThroughputExceededException",
-                        "None of the batch's entries could be processed \
-                         (injected by the testkit's wire)",
-                        None,
-                    )),
+                let held = if whole_batch_valid(&operation, &json) {
+                    hold_back(&mut struck, fraction, &json)
+                } else {
+                    Held::None
+                };
+                match held {
+                    Held::None => {
+                        open.unstrike(&struck);
+                        forward(inner, request).await
+                    }
+                    Held::All => Ok(throttled("ProvisionedThroughputExceededException")),
                     Held::Some { sent, held } => {
                         set_body(&mut request, &sent);
                         match forward(inner, request).await {
@@ -162,52 +239,131 @@ impl Injector {
                     }
                 }
             }
-            Kind::ErrorAfterApply => forward(inner, request).await.map(|_| {
-                refusal(
-                    "InternalServerError",
-                    "Internal server error (the request was applied; injected by the testkit's wire)",
-                    None,
-                )
-            }),
-            Kind::DropAfterApply => match forward(inner, request).await {
-                Ok(_) => Err(ConnectorError::io(
-                    "the connection closed before the answer (the request was applied; \
-                     injected by the testkit's wire)"
-                        .into(),
-                )),
+            kind @ (Kind::ErrorAfterApply | Kind::DropAfterApply) => {
+                match forward(inner, request).await {
+                    // Only what the server accepted was applied: a refusal
+                    // passes through, and the fault did not happen.
+                    Ok((response, body)) if !response.status().is_success() => {
+                        open.unstrike(&struck);
+                        Ok((response, body))
+                    }
+                    Ok(_) if kind == Kind::ErrorAfterApply => Ok(refusal(
+                        "InternalServerError",
+                        "Internal server error (the request was applied; injected by the \
+                         testkit's wire)",
+                        None,
+                    )),
+                    Ok(_) => Err(ConnectorError::io(
+                        "the connection closed before the answer (the request was applied; \
+                         injected by the testkit's wire)"
+                            .into(),
+                    )),
+                    Err(e) => Err(e),
+                }
+            }
+            Kind::Delay(delay) => match waits.wait(Some(delay)).await {
+                Ok(()) => forward(inner, request).await,
                 Err(e) => Err(e),
             },
-            Kind::Delay(delay) => {
-                pause(sleep, delay).await;
-                forward(inner, request).await
-            }
             Kind::Silence => {
-                self.shared.watched(id);
-                std::future::pending::<()>().await;
-                Err(ConnectorError::other("silence ended".into(), None))
+                self.shared.update(open.id, &open.exchange, true);
+                match waits.wait(None).await {
+                    Err(e) => Err(e),
+                    Ok(()) => Err(ConnectorError::other("silence ended".into(), None)),
+                }
             }
         };
-        self.finish(id, outcome)
+        finish(&mut open, outcome)
     }
+}
 
-    /// Records the answer, tells the watcher, hands the answer on.
-    fn finish(
-        &self,
-        id: usize,
-        outcome: Result<(HttpResponse, Value), ConnectorError>,
-    ) -> Result<HttpResponse, ConnectorError> {
-        match outcome {
-            Ok((response, body)) => {
-                self.shared
-                    .end(id, Answer::Http(response.status().as_u16(), body));
-                Ok(response)
-            }
-            Err(e) => {
-                self.shared.end(id, Answer::Failed(e.to_string()));
-                Err(e)
-            }
+/// Records the answer, tells the watcher, hands the answer on.
+fn finish(
+    open: &mut Open<'_>,
+    outcome: Result<(HttpResponse, Value), ConnectorError>,
+) -> Result<HttpResponse, ConnectorError> {
+    match outcome {
+        Ok((response, body)) => {
+            open.end(Answer::Http(response.status().as_u16(), body));
+            Ok(response)
+        }
+        Err(e) => {
+            open.end(Answer::Failed(chain(&e)));
+            Err(e)
         }
     }
+}
+
+/// An error and its causes, each once: `timeout: read timeout: ...`.
+fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// A throttling refusal with DynamoDB's message for `code`.
+fn throttled(code: &str) -> (HttpResponse, Value) {
+    let message = if code == "ThrottlingException" {
+        "Rate of requests exceeds the allowed throughput (injected by the testkit's wire)"
+    } else {
+        "The level of configured provisioned throughput for the table was exceeded. Consider \
+         increasing your provisioning level with the UpdateTable API (injected by the testkit's \
+         wire)"
+    };
+    refusal(code, message, None)
+}
+
+/// Whether DynamoDB would accept the batch `request` as a whole (at most
+/// 25 writes or 100 keys, no key twice in one table's list, no empty
+/// list): only such a batch may be answered partly, or the fault would
+/// hide a refusal the server gives.
+fn whole_batch_valid(operation: &str, request: &Value) -> bool {
+    let Some(Value::Object(tables)) = request.get("RequestItems") else {
+        return false;
+    };
+    let (limit, mut total) = if operation == "BatchGetItem" {
+        (100, 0)
+    } else {
+        (25, 0)
+    };
+    for entries in tables.values() {
+        let keys: Vec<&Value> = match entries {
+            Value::Array(writes) => writes
+                .iter()
+                .filter_map(|w| {
+                    w.get("PutRequest")
+                        .and_then(|p| p.get("Item"))
+                        .or_else(|| w.get("DeleteRequest").and_then(|d| d.get("Key")))
+                })
+                .collect(),
+            Value::Object(o) => o
+                .get("Keys")
+                .and_then(Value::as_array)
+                .map(|k| k.iter().collect())
+                .unwrap_or_default(),
+            _ => return false,
+        };
+        if keys.is_empty() {
+            return false;
+        }
+        total += keys.len();
+        // A put names its whole item: two puts of one key differ only in
+        // the key attributes, which the wire does not know; equal items
+        // (and equal keys of deletes and reads) it can see.
+        let mut seen = std::collections::HashSet::new();
+        if keys.iter().any(|k| !seen.insert(k.to_string())) {
+            return false;
+        }
+    }
+    total <= limit
 }
 
 /// Sends the request to the real server and reads the whole answer.
@@ -259,12 +415,18 @@ fn respond(status: u16, body: &Value, like: Option<&HttpResponse>) -> HttpRespon
     response
 }
 
-/// A 400 (500 for `InternalServerError`) refusal with DynamoDB's error body.
+/// A 400 (500 for `InternalServerError`) refusal with DynamoDB's error body
+/// (`Message`, capitalized, for a canceled transaction, as DynamoDB sends).
 fn refusal(code: &str, message: &str, extra: Option<(&str, Value)>) -> (HttpResponse, Value) {
-    let mut body = json!({
-        "__type": format!("com.amazonaws.dynamodb.v20120810#{code}"),
-        "message": message,
-    });
+    let field = if code == "TransactionCanceledException" {
+        "Message"
+    } else {
+        "message"
+    };
+    let mut body = json!({ "__type": format!("com.amazonaws.dynamodb.v20120810#{code}") });
+    if let Some(map) = body.as_object_mut() {
+        map.insert(field.to_owned(), Value::String(message.to_owned()));
+    }
     if let (Some((field, value)), Some(map)) = (extra, body.as_object_mut()) {
         map.insert(field.to_owned(), value);
     }
@@ -421,10 +583,13 @@ fn merge_unprocessed(mut answer: Value, operation: &str, held: Map<String, Value
             match (unprocessed.get_mut(&table), entries) {
                 (Some(Value::Array(mine)), Value::Array(more)) => mine.extend(more),
                 (Some(Value::Object(mine)), Value::Object(more)) => {
-                    if let (Some(Value::Array(keys)), Some(Value::Array(more))) =
-                        (mine.get_mut("Keys"), more.get("Keys"))
-                    {
-                        keys.extend(more.iter().cloned());
+                    let more_keys = more.get("Keys").and_then(Value::as_array).cloned();
+                    match (mine.get_mut("Keys"), more_keys) {
+                        (Some(Value::Array(keys)), Some(more)) => keys.extend(more),
+                        (_, Some(more)) => {
+                            mine.insert("Keys".to_owned(), Value::Array(more));
+                        }
+                        (_, None) => {}
                     }
                 }
                 (_, entries) => {
@@ -454,7 +619,49 @@ mod tests {
             kind: Kind::Unprocessed(0.5),
             table: table.map(str::to_owned),
             dice: Dice::new(11, 0, 0),
+            counter: Arc::default(),
         }
+    }
+
+    #[test]
+    fn only_a_batch_the_server_would_take_whole_is_answered_partly() {
+        let put = |pk: &str| json!({"PutRequest": {"Item": {"pk": {"S": pk}}}});
+        let batch = |n: usize| json!({"RequestItems": {"A": (0..n).map(|i| put(&format!("p{i}"))).collect::<Vec<_>>()}});
+        assert!(whole_batch_valid("BatchWriteItem", &batch(25)));
+        assert!(
+            !whole_batch_valid("BatchWriteItem", &batch(26)),
+            "over the limit"
+        );
+        let twice = json!({"RequestItems": {"A": [put("x"), put("x")]}});
+        assert!(
+            !whole_batch_valid("BatchWriteItem", &twice),
+            "one item twice"
+        );
+        assert!(!whole_batch_valid(
+            "BatchWriteItem",
+            &json!({"RequestItems": {"A": []}})
+        ));
+        let keys = |n: usize| json!({"RequestItems": {"A": {"Keys": (0..n).map(|i| json!({"pk": {"S": format!("k{i}")}})).collect::<Vec<_>>()}}});
+        assert!(whole_batch_valid("BatchGetItem", &keys(100)));
+        assert!(!whole_batch_valid("BatchGetItem", &keys(101)));
+        assert!(!whole_batch_valid("BatchGetItem", &Value::Null));
+    }
+
+    #[test]
+    fn keys_handed_back_join_a_server_entry_without_keys() {
+        let held = json!({"A": {"Keys": [{"pk": {"S": "k"}}]}});
+        let Value::Object(held) = held else { panic!() };
+        let answer = merge_unprocessed(
+            json!({"UnprocessedKeys": {"A": {"ConsistentRead": true}}}),
+            "BatchGetItem",
+            held,
+        );
+        assert_eq!(
+            answer["UnprocessedKeys"]["A"]["Keys"]
+                .as_array()
+                .map(Vec::len),
+            Some(1)
+        );
     }
 
     #[test]

@@ -14,14 +14,16 @@
 //!
 //! Which requests a rule strikes is decided by dice seeded from the wire's
 //! [seed](Wire::seed): the same requests in the same order meet the same
-//! faults. The seed is printed when the first rule is added (the test
-//! harness shows it when a test fails), and `DYNAMODB_MAPPER_SEED`
-//! ([`SEED_ENV`]) replays it.
+//! faults. The wires made on one thread (one test) draw their seeds from
+//! one base seed, printed when the first wire with faults makes a client
+//! (the test harness shows it when a test fails); `DYNAMODB_MAPPER_SEED`
+//! ([`SEED_ENV`]) set to it replays every wire of the test.
 
 mod exchange;
 mod fault;
 mod inject;
 
+use std::cell::RefCell;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use aws_sdk_dynamodb::Client;
@@ -32,19 +34,20 @@ pub use exchange::Exchange;
 pub use fault::Fault;
 
 use crate::TestkitError;
-use exchange::Answer;
 use fault::Dice;
 
-/// The variable that sets the seed of every [`Wire`] (`Wire::new` reads
-/// it), to replay the faults of a failed run.
+/// The variable that sets the base seed of the wires of a test
+/// (`Wire::new` reads it), to replay the faults of a failed run.
 pub const SEED_ENV: &str = "DYNAMODB_MAPPER_SEED";
 
 /// Records what a client sends and gets, and injects faults into it.
 ///
-/// Make one per test, add [`fault`](Wire::fault) rules, wrap a client with
+/// Make one per test (or several: they draw their seeds from one base),
+/// add [`fault`](Wire::fault) rules, wrap a client with
 /// [`client`](Wire::client), run the code under test, then compare what it
 /// reported with what the server holds, and look at the
-/// [`exchanges`](Wire::exchanges).
+/// [`exchanges`](Wire::exchanges). A clone shares the log, the watcher and
+/// the counts of the rules it has; rules added to a clone are its own.
 ///
 /// ```
 /// # #[tokio::main]
@@ -67,21 +70,26 @@ pub const SEED_ENV: &str = "DYNAMODB_MAPPER_SEED";
 #[derive(Clone)]
 pub struct Wire {
     seed: u64,
+    /// The base seed of this thread's wires, `None` when the seed was set in
+    /// code: printed when a client with faults is made.
+    base: Option<u64>,
     /// `DYNAMODB_MAPPER_SEED` when it is set but not a number: the first
     /// rule added is refused with it, rather than dice nobody can replay.
     bad_seed: Option<String>,
-    rules: Vec<Fault>,
+    rules: Vec<(Fault, Arc<Counter>)>,
     shared: Arc<Shared>,
 }
 
-/// What every client of one wire shares: the log and the rules' counters.
+/// What every client and clone of one wire shares: the log and the watcher.
 #[derive(Default)]
-pub(crate) struct Shared {
+struct Shared {
     log: Mutex<Log>,
-    /// Per rule: requests it matched, requests it struck.
-    counts: Mutex<Vec<(u64, u64)>>,
     watch: Mutex<Option<Arc<Watch>>>,
 }
+
+/// One rule's counts: requests it matched, requests it struck.
+#[derive(Default, Debug)]
+struct Counter(Mutex<(u64, u64)>);
 
 type Watch = dyn Fn(&Exchange) + Send + Sync;
 
@@ -100,9 +108,23 @@ impl Log {
     }
 }
 
+/// The seeds of the wires made on this thread: a base (from
+/// `DYNAMODB_MAPPER_SEED`, else random), and how many wires drew from it.
+struct ThreadSeeds {
+    base: u64,
+    bad: Option<String>,
+    made: u64,
+    printed: bool,
+}
+
+thread_local! {
+    static SEEDS: RefCell<Option<ThreadSeeds>> = const { RefCell::new(None) };
+}
+
 impl Wire {
-    /// A wire without faults, recording, with its seed from
-    /// `DYNAMODB_MAPPER_SEED` ([`SEED_ENV`]) or else a random one.
+    /// A wire without faults, recording. Its seed comes from this thread's
+    /// base seed (`DYNAMODB_MAPPER_SEED`, [`SEED_ENV`], or else a random
+    /// one) and the number of wires made on the thread before it.
     ///
     /// ```
     /// let wire = dynamodb_mapper_testkit::Wire::new();
@@ -110,16 +132,32 @@ impl Wire {
     /// ```
     #[must_use]
     pub fn new() -> Wire {
-        let (seed, bad_seed) = seed_from(std::env::var(SEED_ENV).ok());
+        let (seed, base, bad_seed) = SEEDS.with(|cell| {
+            let mut cell = cell.borrow_mut();
+            let seeds = cell.get_or_insert_with(|| {
+                let (base, bad) = seed_from(std::env::var(SEED_ENV).ok());
+                ThreadSeeds {
+                    base,
+                    bad,
+                    made: 0,
+                    printed: false,
+                }
+            });
+            let n = seeds.made;
+            seeds.made += 1;
+            (derive(seeds.base, n), seeds.base, seeds.bad.clone())
+        });
         Wire {
             seed,
+            base: Some(base),
             bad_seed,
             rules: Vec::new(),
             shared: Arc::default(),
         }
     }
 
-    /// Sets the seed (the one printed by a failed run, to replay it).
+    /// Sets the seed in code (to pin the faults a test meets); it is not
+    /// printed, and `DYNAMODB_MAPPER_SEED` does not change it.
     ///
     /// ```
     /// let wire = dynamodb_mapper_testkit::Wire::new().seed(42);
@@ -128,6 +166,7 @@ impl Wire {
     #[must_use]
     pub fn seed(mut self, seed: u64) -> Wire {
         self.seed = seed;
+        self.base = None;
         self.bad_seed = None;
         self
     }
@@ -136,8 +175,8 @@ impl Wire {
     ///
     /// ```
     /// let a = dynamodb_mapper_testkit::Wire::new();
-    /// let b = a.clone().seed(a.get_seed());
-    /// assert_eq!(a.get_seed(), b.get_seed());
+    /// let b = dynamodb_mapper_testkit::Wire::new();
+    /// assert_ne!(a.get_seed(), b.get_seed(), "each wire of a test has its own");
     /// ```
     #[must_use]
     pub fn get_seed(&self) -> u64 {
@@ -149,10 +188,11 @@ impl Wire {
     ///
     /// # Errors
     /// [`TestkitError::InvalidFault`] for a rate or fraction outside 0..=1,
-    /// an operation name DynamoDB does not have, or an operation the fault
-    /// cannot strike (`unprocessed` on anything but the batch operations,
-    /// `conflict` on reads), and for a `DYNAMODB_MAPPER_SEED` that is not a
-    /// number (unless [`seed`](Wire::seed) set one).
+    /// `times(0)`, an operation name DynamoDB does not have, or an
+    /// operation the fault cannot strike (`unprocessed` on anything but the
+    /// batch operations, `conflict` on single-item reads), and for a
+    /// `DYNAMODB_MAPPER_SEED` that is not a number (unless
+    /// [`seed`](Wire::seed) set one).
     ///
     /// ```
     /// use dynamodb_mapper_testkit::{Fault, Wire};
@@ -167,19 +207,13 @@ impl Wire {
             });
         }
         let rule = rule.checked()?;
-        if self.rules.is_empty() {
-            eprintln!(
-                "testkit wire: seed {seed} (replay with {SEED_ENV}={seed})",
-                seed = self.seed
-            );
-        }
-        self.rules.push(rule);
+        self.rules.push((rule, Arc::default()));
         Ok(self)
     }
 
-    /// Calls `watch` with each exchange once answered (and with a request
-    /// the wire leaves unanswered as it is sent): to print what a program
-    /// does, as the tour does.
+    /// Calls `watch` with each exchange once answered (or once the client
+    /// stopped waiting, and with a request the wire leaves unanswered as
+    /// it is sent): to print what a program does, as the tour does.
     ///
     /// ```
     /// let wire = dynamodb_mapper_testkit::Wire::new().watch(|e| println!("{e}"));
@@ -192,8 +226,10 @@ impl Wire {
     }
 
     /// `client` with this wire between it and its server: same endpoint,
-    /// credentials, retries and timeouts, its HTTP client wrapped (the
-    /// SDK's default one when it has none of its own).
+    /// credentials, retries and timeouts, its HTTP client wrapped. A client
+    /// without an HTTP client of its own gets the one `aws-sdk-dynamodb`
+    /// makes with the features the testkit builds it with (hyper 0.14 and
+    /// rustls); one that has its own keeps it.
     ///
     /// ```no_run
     /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -206,8 +242,18 @@ impl Wire {
     /// ```
     #[must_use]
     pub fn client(&self, client: &Client) -> Client {
+        if let Some(base) = self.base.filter(|_| !self.rules.is_empty()) {
+            let first = SEEDS.with(|cell| {
+                cell.borrow_mut()
+                    .as_mut()
+                    .is_some_and(|s| s.base == base && !std::mem::replace(&mut s.printed, true))
+            });
+            if first {
+                eprintln!("testkit wire: seed {base} (replay with {SEED_ENV}={base})");
+            }
+        }
         let config = client.config();
-        #[allow(deprecated)] // the SDK's own default HTTP client today (hyper 0.14, rustls)
+        #[allow(deprecated)] // the SDK's default HTTP client with the testkit's features
         let inner = config
             .http_client()
             .or_else(aws_smithy_http_client::hyper_014::default_client);
@@ -225,13 +271,14 @@ impl Wire {
                 inner,
                 injector: injector.clone(),
                 sleep: components.sleep_impl(),
+                read_timeout: settings.read_timeout(),
             })
         });
         Client::from_conf(config.to_builder().http_client(http).build())
     }
 
-    /// Every exchange so far, in the order the requests were sent (an
-    /// exchange still under way shows no answer yet).
+    /// Every exchange so far, in the order the requests reached the wire
+    /// (an exchange still under way shows no answer yet).
     ///
     /// ```
     /// assert!(dynamodb_mapper_testkit::Wire::new().exchanges().is_empty());
@@ -241,7 +288,8 @@ impl Wire {
         lock(&self.shared.log).exchanges.clone()
     }
 
-    /// Forgets the exchanges so far (the rules' counts stay).
+    /// Forgets the exchanges so far (the rules' counts stay; an exchange
+    /// under way is still shown to the watcher when it ends).
     ///
     /// ```
     /// let wire = dynamodb_mapper_testkit::Wire::new();
@@ -263,25 +311,23 @@ impl Default for Wire {
 
 impl std::fmt::Debug for Wire {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let rules: Vec<&Fault> = self.rules.iter().map(|(r, _)| r).collect();
         f.debug_struct("Wire")
             .field("seed", &self.seed)
-            .field("rules", &self.rules)
+            .field("rules", &rules)
             .field("exchanges", &lock(&self.shared.log).exchanges.len())
             .finish()
     }
 }
 
-impl Shared {
-    /// Whether rule `index` (of `rate`, at most `times` strikes) strikes
-    /// the next request it matches, and the dice that go on deciding the
-    /// details; counted under one lock, so `times` holds for concurrent
-    /// requests too.
+impl Counter {
+    /// Whether the rule (number `index`, of `rate`, at most `times`
+    /// strikes) strikes the next request it matches, and the dice that go
+    /// on deciding the details; counted under one lock, so `times` holds
+    /// for concurrent requests too.
     fn strike(&self, seed: u64, index: usize, rate: f64, times: Option<u64>) -> Option<Dice> {
-        let mut counts = lock(&self.counts);
-        if counts.len() <= index {
-            counts.resize(index + 1, (0, 0));
-        }
-        let (matched, struck) = &mut counts[index];
+        let mut counts = lock(&self.0);
+        let (matched, struck) = &mut *counts;
         if times.is_some_and(|n| *struck >= n) {
             return None;
         }
@@ -294,38 +340,31 @@ impl Shared {
         Some(dice)
     }
 
+    /// Gives a strike back: the fault could not happen to the request.
+    fn unstrike(&self) {
+        let mut counts = lock(&self.0);
+        counts.1 = counts.1.saturating_sub(1);
+    }
+}
+
+impl Shared {
     fn begin(&self, exchange: Exchange) -> usize {
         let mut log = lock(&self.log);
         log.exchanges.push(exchange);
         log.cleared + log.exchanges.len() - 1
     }
 
-    /// Records the answer of exchange `id` and shows it to the watcher.
-    fn end(&self, id: usize, answer: Answer) {
-        let done = {
-            let mut log = lock(&self.log);
-            log.get_mut(id).map(|e| {
-                e.answer = answer;
-                e.clone()
-            })
-        };
-        if let Some(done) = done {
-            self.show(&done);
+    /// Records what exchange `id` is now (`now`, the caller's copy) and,
+    /// when `show`, shows it to the watcher (even when a clear forgot it).
+    fn update(&self, id: usize, now: &Exchange, show: bool) {
+        if let Some(e) = lock(&self.log).get_mut(id) {
+            *e = now.clone();
         }
-    }
-
-    /// Shows exchange `id` as it is (for a request left unanswered).
-    fn watched(&self, id: usize) {
-        let now = lock(&self.log).get_mut(id).map(|e| e.clone());
-        if let Some(now) = now {
-            self.show(&now);
-        }
-    }
-
-    fn show(&self, exchange: &Exchange) {
-        let watch = lock(&self.watch).clone();
-        if let Some(watch) = watch {
-            watch(exchange);
+        if show {
+            let watch = lock(&self.watch).clone();
+            if let Some(watch) = watch {
+                watch(now);
+            }
         }
     }
 }
@@ -334,8 +373,17 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The seed `DYNAMODB_MAPPER_SEED` gives (`value`), or a random one when it
-/// is unset or empty, with the value when it is not a number.
+/// The seed of the `n`-th wire made from `base` (the first has `base`).
+fn derive(base: u64, n: u64) -> u64 {
+    if n == 0 {
+        base
+    } else {
+        Dice::new(base, 0, n).next()
+    }
+}
+
+/// The base seed `DYNAMODB_MAPPER_SEED` gives (`value`), or a random one
+/// when it is unset or empty, with the value when it is not a number.
 fn seed_from(value: Option<String>) -> (u64, Option<String>) {
     match value {
         Some(v) if !v.trim().is_empty() => match v.trim().parse() {
@@ -363,6 +411,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_wires_of_a_thread_draw_their_seeds_from_one_base() {
+        let seeds_with_base = |base: u64| {
+            std::thread::spawn(move || {
+                SEEDS.with(|cell| {
+                    *cell.borrow_mut() = Some(ThreadSeeds {
+                        base,
+                        bad: None,
+                        made: 0,
+                        printed: false,
+                    });
+                });
+                (0..3).map(|_| Wire::new().get_seed()).collect::<Vec<_>>()
+            })
+            .join()
+            .unwrap_or_default()
+        };
+        let first = seeds_with_base(77);
+        assert_eq!(first[0], 77, "the first wire has the base itself");
+        assert_eq!(
+            first,
+            seeds_with_base(77),
+            "a replay gives every wire its seed again"
+        );
+        assert_ne!(first[1], first[2]);
+    }
+
+    #[test]
     fn the_seed_variable_replays_a_seed_and_a_bad_one_is_an_error() {
         assert_eq!(seed_from(Some(" 42 ".into())), (42, None));
         assert_eq!(seed_from(Some("18446744073709551615".into())).0, u64::MAX);
@@ -374,6 +449,8 @@ mod tests {
             bad_seed: bad,
             ..Wire::new()
         };
+        assert_eq!(derive(9, 0), 9);
+        assert_ne!(derive(9, 1), derive(9, 2));
         let err = wire.clone().fault(Fault::throttle()).expect_err("refused");
         assert_eq!(
             err.to_string(),
