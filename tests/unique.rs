@@ -519,3 +519,207 @@ fn a_declaration_the_mapper_cannot_keep_is_an_invalid_mapper() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn an_audit_finds_missing_orphaned_and_doubled_values_and_a_backfill_repairs_what_it_can() {
+    use dynamodb_mapper::evolve::Finding;
+    let (client, t) = local::client_and_table("unique_audit", USERS).await;
+    let table = Table::new(&client, &t, USERS);
+    for u in [
+        user("ADA", "ada@example.com"),
+        user("DAN", "dan@example.com"),
+        user("EVE", "eve@example.com"),
+    ] {
+        table
+            .put_versioned::<UserMapper>(&mut Record::new(u))
+            .await
+            .unwrap();
+    }
+    // Written around the helpers: a second holder of Ada's email, an item
+    // without its sentinel, an owner deleted, an owner whose email changed.
+    let raw = |u: User| UserMapper::to_item(&u).unwrap();
+    local::put_item(&client, &t, raw(user("BOB", "ada@example.com"))).await;
+    local::put_item(&client, &t, raw(user("CARL", "carl@example.com"))).await;
+    client
+        .delete_item()
+        .table_name(&t)
+        .set_key(Some(UserMapper::key(&user("DAN", "")).unwrap()))
+        .send()
+        .await
+        .unwrap();
+    client
+        .update_item()
+        .table_name(&t)
+        .set_key(Some(UserMapper::key(&user("EVE", "")).unwrap()))
+        .update_expression("SET email = :e")
+        .expression_attribute_values(":e", AttributeValue::S("eve@lovelace.example".into()))
+        .send()
+        .await
+        .unwrap();
+
+    let registry = Registry::<User>::builder()
+        .register::<UserMapper>(std::convert::identity)
+        .build()
+        .unwrap();
+    let audit = table.sweep(&registry).page_size(2).audit().await.unwrap();
+    let count = |ty: &str, f: Finding| {
+        audit
+            .types
+            .get(ty)
+            .and_then(|t| t.findings.get(&f))
+            .map_or(0, |found| found.count)
+    };
+    assert_eq!(
+        count("User", Finding::MissingSentinel("email".into())),
+        2,
+        "{audit}"
+    );
+    assert_eq!(
+        count("User", Finding::DuplicateValue("email".into())),
+        1,
+        "{audit}"
+    );
+    assert_eq!(
+        count("(unique sentinels)", Finding::OrphanedSentinel),
+        2,
+        "{audit}"
+    );
+    assert!(
+        audit
+            .to_string()
+            .contains("\"ada@example.com\" is held by pk=\"USER#ADA\""),
+        "{audit}"
+    );
+
+    let dry = table.sweep(&registry).dry_run().backfill().await.unwrap();
+    assert_eq!((dry.sentinels_written, dry.sentinels_deleted), (2, 2));
+    let report = table.sweep(&registry).backfill().await.unwrap();
+    assert_eq!(
+        (report.sentinels_written, report.sentinels_deleted),
+        (2, 2),
+        "{report}"
+    );
+    assert_eq!(report.sentinels_failed.len(), 1, "{report}");
+    assert_eq!(
+        report.sentinels_failed[0].error.kind(),
+        ErrorKind::UniqueViolation
+    );
+    let (_, sentinels) = contents(&client, &t).await;
+    assert_eq!(
+        sentinels,
+        BTreeSet::from([
+            sentinel("email", "ada@example.com", "USER#ADA"),
+            sentinel("email", "carl@example.com", "USER#CARL"),
+            sentinel("email", "eve@lovelace.example", "USER#EVE"),
+        ])
+    );
+    let again = table.sweep(&registry).audit().await.unwrap();
+    assert_eq!(
+        count_in(&again, "User", Finding::DuplicateValue("email".into())),
+        1
+    );
+    assert_eq!(
+        count_in(&again, "User", Finding::MissingSentinel("email".into())),
+        0,
+        "{again}"
+    );
+    assert_eq!(
+        count_in(&again, "(unique sentinels)", Finding::OrphanedSentinel),
+        0,
+        "{again}"
+    );
+}
+
+fn count_in(
+    audit: &dynamodb_mapper::evolve::Audit,
+    ty: &str,
+    f: dynamodb_mapper::evolve::Finding,
+) -> u64 {
+    audit
+        .types
+        .get(ty)
+        .and_then(|t| t.findings.get(&f))
+        .map_or(0, |found| found.count)
+}
+
+#[test]
+fn a_design_whose_keys_can_be_a_sentinels_fails_naming_both() {
+    use dynamodb_mapper::{IndexKeys, KeyPattern};
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    struct Widget {
+        a: String,
+        b: String,
+        c: String,
+    }
+    struct WidgetMapper;
+    impl Mapper for WidgetMapper {
+        type Entity = Widget;
+        const ENTITY_TYPE: &'static str = "Widget";
+        const SCHEMA: TableSchema = USERS;
+        const KEY_PATTERNS: &'static [IndexKeys] =
+            &[
+                IndexKeys::table(KeyPattern::partition("UNIQUE#{a}#{b}#{c}"))
+                    .sort(KeyPattern::sort("UNIQUE")),
+            ];
+    }
+    let err = Registry::<String>::builder()
+        .register::<UserMapper>(|u| u.id)
+        .register::<WidgetMapper>(|w| w.a)
+        .build()
+        .expect_err("overlap");
+    let text = err.to_string();
+    assert!(
+        text.contains("Widget") && text.contains("User's unique sentinels"),
+        "{text}"
+    );
+    // Without the widget, the users and their sentinels share the table.
+    Registry::<String>::builder()
+        .register::<UserMapper>(|u| u.id)
+        .build()
+        .expect("no overlap");
+}
+
+#[tokio::test]
+async fn a_migration_that_changes_a_unique_value_moves_its_sentinel() {
+    let (client, t) = local::client_and_table("unique_migrate", USERS).await;
+    let table = Table::new(&client, &t, USERS);
+    for (id, email) in [("ADA", "Ada@Example.com"), ("BOB", "bob@example.com")] {
+        table
+            .put_versioned::<UserMapper>(&mut Record::new(user(id, email)))
+            .await
+            .unwrap();
+    }
+    let registry = Registry::<User>::builder()
+        .register::<UserMapper>(std::convert::identity)
+        .build()
+        .unwrap();
+    let report = table
+        .sweep(&registry)
+        .migrate::<UserMapper>(|u| User {
+            email: u.email.to_lowercase(),
+            ..u
+        })
+        .await
+        .unwrap();
+    assert_eq!((report.changed, report.failed.len()), (1, 0), "{report}");
+    let (_, sentinels) = contents(&client, &t).await;
+    assert_eq!(
+        sentinels,
+        BTreeSet::from([
+            sentinel("email", "ada@example.com", "USER#ADA"),
+            sentinel("email", "bob@example.com", "USER#BOB"),
+        ])
+    );
+    // A migration onto a value another item holds fails for that item only.
+    let report = table
+        .sweep(&registry)
+        .migrate::<UserMapper>(|u| User {
+            email: "bob@example.com".into(),
+            ..u
+        })
+        .await
+        .unwrap();
+    assert_eq!(report.failed.len(), 1, "{report}");
+    assert_eq!(report.failed[0].error.kind(), ErrorKind::UniqueViolation);
+    assert_eq!(report.unchanged, 1, "bob already holds it");
+}

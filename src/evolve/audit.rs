@@ -92,6 +92,17 @@ pub enum Finding {
     /// The TTL attribute is not plausible epoch seconds: not a number, not
     /// an integer, negative, or so large it is likely milliseconds.
     ImplausibleTtl,
+    /// The item holds a value of this unique constraint
+    /// ([`Unique`](crate::Unique)) whose sentinel is absent (items written
+    /// before the constraint was declared, say): a
+    /// [backfill](super::Sweep::backfill) writes it.
+    MissingSentinel(String),
+    /// The item holds a value of this unique constraint that another item
+    /// holds too (its sentinel names that one): to be settled by hand.
+    DuplicateValue(String),
+    /// A sentinel whose owner is gone or no longer holds its value: a
+    /// backfill deletes it.
+    OrphanedSentinel,
 }
 
 impl fmt::Display for Finding {
@@ -106,6 +117,9 @@ impl fmt::Display for Finding {
             Finding::UnparsedKey(a) => write!(f, "`{a}` fits no key pattern"),
             Finding::NearSizeLimit => f.write_str("within 10% of the 400 KB limit"),
             Finding::ImplausibleTtl => f.write_str("implausible TTL"),
+            Finding::MissingSentinel(c) => write!(f, "no sentinel for unique `{c}`"),
+            Finding::DuplicateValue(c) => write!(f, "unique `{c}` held twice"),
+            Finding::OrphanedSentinel => f.write_str("orphaned sentinel"),
         }
     }
 }

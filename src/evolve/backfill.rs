@@ -11,11 +11,13 @@ use futures_util::StreamExt;
 
 use super::audit::{EXAMPLES, Example};
 use super::pace::{Budget, Progress, Units};
+use super::sentinels;
 use super::sweep::Sweep;
 use crate::describe::describe_value;
 use crate::error::{Error, ErrorKind, Result};
 use crate::expr::{Attr, Condition, Update};
 use crate::item::{Item, item_size};
+use crate::mapper::unique::{Changes, diff};
 use crate::mapper::{Mapper, MapperExt};
 use crate::ops::{FailedItem, Renewed, Table};
 use crate::registry::{MapperOf, Registry, Routed, dropped_by_upgrades};
@@ -61,6 +63,18 @@ pub struct Backfill {
     /// The checkpoint to resume from, or `None` when the table or segment
     /// was read to its end.
     pub next: Option<String>,
+    /// Sentinels of unique values ([`Unique`](crate::Unique)) written
+    /// where an item's was missing (in a dry run: that would be).
+    pub sentinels_written: u64,
+    /// Orphaned sentinels deleted (their owner gone, or holding another
+    /// value).
+    pub sentinels_deleted: u64,
+    /// Sentinel repairs that could not be made, each with the owner's or
+    /// the sentinel's key: a value held by two items
+    /// ([`ErrorKind::UniqueViolation`](crate::ErrorKind::UniqueViolation)
+    /// naming the other, to settle by hand), or an owner that changed
+    /// meanwhile (the next run sees it as it is then).
+    pub sentinels_failed: Vec<FailedItem>,
 }
 
 impl Backfill {
@@ -89,6 +103,9 @@ impl Backfill {
         self.read_units += other.read_units;
         self.write_units += other.write_units;
         self.next = other.next;
+        self.sentinels_written += other.sentinels_written;
+        self.sentinels_deleted += other.sentinels_deleted;
+        self.sentinels_failed.extend(other.sentinels_failed);
     }
 
     /// This report's counts, for [`Progress`].
@@ -103,6 +120,28 @@ impl Backfill {
             write_units: self.write_units,
             ..Progress::default()
         }
+    }
+
+    /// Repairs the sentinels `check` found wrong (counts them in a dry
+    /// run), and hands back each value held twice.
+    async fn repair(&mut self, check: sentinels::Check, table: &Table, dry_run: bool) {
+        for (owner, error) in check.held_twice() {
+            self.sentinels_failed.push(FailedItem { key: owner, error });
+        }
+        if dry_run {
+            let (written, deleted) = check.counts();
+            self.sentinels_written += written;
+            self.sentinels_deleted += deleted;
+            return;
+        }
+        let (written, deleted, failed) = check.repair(table).await;
+        self.sentinels_written += written;
+        self.sentinels_deleted += deleted;
+        self.sentinels_failed.extend(
+            failed
+                .into_iter()
+                .map(|(key, error)| FailedItem { key, error }),
+        );
     }
 
     fn count(&mut self, outcome: Outcome, key: String) {
@@ -136,6 +175,19 @@ impl fmt::Display for Backfill {
         )?;
         for failed in &self.failed {
             writeln!(f, "  failed: {:#}", failed.error)?;
+        }
+        if self.sentinels_written + self.sentinels_deleted > 0 || !self.sentinels_failed.is_empty()
+        {
+            writeln!(
+                f,
+                "  unique sentinels: {} written, {} deleted, {} failed",
+                self.sentinels_written,
+                self.sentinels_deleted,
+                self.sentinels_failed.len()
+            )?;
+        }
+        for failed in &self.sentinels_failed {
+            writeln!(f, "  sentinel failed: {:#}", failed.error)?;
         }
         for e in &self.examples {
             writeln!(f, "  changed {}: {}", e.key, e.detail)?;
@@ -214,6 +266,9 @@ struct Write {
     key: Item,
     update: Update,
     condition: Condition,
+    /// The sentinels of unique values the change moves (a migration of a
+    /// unique field): sent in one transaction with the update.
+    moves: Changes,
     /// What it sets and removes, for the report.
     detail: String,
 }
@@ -320,11 +375,18 @@ fn plan(target: &impl Fn(&Item) -> Target, stored: &Item, describe: bool) -> Pla
         Ok(key) => key,
         Err(e) => return Planned::Fail(typed(e)),
     };
+    let moves = match ((mapper.sentinels)(stored), (mapper.sentinels)(&rendered)) {
+        (Ok(old), Ok(new)) => diff(&old, &new),
+        // A stored value no sentinel can hold: the new one only.
+        (Err(_), Ok(new)) => diff(&[], &new),
+        (_, Err(e)) => return Planned::Fail(typed(e)),
+    };
     Planned::Write(Box::new(Write {
         mapper,
         key,
         update,
         condition,
+        moves,
         detail: detail.join(", "),
     }))
 }
@@ -437,8 +499,10 @@ impl<T> Sweep<'_, T> {
         let budget = self.budget.as_ref();
         let report_examples = AtomicUsize::new(0);
         let report_examples = &report_examples;
+        let registry = self.registry;
         let read = self
             .pages(name, async |items: Vec<Item>| {
+                let check = sentinels::check(table, registry, &items).await?;
                 let mut done = futures_util::stream::iter(items)
                     .map(|item| {
                         // Examples are worded only while the report has room.
@@ -452,6 +516,7 @@ impl<T> Sweep<'_, T> {
                     report.count(one.outcome, one.key);
                     report_examples.store(report.examples.len(), Ordering::Relaxed);
                 }
+                report.repair(check, table, dry_run).await;
                 Ok(report.progress())
             })
             .await?;
@@ -520,6 +585,7 @@ async fn one(
             key,
             update,
             condition,
+            moves,
             detail,
         } = write;
         if dry_run {
@@ -549,7 +615,7 @@ async fn one(
             budget.spend(table, Units::Write, estimate);
         }
         let sent = table
-            .renew(key.clone(), update, condition, mapper.entity_type)
+            .renew(key.clone(), update, condition, (mapper.entity_type, moves))
             .await;
         let reported = match &sent {
             Ok(Renewed::Applied(Some(units))) if units.is_finite() && *units >= 0.0 => Some(*units),

@@ -6,6 +6,7 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::audit::{Audit, Finding};
+use super::sentinels::SENTINELS;
 use crate::describe::{describe_value, type_name};
 use crate::item::{Item, MAX_ITEM_SIZE, item_size};
 use crate::key::IndexKeys;
@@ -41,10 +42,6 @@ impl Audit {
         inspect(self, registry, item);
     }
 }
-
-/// The audit's name for the sentinels of unique values (counted, not
-/// decoded).
-const SENTINELS: &str = "(unique sentinels)";
 
 /// Items this large or larger are within 10% of the limit.
 const NEAR_SIZE_LIMIT: usize = MAX_ITEM_SIZE - MAX_ITEM_SIZE / 10;

@@ -59,6 +59,7 @@ mod audit;
 mod backfill;
 mod inspect;
 mod pace;
+mod sentinels;
 mod sweep;
 
 pub use audit::{Audit, Example, Finding, Found, TypeAudit};

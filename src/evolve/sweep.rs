@@ -9,6 +9,7 @@ use tracing::Instrument;
 
 use super::audit::Audit;
 use super::pace::{Budget, OnProgress, Progress, Units};
+use super::sentinels;
 use crate::cursor::Cursors;
 use crate::error::{Error, Result};
 use crate::item::Item;
@@ -313,8 +314,12 @@ impl<T> Sweep<'_, T> {
     pub async fn audit(self) -> Result<Audit> {
         let mut audit = Audit::default();
         let registry = self.registry;
+        let table = &self.table;
         let read = self
             .pages("dynamodb_mapper.audit", async |items: Vec<Item>| {
+                sentinels::check(table, registry, &items)
+                    .await?
+                    .report(&mut audit, registry.table());
                 for item in items {
                     audit.add(registry, item);
                 }

@@ -57,8 +57,10 @@ pub(crate) fn check_update<M: Mapper>(update: &Update, fix: &str) -> Result<()> 
                     name,
                     format!(
                         "cannot be updated by hand: it is a field of the unique constraint \
-                         `{constraint}`, whose sentinel would be left behind; use {fix}, which \
-                         moves the sentinel in the same transaction"
+                         `{constraint}`, whose sentinel would be left behind; use \
+                         Table::update_entity, Table::update_versioned or \
+                         Transaction::update_entity, which move the sentinel in the same \
+                         transaction"
                     ),
                 )
                 .with_entity_type(M::ENTITY_TYPE));

@@ -33,6 +33,19 @@ pub(crate) struct Sentinel {
     pub(crate) value: String,
 }
 
+/// The stored names of the fields of `M`'s unique constraints (empty
+/// without constraints, or when the mapper is invalid).
+pub(crate) fn attributes<M: Mapper>() -> Vec<String> {
+    plan::<M>()
+        .map(|p| {
+            p.unique
+                .iter()
+                .flat_map(|r| r.stored.iter().cloned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The sentinels of `item` (an item of `M`, as `to_item` renders it): one
 /// per constraint whose fields all hold a value.
 ///
@@ -130,15 +143,21 @@ pub(crate) fn values<M: Mapper>(item: &Item) -> Option<Item> {
     Some(out)
 }
 
-/// The sentinel item of `sentinel`, owned by the item at `owner` (its key).
-pub(crate) fn item<M: Mapper>(sentinel: &Sentinel, owner: &Item) -> Item {
+/// The sentinel item of `sentinel`, owned by the item at `owner` (its
+/// key) of `entity_type` on `schema`.
+pub(crate) fn item_of(
+    schema: crate::schema::TableSchema,
+    entity_type: &str,
+    sentinel: &Sentinel,
+    owner: &Item,
+) -> Item {
     let mut item = sentinel.key.clone();
-    if let Some(d) = M::SCHEMA.discriminator {
+    if let Some(d) = schema.discriminator {
         item.insert(d.to_owned(), AttributeValue::S(SENTINEL_TYPE.to_owned()));
     }
     item.insert(
         OF.to_owned(),
-        AttributeValue::S(format!("{}.{}", M::ENTITY_TYPE, sentinel.constraint)),
+        AttributeValue::S(format!("{entity_type}.{}", sentinel.constraint)),
     );
     item.insert(OWNER.to_owned(), AttributeValue::M(owner.clone()));
     item
@@ -166,10 +185,15 @@ pub(crate) fn changes<M: Mapper>(old: Option<&Item>, new: Option<&Item>) -> Resu
     }
     let old = old.map(sentinels::<M>).transpose()?.unwrap_or_default();
     let new = new.map(sentinels::<M>).transpose()?.unwrap_or_default();
-    Ok(Changes {
+    Ok(diff(&old, &new))
+}
+
+/// The sentinels to delete and put to go from `old` to `new`.
+pub(crate) fn diff(old: &[Sentinel], new: &[Sentinel]) -> Changes {
+    Changes {
         deletes: old.iter().filter(|o| !new.contains(o)).cloned().collect(),
         puts: new.iter().filter(|n| !old.contains(n)).cloned().collect(),
-    })
+    }
 }
 
 /// The constraint and value of a sentinel item, and its owner's key, as
@@ -185,4 +209,39 @@ pub(crate) fn read(item: &Item) -> Option<(String, Option<Item>)> {
         _ => None,
     };
     Some((of, owner))
+}
+
+/// The key patterns of `M`'s sentinels, one per constraint
+/// (`UNIQUE#<type>#<constraint>#{v0}#{v1}...`, sort key `UNIQUE`), for the
+/// registry's overlap analysis: worked out once per mapper type (their
+/// text is kept for the life of the process, as the analysis borrows it).
+pub(crate) fn patterns<M: Mapper>() -> &'static [crate::key::IndexKeys] {
+    use crate::key::{IndexKeys, KeyPattern};
+    static CACHE: crate::type_cache::TypeCache<std::any::TypeId, &'static [IndexKeys]> =
+        crate::type_cache::TypeCache::new();
+    CACHE.get_or_insert_with(std::any::TypeId::of::<M>(), || {
+        let Ok(plan) = plan::<M>() else {
+            return &[];
+        };
+        let escape = |t: &str| KeyFormat::DEFAULT.escape_text(t).unwrap_or_default();
+        let patterns: Vec<IndexKeys> = plan
+            .unique
+            .iter()
+            .map(|rule| {
+                let mut template =
+                    format!("{PREFIX}#{}#{}", escape(M::ENTITY_TYPE), escape(rule.name));
+                for i in 0..rule.stored.len() {
+                    template.push_str(&format!("#{{v{i}}}"));
+                }
+                let template: &'static str = Box::leak(template.into_boxed_str());
+                let keys = IndexKeys::table(KeyPattern::partition(template));
+                if plan.schema.sort_key.is_some() {
+                    keys.sort(KeyPattern::sort(SORT))
+                } else {
+                    keys
+                }
+            })
+            .collect();
+        Box::leak(patterns.into_boxed_slice())
+    })
 }

@@ -4,6 +4,7 @@
 //! attempt that got no answer.
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::TransactWriteItem;
 
 use super::Table;
 use super::call::Failed;
@@ -11,9 +12,10 @@ use super::identity::KeyId;
 use super::send::{HelperCall, item_span, send_update};
 use super::version::read_item;
 use crate::describe::describe_key;
-use crate::error::Result;
-use crate::expr::{Expression, Update};
+use crate::error::{ActionInfo, ActionKind, Error, Result};
+use crate::expr::{ConditionExt, Expression, Update, UpdateExt};
 use crate::item::Item;
+use crate::mapper::unique::Changes;
 
 /// What [`Table::renew`] found.
 pub(crate) enum Renewed {
@@ -29,13 +31,40 @@ impl Table {
     /// Sends `update` of the item at `key` if `condition` holds: one
     /// attempt per send, resent per the table's retry policy when refused
     /// for now, within the table's bound; the write gate has passed it.
+    ///
+    /// When the update moves sentinels of unique values (`moves`), it is
+    /// sent as one transaction with them: a refused condition of the item
+    /// is `Refused(None)`, a value another item holds a
+    /// [`UniqueViolation`](crate::ErrorKind::UniqueViolation).
     pub(crate) async fn renew(
         &self,
         key: Item,
         update: Update,
         condition: Expression,
-        entity_type: &'static str,
+        (entity_type, moves): (&'static str, Changes),
     ) -> Result<Renewed> {
+        if !moves.is_empty() {
+            let action = aws_sdk_dynamodb::types::Update::builder()
+                .table_name(self.name())
+                .set_key(Some(key.clone()))
+                .with_update(update)?
+                .with_condition(condition)?
+                .build()
+                .map_err(|e| Error::sdk("TransactWriteItems", e))?;
+            let info = ActionInfo::new(ActionKind::Update, self.name(), entity_type, key.clone());
+            let sent = self
+                .started()
+                .transaction()
+                .push(TransactWriteItem::builder().update(action).build(), info)?
+                .with_sentinels(self.schema(), entity_type, moves, &key)?
+                .send()
+                .await;
+            return match sent {
+                Ok(summary) => Ok(Renewed::Applied(summary.consumed_capacity.map(|c| c.total))),
+                Err(e) if super::unique::entity_refused(&e) => Ok(Renewed::Refused(None)),
+                Err(e) => Err(e),
+            };
+        }
         let span = item_span!("dynamodb_mapper.renew", self, entity_type, &key);
         let mut call = HelperCall::new(self, span);
         match send_update(&mut call, key.clone(), update, Some(condition), None).await {

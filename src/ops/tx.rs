@@ -319,7 +319,7 @@ impl Transaction {
     /// `None`: no item): the sentinels of values it leaves deleted if they
     /// are this item's, those of values it takes put if free.
     fn add_sentinels<M: Mapper>(
-        mut self,
+        self,
         old: Option<&Item>,
         new: Option<&Item>,
         owner: &Item,
@@ -328,37 +328,60 @@ impl Transaction {
             e.with_entity_type(M::ENTITY_TYPE)
                 .with_key(|| describe_key(owner))
         })?;
+        self.with_sentinels(M::SCHEMA, M::ENTITY_TYPE, changes, owner)
+    }
+
+    /// Adds the actions of `changes` to the sentinels of the item of
+    /// `entity_type` (on `schema`) at `owner`.
+    pub(crate) fn with_sentinels(
+        mut self,
+        schema: crate::TableSchema,
+        entity_type: &'static str,
+        changes: unique::Changes,
+        owner: &Item,
+    ) -> Result<Self> {
+        let table = self.table.name().to_owned();
+        let info = |kind, key| ActionInfo::new(kind, &table, entity_type, key);
+        let mut actions = Vec::new();
         for sentinel in changes.deletes {
             let delete = Delete::builder()
-                .table_name(self.table.name())
+                .table_name(&table)
                 .set_key(Some(sentinel.key.clone()))
-                .with_condition(super::unique::delete_condition::<M>(owner)?)?
+                .with_condition(super::unique::free_or_mine(schema, owner)?)?
                 .return_values_on_condition_check_failure(ALL_OLD)
                 .build()
                 .map_err(|e| Error::sdk("TransactWriteItems", e))?;
-            let info = self.info::<M>(ActionKind::Delete, sentinel.key);
-            self.push_checked(
+            let info = info(ActionKind::Delete, sentinel.key);
+            actions.push((
                 TransactWriteItem::builder().delete(delete).build(),
                 info,
                 None,
-            )?;
+            ));
         }
         for sentinel in changes.puts {
             let put = Put::builder()
-                .table_name(self.table.name())
-                .set_item(Some(unique::item::<M>(&sentinel, owner)))
-                .with_condition(super::unique::put_condition::<M>(owner)?)?
+                .table_name(&table)
+                .set_item(Some(unique::item_of(schema, entity_type, &sentinel, owner)))
+                .with_condition(super::unique::free_or_mine(schema, owner)?)?
                 .return_values_on_condition_check_failure(ALL_OLD)
                 .build()
                 .map_err(|e| Error::sdk("TransactWriteItems", e))?;
-            let info = self.info::<M>(ActionKind::Put, sentinel.key.clone());
-            self.push_checked(TransactWriteItem::builder().put(put).build(), info, None)?;
-            if let Some(last) = self.sentinels.last_mut() {
-                *last = Some(Box::new(SentinelPut {
-                    sentinel,
-                    entity_type: M::ENTITY_TYPE,
-                    owner: owner.clone(),
-                }));
+            let info = info(ActionKind::Put, sentinel.key.clone());
+            let violation = SentinelPut {
+                sentinel,
+                entity_type,
+                owner: owner.clone(),
+            };
+            actions.push((
+                TransactWriteItem::builder().put(put).build(),
+                info,
+                Some(violation),
+            ));
+        }
+        for (action, info, violation) in actions {
+            self.push_checked(action, info, None)?;
+            if let (Some(last), Some(violation)) = (self.sentinels.last_mut(), violation) {
+                *last = Some(Box::new(violation));
             }
         }
         Ok(self)

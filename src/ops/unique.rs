@@ -10,20 +10,13 @@ use crate::expr::{Attr, Expression};
 use crate::item::Item;
 use crate::mapper::Mapper;
 use crate::mapper::unique::OWNER;
+use crate::schema::TableSchema;
 
-/// A sentinel is put only where none exists, or where it is `owner`'s
-/// already (a write sent again, or a sentinel repaired).
-pub(crate) fn put_condition<M: Mapper>(owner: &Item) -> Result<Expression> {
-    free_or_mine::<M>(owner)
-}
-
-/// A sentinel is deleted only if it is `owner`'s (or already gone).
-pub(crate) fn delete_condition<M: Mapper>(owner: &Item) -> Result<Expression> {
-    free_or_mine::<M>(owner)
-}
-
-fn free_or_mine<M: Mapper>(owner: &Item) -> Result<Expression> {
-    let free = Attr::top_level(M::SCHEMA.partition_key.name).not_exists();
+/// The condition of a sentinel's put and delete: there is none (a put
+/// where none exists, a delete of one already gone), or it is `owner`'s (a
+/// write sent again, a sentinel repaired, a value this item leaves).
+pub(crate) fn free_or_mine(schema: TableSchema, owner: &Item) -> Result<Expression> {
+    let free = Attr::top_level(schema.partition_key.name).not_exists();
     let mine = Attr::top_level(OWNER).eq(AttributeValue::M(owner.clone()));
     (free | mine).build_with_stem("dmu")
 }

@@ -150,6 +150,9 @@ impl<T: 'static> RegistryBuilder<T> {
             decode,
             rewrite: super::entry::rewrite::<M>,
             gate: super::entry::gate::<M>,
+            sentinels: crate::mapper::unique::sentinels::<M>,
+            unique_attributes: crate::mapper::unique::attributes::<M>,
+            sentinel_patterns: crate::mapper::unique::patterns::<M>,
         });
         self
     }

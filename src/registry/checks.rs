@@ -139,6 +139,15 @@ pub(super) fn duplicates<T>(entries: &[Entry<T>], problems: &mut Vec<String>) {
     let first_of_type =
         |i: usize, e: &Entry<T>| !entries[..i].iter().any(|o| o.entity_type == e.entity_type);
     for (i, entry) in entries.iter().enumerate() {
+        let names = || std::iter::once(&entry.entity_type).chain(entry.aliases);
+        if names().any(|n| *n == crate::mapper::unique::SENTINEL_TYPE) {
+            problems.push(format!(
+                "{}: the discriminator value {:?} marks the sentinels of unique values; \
+                 choose another entity type or alias",
+                entry.entity_type,
+                crate::mapper::unique::SENTINEL_TYPE
+            ));
+        }
         if !first_of_type(i, entry) {
             continue;
         }
@@ -253,6 +262,16 @@ pub(super) fn key_overlaps<T>(
     }
     if problems.len() > before {
         return;
+    }
+    // The sentinels of unique values are items of the table too.
+    let labels: Vec<String> = entries
+        .iter()
+        .map(|e| format!("{}'s unique sentinels", e.entity_type))
+        .collect();
+    for (entry, label) in entries.iter().zip(&labels) {
+        for keys in (entry.sentinel_patterns)() {
+            declarations.push(KeyDeclaration::new(label, *keys));
+        }
     }
     match find_overlaps(&declarations, allowed) {
         Ok(found) => problems.extend(found.iter().map(ToString::to_string)),

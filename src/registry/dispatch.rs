@@ -138,6 +138,10 @@ pub(crate) struct MapperOf {
     pub(crate) rewrite: super::entry::Rewrite,
     /// The mapper's write gate.
     pub(crate) gate: super::entry::Gate,
+    /// The sentinels of the unique values its items hold.
+    pub(crate) sentinels: super::entry::Sentinels,
+    /// The attributes its unique constraints read.
+    pub(crate) unique_attributes: fn() -> Vec<String>,
 }
 
 impl<T> Registry<T> {
@@ -364,6 +368,8 @@ impl<T> Inner<T> {
                     key_patterns: e.key_patterns,
                     rewrite: e.rewrite,
                     gate: e.gate,
+                    sentinels: e.sentinels,
+                    unique_attributes: e.unique_attributes,
                 }),
                 None => Routed::Missing(None),
             },

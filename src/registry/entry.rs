@@ -29,7 +29,18 @@ pub(super) struct Entry<T> {
     pub(super) rewrite: Rewrite,
     /// The write gate of the mapper, for an update rendered from its items.
     pub(super) gate: Gate,
+    /// The sentinels of the mapper's unique values an item of it holds.
+    pub(super) sentinels: Sentinels,
+    /// The attributes its unique constraints read.
+    pub(super) unique_attributes: fn() -> Vec<String>,
+    /// The key patterns of its sentinels, for the overlap analysis.
+    pub(super) sentinel_patterns: fn() -> &'static [IndexKeys],
 }
+
+/// The sentinels of the unique values an item holds
+/// ([`Mapper::UNIQUE`](crate::Mapper::UNIQUE)): none for a mapper without
+/// constraints.
+pub(crate) type Sentinels = fn(&Item) -> Result<Vec<crate::mapper::unique::Sentinel>>;
 
 /// Marks an update made from what a mapper's `to_item` renders as rendered
 /// by it, and passes it through the write gate

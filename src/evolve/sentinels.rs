@@ -1,0 +1,341 @@
+//! The unique values of a sweep's page ([`Unique`](crate::Unique)): each
+//! entity's sentinels, and each sentinel's owner, read back (strongly
+//! consistent, in batches); an audit reports the sentinels missing, values
+//! held twice and sentinels orphaned, and a backfill repairs what it can:
+//! each repair is a transaction that checks the owner is still as read.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::{AttributeValue, ConditionCheck, Delete, Put, TransactWriteItem};
+
+use super::audit::{Audit, Finding};
+use crate::describe::describe_key;
+use crate::error::{Error, Result};
+use crate::expr::{Attr, Condition, ConditionExt};
+use crate::item::Item;
+use crate::mapper::unique::{self, OWNER, Sentinel};
+use crate::ops::{ActionInfo, ActionKind, Table};
+use crate::registry::{Registry, Routed};
+use crate::schema::TableSchema;
+
+/// The audit's name for the sentinels of unique values (counted, not
+/// decoded).
+pub(super) const SENTINELS: &str = "(unique sentinels)";
+
+/// What the unique values of a page need.
+#[derive(Default)]
+pub(super) struct Check {
+    /// A value whose sentinel is absent.
+    pub(super) missing: Vec<Held>,
+    /// A value whose sentinel names another item, which it names.
+    pub(super) taken: Vec<(Held, Item)>,
+    /// A sentinel whose owner is gone or no longer holds its value.
+    pub(super) orphans: Vec<Orphan>,
+}
+
+/// A unique value an item holds.
+pub(super) struct Held {
+    entity_type: &'static str,
+    /// The item, as read.
+    item: Item,
+    owner: Item,
+    /// The attributes its mapper's constraints read.
+    attributes: Vec<String>,
+    sentinel: Sentinel,
+}
+
+/// A sentinel nobody holds.
+pub(super) struct Orphan {
+    key: Item,
+    owner: Item,
+    /// The owner as read (`None`: gone), and the attributes its mapper's
+    /// constraints read.
+    found: Option<(Item, Vec<String>)>,
+    why: String,
+}
+
+/// A table key as one string (unique mappers have string keys).
+fn id(schema: TableSchema, key: &Item) -> String {
+    let part = |name: &str| match key.get(name) {
+        Some(AttributeValue::S(s)) => s.as_str(),
+        _ => "",
+    };
+    let sk = schema.sort_key.map_or("", |k| part(k.name));
+    format!("{}\u{0}{sk}", part(schema.partition_key.name))
+}
+
+/// Reads back the sentinels of `items`' unique values and the owners of the
+/// sentinels among them.
+///
+/// # Errors
+/// The batch read's ([`BatchGetter::get_items`](crate::ops::BatchGetter::get_items)).
+pub(super) async fn check<T>(
+    table: &Table,
+    registry: &Registry<T>,
+    items: &[Item],
+) -> Result<Check> {
+    let schema = registry.table();
+    let mut held = Vec::new();
+    let mut seen = Vec::new();
+    for item in items {
+        let Ok(key) = schema.key_of(item) else {
+            continue;
+        };
+        match registry.mapper_of(item) {
+            Routed::Mapper(m) => {
+                // An item its mapper cannot read is the audit's to report.
+                for sentinel in (m.sentinels)(item).unwrap_or_default() {
+                    held.push(Held {
+                        entity_type: m.entity_type,
+                        item: item.clone(),
+                        owner: key.clone(),
+                        attributes: (m.unique_attributes)(),
+                        sentinel,
+                    });
+                }
+            }
+            Routed::Sentinel => {
+                if let Some(AttributeValue::M(owner)) = item.get(OWNER) {
+                    seen.push((key, owner.clone()));
+                }
+            }
+            Routed::Unknown(_) | Routed::Missing(_) => {}
+        }
+    }
+    if held.is_empty() && seen.is_empty() {
+        return Ok(Check::default());
+    }
+    // Each key once (two items holding one value share a sentinel).
+    let mut asked = std::collections::HashSet::new();
+    let keys: Vec<Item> = held
+        .iter()
+        .map(|h| &h.sentinel.key)
+        .chain(seen.iter().map(|(_, owner)| owner))
+        .filter(|key| asked.insert(id(schema, key)))
+        .cloned()
+        .collect();
+    let (found, _) = table
+        .batch_getter()
+        .consistent_read(true)
+        .get_items(keys)
+        .await?;
+    let found: HashMap<String, Item> = found
+        .into_iter()
+        .filter_map(|item| Some((id(schema, &schema.key_of(&item).ok()?), item)))
+        .collect();
+    let mut out = Check::default();
+    for h in held {
+        match found
+            .get(&id(schema, &h.sentinel.key))
+            .map(|s| s.get(OWNER))
+        {
+            None => out.missing.push(h),
+            Some(Some(AttributeValue::M(owner))) if *owner == h.owner => {}
+            Some(Some(AttributeValue::M(owner))) => {
+                let holder = owner.clone();
+                out.taken.push((h, holder));
+            }
+            Some(_) => out.taken.push((h, Item::new())),
+        }
+    }
+    for (key, owner) in seen {
+        let Some(item) = found.get(&id(schema, &owner)) else {
+            out.orphans.push(Orphan {
+                key,
+                why: format!("its owner {} is gone", describe_key(&owner)),
+                owner,
+                found: None,
+            });
+            continue;
+        };
+        let Routed::Mapper(m) = registry.mapper_of(item) else {
+            continue; // an owner of a type this registry does not read
+        };
+        let holds = (m.sentinels)(item)
+            .unwrap_or_default()
+            .iter()
+            .any(|s| id(schema, &s.key) == id(schema, &key));
+        if !holds {
+            out.orphans.push(Orphan {
+                key,
+                why: format!(
+                    "its owner {} no longer holds the value",
+                    describe_key(&owner)
+                ),
+                owner,
+                found: Some((item.clone(), (m.unique_attributes)())),
+            });
+        }
+    }
+    Ok(out)
+}
+
+impl Check {
+    /// Adds what was found to `audit`.
+    pub(super) fn report(&self, audit: &mut Audit, schema: TableSchema) {
+        for h in &self.missing {
+            let finding = Finding::MissingSentinel(h.sentinel.constraint.to_owned());
+            audit.found(h.entity_type, finding, &schema.render_key(&h.owner), || {
+                format!("the sentinel of {} is absent", h.sentinel.value)
+            });
+        }
+        for (h, holder) in &self.taken {
+            let finding = Finding::DuplicateValue(h.sentinel.constraint.to_owned());
+            audit.found(h.entity_type, finding, &schema.render_key(&h.owner), || {
+                format!("{} is held by {}", h.sentinel.value, describe_key(holder))
+            });
+        }
+        for o in &self.orphans {
+            audit.found(
+                SENTINELS,
+                Finding::OrphanedSentinel,
+                &schema.render_key(&o.key),
+                || o.why.clone(),
+            );
+        }
+    }
+
+    /// How many sentinels a repair would write and delete.
+    pub(super) fn counts(&self) -> (u64, u64) {
+        (self.missing.len() as u64, self.orphans.len() as u64)
+    }
+
+    /// Each value held by two items, as the violation it is, with the key
+    /// of the item read.
+    pub(super) fn held_twice(&self) -> Vec<(Item, Error)> {
+        self.taken
+            .iter()
+            .map(|(h, holder)| {
+                let error = Error::unique_violation(
+                    describe_key(&h.owner),
+                    h.sentinel.constraint,
+                    h.sentinel.value.clone(),
+                    Some(holder.clone()).filter(|h| !h.is_empty()),
+                )
+                .with_entity_type(h.entity_type);
+                (h.owner.clone(), error)
+            })
+            .collect()
+    }
+
+    /// Writes the missing sentinels and deletes the orphaned ones, each in
+    /// a transaction that checks the owner is still as read; returns how
+    /// many were written and deleted, and what failed (a value held twice
+    /// is left to the caller).
+    pub(super) async fn repair(self, table: &Table) -> (u64, u64, Vec<(Item, Error)>) {
+        let schema = table.schema();
+        let (mut written, mut deleted, mut failed) = (0, 0, Vec::new());
+        for h in self.missing {
+            let sent = async {
+                let check = as_read(table, &h.owner, Some(&h.item), &h.attributes)?;
+                let sentinel = unique::item_of(schema, h.entity_type, &h.sentinel, &h.owner);
+                let free = Attr::top_level(schema.partition_key.name)
+                    .not_exists()
+                    .build_with_stem("dmr")?;
+                let put = Put::builder()
+                    .table_name(table.name())
+                    .set_item(Some(sentinel))
+                    .with_condition(free)?
+                    .build()
+                    .map_err(|e| Error::sdk("TransactWriteItems", e))?;
+                table
+                    .transaction()
+                    .push(
+                        check,
+                        ActionInfo::new(
+                            ActionKind::ConditionCheck,
+                            table.name(),
+                            h.entity_type,
+                            h.owner.clone(),
+                        ),
+                    )?
+                    .push(
+                        TransactWriteItem::builder().put(put).build(),
+                        ActionInfo::new(
+                            ActionKind::Put,
+                            table.name(),
+                            h.entity_type,
+                            h.sentinel.key.clone(),
+                        ),
+                    )?
+                    .send()
+                    .await
+            };
+            match sent.await {
+                Ok(_) => written += 1,
+                Err(e) => failed.push((h.owner, e)),
+            }
+        }
+        for o in self.orphans {
+            let sent = async {
+                let (item, attributes) = match &o.found {
+                    Some((item, attributes)) => (Some(item), attributes.as_slice()),
+                    None => (None, &[][..]),
+                };
+                let check = as_read(table, &o.owner, item, attributes)?;
+                let mine = Attr::top_level(OWNER)
+                    .eq(AttributeValue::M(o.owner.clone()))
+                    .build_with_stem("dmr")?;
+                let delete = Delete::builder()
+                    .table_name(table.name())
+                    .set_key(Some(o.key.clone()))
+                    .with_condition(mine)?
+                    .build()
+                    .map_err(|e| Error::sdk("TransactWriteItems", e))?;
+                table
+                    .transaction()
+                    .push(
+                        check,
+                        ActionInfo::new(
+                            ActionKind::ConditionCheck,
+                            table.name(),
+                            SENTINELS,
+                            o.owner.clone(),
+                        ),
+                    )?
+                    .push(
+                        TransactWriteItem::builder().delete(delete).build(),
+                        ActionInfo::new(ActionKind::Delete, table.name(), SENTINELS, o.key.clone()),
+                    )?
+                    .send()
+                    .await
+            };
+            match sent.await {
+                Ok(_) => deleted += 1,
+                Err(e) => failed.push((o.key, e)),
+            }
+        }
+        (written, deleted, failed)
+    }
+}
+
+/// A condition check that the item at `key` is still as read: gone when
+/// `item` is `None`, else present with `attributes` as they were.
+fn as_read(
+    table: &Table,
+    key: &Item,
+    item: Option<&Item>,
+    attributes: &[String],
+) -> Result<TransactWriteItem> {
+    let pk = Attr::top_level(table.schema().partition_key.name);
+    let condition = match item {
+        None => pk.not_exists(),
+        Some(item) => Condition::all(std::iter::once(pk.exists()).chain(attributes.iter().map(
+            |name| match item.get(name) {
+                Some(v) => Attr::top_level(name).eq(v.clone()),
+                None => Attr::top_level(name).not_exists(),
+            },
+        ))),
+    };
+    let check = ConditionCheck::builder()
+        .table_name(table.name())
+        .set_key(Some(key.clone()))
+        .with_condition(condition.build_with_stem("dmo")?)?;
+    Ok(TransactWriteItem::builder()
+        .condition_check(
+            check
+                .build()
+                .map_err(|e| Error::sdk("TransactWriteItems", e))?,
+        )
+        .build())
+}
