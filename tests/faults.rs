@@ -21,27 +21,11 @@ use futures_util::TryStreamExt;
 
 /// The `pk`s the table holds, read past the wire.
 async fn stored(client: &Client, table: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let mut start = None;
-    loop {
-        let page = client
-            .scan()
-            .table_name(table)
-            .consistent_read(true)
-            .set_exclusive_start_key(start)
-            .send()
-            .await
-            .expect("scan");
-        out.extend(
-            page.items()
-                .iter()
-                .filter_map(|i| i.get_str("pk").ok().map(str::to_owned)),
-        );
-        start = page.last_evaluated_key().cloned();
-        if start.is_none() {
-            return out;
-        }
-    }
+    let items = local::scan_all(client, table).await;
+    items
+        .iter()
+        .filter_map(|i| i.get_str("pk").ok().map(str::to_owned))
+        .collect()
 }
 
 /// `client` with the SDK's read retries quick (the helpers' own writes

@@ -86,14 +86,7 @@ fn user(id: &str, email: &str) -> User {
 async fn contents(client: &Client, table: &str) -> (BTreeSet<String>, BTreeSet<(String, String)>) {
     let mut entities = BTreeSet::new();
     let mut sentinels = BTreeSet::new();
-    let scan = client
-        .scan()
-        .table_name(table)
-        .consistent_read(true)
-        .send()
-        .await
-        .unwrap();
-    for item in scan.items() {
+    for item in local::scan_all(client, table).await {
         let pk = item.get_str("pk").unwrap().to_owned();
         match item.get("uniqueOwner") {
             Some(AttributeValue::M(owner)) => {

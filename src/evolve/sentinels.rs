@@ -226,86 +226,91 @@ impl Check {
         let schema = table.schema();
         let (mut written, mut deleted, mut failed) = (0, 0, Vec::new());
         for h in self.missing {
-            let sent = async {
-                let check = as_read(table, &h.owner, Some(&h.item), &h.attributes)?;
-                let sentinel = unique::item_of(schema, h.entity_type, &h.sentinel, &h.owner);
-                let free = Attr::top_level(schema.partition_key.name)
-                    .not_exists()
-                    .build_with_stem("dmr")?;
-                let put = Put::builder()
-                    .table_name(table.name())
-                    .set_item(Some(sentinel))
-                    .with_condition(free)?
-                    .build()
-                    .map_err(|e| Error::sdk("TransactWriteItems", e))?;
-                table
-                    .transaction()
-                    .push(
-                        check,
-                        ActionInfo::new(
-                            ActionKind::ConditionCheck,
-                            table.name(),
-                            h.entity_type,
-                            h.owner.clone(),
-                        ),
-                    )?
-                    .push(
-                        TransactWriteItem::builder().put(put).build(),
-                        ActionInfo::new(
-                            ActionKind::Put,
-                            table.name(),
-                            h.entity_type,
-                            h.sentinel.key.clone(),
-                        ),
-                    )?
-                    .send()
-                    .await
+            let sentinel = unique::item_of(schema, h.entity_type, &h.sentinel, &h.owner);
+            let write = Repair {
+                owner: (&h.owner, Some(&h.item), &h.attributes),
+                entity_type: h.entity_type,
+                sentinel: &h.sentinel.key,
+                put: Some(sentinel),
             };
-            match sent.await {
-                Ok(_) => written += 1,
+            match write.send(table).await {
+                Ok(()) => written += 1,
                 Err(e) => failed.push((h.owner, e)),
             }
         }
         for o in self.orphans {
-            let sent = async {
-                let (item, attributes) = match &o.found {
-                    Some((item, attributes)) => (Some(item), attributes.as_slice()),
-                    None => (None, &[][..]),
-                };
-                let check = as_read(table, &o.owner, item, attributes)?;
-                let mine = Attr::top_level(OWNER)
-                    .eq(AttributeValue::M(o.owner.clone()))
-                    .build_with_stem("dmr")?;
-                let delete = Delete::builder()
-                    .table_name(table.name())
-                    .set_key(Some(o.key.clone()))
-                    .with_condition(mine)?
-                    .build()
-                    .map_err(|e| Error::sdk("TransactWriteItems", e))?;
-                table
-                    .transaction()
-                    .push(
-                        check,
-                        ActionInfo::new(
-                            ActionKind::ConditionCheck,
-                            table.name(),
-                            SENTINELS,
-                            o.owner.clone(),
-                        ),
-                    )?
-                    .push(
-                        TransactWriteItem::builder().delete(delete).build(),
-                        ActionInfo::new(ActionKind::Delete, table.name(), SENTINELS, o.key.clone()),
-                    )?
-                    .send()
-                    .await
+            let (item, attributes) = match &o.found {
+                Some((item, attributes)) => (Some(item), attributes.clone()),
+                None => (None, Vec::new()),
             };
-            match sent.await {
-                Ok(_) => deleted += 1,
+            let delete = Repair {
+                owner: (&o.owner, item, &attributes),
+                entity_type: SENTINELS,
+                sentinel: &o.key,
+                put: None,
+            };
+            match delete.send(table).await {
+                Ok(()) => deleted += 1,
                 Err(e) => failed.push((o.key, e)),
             }
         }
         (written, deleted, failed)
+    }
+}
+
+/// One repair: a sentinel put where none is, or deleted if it still names
+/// the owner, in a transaction that checks the owner is still as read.
+struct Repair<'a> {
+    /// The owner's key, the owner as read (`None`: gone), and the
+    /// attributes its mapper's constraints read.
+    owner: (&'a Item, Option<&'a Item>, &'a [String]),
+    entity_type: &'static str,
+    sentinel: &'a Item,
+    /// The sentinel item to put; `None` to delete the sentinel.
+    put: Option<Item>,
+}
+
+impl Repair<'_> {
+    async fn send(self, table: &Table) -> Result<()> {
+        let (owner, found, attributes) = self.owner;
+        let check = as_read(table, owner, found, attributes)?;
+        let info =
+            |kind, key: &Item| ActionInfo::new(kind, table.name(), self.entity_type, key.clone());
+        let (action, kind) = match self.put {
+            Some(item) => {
+                let free = Attr::top_level(table.schema().partition_key.name).not_exists();
+                let put = Put::builder()
+                    .table_name(table.name())
+                    .set_item(Some(item))
+                    .with_condition(free.build_with_stem("dmr")?)?
+                    .build()
+                    .map_err(|e| Error::sdk("TransactWriteItems", e))?;
+                (
+                    TransactWriteItem::builder().put(put).build(),
+                    ActionKind::Put,
+                )
+            }
+            None => {
+                let mine = Attr::top_level(OWNER).eq(AttributeValue::M(owner.clone()));
+                let delete = Delete::builder()
+                    .table_name(table.name())
+                    .set_key(Some(self.sentinel.clone()))
+                    .with_condition(mine.build_with_stem("dmr")?)?
+                    .build()
+                    .map_err(|e| Error::sdk("TransactWriteItems", e))?;
+                (
+                    TransactWriteItem::builder().delete(delete).build(),
+                    ActionKind::Delete,
+                )
+            }
+        };
+        table
+            .transaction()
+            .push(check, info(ActionKind::ConditionCheck, owner))?
+            .push(action, info(kind, self.sentinel))?
+            .send()
+            .await
+            .map(|_| ())
     }
 }
 

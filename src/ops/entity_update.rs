@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 use super::Table;
 use super::call::Failed;
 use super::send::{HelperCall, item_span, send_update};
-use super::version::first_version;
+use super::versioned::first_version;
 use crate::describe::describe_key;
 use crate::error::{Error, Result};
 use crate::expr::check_update;

@@ -56,6 +56,7 @@ mod table;
 mod tx;
 mod unique;
 mod version;
+mod versioned;
 
 use std::time::Duration;
 

@@ -14,8 +14,8 @@ use super::Table;
 use super::call::{Failed, Resend};
 use super::capacity::{self, CapacityUsage};
 use super::identity::KeyId;
-use super::unique::unique_refusal;
-use super::version::{versioned_delete, versioned_new, versioned_put, versioned_update};
+use super::unique::{SentinelPut, read_values, still_holds, unique_refusal, unique_values};
+use super::versioned::{versioned_delete, versioned_new, versioned_put, versioned_update};
 use crate::check::{self, WriteRules};
 use crate::describe::describe_key;
 use crate::error::{ActionInfo, ActionKind, CanceledAction};
@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::expr::check_update;
 use crate::expr::{Attr, ConditionExt, Expression, IntoExpression, Update, UpdateExt};
 use crate::item::Item;
-use crate::mapper::unique::{self, Sentinel};
+use crate::mapper::unique;
 use crate::mapper::{Mapper, MapperExt};
 use crate::record::Record;
 
@@ -134,30 +134,6 @@ pub struct Transaction {
     /// sentinel, whose owner's key and entity type a violation names.
     sentinels: Vec<Option<Box<SentinelPut>>>,
     token: String,
-}
-
-/// A sentinel put of a transaction: a cancellation of it for its condition
-/// is a [`UniqueViolation`](crate::ErrorKind::UniqueViolation).
-#[derive(Debug, Clone)]
-struct SentinelPut {
-    sentinel: Sentinel,
-    entity_type: &'static str,
-    owner: Item,
-}
-
-impl SentinelPut {
-    /// The violation its cancellation means, naming the holder the
-    /// sentinel as it was (`found`) names.
-    fn violation(&self, found: Option<&Item>) -> Error {
-        let holder = found.and_then(unique::read).and_then(|(_, owner)| owner);
-        Error::unique_violation(
-            describe_key(&self.owner),
-            self.sentinel.constraint,
-            self.sentinel.value.clone(),
-            holder,
-        )
-        .with_entity_type(self.entity_type)
-    }
 }
 
 /// The longest idempotency token DynamoDB accepts.
@@ -961,52 +937,6 @@ impl Transaction {
 /// `key`, checked against `M`'s table, for an action that carries no
 /// version check: refused when the table has a version attribute (naming
 /// the helper to use `instead`).
-/// The values of `M`'s unique constraints in `item` (`None`: it has none).
-fn unique_values<M: Mapper>(item: &Item) -> Option<Item> {
-    unique::values::<M>(item)
-}
-
-/// The unique values `record` was read with, for a write that replaces
-/// them: `None` for a record never read (no item, no sentinels), an error
-/// for one marked stored without them (built by hand).
-fn read_values<'r, M: Mapper>(
-    record: &'r Record<M::Entity>,
-    key: &Item,
-    operation: &'static str,
-) -> Result<Option<&'r Item>> {
-    if M::UNIQUE.is_empty() || !record.stored {
-        return Ok(None);
-    }
-    match record.unique_read() {
-        Some(values) => Ok(Some(values)),
-        None => Err(unique_refusal::<M>(
-            key,
-            operation,
-            "a record read from the table (get_record), which knows the values it replaces",
-        )
-        .unwrap_or_else(|| Error::invalid_value("(record)", "holds no unique values"))),
-    }
-}
-
-/// A condition that the item at `key` exists and still holds `values` in
-/// the attributes of `M`'s unique constraints (absent where `values` has
-/// none).
-fn still_holds<M: Mapper>(values: Option<&Item>, key: &Item) -> Result<Expression> {
-    let mut condition = Attr::top_level(M::SCHEMA.partition_key.name).exists();
-    let plan = crate::mapper::plan::<M>()?;
-    for stored in plan.unique.iter().flat_map(|r| &r.stored) {
-        let attr = Attr::top_level(stored);
-        condition = condition
-            & match values.and_then(|v| v.get(stored)) {
-                Some(v) => attr.eq(v.clone()),
-                None => attr.not_exists(),
-            };
-    }
-    condition
-        .build_with_stem("dmq")
-        .map_err(|e| e.with_key(|| describe_key(key)))
-}
-
 fn unversioned_key<M: Mapper>(
     key: &Item,
     operation: &'static str,

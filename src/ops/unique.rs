@@ -9,7 +9,8 @@ use crate::error::{Error, Result};
 use crate::expr::{Attr, Expression};
 use crate::item::Item;
 use crate::mapper::Mapper;
-use crate::mapper::unique::OWNER;
+use crate::mapper::unique::{self, OWNER, Sentinel};
+use crate::record::Record;
 use crate::schema::TableSchema;
 
 /// The condition of a sentinel's put and delete: there is none (a put
@@ -60,4 +61,74 @@ pub(crate) fn entity_refused(err: &Error) -> bool {
 /// As the sentinels' rendering.
 pub(crate) fn moves<M: Mapper>(old: Option<&Item>, new: Option<&Item>) -> Result<bool> {
     Ok(!crate::mapper::unique::changes::<M>(old, new)?.is_empty())
+}
+
+/// A sentinel put of a transaction: a cancellation of it for its condition
+/// is a [`UniqueViolation`](crate::ErrorKind::UniqueViolation).
+#[derive(Debug, Clone)]
+pub(crate) struct SentinelPut {
+    pub(crate) sentinel: Sentinel,
+    pub(crate) entity_type: &'static str,
+    pub(crate) owner: Item,
+}
+
+impl SentinelPut {
+    /// The violation its cancellation means, naming the holder the
+    /// sentinel as it was (`found`) names.
+    pub(crate) fn violation(&self, found: Option<&Item>) -> Error {
+        let holder = found.and_then(unique::read).and_then(|(_, owner)| owner);
+        Error::unique_violation(
+            describe_key(&self.owner),
+            self.sentinel.constraint,
+            self.sentinel.value.clone(),
+            holder,
+        )
+        .with_entity_type(self.entity_type)
+    }
+}
+
+/// The values of `M`'s unique constraints in `item` (`None`: it has none).
+pub(crate) fn unique_values<M: Mapper>(item: &Item) -> Option<Item> {
+    unique::values::<M>(item)
+}
+
+/// The unique values `record` was read with, for a write that replaces
+/// them: `None` for a record never read (no item, no sentinels), an error
+/// for one marked stored without them (built by hand).
+pub(crate) fn read_values<'r, M: Mapper>(
+    record: &'r Record<M::Entity>,
+    key: &Item,
+    operation: &'static str,
+) -> Result<Option<&'r Item>> {
+    if M::UNIQUE.is_empty() || !record.stored {
+        return Ok(None);
+    }
+    match record.unique_read() {
+        Some(values) => Ok(Some(values)),
+        None => Err(unique_refusal::<M>(
+            key,
+            operation,
+            "a record read from the table (get_record), which knows the values it replaces",
+        )
+        .unwrap_or_else(|| Error::invalid_value("(record)", "holds no unique values"))),
+    }
+}
+
+/// A condition that the item at `key` exists and still holds `values` in
+/// the attributes of `M`'s unique constraints (absent where `values` has
+/// none).
+pub(crate) fn still_holds<M: Mapper>(values: Option<&Item>, key: &Item) -> Result<Expression> {
+    let mut condition = Attr::top_level(M::SCHEMA.partition_key.name).exists();
+    let plan = crate::mapper::plan::<M>()?;
+    for stored in plan.unique.iter().flat_map(|r| &r.stored) {
+        let attr = Attr::top_level(stored);
+        condition = condition
+            & match values.and_then(|v| v.get(stored)) {
+                Some(v) => attr.eq(v.clone()),
+                None => attr.not_exists(),
+            };
+    }
+    condition
+        .build_with_stem("dmq")
+        .map_err(|e| e.with_key(|| describe_key(key)))
 }

@@ -20,7 +20,7 @@ use crate::ops::Table;
 use crate::ops::call::{Failed, call, one_attempt};
 use crate::ops::identity::KeyId;
 use crate::ops::unique::unique_refusal;
-use crate::ops::version::first_version;
+use crate::ops::versioned::first_version;
 use crate::schema::TableSchema;
 
 const OPERATION: &str = "BatchWriteItem";
