@@ -125,6 +125,11 @@ impl<E> Record<E> {
     /// The record, read through `projection` when there was one.
     pub(crate) fn read_through(mut self, projection: Option<&str>) -> Self {
         self.projection = projection.map(Into::into);
+        if self.projection.is_some() {
+            // What a projection left out is unknown, unique values included:
+            // a write that would move their sentinels is refused.
+            self.unique = None;
+        }
         self
     }
 }

@@ -333,7 +333,11 @@ async fn unversioned_entities_keep_their_sentinels_through_updates_and_deletes()
         .update_entity::<AccountMapper>(&a, &stale)
         .await
         .expect_err("stale");
-    assert_eq!(err.kind(), ErrorKind::TransactionCanceled, "{err}");
+    assert_eq!(err.kind(), ErrorKind::VersionConflict, "{err}");
+    assert!(
+        err.to_string().contains("another writer changed them"),
+        "{err}"
+    );
 
     let record = table
         .get_record::<AccountMapper>(AccountMapper::key(&renamed).unwrap())
@@ -715,4 +719,197 @@ async fn a_migration_that_changes_a_unique_value_moves_its_sentinel() {
     assert_eq!(report.failed.len(), 1, "{report}");
     assert_eq!(report.failed[0].error.kind(), ErrorKind::UniqueViolation);
     assert_eq!(report.unchanged, 1, "bob already holds it");
+}
+
+#[tokio::test]
+async fn a_record_whose_values_went_stale_meets_a_conflict_not_a_second_holder() {
+    let (client, t) = local::client_and_table("unique_stale", USERS).await;
+    let table = Table::new(&client, &t, USERS);
+    table
+        .put_versioned::<UserMapper>(&mut Record::new(user("ADA", "a@example.com")))
+        .await
+        .unwrap();
+    let key = UserMapper::key(&user("ADA", "")).unwrap();
+    let mut record = table
+        .get_record::<UserMapper>(key.clone())
+        .await
+        .unwrap()
+        .unwrap();
+    // A transaction moves the email to b; the record gets the new entity
+    // and version as the docs show, but still holds the values it read.
+    let moved = User {
+        email: "b@example.com".into(),
+        ..record.entity.clone()
+    };
+    let sent = table
+        .transaction()
+        .update_record::<UserMapper>(&record, &moved)
+        .unwrap()
+        .send()
+        .await
+        .unwrap();
+    record.entity = moved;
+    record.version = sent.versions[0];
+    // Writing a back from it would leave b's sentinel orphaned and a
+    // without one: the stored values are not those read, so it conflicts.
+    let back = User {
+        email: "a@example.com".into(),
+        ..record.entity.clone()
+    };
+    let err = table
+        .update_versioned::<UserMapper>(&mut record, back)
+        .await
+        .expect_err("stale");
+    assert_eq!(err.kind(), ErrorKind::VersionConflict, "{err}");
+    let (_, sentinels) = contents(&client, &t).await;
+    assert_eq!(
+        sentinels,
+        BTreeSet::from([sentinel("email", "b@example.com", "USER#ADA")])
+    );
+    // Read again, it works, and moves the sentinel back.
+    table
+        .update_with_retry::<UserMapper, _>(key, |r| {
+            r.entity.email = "a@example.com".into();
+            Ok(())
+        })
+        .await
+        .unwrap();
+    let (_, sentinels) = contents(&client, &t).await;
+    assert_eq!(
+        sentinels,
+        BTreeSet::from([sentinel("email", "a@example.com", "USER#ADA")])
+    );
+}
+
+#[tokio::test]
+async fn a_rendered_update_of_a_unique_field_is_refused_outside_the_helpers_that_move_it() {
+    let (client, t) = local::client_and_table("unique_rendered", ACCOUNTS).await;
+    let table = Table::new(&client, &t, ACCOUNTS);
+    let a = Account {
+        id: "A".into(),
+        username: "ada".into(),
+        plan: "free".into(),
+    };
+    let b = Account {
+        username: "eve".into(),
+        ..a.clone()
+    };
+    let update = Update::between::<AccountMapper>(&a, &b).unwrap();
+    let err = table
+        .transaction()
+        .update::<AccountMapper>(AccountMapper::key(&a).unwrap(), update)
+        .unwrap_err();
+    assert_eq!(err.attribute(), Some("username"), "{err}");
+    assert!(
+        err.to_string().contains("unique constraint `username`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unique_values_on_a_table_with_a_ttl_are_refused() {
+    struct Expiring;
+    impl Mapper for Expiring {
+        type Entity = Account;
+        const ENTITY_TYPE: &'static str = "Invite";
+        const SCHEMA: TableSchema = TableSchema::new("pk").sort_key("sk").ttl("expiresAt");
+        const UNIQUE: &'static [Unique] = &[Unique::new("code", &["username"])];
+    }
+    let err = Expiring::check().expect_err("refused");
+    assert!(
+        err.to_string().contains("TTL attribute (`expiresAt`)"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn values_stored_before_the_constraint_never_block_a_write_and_doubles_are_not_repaired() {
+    let (client, t) = local::client_and_table("unique_legacy", USERS).await;
+    let table = Table::new(&client, &t, USERS);
+    // Written before `UNIQUE` was declared: an empty email (no sentinel can
+    // hold it), and one email twice.
+    let raw = |u: User| UserMapper::to_item(&u).unwrap();
+    local::put_item(&client, &t, raw(user("OLD", ""))).await;
+    local::put_item(&client, &t, raw(user("TWIN1", "twin@example.com"))).await;
+    local::put_item(&client, &t, raw(user("TWIN2", "twin@example.com"))).await;
+    let registry = Registry::<User>::builder()
+        .register::<UserMapper>(std::convert::identity)
+        .build()
+        .unwrap();
+    let audit = table.sweep(&registry).audit().await.unwrap();
+    assert_eq!(
+        count_in(
+            &audit,
+            "User",
+            dynamodb_mapper::evolve::Finding::DuplicateValue("email".into())
+        ),
+        2,
+        "{audit}"
+    );
+    assert_eq!(
+        count_in(
+            &audit,
+            "User",
+            dynamodb_mapper::evolve::Finding::MissingSentinel("email".into())
+        ),
+        0,
+        "{audit}"
+    );
+    let report = table.sweep(&registry).backfill().await.unwrap();
+    assert_eq!(
+        report.sentinels_written, 0,
+        "neither twin gets it: {report}"
+    );
+    assert_eq!(report.sentinels_failed.len(), 2, "{report}");
+    // The item with the empty email can be given a real one.
+    let mut old = table
+        .get_record::<UserMapper>(UserMapper::key(&user("OLD", "")).unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    let fixed = User {
+        email: "old@example.com".into(),
+        ..old.entity.clone()
+    };
+    table
+        .update_versioned::<UserMapper>(&mut old, fixed)
+        .await
+        .unwrap();
+    let (_, sentinels) = contents(&client, &t).await;
+    assert_eq!(
+        sentinels,
+        BTreeSet::from([sentinel("email", "old@example.com", "USER#OLD")])
+    );
+}
+
+#[tokio::test]
+async fn a_migration_moves_a_versioned_item_to_its_next_version() {
+    let (client, t) = local::client_and_table("unique_migrate_version", USERS).await;
+    let table = Table::new(&client, &t, USERS);
+    let mut ada = Record::new(user("ADA", "Ada@Example.com"));
+    table.put_versioned::<UserMapper>(&mut ada).await.unwrap();
+    let registry = Registry::<User>::builder()
+        .register::<UserMapper>(std::convert::identity)
+        .build()
+        .unwrap();
+    table
+        .sweep(&registry)
+        .migrate::<UserMapper>(|u| User {
+            email: u.email.to_lowercase(),
+            ..u
+        })
+        .await
+        .unwrap();
+    // A writer holding the record from before the migration would write the
+    // old email back: it meets a conflict.
+    let err = table
+        .put_versioned::<UserMapper>(&mut ada)
+        .await
+        .expect_err("stale");
+    assert_eq!(err.kind(), ErrorKind::VersionConflict, "{err}");
+    let (_, sentinels) = contents(&client, &t).await;
+    assert_eq!(
+        sentinels,
+        BTreeSet::from([sentinel("email", "ada@example.com", "USER#ADA")])
+    );
 }

@@ -291,7 +291,21 @@ impl Error {
 
     /// `expected`: the version the write expected (`None`: no item).
     pub(crate) fn version_conflict(key: String, expected: Option<u64>) -> Self {
-        Error::new(D::VersionConflict { expected }).at_key(key)
+        Error::new(D::VersionConflict {
+            expected,
+            unique_values: false,
+        })
+        .at_key(key)
+    }
+
+    /// An update of an unversioned entity whose item no longer holds the
+    /// unique values of the entity it was given.
+    pub(crate) fn unique_values_changed(key: String) -> Self {
+        Error::new(D::VersionConflict {
+            expected: None,
+            unique_values: true,
+        })
+        .at_key(key)
     }
 
     /// Says the error is about the key attribute `name` (when it names no

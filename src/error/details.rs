@@ -235,6 +235,10 @@ kinds! {
         /// The version the write expected (`None`: no item, or an item
         /// without a version).
         expected: Option<u64>,
+        /// For an entity without versions: the write expected the item to
+        /// hold the unique values it was given, and another writer changed
+        /// them.
+        unique_values: bool,
     }
     /// A unique constraint ([`Mapper::UNIQUE`](crate::Mapper::UNIQUE)):
     /// another item holds the value already ([`Error::key`] names the item

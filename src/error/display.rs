@@ -228,8 +228,17 @@ impl Error {
                 f,
                 "{operation} addresses the item {key} twice; nothing was sent"
             ),
-            D::VersionConflict { expected } => {
+            D::VersionConflict {
+                expected,
+                unique_values,
+            } => {
                 write!(f, "{prefix}version conflict on {key}: ")?;
+                if *unique_values {
+                    return f.write_str(
+                        "expected the unique values of the entity given as the old one, but \
+                         another writer changed them",
+                    );
+                }
                 match expected {
                     Some(v) => write!(
                         f,
@@ -419,7 +428,7 @@ mod tests {
             Error::version_conflict(r#"pk="A""#.to_owned(), Some(3)).with_entity_type("Counter");
         assert_eq!(
             format!("{err:?}"),
-            r#"Error { kind: VersionConflict, entity_type: "Counter", key: "pk=\"A\"", data: VersionConflict { expected: Some(3) } }"#
+            r#"Error { kind: VersionConflict, entity_type: "Counter", key: "pk=\"A\"", data: VersionConflict { expected: Some(3), unique_values: false } }"#
         );
     }
 

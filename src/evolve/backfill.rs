@@ -350,10 +350,29 @@ fn plan(target: &impl Fn(&Item) -> Target, stored: &Item, describe: bool) -> Pla
             detail.push(format!("removes `{name}`"));
         }
     }
-    let update = match (mapper.gate)(update) {
+    let mut update = match (mapper.gate)(update) {
         Ok(update) => update,
         Err(e) => return Planned::Fail(typed(e)),
     };
+    // A change of the entity's data (a migration, or fields stored in
+    // another form) moves a versioned item to its next version, so a writer
+    // holding a record read before it meets a conflict instead of writing
+    // the old data back; derived attributes alone leave it as it is.
+    let derived = |name: &str| {
+        table.key_attributes().iter().any(|k| k.name == name)
+            || table.ttl == Some(name)
+            || table.shape == Some(name)
+    };
+    if let Some(version) = table.version
+        && sets.iter().any(|(name, _)| !derived(name))
+        && let Some(AttributeValue::N(n)) = stored.get(version)
+        && let Some(next) = n.parse::<u64>().ok().and_then(|v| v.checked_add(1))
+    {
+        update = update.set(Attr::top_level(version), next);
+        if describe {
+            detail.push(format!("moves `{version}` to {next}"));
+        }
+    }
     let as_read = |name: &str| match stored.get(name) {
         Some(value) => Attr::top_level(name).eq(value.clone()),
         None => Attr::top_level(name).not_exists(),

@@ -124,12 +124,16 @@ pub(super) async fn check<T>(
         .filter_map(|item| Some((id(schema, &schema.key_of(&item).ok()?), item)))
         .collect();
     let mut out = Check::default();
+    let mut missing: HashMap<String, Vec<Held>> = HashMap::new();
     for h in held {
         match found
             .get(&id(schema, &h.sentinel.key))
             .map(|s| s.get(OWNER))
         {
-            None => out.missing.push(h),
+            None => missing
+                .entry(id(schema, &h.sentinel.key))
+                .or_default()
+                .push(h),
             Some(Some(AttributeValue::M(owner))) if *owner == h.owner => {}
             Some(Some(AttributeValue::M(owner))) => {
                 let holder = owner.clone();
@@ -137,6 +141,21 @@ pub(super) async fn check<T>(
             }
             Some(_) => out.taken.push((h, Item::new())),
         }
+    }
+    // A value several items of the page hold, none with its sentinel, is
+    // held twice: each is reported with another holder, and none gets the
+    // sentinel.
+    for (_, mut holders) in missing {
+        if holders.len() == 1 {
+            out.missing.extend(holders);
+            continue;
+        }
+        let first = holders.remove(0);
+        let second = holders[0].owner.clone();
+        for h in holders {
+            out.taken.push((h, first.owner.clone()));
+        }
+        out.taken.push((first, second));
     }
     for (key, owner) in seen {
         let Some(item) = found.get(&id(schema, &owner)) else {

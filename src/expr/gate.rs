@@ -22,6 +22,13 @@ use crate::mapper::{Mapper, derivation};
 pub(crate) fn check_update<M: Mapper>(update: &Update, fix: &str) -> Result<()> {
     let table = M::SCHEMA;
     let rendered = update.is_rendered_by::<M>();
+    // Rendered or not, an update of a unique field leaves its sentinel
+    // behind unless the helper sending it moves the sentinel.
+    let unique = if M::UNIQUE.is_empty() || update.moves_sentinels() {
+        Vec::new()
+    } else {
+        crate::mapper::unique::attributes::<M>()
+    };
     for name in update.top_level_names() {
         let refusal = if name == table.partition_key.name
             || table.sort_key.is_some_and(|k| k.name == name)
@@ -43,6 +50,14 @@ pub(crate) fn check_update<M: Mapper>(update: &Update, fix: &str) -> Result<()> 
             "cannot be updated: it is the discriminator, which the mapper writes; an update \
              cannot change an item's entity type"
                 .to_owned()
+        } else if unique.iter().any(|u| u == name) {
+            let constraint = derivation::<M>(name)?.unique.unwrap_or_default();
+            format!(
+                "cannot be updated by hand: it is a field of the unique constraint \
+                 `{constraint}`, whose sentinel would be left behind; use \
+                 Table::update_entity, Table::update_versioned or Transaction::update_entity, \
+                 which move the sentinel in the same transaction"
+            )
         } else if rendered {
             continue;
         } else {
@@ -51,19 +66,6 @@ pub(crate) fn check_update<M: Mapper>(update: &Update, fix: &str) -> Result<()> 
             let derivation = derivation::<M>(name)?;
             if derivation.is_free() {
                 continue;
-            }
-            if let Some(constraint) = derivation.unique {
-                return Err(Error::invalid_value(
-                    name,
-                    format!(
-                        "cannot be updated by hand: it is a field of the unique constraint \
-                         `{constraint}`, whose sentinel would be left behind; use \
-                         Table::update_entity, Table::update_versioned or \
-                         Transaction::update_entity, which move the sentinel in the same \
-                         transaction"
-                    ),
-                )
-                .with_entity_type(M::ENTITY_TYPE));
             }
             let why = if let Some(pattern) = derivation.rendered.filter(|_| !update.keeps(name)) {
                 (

@@ -254,6 +254,10 @@ pub struct Update {
     /// Derived attributes the caller keeps right (see
     /// [`caller_keeps`](Self::caller_keeps)).
     kept: Vec<String>,
+    /// Set by a helper that sends the update with the sentinels of the
+    /// unique values it changes (or conditioned on them not changing): the
+    /// write gate lets it change unique fields. Any action added clears it.
+    moves_sentinels: bool,
 }
 
 /// Two updates are equal when they have the same actions (in the same
@@ -298,6 +302,7 @@ impl Update {
     pub fn set(mut self, path: Attr, value: impl Into<UpdateValue>) -> Self {
         self.actions.push(Action::Set(path, value.into().0));
         self.rendered_by = None;
+        self.moves_sentinels = false;
         self
     }
 
@@ -313,6 +318,7 @@ impl Update {
     pub fn remove(mut self, path: Attr) -> Self {
         self.actions.push(Action::Remove(path));
         self.rendered_by = None;
+        self.moves_sentinels = false;
         self
     }
 
@@ -329,6 +335,7 @@ impl Update {
     pub fn add(mut self, path: Attr, value: impl Into<Operand>) -> Self {
         self.actions.push(Action::Add(path, value.into()));
         self.rendered_by = None;
+        self.moves_sentinels = false;
         self
     }
 
@@ -345,6 +352,7 @@ impl Update {
     pub fn delete(mut self, path: Attr, set: impl Into<Operand>) -> Self {
         self.actions.push(Action::Delete(path, set.into()));
         self.rendered_by = None;
+        self.moves_sentinels = false;
         self
     }
 
@@ -362,6 +370,7 @@ impl Update {
             (false, true) => self.rendered_by,
             (false, false) => self.rendered_by.filter(|by| other.rendered_by == Some(*by)),
         };
+        self.moves_sentinels = self.moves_sentinels && other.moves_sentinels;
         self.actions.extend(other.actions);
         self.kept.extend(other.kept);
         self
@@ -396,6 +405,18 @@ impl Update {
     /// Whether the caller keeps `attribute` right ([`caller_keeps`](Self::caller_keeps)).
     pub(crate) fn keeps(&self, attribute: &str) -> bool {
         self.kept.iter().any(|k| k == attribute)
+    }
+
+    /// Marks the update as sent with the sentinels of the unique values it
+    /// changes (see the field).
+    pub(crate) fn moving_sentinels(mut self) -> Self {
+        self.moves_sentinels = true;
+        self
+    }
+
+    /// Whether it is sent with the sentinels of the unique values it changes.
+    pub(crate) fn moves_sentinels(&self) -> bool {
+        self.moves_sentinels
     }
 
     /// Marks every action as rendered by `M`'s `to_item`.

@@ -489,19 +489,28 @@ fn unique_rules<M: Mapper>(
     let string_key = |k: KeyAttribute| k.scalar_type == ScalarType::S;
     if !string_key(schema.partition_key) || schema.sort_key.is_some_and(|k| !string_key(k)) {
         problems.push(
-            "declares unique constraints, whose sentinel items need string table keys; this              table's keys are not both strings"
+            "declares unique constraints, whose sentinel items need string table keys; this \
+             table's keys are not both strings"
                 .to_owned(),
         );
     }
+    if let Some(ttl) = schema.ttl {
+        problems.push(format!(
+            "declares unique constraints on a table with a TTL attribute (`{ttl}`): when \
+             DynamoDB expires an item, its sentinels would stay and hold its values forever"
+        ));
+    }
     if schema.discriminator.is_none() {
         problems.push(
-            "declares unique constraints, whose sentinel items are marked by the discriminator,              but the table has none (TableSchema::discriminator)"
+            "declares unique constraints, whose sentinel items are marked by the discriminator, \
+             but the table has none (TableSchema::discriminator)"
                 .to_owned(),
         );
     }
     let Some(fields) = fields else {
         problems.push(
-            "declares unique constraints, but the entity is not a plain struct, so it has no              fields to take their values from"
+            "declares unique constraints, but the entity is not a plain struct, so it has no \
+             fields to take their values from"
                 .to_owned(),
         );
         return Vec::new();
@@ -530,7 +539,8 @@ fn unique_rules<M: Mapper>(
                     let mut names: Vec<&str> = fields.fields().map(|(f, _)| f).collect();
                     names.sort_unstable();
                     problems.push(format!(
-                        "unique constraint `{}` names `{field}`, which is not a field of the                          entity (its fields: {})",
+                        "unique constraint `{}` names `{field}`, which is not a field of the \
+                         entity (its fields: {})",
                         constraint.name,
                         names.join(", ")
                     ));

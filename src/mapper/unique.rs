@@ -69,7 +69,14 @@ pub(crate) fn sentinels<M: Mapper>(item: &Item) -> Result<Vec<Sentinel>> {
                 None | Some(AttributeValue::Null(_)) => continue 'rules,
                 Some(AttributeValue::S(s)) if !s.is_empty() => {
                     shown.push(format!("{s:?}"));
-                    s.clone()
+                    // Numbers and booleans are tagged `n:` and `b:`; a
+                    // string that looks tagged is tagged `s:`, so no two
+                    // values share a sentinel.
+                    if ["n:", "b:", "s:"].iter().any(|t| s.starts_with(t)) {
+                        format!("s:{s}")
+                    } else {
+                        s.clone()
+                    }
                 }
                 Some(AttributeValue::N(n)) => {
                     let Ok(i) = n.parse::<i128>() else {
@@ -101,7 +108,17 @@ pub(crate) fn sentinels<M: Mapper>(item: &Item) -> Result<Vec<Sentinel>> {
         }
         let pk = KeyFormat::DEFAULT
             .join(KeyRole::Partition, &components)
-            .map_err(|e| refused(rule.name, &rule.stored.join(", "), e.to_string()))?;
+            .map_err(|_| {
+                Error::invalid_value(
+                    rule.stored.join(", "),
+                    format!(
+                        "is too long for the sentinel of the unique constraint `{}`: its key \
+                         (`UNIQUE#`, the entity type, the constraint and the values) must fit \
+                         DynamoDB's 2,048-byte partition key",
+                        rule.name
+                    ),
+                )
+            })?;
         let schema = plan.schema;
         let mut key = Item::new();
         key.insert(schema.partition_key.name.to_owned(), AttributeValue::S(pk));
@@ -183,7 +200,9 @@ pub(crate) fn changes<M: Mapper>(old: Option<&Item>, new: Option<&Item>) -> Resu
     if M::UNIQUE.is_empty() {
         return Ok(Changes::default());
     }
-    let old = old.map(sentinels::<M>).transpose()?.unwrap_or_default();
+    // An old value no sentinel can hold (stored before the constraint was
+    // declared) has none to delete.
+    let old = old.and_then(|o| sentinels::<M>(o).ok()).unwrap_or_default();
     let new = new.map(sentinels::<M>).transpose()?.unwrap_or_default();
     Ok(diff(&old, &new))
 }

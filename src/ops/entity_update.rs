@@ -40,6 +40,12 @@ impl Table {
     /// every attempt, retry and pause included.
     ///
     /// # Errors
+    /// [`ErrorKind::UniqueViolation`](crate::ErrorKind::UniqueViolation)
+    /// when a unique value ([`Unique`](crate::Unique)) it takes is another
+    /// item's (nothing written);
+    /// [`ErrorKind::VersionConflict`](crate::ErrorKind::VersionConflict)
+    /// when the update writes unique fields and the item no longer holds
+    /// `old`'s values (another writer changed them: nothing written);
     /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) naming the key
     /// attribute when `new` has another primary key;
     /// [`ErrorKind::VersionCheckRequired`](crate::ErrorKind::VersionCheckRequired)
@@ -73,8 +79,25 @@ impl Table {
         if update.is_empty() {
             return Ok(());
         }
-        if !M::UNIQUE.is_empty()
-            && super::unique::moves::<M>(Some(&M::to_item(old)?), Some(&M::to_item(new)?))?
+        // An update that writes unique fields is sent only if the item still
+        // holds `old`'s values: in one transaction with the sentinels that
+        // move, or alone when none does.
+        let unique = crate::mapper::unique::attributes::<M>();
+        let touches = update
+            .top_level_names()
+            .iter()
+            .any(|n| unique.iter().any(|u| u == n));
+        let old_item = if touches {
+            Some(M::to_item(old)?)
+        } else {
+            None
+        };
+        let expected = match &old_item {
+            Some(item) => super::unique::still_holds::<M>(Some(item), &key)?,
+            None => exists::<M>()?,
+        };
+        if let Some(old_item) = &old_item
+            && super::unique::moves::<M>(Some(old_item), Some(&M::to_item(new)?))?
         {
             // The sentinels move with the update, in one transaction.
             let sent = self
@@ -93,8 +116,7 @@ impl Table {
                     if canceled.iter().any(|c| c.index == 0 && c.item.is_none()) {
                         Err(Error::not_found(describe_key(&key)).with_entity_type(M::ENTITY_TYPE))
                     } else {
-                        // The item no longer holds `old`'s unique values.
-                        Err(e)
+                        Err(stale_unique::<M>(&key))
                     }
                 }
                 Err(e) => Err(e),
@@ -102,10 +124,15 @@ impl Table {
         }
         let span = item_span!("dynamodb_mapper.update", self, M::ENTITY_TYPE, &key);
         let mut call = HelperCall::new(self, span);
-        match send_update(&mut call, key.clone(), update, Some(exists::<M>()?), None).await {
+        match send_update(&mut call, key.clone(), update, Some(expected), None).await {
             Ok(_) => Ok(()),
-            Err(Failed::Service(UpdateItemError::ConditionalCheckFailedException(_))) => {
+            Err(Failed::Service(UpdateItemError::ConditionalCheckFailedException(e)))
+                if e.item.is_none() =>
+            {
                 Err(Error::not_found(describe_key(&key)).with_entity_type(M::ENTITY_TYPE))
+            }
+            Err(Failed::Service(UpdateItemError::ConditionalCheckFailedException(_))) => {
+                Err(stale_unique::<M>(&key))
             }
             Err(f) => Err(f
                 .into_write_error("UpdateItem", describe_key(&key))
@@ -269,4 +296,11 @@ fn refusal<M: Mapper>(item: Option<&Item>, attribute: &str, by: i64) -> String {
         Some(other) => format!("it holds {}, not a number", crate::item::type_name(other)),
         None => format!("dynamodb refused adding {by} to an absent value"),
     }
+}
+
+/// The error of an `update_entity` whose item no longer holds the unique
+/// values of the `old` it was given (another writer changed them): nothing
+/// was written.
+fn stale_unique<M: Mapper>(key: &Item) -> Error {
+    Error::unique_values_changed(describe_key(key)).with_entity_type(M::ENTITY_TYPE)
 }

@@ -62,7 +62,8 @@ pub struct TransactionSummary {
     /// ```
     pub consumed_capacity: Option<CapacityUsage>,
     /// The version each action's item has now, in the order the actions
-    /// were added: `Some` for the actions that write a version
+    /// were added (a sentinel's action included, with `None`): `Some` for
+    /// the actions that write a version
     /// ([`Transaction::put_record`], [`Transaction::update_record`], and a
     /// put of a versioned entity, which creates its first version), `None`
     /// for the others. Set it on the records you keep.
@@ -80,8 +81,10 @@ pub struct TransactionSummary {
 }
 
 /// A write transaction on one table, built from mappers: each method adds
-/// one action and hands the transaction back (a consuming builder, as
-/// every request of the crate is), or the error that refused the action.
+/// one action (and, for an entity with unique values, the actions of the
+/// sentinels it moves, right after it) and hands the transaction back (a
+/// consuming builder, as every request of the crate is), or the error that
+/// refused the action.
 ///
 /// What it guarantees:
 /// - Each action is checked as it is added: at most 100 actions, and one
@@ -725,16 +728,19 @@ impl Transaction {
         if update.is_empty() && M::SCHEMA.version.is_none() {
             return Ok(self);
         }
-        if M::UNIQUE.is_empty() {
+        let unique = unique::attributes::<M>();
+        if !update
+            .top_level_names()
+            .iter()
+            .any(|n| unique.iter().any(|u| u == n))
+        {
             return self.update::<M>(key, update);
         }
+        // It writes unique fields: only if the item still holds `old`'s
+        // values, with the sentinels of those that change moved.
         let (old, new) = (M::to_item(old)?, M::to_item(new)?);
-        if unique::changes::<M>(Some(&old), Some(&new))?.is_empty() {
-            return self.update::<M>(key, update);
-        }
-        // The sentinels move only if the item still holds the old values.
         let condition = still_holds::<M>(Some(&old), &key)?;
-        self.update_if::<M>(key.clone(), update, Some(condition))?
+        self.update_if::<M>(key.clone(), update.moving_sentinels(), Some(condition))?
             .add_sentinels::<M>(Some(&old), Some(&new), &key)
     }
 
@@ -880,11 +886,20 @@ impl Transaction {
                     ));
                 }
                 // A sentinel put refused for its condition: the value is
-                // another item's.
+                // another item's (unless an action of the caller's own
+                // failed its condition: that is the caller's to see).
+                let own_failed = e.cancellation_reasons().iter().enumerate().any(|(i, r)| {
+                    r.code() == Some("ConditionalCheckFailed")
+                        && !self
+                            .infos
+                            .get(i)
+                            .is_some_and(|info| is_sentinel_key(&info.key))
+                });
                 let violation = e
                     .cancellation_reasons()
                     .iter()
                     .enumerate()
+                    .filter(|_| !own_failed)
                     .find_map(|(i, r)| {
                         let put = self.sentinels.get(i)?.as_deref()?;
                         (r.code() == Some("ConditionalCheckFailed"))
@@ -937,6 +952,13 @@ impl Transaction {
 /// `key`, checked against `M`'s table, for an action that carries no
 /// version check: refused when the table has a version attribute (naming
 /// the helper to use `instead`).
+/// Whether `key` is a sentinel's (its partition key starts `UNIQUE#`).
+fn is_sentinel_key(key: &Item) -> bool {
+    key.values().any(
+        |v| matches!(v, aws_sdk_dynamodb::types::AttributeValue::S(s) if s.starts_with("UNIQUE#")),
+    )
+}
+
 fn unversioned_key<M: Mapper>(
     key: &Item,
     operation: &'static str,

@@ -6,7 +6,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::describe::describe_key;
 use crate::error::{Error, Result};
-use crate::expr::{Attr, Expression};
+use crate::expr::{Attr, Condition, Expression};
 use crate::item::Item;
 use crate::mapper::Mapper;
 use crate::mapper::unique::{self, OWNER, Sentinel};
@@ -100,7 +100,7 @@ pub(crate) fn read_values<'r, M: Mapper>(
     key: &Item,
     operation: &'static str,
 ) -> Result<Option<&'r Item>> {
-    if M::UNIQUE.is_empty() || !record.stored {
+    if M::UNIQUE.is_empty() || (!record.stored && record.version.is_none()) {
         return Ok(None);
     }
     match record.unique_read() {
@@ -108,27 +108,59 @@ pub(crate) fn read_values<'r, M: Mapper>(
         None => Err(unique_refusal::<M>(
             key,
             operation,
-            "a record read from the table (get_record), which knows the values it replaces",
+            "a record read from the table (get_record, without a projection that leaves out \
+             its unique fields), which knows the values it replaces",
         )
         .unwrap_or_else(|| Error::invalid_value("(record)", "holds no unique values"))),
     }
 }
 
-/// A condition that the item at `key` exists and still holds `values` in
-/// the attributes of `M`'s unique constraints (absent where `values` has
-/// none).
-pub(crate) fn still_holds<M: Mapper>(values: Option<&Item>, key: &Item) -> Result<Expression> {
+/// The condition that an item exists and still holds `values` in the
+/// attributes of `M`'s unique constraints (absent where `values` has none).
+///
+/// # Errors
+/// As the mapper's plan.
+pub(crate) fn holds<M: Mapper>(values: Option<&Item>) -> Result<Condition> {
     let mut condition = Attr::top_level(M::SCHEMA.partition_key.name).exists();
-    let plan = crate::mapper::plan::<M>()?;
-    for stored in plan.unique.iter().flat_map(|r| &r.stored) {
-        let attr = Attr::top_level(stored);
+    for stored in crate::mapper::unique::attributes::<M>() {
+        let attr = Attr::top_level(&stored);
         condition = condition
-            & match values.and_then(|v| v.get(stored)) {
+            & match values.and_then(|v| v.get(&stored)) {
                 Some(v) => attr.eq(v.clone()),
                 None => attr.not_exists(),
             };
     }
-    condition
+    Ok(condition)
+}
+
+/// [`holds`], built, for the item at `key`.
+pub(crate) fn still_holds<M: Mapper>(values: Option<&Item>, key: &Item) -> Result<Expression> {
+    holds::<M>(values)?
         .build_with_stem("dmq")
         .map_err(|e| e.with_key(|| describe_key(key)))
+}
+
+/// What a versioned write of `record` adds to its condition for `M`'s
+/// unique constraints: that the stored item still holds the values the
+/// record was read with, so a record whose values are stale (written by a
+/// transaction since, say) meets a conflict instead of moving the wrong
+/// sentinels. `None` for a mapper without constraints or a new record.
+///
+/// # Errors
+/// [`UniqueCheckRequired`](crate::ErrorKind::UniqueCheckRequired) for a
+/// record with a version or marked stored but without the values read (not
+/// read with `get_record`, or read through a projection that left them
+/// out).
+pub(crate) fn record_guard<M: Mapper>(
+    record: &Record<M::Entity>,
+    key: &Item,
+    operation: &'static str,
+) -> Result<Option<Condition>> {
+    if M::UNIQUE.is_empty() || (!record.stored && record.version.is_none()) {
+        return Ok(None);
+    }
+    match read_values::<M>(record, key, operation)? {
+        Some(values) => holds::<M>(Some(values)).map(Some),
+        None => Ok(None),
+    }
 }

@@ -79,6 +79,9 @@ impl Table {
     /// every attempt, retry and pause included.
     ///
     /// # Errors
+    /// [`ErrorKind::UniqueViolation`](crate::ErrorKind::UniqueViolation)
+    /// when a unique value ([`Unique`](crate::Unique)) it takes is another
+    /// item's (nothing written);
     /// [`ErrorKind::VersionConflict`](crate::ErrorKind::VersionConflict)
     /// naming the item's key when another writer got there first (nothing is
     /// written); [`ErrorKind::PartialRecord`](crate::ErrorKind::PartialRecord)
@@ -219,6 +222,9 @@ impl Table {
     /// every attempt, retry and pause included.
     ///
     /// # Errors
+    /// [`ErrorKind::UniqueViolation`](crate::ErrorKind::UniqueViolation)
+    /// when a unique value ([`Unique`](crate::Unique)) it takes is another
+    /// item's (nothing written);
     /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when no item
     /// exists at `key`; [`ErrorKind::VersionConflict`](crate::ErrorKind::VersionConflict)
     /// when every attempt conflicted; [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey)
@@ -337,6 +343,9 @@ impl Table {
     /// every attempt, retry and pause included.
     ///
     /// # Errors
+    /// [`ErrorKind::UniqueViolation`](crate::ErrorKind::UniqueViolation)
+    /// when a unique value ([`Unique`](crate::Unique)) it takes is another
+    /// item's (nothing written);
     /// [`ErrorKind::VersionConflict`](crate::ErrorKind::VersionConflict)
     /// naming the key when the item changed since it was read;
     /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) naming the key
@@ -431,6 +440,9 @@ impl Table {
     /// every attempt, retry and pause included.
     ///
     /// # Errors
+    /// [`ErrorKind::UniqueViolation`](crate::ErrorKind::UniqueViolation)
+    /// when a unique value ([`Unique`](crate::Unique)) it takes is another
+    /// item's (nothing written);
     /// Mapping errors; timeouts and SDK errors as for
     /// [`put_versioned`](Self::put_versioned) (outcome unknown when no
     /// answer came: read the item to know).

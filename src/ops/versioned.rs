@@ -28,6 +28,8 @@ use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt};
 use crate::record::Record;
 
+use super::unique::record_guard;
+
 const PREFIX: &str = "dmv";
 
 /// The version attribute of `M`'s table, or an error naming the entity.
@@ -79,20 +81,25 @@ pub(crate) struct VersionedPut {
 pub(crate) fn versioned_put<M: Mapper>(record: &Record<M::Entity>) -> Result<VersionedPut> {
     version_attribute::<M>()?;
     let item = M::record_to_item(record)?;
-    versioned_item::<M>(item, record.stored, record.version)
+    let key = M::SCHEMA
+        .key_of(&item)
+        .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
+    let guard = record_guard::<M>(record, &key, "versioned put")?;
+    versioned_item::<M>(item, record.stored, record.version, guard)
 }
 
 /// A versioned put of a new entity (never stored): only if no item exists.
 pub(crate) fn versioned_new<M: Mapper>(entity: &M::Entity) -> Result<VersionedPut> {
     version_attribute::<M>()?;
     let item = M::to_item(entity)?;
-    versioned_item::<M>(item, false, None)
+    versioned_item::<M>(item, false, None, None)
 }
 
 fn versioned_item<M: Mapper>(
     mut item: Item,
     stored: bool,
     version: Option<u64>,
+    guard: Option<Condition>,
 ) -> Result<VersionedPut> {
     let attr = version_attribute::<M>()?;
     let next = match version {
@@ -114,7 +121,7 @@ fn versioned_item<M: Mapper>(
         e.with_entity_type(M::ENTITY_TYPE)
             .with_key(|| crate::describe::describe_key(&key))
     })?;
-    let condition = expected_state::<M>(stored, version, attr).build_with_stem(PREFIX)?;
+    let condition = guarded(expected_state::<M>(stored, version, attr), guard)?;
     Ok(VersionedPut {
         item,
         key,
@@ -137,9 +144,20 @@ pub(crate) fn versioned_delete<M: Mapper>(
         .with_entity_type(M::ENTITY_TYPE));
     }
     let key = M::key(&record.entity)?;
-    let condition =
-        expected_state::<M>(record.stored, record.version, attr).build_with_stem(PREFIX)?;
+    let guard = record_guard::<M>(record, &key, "versioned delete")?;
+    let condition = guarded(
+        expected_state::<M>(record.stored, record.version, attr),
+        guard,
+    )?;
     Ok((key, condition))
+}
+
+/// The version condition, with the unique values' guard when there is one.
+fn guarded(condition: Condition, guard: Option<Condition>) -> Result<Expression> {
+    match guard {
+        Some(guard) => (condition & guard).build_with_stem(PREFIX),
+        None => condition.build_with_stem(PREFIX),
+    }
 }
 
 /// The conflict error for a versioned write of `record` at `key`.
@@ -175,8 +193,11 @@ pub(crate) fn versioned_update<M: Mapper>(
         })?,
     };
     let key = M::key(&record.entity)?;
-    let condition =
-        expected_state::<M>(record.stored, record.version, attr).build_with_stem(PREFIX)?;
+    let guard = record_guard::<M>(record, &key, "versioned update")?;
+    let condition = guarded(
+        expected_state::<M>(record.stored, record.version, attr),
+        guard,
+    )?;
     Ok(VersionedUpdate {
         key,
         update: update.set(Attr::top_level(attr), next),

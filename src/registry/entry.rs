@@ -50,7 +50,8 @@ pub(crate) type Gate = fn(crate::expr::Update) -> Result<crate::expr::Update>;
 
 /// [`Gate`] with `M`.
 pub(super) fn gate<M: crate::Mapper>(update: crate::expr::Update) -> Result<crate::expr::Update> {
-    let update = update.rendered_by::<M>();
+    // A backfill sends the sentinels its update moves (`Table::renew`).
+    let update = update.rendered_by::<M>().moving_sentinels();
     crate::expr::check_update::<M>(&update, "Sweep::backfill")?;
     Ok(update)
 }
