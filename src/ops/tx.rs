@@ -767,7 +767,23 @@ impl Transaction {
         record: &Record<M::Entity>,
         new: &M::Entity,
     ) -> Result<Self> {
-        let update = Update::between::<M>(&record.entity, new)?;
+        let mut update = Update::between::<M>(&record.entity, new)?;
+        let moved = if M::UNIQUE.is_empty() {
+            None
+        } else {
+            let read = match record.unique_read() {
+                Some(values) => values.clone(),
+                None => M::to_item(&record.entity)?,
+            };
+            let new = M::to_item(new)?;
+            if !unique::changes::<M>(Some(&read), Some(&new))?.is_empty() {
+                // The item stores the values whose sentinels it takes, even
+                // those the entity read already had (an upgrade step that
+                // changed them, say).
+                update = with_unique_fields::<M>(update, &new);
+            }
+            Some((read, new))
+        };
         let versioned = versioned_update::<M>(record, update)?;
         let key = versioned.key.clone();
         let tx = self.add_update::<M>(
@@ -776,15 +792,10 @@ impl Transaction {
             versioned.condition,
             Some(versioned.next),
         )?;
-        if M::UNIQUE.is_empty() {
-            return Ok(tx);
+        match moved {
+            None => Ok(tx),
+            Some((read, new)) => tx.add_sentinels::<M>(Some(&read), Some(&new), &key),
         }
-        let read = match record.unique_read() {
-            Some(values) => values.clone(),
-            None => M::to_item(&record.entity)?,
-        };
-        let new = M::to_item(new)?;
-        tx.add_sentinels::<M>(Some(&read), Some(&new), &key)
     }
 
     /// Sends the transaction. An empty transaction sends nothing. What
@@ -952,6 +963,27 @@ impl Transaction {
 /// `key`, checked against `M`'s table, for an action that carries no
 /// version check: refused when the table has a version attribute (naming
 /// the helper to use `instead`).
+/// `update` with every attribute of `M`'s unique constraints it does not
+/// write set as `new` holds it (removed where `new` has none).
+fn with_unique_fields<M: Mapper>(update: Update, new: &Item) -> Update {
+    let written: Vec<String> = update
+        .top_level_names()
+        .iter()
+        .map(|n| (*n).to_owned())
+        .collect();
+    let mut extra = Update::new();
+    for name in unique::attributes::<M>() {
+        if written.contains(&name) {
+            continue;
+        }
+        extra = match new.get(&name) {
+            Some(v) => extra.set(Attr::top_level(&name), v.clone()),
+            None => extra.remove(Attr::top_level(&name)),
+        };
+    }
+    update.and(extra.rendered_by::<M>())
+}
+
 /// Whether `key` is a sentinel's (its partition key starts `UNIQUE#`).
 fn is_sentinel_key(key: &Item) -> bool {
     key.values().any(
