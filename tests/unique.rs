@@ -101,6 +101,14 @@ async fn contents(client: &Client, table: &str) -> (BTreeSet<String>, BTreeSet<(
     (entities, sentinels)
 }
 
+/// A registry of the users.
+fn users() -> Registry<User> {
+    Registry::<User>::builder()
+        .register::<UserMapper>(std::convert::identity)
+        .build()
+        .unwrap()
+}
+
 fn sentinel(constraint: &str, value: &str, owner: &str) -> (String, String) {
     (
         format!("UNIQUE#User#{constraint}#{value}"),
@@ -468,10 +476,7 @@ async fn a_registry_skips_sentinels_whatever_its_policy() {
         .put_versioned::<UserMapper>(&mut Record::new(user("ADA", "ada@example.com")))
         .await
         .unwrap();
-    let registry = Registry::<User>::builder()
-        .register::<UserMapper>(std::convert::identity)
-        .build()
-        .unwrap();
+    let registry = users();
     let scan = client.scan().table_name(&t).send().await.unwrap();
     let mut sentinels = 0;
     for item in scan.items().iter().cloned() {
@@ -554,10 +559,7 @@ async fn an_audit_finds_missing_orphaned_and_doubled_values_and_a_backfill_repai
         .await
         .unwrap();
 
-    let registry = Registry::<User>::builder()
-        .register::<UserMapper>(std::convert::identity)
-        .build()
-        .unwrap();
+    let registry = users();
     let audit = table.sweep(&registry).page_size(2).audit().await.unwrap();
     let count = |ty: &str, f: Finding| {
         audit
@@ -686,10 +688,7 @@ async fn a_migration_that_changes_a_unique_value_moves_its_sentinel() {
             .await
             .unwrap();
     }
-    let registry = Registry::<User>::builder()
-        .register::<UserMapper>(std::convert::identity)
-        .build()
-        .unwrap();
+    let registry = users();
     let report = table
         .sweep(&registry)
         .migrate::<UserMapper>(|u| User {
@@ -832,10 +831,7 @@ async fn values_stored_before_the_constraint_never_block_a_write_and_doubles_are
     local::put_item(&client, &t, raw(user("OLD", ""))).await;
     local::put_item(&client, &t, raw(user("TWIN1", "twin@example.com"))).await;
     local::put_item(&client, &t, raw(user("TWIN2", "twin@example.com"))).await;
-    let registry = Registry::<User>::builder()
-        .register::<UserMapper>(std::convert::identity)
-        .build()
-        .unwrap();
+    let registry = users();
     let audit = table.sweep(&registry).audit().await.unwrap();
     assert_eq!(
         count_in(
@@ -888,10 +884,7 @@ async fn a_migration_moves_a_versioned_item_to_its_next_version() {
     let table = Table::new(&client, &t, USERS);
     let mut ada = Record::new(user("ADA", "Ada@Example.com"));
     table.put_versioned::<UserMapper>(&mut ada).await.unwrap();
-    let registry = Registry::<User>::builder()
-        .register::<UserMapper>(std::convert::identity)
-        .build()
-        .unwrap();
+    let registry = users();
     table
         .sweep(&registry)
         .migrate::<UserMapper>(|u| User {

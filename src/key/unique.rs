@@ -30,7 +30,23 @@
 /// updates of a unique field. A value that is absent (`None`) takes no
 /// sentinel: the constraint holds among the items that have one, as SQL's
 /// `UNIQUE` does with `NULL`. Values are compared exactly: normalize them
-/// (lowercase an email) before writing.
+/// (lowercase an email) before writing. A value is a non-empty string, an
+/// integer or a boolean, and the sentinel's key must fit DynamoDB's
+/// 2,048-byte partition key; a table with a TTL attribute cannot declare
+/// constraints (an expired item's sentinels would stay).
+///
+/// A record remembers the unique values it was read with; a versioned
+/// write of it is conditioned on the item still holding them, so a record
+/// whose values went stale (written by a transaction since: read it again)
+/// meets a conflict, never moves the wrong sentinels. The raw paths
+/// ([`Transaction::push`](crate::ops::Transaction::push), and a batch
+/// writer's `put_items`, `delete_keys` and `write`, which take items and
+/// keys, not entities) know no mapper and write no sentinels: they are the
+/// caller's to keep right. A shape upgrade
+/// ([`Mapper::UPGRADES`](crate::Mapper::UPGRADES)) that renames a unique
+/// field or changes its values is not seen by the records' check: migrate
+/// the items ([`Sweep::migrate`](crate::evolve::Sweep::migrate), which
+/// moves the sentinels) before writing them through the helpers.
 ///
 /// Sentinels are items of the table: a [`Registry`](crate::Registry)
 /// skips them ([`Unmatched::Sentinel`](crate::Unmatched::Sentinel)), and

@@ -130,26 +130,43 @@ fn versioned_item<M: Mapper>(
     })
 }
 
-/// A versioned delete of a record: its key and the condition that the stored
-/// item is still as it was read.
-pub(crate) fn versioned_delete<M: Mapper>(
-    record: &Record<M::Entity>,
-) -> Result<(Item, Expression)> {
+/// The version attribute of `M`'s table, for a versioned `what` of a
+/// record that was read (a record never read has no version to check).
+fn read_before<M: Mapper>(record: &Record<M::Entity>, what: &str) -> Result<&'static str> {
     let attr = version_attribute::<M>()?;
     if !record.stored && record.version.is_none() {
         return Err(Error::invalid_value(
             attr,
-            "is unknown: read the record from the table before a versioned delete",
+            format!("is unknown: read the record from the table before a versioned {what}"),
         )
         .with_entity_type(M::ENTITY_TYPE));
     }
+    Ok(attr)
+}
+
+/// The key of `record`'s item and the condition that it is still as read:
+/// its version, and its unique values.
+fn read_condition<M: Mapper>(
+    record: &Record<M::Entity>,
+    attr: &str,
+    operation: &'static str,
+) -> Result<(Item, Expression)> {
     let key = M::key(&record.entity)?;
-    let guard = record_guard::<M>(record, &key, "versioned delete")?;
+    let guard = record_guard::<M>(record, &key, operation)?;
     let condition = guarded(
         expected_state::<M>(record.stored, record.version, attr),
         guard,
     )?;
     Ok((key, condition))
+}
+
+/// A versioned delete of a record: its key and the condition that the stored
+/// item is still as it was read.
+pub(crate) fn versioned_delete<M: Mapper>(
+    record: &Record<M::Entity>,
+) -> Result<(Item, Expression)> {
+    let attr = read_before::<M>(record, "delete")?;
+    read_condition::<M>(record, attr, "versioned delete")
 }
 
 /// The version condition, with the unique values' guard when there is one.
@@ -177,14 +194,7 @@ pub(crate) fn versioned_update<M: Mapper>(
     record: &Record<M::Entity>,
     update: Update,
 ) -> Result<VersionedUpdate> {
-    let attr = version_attribute::<M>()?;
-    if !record.stored && record.version.is_none() {
-        return Err(Error::invalid_value(
-            attr,
-            "is unknown: read the record from the table before a versioned update",
-        )
-        .with_entity_type(M::ENTITY_TYPE));
-    }
+    let attr = read_before::<M>(record, "update")?;
     let next = match record.version {
         None => first_version(),
         Some(v) => v.checked_add(1).ok_or_else(|| {
@@ -192,12 +202,7 @@ pub(crate) fn versioned_update<M: Mapper>(
                 .with_entity_type(M::ENTITY_TYPE)
         })?,
     };
-    let key = M::key(&record.entity)?;
-    let guard = record_guard::<M>(record, &key, "versioned update")?;
-    let condition = guarded(
-        expected_state::<M>(record.stored, record.version, attr),
-        guard,
-    )?;
+    let (key, condition) = read_condition::<M>(record, attr, "versioned update")?;
     Ok(VersionedUpdate {
         key,
         update: update.set(Attr::top_level(attr), next),

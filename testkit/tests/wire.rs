@@ -41,6 +41,21 @@ fn once(client: &Client) -> Client {
     )
 }
 
+/// `client` sending each call once, with `timeouts`.
+fn timing_out(
+    client: &Client,
+    timeouts: aws_sdk_dynamodb::config::timeout::TimeoutConfigBuilder,
+) -> Client {
+    Client::from_conf(
+        client
+            .config()
+            .to_builder()
+            .retry_config(RetryConfig::disabled())
+            .timeout_config(timeouts.build())
+            .build(),
+    )
+}
+
 /// `client` retrying 3 times without waiting long.
 fn retrying(client: &Client) -> Client {
     Client::from_conf(
@@ -376,16 +391,9 @@ async fn a_write_applied_then_cut_off_is_an_io_error_and_in_the_store() {
 async fn silence_and_long_delays_end_with_the_clients_timeout_applying_nothing() {
     let (plain, t) = table("wire_silence").await;
     let with_timeout = |c: &Client| {
-        Client::from_conf(
-            c.config()
-                .to_builder()
-                .retry_config(RetryConfig::disabled())
-                .timeout_config(
-                    TimeoutConfig::builder()
-                        .operation_timeout(Duration::from_millis(300))
-                        .build(),
-                )
-                .build(),
+        timing_out(
+            c,
+            TimeoutConfig::builder().operation_timeout(Duration::from_millis(300)),
         )
     };
     let wire = Wire::new()
@@ -685,17 +693,9 @@ async fn a_read_timeout_ends_a_silence_and_a_client_giving_up_is_recorded() {
         .unwrap()
         .fault(Fault::delay(Duration::from_secs(30)).on("PutItem").times(1))
         .unwrap();
-    let reading = Client::from_conf(
-        wire.client(&plain)
-            .config()
-            .to_builder()
-            .retry_config(RetryConfig::disabled())
-            .timeout_config(
-                TimeoutConfig::builder()
-                    .read_timeout(Duration::from_millis(200))
-                    .build(),
-            )
-            .build(),
+    let reading = timing_out(
+        &wire.client(&plain),
+        TimeoutConfig::builder().read_timeout(Duration::from_millis(200)),
     );
     let err = reading
         .get_item()
@@ -711,17 +711,9 @@ async fn a_read_timeout_ends_a_silence_and_a_client_giving_up_is_recorded() {
         ),
         "{err:?}"
     );
-    let giving_up = Client::from_conf(
-        wire.client(&plain)
-            .config()
-            .to_builder()
-            .retry_config(RetryConfig::disabled())
-            .timeout_config(
-                TimeoutConfig::builder()
-                    .operation_timeout(Duration::from_millis(200))
-                    .build(),
-            )
-            .build(),
+    let giving_up = timing_out(
+        &wire.client(&plain),
+        TimeoutConfig::builder().operation_timeout(Duration::from_millis(200)),
     );
     wire.clear(); // while nothing is under way; the next one ends after it
     let err = put(&giving_up, &t, "late").await.expect_err("gave up");
