@@ -906,3 +906,23 @@ async fn a_migration_moves_a_versioned_item_to_its_next_version() {
         BTreeSet::from([sentinel("email", "ada@example.com", "USER#ADA")])
     );
 }
+
+#[tokio::test]
+async fn two_entities_taking_one_value_in_one_transaction_is_a_violation_before_sending() {
+    let (client, t) = local::client_and_table("unique_one_tx", USERS).await;
+    let table = Table::new(&client, &t, USERS);
+    let err = table
+        .transaction()
+        .put_new::<UserMapper>(&user("A", "same@example.com"))
+        .unwrap()
+        .put_new::<UserMapper>(&user("B", "same@example.com"))
+        .expect_err("one value, two takers");
+    assert_eq!(err.kind(), ErrorKind::UniqueViolation, "{err}");
+    assert!(
+        err.to_string()
+            .contains("\"same@example.com\" is held by pk=\"USER#A\""),
+        "{err}"
+    );
+    let (entities, _) = contents(&client, &t).await;
+    assert!(entities.is_empty(), "nothing sent");
+}

@@ -119,7 +119,7 @@ impl Table {
                         Err(stale_unique::<M>(&key))
                     }
                 }
-                Err(e) => Err(e),
+                Err(e) => Err(e.with_entity_type(M::ENTITY_TYPE)),
             };
         }
         let span = item_span!("dynamodb_mapper.update", self, M::ENTITY_TYPE, &key);

@@ -62,7 +62,7 @@ impl Table {
             return match sent {
                 Ok(summary) => Ok(Renewed::Applied(summary.consumed_capacity.map(|c| c.total))),
                 Err(e) if super::unique::entity_refused(&e) => Ok(Renewed::Refused(None)),
-                Err(e) => Err(e),
+                Err(e) => Err(e.with_entity_type(entity_type)),
             };
         }
         let span = item_span!("dynamodb_mapper.renew", self, entity_type, &key);

@@ -358,6 +358,22 @@ impl Transaction {
             ));
         }
         for (action, info, violation) in actions {
+            // Two entities of one transaction taking one value.
+            if let Some(taker) = &violation
+                && let Some(first) = self
+                    .sentinels
+                    .iter()
+                    .flatten()
+                    .find(|p| KeyId::of(&p.sentinel.key) == KeyId::of(&taker.sentinel.key))
+            {
+                return Err(Error::unique_violation(
+                    describe_key(owner),
+                    taker.sentinel.constraint,
+                    taker.sentinel.value.clone(),
+                    Some(first.owner.clone()),
+                )
+                .with_entity_type(entity_type));
+            }
             self.push_checked(action, info, None)?;
             if let (Some(last), Some(violation)) = (self.sentinels.last_mut(), violation) {
                 *last = Some(Box::new(violation));

@@ -177,7 +177,7 @@ impl Table {
             return match sent {
                 Ok(_) => Ok(()),
                 Err(e) if super::unique::entity_refused(&e) => Err(conflict::<M>(record, &key)),
-                Err(e) => Err(e),
+                Err(e) => Err(e.with_entity_type(M::ENTITY_TYPE)),
             };
         }
         let span = item_span!(
@@ -479,7 +479,7 @@ impl Table {
             return match sent {
                 Ok(_) => Ok(true),
                 Err(e) if super::unique::entity_refused(&e) => Ok(false),
-                Err(e) => Err(e),
+                Err(e) => Err(e.with_entity_type(M::ENTITY_TYPE)),
             };
         }
         let span = item_span!("dynamodb_mapper.put_if_absent", self, M::ENTITY_TYPE, &key);
@@ -609,7 +609,7 @@ fn settle_sentinels<M: Mapper>(
             Ok(next)
         }
         Err(e) if super::unique::entity_refused(&e) => Err(conflict::<M>(record, key)),
-        Err(e) => Err(e),
+        Err(e) => Err(e.with_entity_type(M::ENTITY_TYPE)),
     }
 }
 
