@@ -77,14 +77,20 @@ pub(super) async fn check<T>(
     let schema = registry.table();
     let mut held = Vec::new();
     let mut seen = Vec::new();
+    // Only the items of mappers with unique values, and sentinels, cost
+    // more than a look at their discriminator.
     for item in items {
-        let Ok(key) = schema.key_of(item) else {
-            continue;
-        };
         match registry.mapper_of(item) {
             Routed::Mapper(m) => {
                 // An item its mapper cannot read is the audit's to report.
-                for sentinel in (m.sentinels)(item).unwrap_or_default() {
+                let sentinels = (m.sentinels)(item).unwrap_or_default();
+                if sentinels.is_empty() {
+                    continue;
+                }
+                let Ok(key) = schema.key_of(item) else {
+                    continue;
+                };
+                for sentinel in sentinels {
                     held.push(Held {
                         entity_type: m.entity_type,
                         item: item.clone(),
@@ -95,7 +101,9 @@ pub(super) async fn check<T>(
                 }
             }
             Routed::Sentinel => {
-                if let Some(AttributeValue::M(owner)) = item.get(OWNER) {
+                if let (Some(AttributeValue::M(owner)), Ok(key)) =
+                    (item.get(OWNER), schema.key_of(item))
+                {
                     seen.push((key, owner.clone()));
                 }
             }
