@@ -87,11 +87,6 @@ impl SentinelPut {
     }
 }
 
-/// The values of `M`'s unique constraints in `item` (`None`: it has none).
-pub(crate) fn unique_values<M: Mapper>(item: &Item) -> Option<Item> {
-    unique::values::<M>(item)
-}
-
 /// The unique values `record` was read with, for a write that replaces
 /// them: `None` for a record never read (no item, no sentinels), an error
 /// for one marked stored without them (built by hand).

@@ -14,7 +14,7 @@ mod send;
 use super::Table;
 use super::capacity::CapacityUsage;
 use super::identity::KeyId;
-use super::unique::{SentinelPut, read_values, still_holds, unique_refusal, unique_values};
+use super::unique::{SentinelPut, read_values, still_holds, unique_refusal};
 use super::versioned::{versioned_delete, versioned_new, versioned_put, versioned_update};
 use crate::check::{self, WriteRules};
 use crate::describe::describe_key;
@@ -488,7 +488,7 @@ impl Transaction {
             (item, condition, None)
         };
         let owner = M::SCHEMA.key_of(&item)?;
-        let new = unique_values::<M>(&item);
+        let new = unique::values::<M>(&item);
         self.add_put::<M>(item, Some(condition), version)?
             .add_sentinels::<M>(None, new.as_ref(), &owner)
     }
@@ -516,7 +516,7 @@ impl Transaction {
         let put = versioned_put::<M>(record)?;
         let owner = M::SCHEMA.key_of(&put.item)?;
         let old = read_values::<M>(record, &owner, "transaction put_record")?;
-        let new = unique_values::<M>(&put.item);
+        let new = unique::values::<M>(&put.item);
         self.add_put::<M>(put.item, Some(put.condition), Some(put.next))?
             .add_sentinels::<M>(old, new.as_ref(), &owner)
     }
