@@ -24,6 +24,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::{Criterion, criterion_group, criterion_main};
 use dynamodb_mapper::ops::Table;
 use dynamodb_mapper::{Item, MapperExt, Registry};
+use dynamodb_mapper_support::bench::OrderCamel;
 use dynamodb_mapper_support::local;
 use dynamodb_mapper_support::seed001::*;
 use futures_util::StreamExt;
@@ -62,7 +63,7 @@ const N: usize = 10_000;
 fn orders() -> Vec<Item> {
     (0..N)
         .map(|i| {
-            OrderMapper::to_item(&order(
+            OrderCamel::to_item(&order(
                 "BENCH",
                 &format!("O{i:05}"),
                 "2024-01-15T10:30:00Z",
@@ -75,7 +76,7 @@ fn orders() -> Vec<Item> {
 
 fn registry() -> Registry<Order> {
     Registry::<Order>::builder()
-        .register::<OrderMapper>(|o| o)
+        .register::<OrderCamel>(|o| o)
         .build()
         .expect("valid design")
 }
@@ -370,7 +371,7 @@ fn bench(c: &mut Criterion) {
             .send();
         while let Some(page) = pages.next().await {
             for item in page.expect("page").items.unwrap_or_default() {
-                out.push(OrderMapper::from_item(item).expect("decodes"));
+                out.push(OrderCamel::from_item(item).expect("decodes"));
             }
         }
         out
@@ -474,8 +475,8 @@ async fn hand_backfill(client: &Client, table: &str) -> usize {
             let items = page.expect("scan").items.unwrap_or_default();
             written += futures_util::stream::iter(items)
                 .map(|stored| async move {
-                    let rendered = OrderMapper::to_item(
-                        &OrderMapper::from_item(stored.clone()).expect("an order"),
+                    let rendered = OrderCamel::to_item(
+                        &OrderCamel::from_item(stored.clone()).expect("an order"),
                     )
                     .expect("renders");
                     let mut request = client
@@ -543,7 +544,7 @@ async fn blind_backfill(client: &Client, table: &str) -> usize {
                 .unwrap_or_default()
                 .into_iter()
                 .map(|stored| {
-                    OrderMapper::to_item(&OrderMapper::from_item(stored).expect("an order"))
+                    OrderCamel::to_item(&OrderCamel::from_item(stored).expect("an order"))
                         .expect("renders")
                 })
                 .collect();

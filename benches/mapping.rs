@@ -143,7 +143,7 @@ impl Mapper for OrderChecked {
         OrderMapper::before_to_item(o)
     }
     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
-        OrderMapper::after_to_item(o, item)
+        order_hook(o, item)
     }
 }
 
@@ -183,7 +183,7 @@ fn bench(c: &mut Criterion) {
     );
     assert_eq!(item, hand_to_item(&order), "the floor writes the same item");
     assert_eq!(hand_from_item(item.clone()), order);
-    let camel_item = OrderMapper::to_item(&order).expect("valid");
+    let camel_item = OrderCamel::to_item(&order).expect("valid");
     // The README's way (keys in KEY_PATTERNS) writes what its checked floor
     // writes, keys built with `format!`.
     let pattern_item = OrderPatterns::to_item(&order).expect("valid");
@@ -266,7 +266,7 @@ fn bench(c: &mut Criterion) {
         OrderAsIs::to_item(black_box(&order))
     });
     run(&mut g, &mut counts, "to_item/mapper_camel_case", || {
-        OrderMapper::to_item(black_box(&order))
+        OrderCamel::to_item(black_box(&order))
     });
     run(
         &mut g,
@@ -359,7 +359,7 @@ fn bench(c: &mut Criterion) {
         &mut counts,
         "from_item/mapper_camel_case",
         || camel_item.clone(),
-        OrderMapper::from_item,
+        OrderCamel::from_item,
     );
     // The record path against the plain path, on the same stored item.
     run_batched(

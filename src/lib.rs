@@ -51,8 +51,8 @@ pub use mapper::{Lookup, Mapper, MapperExt};
 pub use naming::NamingConvention;
 pub use record::Record;
 pub use registry::{
-    Buckets, Decoded, DecodedItems, Group, MissingPolicy, RawItem, Registry, RegistryBuilder,
-    Skipped, UnknownPolicy, Unmatched,
+    AccessPattern, Buckets, Decoded, DecodedItems, DesignExport, Group, MissingPolicy, RawItem,
+    Registry, RegistryBuilder, Skipped, UnknownPolicy, Unmatched,
 };
 pub use schema::{
     DEFAULT_DISCRIMINATOR, GlobalSecondaryIndex, IndexProjection, KeyAttribute,

@@ -5,8 +5,8 @@ use std::error::Error as _;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::{
-    Error, ErrorDetails, ErrorKind, Item, ItemExt, Mapper, MapperExt, NamingConvention, Record,
-    TableSchema, hooks::put_str,
+    Error, ErrorDetails, ErrorKind, IndexKeys, Item, ItemExt, Mapper, MapperExt, NamingConvention,
+    Record, TableSchema, hooks::put_str,
 };
 use dynamodb_mapper_support::seed001::*;
 use dynamodb_mapper_support::values::{n, s, unknown_value};
@@ -167,6 +167,7 @@ impl Mapper for LegacyCustomerMapper {
     const ALIASES: &'static [&'static str] = &["customer", "CustomerV1"];
     const SCHEMA: TableSchema = APP_TABLE;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
+    const KEY_PATTERNS: &'static [IndexKeys] = CustomerMapper::KEY_PATTERNS;
     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
         CustomerMapper::after_to_item(c, item)
     }

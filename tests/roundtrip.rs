@@ -79,7 +79,8 @@ prop_compose! {
         (
             User { tenant_id: tenant_id.clone(), user_id: id.clone(), name: name.clone() },
             UserMetadata { tenant_id: tenant_id.clone(), user_id: id.clone(), theme: extra.clone() },
-            TenantOrder { tenant_id: tenant_id.clone(), order_id: id.clone(), date: extra.clone(), total_cents: u64::from(level) },
+            // A key component: never empty.
+            TenantOrder { tenant_id: tenant_id.clone(), order_id: id.clone(), date: format!("D{extra}"), total_cents: u64::from(level) },
             Person { tenant_id: tenant_id.clone(), person_id: id.clone(), name: name.clone() },
             Employee { tenant_id: tenant_id.clone(), person_id: id.clone(), name: name.clone(), department: extra.clone() },
             Manager { tenant_id, person_id: id, name, department: extra, manager_level: level },

@@ -114,9 +114,19 @@ impl Error {
         Error::new(D::UnknownEntityType {
             found,
             group,
+            pattern: None,
             known,
         })
         .at(attribute)
+    }
+
+    /// An [`unknown_entity_type`](Self::unknown_entity_type) error, read
+    /// through the access pattern `name`.
+    pub(crate) fn in_access_pattern(mut self, name: &str) -> Self {
+        if let D::UnknownEntityType { pattern, .. } = &mut self.0.details {
+            *pattern = Some(name.to_owned());
+        }
+        self
     }
 
     pub(crate) fn invalid_registry(problems: Vec<String>) -> Self {

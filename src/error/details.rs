@@ -151,7 +151,10 @@ kinds! {
         found: String,
         /// The group read through, if any.
         group: Option<String>,
-        /// The entity types that can be read (of the group, if any).
+        /// The access pattern read through, if any.
+        pattern: Option<String>,
+        /// The entity types that can be read (of the group or access
+        /// pattern, if any).
         known: Vec<String>,
     }
     /// Building a registry found problems in the table design.

@@ -99,12 +99,19 @@ impl Error {
             D::UnknownEntityType {
                 found,
                 group,
+                pattern,
                 known,
             } => {
                 write!(f, "{keyed}discriminator `{attribute}` is {found:?}, which ")?;
-                match group {
-                    None => f.write_str("no registered mapper reads (registered: ")?,
-                    Some(g) => write!(f, "no mapper of group {g:?} reads (members: ")?,
+                match (group, pattern) {
+                    (_, Some(p)) => {
+                        write!(
+                            f,
+                            "access pattern {p:?} does not return (its entity types: "
+                        )?;
+                    }
+                    (None, None) => f.write_str("no registered mapper reads (registered: ")?,
+                    (Some(g), None) => write!(f, "no mapper of group {g:?} reads (members: ")?,
                 }
                 write!(f, "{})", List(known, ", ", quoted))
             }

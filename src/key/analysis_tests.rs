@@ -427,3 +427,53 @@ fn the_last_key_with_a_prefix_is_above_every_key_with_it() {
     let long = "y".repeat(1030);
     assert_eq!(last_sort_key_with_prefix(&long), long);
 }
+
+/// Every prefix `pattern` renders (`BoundPattern::prefix`) with values
+/// from the domain for its first `bound` placeholders.
+fn rendered_prefixes(pattern: KeyPattern, specs: &[&str], bound: usize) -> Vec<String> {
+    let mut prefixes = vec![pattern.bind()];
+    for (i, spec) in specs.iter().enumerate().take(bound) {
+        let name: &'static str = Box::leak(format!("x{i}").into_boxed_str());
+        prefixes = prefixes
+            .into_iter()
+            .flat_map(|b| {
+                domain(spec)
+                    .into_iter()
+                    .map(move |v| b.clone().with(name, v))
+            })
+            .collect();
+    }
+    prefixes.iter().filter_map(|b| b.prefix().ok()).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(384))]
+
+    /// An access pattern's query (a `begins_with` on the prefix a pattern
+    /// renders with its first placeholders bound, for any values) reaches
+    /// another pattern's keys whenever some rendered prefix starts some
+    /// rendered key; its example is always a key of that pattern.
+    #[test]
+    fn a_prefix_shape_reaches_what_its_prefixes_select(
+        (query, query_specs) in pattern_strategy(),
+        (other, other_specs) in pattern_strategy(),
+        bound in 0usize..4,
+    ) {
+        let names: Vec<&'static str> = (0..bound.min(query_specs.len()))
+            .map(|i| &*Box::leak(format!("x{i}").into_boxed_str()))
+            .collect();
+        let reached = other
+            .language()
+            .unwrap()
+            .example_starting_with(&query.prefix_language(&names).unwrap());
+        let prefixes = rendered_prefixes(query, &query_specs, names.len());
+        let keys = rendered(other, &other_specs);
+        let brute = prefixes.iter().any(|p| keys.iter().any(|k| k.starts_with(p.as_str())));
+        if brute {
+            prop_assert!(reached.is_some(), "{prefixes:?} start keys of {other:?} but the shape says no");
+        }
+        if let Some(example) = reached {
+            prop_assert!(other.matches(&example), "{example:?} is not a key of {other:?}");
+        }
+    }
+}

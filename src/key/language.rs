@@ -88,6 +88,49 @@ impl Language {
         Language { atoms }
     }
 
+    /// The keys a `begins_with` on a prefix rendered from the pattern of
+    /// `components` selects, as [`BoundPattern::prefix`](super::BoundPattern::prefix)
+    /// renders it with values for the placeholders `bound` names: the
+    /// pattern up to its first placeholder without a value (the literal
+    /// text before it included), or, every placeholder bound, the whole key
+    /// and a delimiter. The keys selected are those that start with a
+    /// string of this language.
+    pub(super) fn of_prefix(
+        components: &[Component],
+        format: KeyFormat,
+        bound: &dyn Fn(&str) -> bool,
+    ) -> Language {
+        let mut end = components.len();
+        let mut cut = None;
+        for (i, component) in components.iter().enumerate() {
+            if let Some(slot) = component.slot
+                && !bound(slot.name)
+            {
+                end = i;
+                cut = Some(component.before);
+                break;
+            }
+        }
+        let mut language = Language::of(components.get(..end).unwrap_or_default(), format);
+        match cut {
+            Some(before) => {
+                if end > 0 {
+                    language.atoms.push(Atom::Lit(format.delimiter));
+                }
+                language.atoms.extend(before.chars().map(Atom::Lit));
+            }
+            None => language.atoms.push(Atom::Lit(format.delimiter)),
+        }
+        language
+    }
+
+    /// The one string `text`.
+    pub(super) fn literal(text: &str) -> Language {
+        Language {
+            atoms: text.chars().map(Atom::Lit).collect(),
+        }
+    }
+
     /// Whether the atom of `state` has read a whole value (text: at least
     /// one character; a signed number: all its digits, not all zero after
     /// `N`), so the next atom may start.
@@ -289,6 +332,17 @@ impl Language {
     /// A string both languages contain, if there is one: the example behind
     /// an `intersects` answer.
     pub(super) fn common_example(&self, other: &Language) -> Option<String> {
+        self.search_with(other, |a, b| self.accepts(a) && other.accepts(b))
+            .map(|(text, _)| text)
+    }
+
+    /// The shortest string both languages read (breadth first over the
+    /// pairs of their states) after which `done` holds, and the pair.
+    fn search_with(
+        &self,
+        other: &Language,
+        done: impl Fn(State, State) -> bool,
+    ) -> Option<(String, (State, State))> {
         let alphabet = self.alphabet(other);
         let mut seen: HashSet<(State, State)> = HashSet::new();
         let mut queue: std::collections::VecDeque<((State, State), String)> =
@@ -301,8 +355,8 @@ impl Language {
             }
         }
         while let Some(((a, b), text)) = queue.pop_front() {
-            if self.accepts(a) && other.accepts(b) {
-                return Some(text);
+            if done(a, b) {
+                return Some((text, (a, b)));
             }
             for &c in &alphabet {
                 let next_a = self.advance(&[a], c);
@@ -322,6 +376,15 @@ impl Language {
             }
         }
         None
+    }
+
+    /// A string of this language that starts with a string of `starts`,
+    /// if there is one: whether a `begins_with` on some prefix of `starts`
+    /// can select this language's keys, and the example behind the answer.
+    pub(super) fn example_starting_with(&self, starts: &Language) -> Option<String> {
+        let (text, (a, _)) = self.search_with(starts, |_, b| starts.accepts(b))?;
+        // Every live state of this language completes to a key.
+        self.completion(&[a]).map(|rest| format!("{text}{rest}"))
     }
 
     /// A string of the language within the bounds (compared as DynamoDB

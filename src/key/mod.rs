@@ -87,4 +87,4 @@ pub use pattern::BoundPattern;
 pub(crate) use pattern::KeyPattern;
 
 pub(crate) use pattern::{Compiled, RangeEnd, RenderFailure};
-pub(crate) use select::{Selection, SortSelection};
+pub(crate) use select::{Selection, SortSelection, SortShape};

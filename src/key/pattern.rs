@@ -377,6 +377,16 @@ impl KeyPattern {
         Ok(self.language()?.intersects(&other.language()?))
     }
 
+    /// The prefixes [`BoundPattern::prefix`] renders with values for the
+    /// placeholders `bound` names (see `Language::of_prefix`).
+    pub(super) fn prefix_language(&self, bound: &[&str]) -> Result<Language> {
+        Ok(Language::of_prefix(
+            &self.components()?,
+            self.format,
+            &|name| bound.contains(&name),
+        ))
+    }
+
     pub(super) fn language(&self) -> Result<Language> {
         Ok(Language::of(&self.components()?, self.format))
     }

@@ -6,6 +6,10 @@
 use std::ops::Bound;
 
 use super::index_keys::IndexKeys;
+use super::language::Language;
+use super::overlap::starts_diverge;
+use super::pattern::KeyPattern;
+use super::template::constant_prefix;
 use crate::error::Result;
 
 /// The sort key part of a key condition.
@@ -63,6 +67,65 @@ impl IndexKeys {
             SortSelection::NotText => None,
             SortSelection::Prefix(prefix) => language.example_with_prefix(prefix).map(Some),
             SortSelection::Range(low, high) => language.example_in_range(low, high).map(Some),
+        })
+    }
+}
+
+/// The sort key part of the query of an access pattern, for every value of
+/// its placeholders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SortShape<'a> {
+    /// No sort key condition.
+    Any,
+    /// `begins_with` a prefix rendered from the pattern with values for the
+    /// placeholders named (see [`BoundPattern::prefix`](super::BoundPattern::prefix)).
+    Prefix(KeyPattern, &'a [&'a str]),
+    /// `=` a key of the pattern, every placeholder bound.
+    Whole(KeyPattern),
+    /// `begins_with` this text.
+    Text(&'a str),
+}
+
+impl IndexKeys {
+    /// Whether a query whose partition key is a key of `partition` and
+    /// whose sort key part is `sort` can select the keys these patterns
+    /// render, for some values of both: an example sort key (or partition
+    /// key, when the query does not look at the sort key) when it can.
+    ///
+    /// Exact for text and numbers, as the overlap analysis is (digits of
+    /// timestamps are taken as any digits, so it may only err towards
+    /// "can").
+    pub(crate) fn reached_by(
+        &self,
+        partition: KeyPattern,
+        sort: SortShape<'_>,
+    ) -> Result<Option<String>> {
+        let mine = self.partition_key();
+        if starts_diverge(
+            constant_prefix(mine.template()),
+            constant_prefix(partition.template()),
+        ) {
+            mine.validate()?;
+            partition.validate()?;
+            return Ok(None);
+        }
+        let Some(partition_example) = mine.language()?.common_example(&partition.language()?)
+        else {
+            return Ok(None);
+        };
+        let sort_language = match self.sort_key() {
+            Some(p) => Some(p.language()?),
+            None => None,
+        };
+        Ok(match (sort, sort_language) {
+            (SortShape::Any, _) => Some(partition_example),
+            // An item without the index's sort key is not in it.
+            (_, None) => None,
+            (SortShape::Whole(p), Some(l)) => l.common_example(&p.language()?),
+            (SortShape::Prefix(p, bound), Some(l)) => {
+                l.example_starting_with(&p.prefix_language(bound)?)
+            }
+            (SortShape::Text(t), Some(l)) => l.example_starting_with(&Language::literal(t)),
         })
     }
 }

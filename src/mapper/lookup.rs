@@ -58,6 +58,17 @@ pub(crate) struct SortRange<'a> {
     pub(crate) high: Option<KeyValue<'a>>,
 }
 
+impl<'a> SortRange<'a> {
+    /// The range over `name` from `low` through `high`, either open.
+    pub(crate) fn new(
+        name: &'a str,
+        low: Option<KeyValue<'a>>,
+        high: Option<KeyValue<'a>>,
+    ) -> Self {
+        SortRange { name, low, high }
+    }
+}
+
 impl<M> Clone for Lookup<'_, M> {
     fn clone(&self) -> Self {
         Lookup {
@@ -130,11 +141,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
         low: impl Into<KeyValue<'a>>,
         high: impl Into<KeyValue<'a>>,
     ) -> Self {
-        self.range = Some(SortRange {
-            name,
-            low: Some(low.into()),
-            high: Some(high.into()),
-        });
+        self.range = Some(SortRange::new(name, Some(low.into()), Some(high.into())));
         self
     }
 
@@ -150,11 +157,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn sort_from(mut self, name: &'a str, low: impl Into<KeyValue<'a>>) -> Self {
-        self.range = Some(SortRange {
-            name,
-            low: Some(low.into()),
-            high: None,
-        });
+        self.range = Some(SortRange::new(name, Some(low.into()), None));
         self
     }
 
@@ -171,11 +174,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn sort_through(mut self, name: &'a str, high: impl Into<KeyValue<'a>>) -> Self {
-        self.range = Some(SortRange {
-            name,
-            low: None,
-            high: Some(high.into()),
-        });
+        self.range = Some(SortRange::new(name, None, Some(high.into())));
         self
     }
 

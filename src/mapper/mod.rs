@@ -36,6 +36,7 @@ pub(crate) mod unique;
 mod write;
 
 pub use lookup::Lookup;
+pub(crate) use lookup::SortRange;
 pub(crate) use plan::{attributes_of, derivation, plan, problems, sources_of};
 
 pub(crate) use projected::projected_attributes;

@@ -43,6 +43,7 @@
 //!   the requests it sent ([`CapacityUsage`]) in its result where it has
 //!   one and in its tracing span.
 
+mod access;
 mod batch;
 mod call;
 mod capacity;
@@ -51,6 +52,7 @@ mod entity_update;
 mod identity;
 mod pages;
 mod renew;
+mod self_test;
 mod send;
 mod table;
 mod tx;
@@ -61,6 +63,7 @@ mod versioned;
 use std::time::Duration;
 
 pub use crate::error::{ActionInfo, ActionKind, CanceledAction, Unread, Unwritten};
+pub use access::Access;
 pub use batch::{
     BATCH_GET_LIMIT, BATCH_WRITE_LIMIT, BatchGetter, BatchRead, BatchSummary, BatchWriter,
     FailedItem,

@@ -114,7 +114,7 @@ enum Then {
 /// The error of a page whose `LastEvaluatedKey` is the `ExclusiveStartKey`
 /// it was asked with: reading on would return the same page forever, and
 /// the SDK's paginator would end the stream as if the read were complete.
-fn repeated_key(operation: &'static str) -> Error {
+pub(super) fn repeated_key(operation: &'static str) -> Error {
     Error::unexpected_response(
         operation,
         "a page's LastEvaluatedKey is the ExclusiveStartKey it was asked with: the next page \

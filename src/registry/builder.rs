@@ -10,6 +10,7 @@ use crate::key::AllowedOverlap;
 use crate::mapper::{Mapper, MapperExt};
 use crate::record::Record;
 
+use super::access::{AccessPattern, prove};
 use super::checks::{duplicates, key_collisions, key_overlaps, layout_differences, resolve_groups};
 use super::dispatch::{Inner, Registry};
 use super::entry::{DecodeFn, Entry, GroupData};
@@ -39,6 +40,7 @@ pub struct RegistryBuilder<T> {
     on_unknown: UnknownPolicy,
     on_missing: MissingPolicy,
     allowed_overlaps: Vec<AllowedOverlap<'static>>,
+    patterns: Vec<AccessPattern>,
 }
 
 impl<T> fmt::Debug for RegistryBuilder<T> {
@@ -73,6 +75,7 @@ impl<T> Registry<T> {
             on_unknown: UnknownPolicy::default(),
             on_missing: MissingPolicy::default(),
             allowed_overlaps: Vec::new(),
+            patterns: Vec::new(),
         }
     }
 }
@@ -153,6 +156,7 @@ impl<T: 'static> RegistryBuilder<T> {
             sentinels: crate::mapper::unique::sentinels::<M>,
             unique_attributes: crate::mapper::unique::attributes::<M>,
             sentinel_patterns: crate::mapper::unique::patterns::<M>,
+            fields: super::entry::fields::<M>,
         });
         self
     }
@@ -213,6 +217,28 @@ impl<T> RegistryBuilder<T> {
     /// ```
     pub fn allow_overlap(mut self, allowed: AllowedOverlap<'static>) -> Self {
         self.allowed_overlaps.push(allowed);
+        self
+    }
+
+    /// Declares an access pattern of the design, which
+    /// [`build`](Self::build) proves (see [`AccessPattern`]) and
+    /// [`Registry::access`] calls.
+    ///
+    /// ```
+    /// # use dynamodb_mapper_support::doc::*;
+    /// use dynamodb_mapper::AccessPattern;
+    ///
+    /// const LINES: AccessPattern = AccessPattern::new("items of an invoice", &["InvoiceItem"]).by(&["invoice"]);
+    /// let registry = Registry::<()>::builder()
+    ///     .register::<InvoiceMapper>(|_| ())
+    ///     .register::<InvoiceItemMapper>(|_| ())
+    ///     .access_pattern(LINES)
+    ///     .build()?;
+    /// # let _ = registry;
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    pub fn access_pattern(mut self, pattern: AccessPattern) -> Self {
+        self.patterns.push(pattern);
         self
     }
 
@@ -299,7 +325,14 @@ impl<T> RegistryBuilder<T> {
     ///   the discriminator; key pattern placeholders that name no field);
     /// - a group defined twice, without members, naming an entity type
     ///   twice or one that is not registered, or whose filter would need
-    ///   more than 100 values (DynamoDB's limit on the operands of `IN`).
+    ///   more than 100 values (DynamoDB's limit on the operands of `IN`);
+    /// - an [access pattern](AccessPattern) declared twice, or that its
+    ///   proof refutes: no index of that name, one that is multi-attribute
+    ///   or does not project whole items; an entity type not registered, or
+    ///   without key patterns for the index that fit its placeholders (or
+    ///   with several); a query that does not return one of its types, or
+    ///   also returns another registered type's items (or a unique
+    ///   sentinel), with the keys and an example key.
     ///
     /// ```
     /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
@@ -359,6 +392,23 @@ impl<T> RegistryBuilder<T> {
         duplicates(&self.entries, &mut problems);
         key_overlaps(&self.entries, &table, &self.allowed_overlaps, &mut problems);
         let resolved = resolve_groups(&self.entries, &self.groups, &mut problems);
+        let mut patterns = Vec::with_capacity(self.patterns.len());
+        for (i, pattern) in self.patterns.iter().enumerate() {
+            if self.patterns[..i]
+                .iter()
+                .any(|p| p.name() == pattern.name())
+            {
+                problems.push(format!(
+                    "access pattern {:?} is declared twice",
+                    pattern.name()
+                ));
+                continue;
+            }
+            match prove(*pattern, &self.entries, &table) {
+                Ok(proven) => patterns.push(proven),
+                Err(found) => problems.extend(found),
+            }
+        }
         // A mapper's own check and the design checks can find one problem
         // (an index the table lacks, an invalid pattern): report it once,
         // where the design checks put it.
@@ -409,6 +459,7 @@ impl<T> RegistryBuilder<T> {
                 entity_types,
                 routes,
                 groups,
+                patterns,
                 on_unknown: self.on_unknown,
                 on_missing: self.on_missing,
             }),

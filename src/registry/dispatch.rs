@@ -28,6 +28,8 @@ pub(super) struct Inner<T> {
     /// index, sorted by value for a binary search.
     pub(super) routes: Vec<(&'static str, usize)>,
     pub(super) groups: Vec<GroupData>,
+    /// The access patterns, proven.
+    pub(super) patterns: Vec<super::access::Proven>,
     pub(super) on_unknown: UnknownPolicy,
     pub(super) on_missing: MissingPolicy,
 }
@@ -145,6 +147,57 @@ pub(crate) struct MapperOf {
 }
 
 impl<T> Registry<T> {
+    /// The access pattern declared as `name`, proven.
+    pub(crate) fn access_pattern(&self, name: &str) -> Option<&super::access::Proven> {
+        self.inner
+            .patterns
+            .iter()
+            .find(|p| p.pattern.name() == name)
+    }
+
+    /// The access patterns, proven, in declaration order.
+    pub(crate) fn access_patterns(&self) -> &[super::access::Proven] {
+        &self.inner.patterns
+    }
+
+    /// `item` decoded by its mapper, which must be one of the entity types
+    /// of the access pattern `proven`: any other item (another type, a
+    /// sentinel, no discriminator) is an error naming the pattern, whatever
+    /// the registry's policies.
+    pub(crate) fn decode_for(&self, item: Item, proven: &super::access::Proven) -> Result<T> {
+        let inner = &*self.inner;
+        let member = match item.get(inner.attribute) {
+            Some(AttributeValue::S(value)) if value != SENTINEL_TYPE => inner
+                .lookup(value)
+                .filter(|i| proven.members.contains(i))
+                .and_then(|i| inner.entries.get(i)),
+            _ => None,
+        };
+        let Some(entry) = member else {
+            let found = match item.get(inner.attribute) {
+                Some(AttributeValue::S(v)) => v.clone(),
+                Some(other) => format!("(a {})", type_name(other)),
+                None => "(missing)".to_owned(),
+            };
+            let e = Error::unknown_entity_type(
+                inner.attribute,
+                found,
+                None,
+                proven
+                    .pattern
+                    .entity_types()
+                    .iter()
+                    .map(|s| (*s).to_owned())
+                    .collect(),
+            )
+            .in_access_pattern(proven.pattern.name())
+            .with_key(|| inner.table.render_key(&item));
+            drop_item(item);
+            return Err(e);
+        };
+        (entry.decode)(item, None)
+    }
+
     /// The mapper `item`'s discriminator names, whatever the policies.
     pub(crate) fn mapper_of<'i>(&self, item: &'i Item) -> Routed<'i> {
         self.inner.mapper_of(item)

@@ -35,6 +35,41 @@ pub(super) struct Entry<T> {
     pub(super) unique_attributes: fn() -> Vec<String>,
     /// The key patterns of its sentinels, for the overlap analysis.
     pub(super) sentinel_patterns: fn() -> &'static [IndexKeys],
+    /// Its fields, for the design exports.
+    pub(super) fields: fn() -> Vec<FieldInfo>,
+}
+
+/// One field of an entity, as the design exports describe it.
+#[derive(Debug, Clone)]
+pub(super) struct FieldInfo {
+    /// The serde field name (what key pattern placeholders name).
+    pub(super) name: &'static str,
+    /// The attribute it is stored as.
+    pub(super) stored: String,
+    /// What it serializes to.
+    pub(super) shape: crate::probe::Shape,
+    /// `Option<_>`.
+    pub(super) optional: bool,
+}
+
+/// [`Entry::fields`] with `M`: empty for an entity that is not a plain
+/// struct.
+pub(super) fn fields<M: crate::Mapper>() -> Vec<FieldInfo> {
+    let Ok(Some(table)) = crate::fields::field_table::<M::Entity>(M::NAMING) else {
+        return Vec::new();
+    };
+    table
+        .in_order()
+        .map(|name| {
+            let shape = crate::probe::field_shape::<M::Entity>(name);
+            FieldInfo {
+                name,
+                stored: table.stored_for(name, M::NAMING).into_owned(),
+                shape: shape.shape,
+                optional: shape.optional,
+            }
+        })
+        .collect()
 }
 
 /// The sentinels of the unique values an item holds

@@ -17,24 +17,33 @@
 //! - `group`: [`Group`] and `Registry::group`.
 //! - `reach`: which entity types a key condition can return
 //!   (`Registry::entity_types_reached`, `Registry::check_key_condition`).
+//! - `access`: [`AccessPattern`] and the proof `build` runs on each
+//!   (calling one is `ops::Access`).
+//! - `export`: [`DesignExport`] and `Registry::export`, the design as
+//!   the documents other tools read.
 //! - `builder`: [`RegistryBuilder`], `Registry::builder` and `build`.
 
+mod access;
 mod buckets;
 mod builder;
 mod checks;
 mod decoded;
 mod dispatch;
 mod entry;
+mod export;
 mod filter;
 mod group;
 mod policy;
 mod reach;
 
+pub use access::AccessPattern;
+pub(crate) use access::{Proven, SortPlan};
 pub use buckets::Buckets;
 pub use builder::RegistryBuilder;
 pub use decoded::{Decoded, DecodedItems, RawItem, Skipped, Unmatched};
 pub use dispatch::Registry;
 pub(crate) use dispatch::{MapperOf, Routed};
 pub(crate) use entry::dropped_by_upgrades;
+pub use export::DesignExport;
 pub use group::Group;
 pub use policy::{MissingPolicy, UnknownPolicy};

@@ -7,14 +7,15 @@
 //! values are strings and booleans only, and every string is escaped as
 //! JSON requires.
 
-use std::fmt::Write as _;
-
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, GlobalSecondaryIndex, KeySchemaElement, Projection, StreamSpecification,
     TimeToLiveSpecification,
 };
 
+use std::fmt::Write as _;
+
 use super::TableDefinition;
+use super::json::{Json, write_string};
 
 impl TableDefinition {
     /// The `CreateTable` input as a JSON document, in the shape of
@@ -87,29 +88,7 @@ impl TableDefinition {
     /// ```
     #[must_use]
     pub fn create_table_json(&self) -> String {
-        let input = self.create_table_input();
-        let mut fields = Vec::with_capacity(6);
-        if let Some(name) = input.get_table_name() {
-            fields.push(("TableName", Json::str(name)));
-        }
-        if let Some(definitions) = input.get_attribute_definitions() {
-            let definitions = definitions.iter().map(attribute_definition).collect();
-            fields.push(("AttributeDefinitions", Json::Array(definitions)));
-        }
-        if let Some(keys) = input.get_key_schema() {
-            fields.push(("KeySchema", key_schema(keys)));
-        }
-        if let Some(billing) = input.get_billing_mode() {
-            fields.push(("BillingMode", Json::str(billing.as_str())));
-        }
-        if let Some(indexes) = input.get_global_secondary_indexes() {
-            let indexes = indexes.iter().map(global_secondary_index).collect();
-            fields.push(("GlobalSecondaryIndexes", Json::Array(indexes)));
-        }
-        if let Some(stream) = input.get_stream_specification() {
-            fields.push(("StreamSpecification", stream_specification(stream)));
-        }
-        Json::Object(fields).document()
+        Json::obj(self.table_fields(false)).document()
     }
 
     /// The `UpdateTimeToLive` input that enables TTL on the layout's TTL
@@ -138,7 +117,7 @@ impl TableDefinition {
     #[must_use]
     pub fn update_time_to_live_json(&self) -> Option<String> {
         let spec = self.time_to_live_specification()?;
-        let document = Json::Object(vec![
+        let document = Json::obj(vec![
             ("TableName", Json::str(&self.table_name)),
             ("TimeToLiveSpecification", time_to_live_specification(&spec)),
         ]);
@@ -146,8 +125,186 @@ impl TableDefinition {
     }
 }
 
+impl TableDefinition {
+    /// The table's fields as `CreateTable` takes them, or, for
+    /// CloudFormation, as its table resource does (a stream as its view
+    /// type only, and the TTL setting).
+    fn table_fields(&self, cloudformation: bool) -> Vec<(&'static str, Json)> {
+        let input = self.create_table_input();
+        let mut fields = Vec::with_capacity(8);
+        if let Some(name) = input.get_table_name() {
+            fields.push(("TableName", Json::str(name)));
+        }
+        if let Some(definitions) = input.get_attribute_definitions() {
+            let definitions = definitions.iter().map(attribute_definition).collect();
+            fields.push(("AttributeDefinitions", Json::Array(definitions)));
+        }
+        if let Some(keys) = input.get_key_schema() {
+            fields.push(("KeySchema", key_schema(keys)));
+        }
+        if let Some(billing) = input.get_billing_mode() {
+            fields.push(("BillingMode", Json::str(billing.as_str())));
+        }
+        if let Some(indexes) = input.get_global_secondary_indexes() {
+            let indexes = indexes.iter().map(global_secondary_index).collect();
+            fields.push(("GlobalSecondaryIndexes", Json::Array(indexes)));
+        }
+        match input.get_stream_specification() {
+            Some(stream) if !cloudformation => {
+                fields.push(("StreamSpecification", stream_specification(stream)));
+            }
+            Some(stream) => {
+                if let Some(view) = stream.stream_view_type() {
+                    let spec = Json::obj(vec![("StreamViewType", Json::str(view.as_str()))]);
+                    fields.push(("StreamSpecification", spec));
+                }
+            }
+            None => {}
+        }
+        if let Some(spec) = self.time_to_live_specification().filter(|_| cloudformation) {
+            fields.push(("TimeToLiveSpecification", time_to_live_specification(&spec)));
+        }
+        fields
+    }
+
+    /// The table as a CloudFormation template of one `AWS::DynamoDB::Table`
+    /// resource, named `logical_id`: the [`create_table_json`](Self::create_table_json)
+    /// fields as its properties (a stream as `StreamViewType` only), and the
+    /// TTL setting (`TimeToLiveSpecification`) when the layout has one.
+    pub(crate) fn cloudformation_json(&self, logical_id: &str, description: &str) -> String {
+        let properties = self.table_fields(true);
+        let resource = Json::obj(vec![
+            ("Type", Json::str("AWS::DynamoDB::Table")),
+            ("Properties", Json::obj(properties)),
+        ]);
+        Json::obj(vec![
+            ("AWSTemplateFormatVersion", Json::str("2010-09-09")),
+            ("Description", Json::str(description)),
+            (
+                "Resources",
+                Json::Object(vec![(logical_id.to_owned(), resource)]),
+            ),
+        ])
+        .document()
+    }
+
+    /// The table as a Terraform `aws_dynamodb_table` resource named
+    /// `resource_name`: keys, attributes, indexes (a single-attribute key
+    /// as `hash_key`/`range_key`, a multi-attribute key as `key_schema`
+    /// blocks), billing mode, TTL and stream.
+    pub(crate) fn terraform(&self, resource_name: &str) -> String {
+        let input = self.create_table_input();
+        let quote = |s: &str| {
+            let mut out = String::new();
+            write_hcl_string(&mut out, s);
+            out
+        };
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "resource \"aws_dynamodb_table\" {} {{",
+            quote(resource_name)
+        );
+        let _ = writeln!(out, "  name         = {}", quote(&self.table_name));
+        if let Some(billing) = input.get_billing_mode() {
+            let _ = writeln!(out, "  billing_mode = {}", quote(billing.as_str()));
+        }
+        for key in input.get_key_schema().iter().flatten() {
+            let field = if key.key_type().as_str() == "HASH" {
+                "hash_key "
+            } else {
+                "range_key"
+            };
+            let _ = writeln!(out, "  {field}    = {}", quote(key.attribute_name()));
+        }
+        for definition in input.get_attribute_definitions().iter().flatten() {
+            let _ = write!(
+                out,
+                "\n  attribute {{\n    name = {}\n    type = {}\n  }}\n",
+                quote(definition.attribute_name()),
+                quote(definition.attribute_type().as_str())
+            );
+        }
+        for index in input.get_global_secondary_indexes().iter().flatten() {
+            let _ = write!(
+                out,
+                "\n  global_secondary_index {{\n    name            = {}\n",
+                quote(index.index_name())
+            );
+            let keys = index.key_schema();
+            let single = keys
+                .iter()
+                .filter(|k| k.key_type().as_str() == "HASH")
+                .count()
+                <= 1
+                && keys
+                    .iter()
+                    .filter(|k| k.key_type().as_str() == "RANGE")
+                    .count()
+                    <= 1;
+            for key in keys {
+                if single {
+                    let field = if key.key_type().as_str() == "HASH" {
+                        "hash_key "
+                    } else {
+                        "range_key"
+                    };
+                    let _ = writeln!(out, "    {field}       = {}", quote(key.attribute_name()));
+                } else {
+                    let _ = write!(
+                        out,
+                        "    key_schema {{\n      attribute_name = {}\n      key_type       = {}\n    }}\n",
+                        quote(key.attribute_name()),
+                        quote(key.key_type().as_str())
+                    );
+                }
+            }
+            if let Some(projection) = index.projection() {
+                if let Some(kind) = projection.projection_type() {
+                    let _ = writeln!(out, "    projection_type = {}", quote(kind.as_str()));
+                }
+                if !projection.non_key_attributes().is_empty() {
+                    let names: Vec<String> = projection
+                        .non_key_attributes()
+                        .iter()
+                        .map(|n| quote(n))
+                        .collect();
+                    let _ = writeln!(out, "    non_key_attributes = [{}]", names.join(", "));
+                }
+            }
+            out.push_str("  }\n");
+        }
+        if let Some(spec) = self.time_to_live_specification() {
+            let _ = write!(
+                out,
+                "\n  ttl {{\n    attribute_name = {}\n    enabled        = true\n  }}\n",
+                quote(spec.attribute_name())
+            );
+        }
+        if let Some(view) = input
+            .get_stream_specification()
+            .as_ref()
+            .and_then(|s| s.stream_view_type())
+        {
+            let _ = write!(
+                out,
+                "\n  stream_enabled   = true\n  stream_view_type = {}\n",
+                quote(view.as_str())
+            );
+        }
+        out.push_str("}\n");
+        out
+    }
+}
+
+/// `s` as an HCL string: as a JSON string (HCL escapes the same way), with
+/// the template sequences `${` and `%{` escaped as `$${` and `%%{`.
+fn write_hcl_string(out: &mut String, s: &str) {
+    write_string(out, &s.replace("${", "$${").replace("%{", "%%{"));
+}
+
 fn attribute_definition(definition: &AttributeDefinition) -> Json {
-    Json::Object(vec![
+    Json::obj(vec![
         ("AttributeName", Json::str(definition.attribute_name())),
         (
             "AttributeType",
@@ -160,7 +317,7 @@ fn key_schema(keys: &[KeySchemaElement]) -> Json {
     let keys = keys
         .iter()
         .map(|key| {
-            Json::Object(vec![
+            Json::obj(vec![
                 ("AttributeName", Json::str(key.attribute_name())),
                 ("KeyType", Json::str(key.key_type().as_str())),
             ])
@@ -177,7 +334,7 @@ fn global_secondary_index(index: &GlobalSecondaryIndex) -> Json {
     if let Some(projection) = index.projection() {
         fields.push(("Projection", self::projection(projection)));
     }
-    Json::Object(fields)
+    Json::obj(fields)
 }
 
 fn projection(projection: &Projection) -> Json {
@@ -189,7 +346,7 @@ fn projection(projection: &Projection) -> Json {
         let names = projection.non_key_attributes().iter().map(|n| Json::str(n));
         fields.push(("NonKeyAttributes", Json::Array(names.collect())));
     }
-    Json::Object(fields)
+    Json::obj(fields)
 }
 
 fn stream_specification(stream: &StreamSpecification) -> Json {
@@ -197,135 +354,12 @@ fn stream_specification(stream: &StreamSpecification) -> Json {
     if let Some(view_type) = stream.stream_view_type() {
         fields.push(("StreamViewType", Json::str(view_type.as_str())));
     }
-    Json::Object(fields)
+    Json::obj(fields)
 }
 
 fn time_to_live_specification(spec: &TimeToLiveSpecification) -> Json {
-    Json::Object(vec![
+    Json::obj(vec![
         ("Enabled", Json::Bool(spec.enabled())),
         ("AttributeName", Json::str(spec.attribute_name())),
     ])
-}
-
-/// The JSON these documents are made of: no numbers, no nulls.
-enum Json {
-    Str(String),
-    Bool(bool),
-    Array(Vec<Json>),
-    Object(Vec<(&'static str, Json)>),
-}
-
-impl Json {
-    fn str(s: &str) -> Json {
-        Json::Str(s.to_owned())
-    }
-
-    /// The value as a document: pretty-printed with two spaces, ending with
-    /// a newline.
-    fn document(&self) -> String {
-        let mut out = String::new();
-        self.write(&mut out, 0);
-        out.push('\n');
-        out
-    }
-
-    fn write(&self, out: &mut String, depth: usize) {
-        match self {
-            Json::Str(s) => write_string(out, s),
-            Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Json::Array(items) => {
-                write_seq(out, depth, '[', ']', items.iter(), |out, item| {
-                    item.write(out, depth + 1);
-                });
-            }
-            Json::Object(fields) => {
-                write_seq(out, depth, '{', '}', fields.iter(), |out, (name, value)| {
-                    write_string(out, name);
-                    out.push_str(": ");
-                    value.write(out, depth + 1);
-                });
-            }
-        }
-    }
-}
-
-/// `open`, each item on a line of its own one level deeper, `close`; `[]`
-/// or `{}` when empty.
-fn write_seq<T>(
-    out: &mut String,
-    depth: usize,
-    open: char,
-    close: char,
-    items: impl ExactSizeIterator<Item = T>,
-    mut write_item: impl FnMut(&mut String, T),
-) {
-    out.push(open);
-    let empty = items.len() == 0;
-    for (i, item) in items.enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        newline(out, depth + 1);
-        write_item(out, item);
-    }
-    if !empty {
-        newline(out, depth);
-    }
-    out.push(close);
-}
-
-fn newline(out: &mut String, depth: usize) {
-    out.push('\n');
-    for _ in 0..depth {
-        out.push_str("  ");
-    }
-}
-
-/// `s` as a JSON string: quoted, with `"`, `\` and the control characters
-/// escaped (everything else is valid in JSON as it is).
-fn write_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if u32::from(c) < 0x20 => {
-                // Writing to a `String` cannot fail.
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn string(s: &str) -> String {
-        let mut out = String::new();
-        write_string(&mut out, s);
-        out
-    }
-
-    #[test]
-    fn strings_are_escaped() {
-        assert_eq!(string("plain"), r#""plain""#);
-        assert_eq!(string(r#"a"b\c"#), r#""a\"b\\c""#);
-        assert_eq!(string("\n\r\t\u{0}\u{1f}"), r#""\n\r\t\u0000\u001f""#);
-        assert_eq!(string("é\u{7f}\u{2028}"), "\"é\u{7f}\u{2028}\"");
-    }
-
-    #[test]
-    fn empty_containers_stay_on_one_line() {
-        let doc = Json::Object(vec![
-            ("A", Json::Array(vec![])),
-            ("B", Json::Object(vec![])),
-        ]);
-        assert_eq!(doc.document(), "{\n  \"A\": [],\n  \"B\": {}\n}\n");
-    }
 }

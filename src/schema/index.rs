@@ -30,6 +30,15 @@ impl ScalarType {
         }
     }
 
+    /// The type's letter in DynamoDB's API: `S`, `N` or `B`.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            ScalarType::S => "S",
+            ScalarType::N => "N",
+            ScalarType::B => "B",
+        }
+    }
+
     /// The type as messages name it, e.g. `a string (S)`.
     pub(crate) fn describe(self) -> &'static str {
         match self {

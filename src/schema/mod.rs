@@ -8,12 +8,15 @@
 //!   one type per attribute).
 //! - `definition.rs`: the layout as the SDK's `CreateTable` and
 //!   `UpdateTimeToLive` requests ([`TableDefinition`]).
+//! - `json.rs`: the small JSON writer of the exported documents.
 //! - `export.rs`: the same requests as JSON documents for infrastructure
-//!   tools.
+//!   tools, and the table as a CloudFormation resource and a Terraform
+//!   resource (for a registry's design exports).
 
 mod definition;
 mod export;
 mod index;
+pub(crate) mod json;
 mod layout;
 mod problems;
 

@@ -61,6 +61,13 @@ pub enum TestkitError {
         /// What is wrong with it.
         reason: String,
     },
+    /// An access pattern failed its check
+    /// ([`check_access_patterns`](crate::check_access_patterns)), or the
+    /// table for it could not be made.
+    AccessPattern {
+        /// What failed, as the library or the wire says it.
+        reason: String,
+    },
     /// An I/O operation failed.
     Io {
         /// What the testkit was doing.
@@ -183,6 +190,7 @@ impl fmt::Display for TestkitError {
                     "the wire cannot follow the fault rule \"{fault}\": {reason}"
                 )
             }
+            TestkitError::AccessPattern { reason } => f.write_str(reason),
             TestkitError::Io { context, .. } => f.write_str(context),
             TestkitError::Npm { status, output } => {
                 write!(

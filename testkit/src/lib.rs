@@ -2,8 +2,10 @@
 //! default, [AWS DynamoDB Local] as the reference.
 //!
 //! The testkit starts a server and hands out [`aws_sdk_dynamodb::Client`]s
-//! configured for it. It was written for the tests of `dynamodb-mapper` but
-//! does not depend on it; use it in your own tests as a dev-dependency.
+//! configured for it, puts a [`Wire`] between a client and it (request
+//! capture, injected faults), and checks a registry's access patterns on it
+//! ([`check_access_patterns`]). Use it in your own tests as a
+//! dev-dependency.
 //!
 //! ```no_run
 //! use aws_sdk_dynamodb::types::{
@@ -129,6 +131,7 @@
 
 #![warn(missing_docs)]
 
+mod access;
 mod backend;
 mod embedded;
 mod error;
@@ -141,6 +144,7 @@ mod streams;
 mod tables;
 mod wire;
 
+pub use access::check_access_patterns;
 pub use backend::{BACKEND_ENV, Backend};
 pub use error::TestkitError;
 pub use pins::{DYNAMODB_LOCAL_VERSION, DYNOXIDE_VERSION, NPM_PACKAGE_VERSION};

@@ -33,7 +33,63 @@ impl Mapper for OrderAsIs {
     }
     #[inline]
     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
-        OrderMapper::after_to_item(o, item)
+        order_hook(o, item)
+    }
+}
+
+/// The seed-001 order's hook as the benches have always measured it: keys
+/// built with `format!`, values not escaped. (The seed's `OrderMapper` now
+/// renders them through its declared key patterns, which escape a delimiter
+/// inside a value; the "hook mapper" rows keep measuring the hook they were
+/// measured with.) Not `#[inline]`: a call into this crate, as the seed's
+/// hook was.
+pub fn order_hook(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    use dynamodb_mapper::hooks::put_str;
+    let date = o.created_at.get(..10).unwrap_or(&o.created_at);
+    put_str(item, "pk", format!("CUSTOMER#{}", o.customer_id));
+    put_str(item, "sk", format!("ORDER#{}#{date}", o.order_id));
+    put_str(item, "gsi1pk", format!("STATUS#{}", o.status.name()));
+    put_str(item, "gsi1sk", o.created_at.clone());
+    put_str(item, "gsi2pk", "ORDER");
+    put_str(item, "gsi2sk", o.created_at.clone());
+    if let (Some(at), Some(tracking)) = (&o.shipped_at, &o.tracking_number)
+        && !tracking.is_empty()
+    {
+        put_str(item, "gsi3pk", "SHIPPED");
+        put_str(item, "gsi3sk", at.clone());
+    }
+    Ok(())
+}
+
+/// The seed-001 customer's hook as the benches measure it (see
+/// [`order_hook`]).
+pub fn customer_hook(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
+    use dynamodb_mapper::hooks::put_str;
+    put_str(item, "pk", format!("CUSTOMER#{}", c.customer_id));
+    put_str(item, "sk", "METADATA");
+    put_str(item, "recordType", "Customer");
+    put_str(item, "gsi1pk", format!("EMAIL#{}", c.email));
+    put_str(item, "gsi1sk", format!("CUSTOMER#{}", c.customer_id));
+    Ok(())
+}
+
+/// The seed-001 order mapper as the benches measure it: camelCase names and
+/// the seed's hooks, no declared key patterns (the seed's `OrderMapper`
+/// also declares its keys, `by_hook`, for its access patterns: a check of
+/// the written keys per write that the "hook mapper" rows never had).
+pub struct OrderCamel;
+impl Mapper for OrderCamel {
+    type Entity = Order;
+    const ENTITY_TYPE: &'static str = "Order";
+    const SCHEMA: TableSchema = APP_TABLE;
+    const NAMING: NamingConvention = NamingConvention::CamelCase;
+    #[inline]
+    fn before_to_item(o: &Order) -> dynamodb_mapper::Result<()> {
+        OrderMapper::before_to_item(o)
+    }
+    #[inline]
+    fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
+        order_hook(o, item)
     }
 }
 
@@ -218,7 +274,7 @@ impl Mapper for CustomerAsIs {
     const OWNED_ATTRIBUTES: &'static [&'static str] = CustomerMapper::OWNED_ATTRIBUTES;
     #[inline]
     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
-        CustomerMapper::after_to_item(c, item)
+        customer_hook(c, item)
     }
 }
 

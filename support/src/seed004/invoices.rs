@@ -11,7 +11,10 @@
 //! | InvoiceSummary | `INVOICE#<id>` | `SUMMARY`              |
 
 use dynamodb_mapper::hooks::put_str;
-use dynamodb_mapper::{Item, Mapper, NamingConvention, Result, TableSchema};
+use dynamodb_mapper::{
+    AccessPattern, IndexKeys, Item, KeyPattern, Mapper, NamingConvention, Registry, Result,
+    TableSchema,
+};
 use serde::{Deserialize, Serialize};
 
 /// Seed 004's invoice table: `pk = INVOICE#<id>`, `sk` per item kind.
@@ -54,6 +57,10 @@ pub struct InvoiceSummary {
     pub item_count: u32,
 }
 
+const INVOICE_PK: KeyPattern = KeyPattern::partition("INVOICE#{invoice_id}");
+/// Line numbers zero-padded to three digits, longer ones as they are.
+const ITEM_SK: KeyPattern = KeyPattern::sort("ITEM#{line_number}");
+
 /// `sk = METADATA`.
 pub struct InvoiceMapper;
 
@@ -62,16 +69,12 @@ impl Mapper for InvoiceMapper {
     const ENTITY_TYPE: &'static str = "Invoice";
     const SCHEMA: TableSchema = INVOICE_TABLE;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
-
-    fn after_to_item(i: &Invoice, item: &mut Item) -> Result<()> {
-        put_str(item, "pk", invoice_pk(&i.invoice_id));
-        put_str(item, "sk", "METADATA");
-        Ok(())
-    }
+    const KEY_PATTERNS: &'static [IndexKeys] =
+        &[IndexKeys::table(INVOICE_PK).sort(KeyPattern::sort("METADATA"))];
 }
 
-/// `sk = ITEM#<line, 3 digits>`; items written before the rename say
-/// `InvoiceLine`.
+/// `sk = ITEM#<line, 3 digits>` (written by the hook: the padding is not
+/// a key encoding); items written before the rename say `InvoiceLine`.
 pub struct InvoiceItemMapper;
 
 impl Mapper for InvoiceItemMapper {
@@ -80,10 +83,18 @@ impl Mapper for InvoiceItemMapper {
     const ALIASES: &'static [&'static str] = &["InvoiceLine"];
     const SCHEMA: TableSchema = INVOICE_TABLE;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
+    const KEY_PATTERNS: &'static [IndexKeys] =
+        &[IndexKeys::table(INVOICE_PK).sort(ITEM_SK).by_hook()];
 
     fn after_to_item(i: &InvoiceItem, item: &mut Item) -> Result<()> {
-        put_str(item, "pk", invoice_pk(&i.invoice_id));
-        put_str(item, "sk", format!("ITEM#{:03}", i.line_number));
+        let pk = INVOICE_PK.with("invoice_id", i.invoice_id.as_str());
+        put_str(item, "pk", pk.render()?);
+        let line = format!("{:03}", i.line_number);
+        put_str(
+            item,
+            "sk",
+            ITEM_SK.with("line_number", line.as_str()).render()?,
+        );
         Ok(())
     }
 }
@@ -96,12 +107,8 @@ impl Mapper for InvoiceStatusMapper {
     const ENTITY_TYPE: &'static str = "InvoiceStatus";
     const SCHEMA: TableSchema = INVOICE_TABLE;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
-
-    fn after_to_item(s: &InvoiceStatus, item: &mut Item) -> Result<()> {
-        put_str(item, "pk", invoice_pk(&s.invoice_id));
-        put_str(item, "sk", format!("STATUS#{}", s.timestamp));
-        Ok(())
-    }
+    const KEY_PATTERNS: &'static [IndexKeys] =
+        &[IndexKeys::table(INVOICE_PK).sort(KeyPattern::sort("STATUS#{timestamp}"))];
 }
 
 /// `sk = SUMMARY`.
@@ -112,12 +119,51 @@ impl Mapper for InvoiceSummaryMapper {
     const ENTITY_TYPE: &'static str = "InvoiceSummary";
     const SCHEMA: TableSchema = INVOICE_TABLE;
     const NAMING: NamingConvention = NamingConvention::CamelCase;
+    const KEY_PATTERNS: &'static [IndexKeys] =
+        &[IndexKeys::table(INVOICE_PK).sort(KeyPattern::sort("SUMMARY"))];
+}
 
-    fn after_to_item(s: &InvoiceSummary, item: &mut Item) -> Result<()> {
-        put_str(item, "pk", invoice_pk(&s.invoice_id));
-        put_str(item, "sk", "SUMMARY");
-        Ok(())
-    }
+/// One item of an invoice's partition.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InvoicePart {
+    Invoice(Invoice),
+    Item(InvoiceItem),
+    Status(InvoiceStatus),
+    Summary(InvoiceSummary),
+}
+
+/// The invoice reads, proven when [`registry`] is built.
+pub const ACCESS_PATTERNS: [AccessPattern; 5] = [
+    AccessPattern::new("invoice", &["Invoice"]).by(&["invoice_id"]),
+    AccessPattern::new("items of an invoice", &["InvoiceItem"]).by(&["invoice_id"]),
+    AccessPattern::new(
+        "status history of an invoice, newest first",
+        &["InvoiceStatus"],
+    )
+    .by(&["invoice_id"])
+    .sort_by("timestamp")
+    .descending(),
+    AccessPattern::new("summary of an invoice", &["InvoiceSummary"]).by(&["invoice_id"]),
+    AccessPattern::new(
+        "whole invoice",
+        &["Invoice", "InvoiceItem", "InvoiceStatus", "InvoiceSummary"],
+    )
+    .by(&["invoice_id"]),
+];
+
+/// The invoice mappers and their access patterns.
+pub fn registry() -> Result<Registry<InvoicePart>> {
+    ACCESS_PATTERNS
+        .iter()
+        .fold(
+            Registry::builder()
+                .register::<InvoiceMapper>(InvoicePart::Invoice)
+                .register::<InvoiceItemMapper>(InvoicePart::Item)
+                .register::<InvoiceStatusMapper>(InvoicePart::Status)
+                .register::<InvoiceSummaryMapper>(InvoicePart::Summary),
+            |b, p| b.access_pattern(*p),
+        )
+        .build()
 }
 
 pub fn invoice(id: &str) -> Invoice {
