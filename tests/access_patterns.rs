@@ -238,6 +238,24 @@ async fn seed001_patterns_return_typed_results() {
         .unwrap();
     assert_eq!(since.len(), 2);
 
+    // One type: its entities, no enum.
+    let typed: Vec<seed001::Order> = run(seed001::ORDERS_OF_CUSTOMER)
+        .with("customer_id", "C1")
+        .fetch_as::<seed001::OrderMapper>(&table)
+        .await
+        .unwrap();
+    assert_eq!(typed.len(), 2);
+    let err = run(seed001::CUSTOMER_WITH_ORDERS)
+        .with("customer_id", "C1")
+        .fetch_as::<seed001::OrderMapper>(&table)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "key attribute `(entity type)` of access pattern \"customer with orders\" is \
+         Customer, Order, not Order alone"
+    );
+
     let archived = run(seed001::ARCHIVED_PRODUCTS).fetch(&table).await.unwrap();
     assert!(matches!(archived.as_slice(), [AppItem::Product(p)] if p.product_id == "P2"));
     let five = run(seed001::REVIEWS_WITH_RATING)
@@ -344,14 +362,19 @@ async fn a_pattern_without_samples_fails_the_self_test() {
         .to_string();
     assert!(
         err.contains(
-            "access pattern \"sessions of a user\" on the table: returns none of the samples \
+            "access pattern \"sessions of a user\" on the table: returns no Session sample \
              (pk = USER#{user_id} AND begins_with(sk, SESSION#)): add a sample of Session"
         ),
         "{err}"
     );
     // Called with the customer's keys, the orders pattern ran and found none:
     // every pattern but the customer's own two fails.
-    assert!(err.starts_with("invalid registry (12 problems)"), "{err}");
+    assert!(err.starts_with("invalid registry (13 problems)"), "{err}");
+    // A pattern of two types, one of them never returned, is reported too.
+    assert!(
+        err.contains("\"customer with orders\" on the table: returns no Order sample"),
+        "{err}"
+    );
     assert!(!err.contains("\"customer by id\""), "{err}");
 }
 
@@ -528,4 +551,125 @@ async fn fetch_reads_every_result_once_through_throttles_and_silence() {
         .expect_err("no answer");
     assert_eq!(err.kind(), ErrorKind::Timeout, "{err}");
     assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+// ---- a placeholder given for the partition key that comes again in the sort key
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Login {
+    org: String,
+    user: String,
+    /// RFC 3339 UTC, whole seconds.
+    at: String,
+}
+
+/// The org is in both keys; the sort key starts with the time.
+struct LoginMapper;
+impl Mapper for LoginMapper {
+    type Entity = Login;
+    const ENTITY_TYPE: &'static str = "Login";
+    const SCHEMA: TableSchema = T;
+    const KEY_PATTERNS: &'static [IndexKeys] =
+        &[IndexKeys::table(KeyPattern::partition("ORG#{org}"))
+            .sort(KeyPattern::sort("{at:ts}#{org}#{user}"))];
+}
+
+#[tokio::test]
+async fn a_value_given_for_the_partition_is_not_bound_later_in_the_sort_key() {
+    const LOGINS: AccessPattern = AccessPattern::new("logins of an org, by time", &["Login"])
+        .by(&["org"])
+        .sort_by("at");
+    let registry = Registry::<Login>::builder()
+        .register::<LoginMapper>(|l| l)
+        .access_pattern(LOGINS)
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let at = |s: u64| format!("2023-11-14T22:{:02}:20Z", 13 + s / 60);
+    // Without a range: the whole partition, no prefix that binds `org`.
+    let e = registry
+        .access(&LOGINS)
+        .unwrap()
+        .with("org", "o1")
+        .key_condition()
+        .unwrap()
+        .build()
+        .unwrap();
+    assert_eq!(e.expression(), "#k0 = :k0");
+    // From a time: every key of that second, whatever follows.
+    let e = registry
+        .access(&LOGINS)
+        .unwrap()
+        .with("org", "o1")
+        .sort_from(
+            "at",
+            std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000),
+        )
+        .key_condition()
+        .unwrap()
+        .build()
+        .unwrap();
+    assert_eq!(
+        e.values()[":k1"],
+        aws_sdk_dynamodb::types::AttributeValue::S("2023-11-14T22:13:20Z#".into())
+    );
+    let samples: Vec<Item> = [
+        ("o1", "u1", 0),
+        ("o1", "u2", 0),
+        ("o1", "u1", 60),
+        ("o2", "u1", 0),
+    ]
+    .into_iter()
+    .map(|(org, user, s)| {
+        LoginMapper::to_item(&Login {
+            org: org.into(),
+            user: user.into(),
+            at: at(s),
+        })
+        .unwrap()
+    })
+    .collect();
+    // Each kind of range over each sample's time returns exactly its logins.
+    let reads = dynamodb_mapper_testkit::check_access_patterns(&registry, samples)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        reads
+            .iter()
+            .any(|r| r.key_condition().is_some_and(|k| k.contains("BETWEEN")))
+    );
+}
+
+#[test]
+fn partition_placeholders_in_other_places_are_refused() {
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    struct Pair {
+        a: String,
+        b: String,
+    }
+    struct AbMapper;
+    impl Mapper for AbMapper {
+        type Entity = Pair;
+        const ENTITY_TYPE: &'static str = "Ab";
+        const SCHEMA: TableSchema = T;
+        const KEY_PATTERNS: &'static [IndexKeys] =
+            &[IndexKeys::table(KeyPattern::partition("T#{a}#{b}")).sort(KeyPattern::sort("AB"))];
+    }
+    struct BaMapper;
+    impl Mapper for BaMapper {
+        type Entity = Pair;
+        const ENTITY_TYPE: &'static str = "Ba";
+        const SCHEMA: TableSchema = T;
+        const KEY_PATTERNS: &'static [IndexKeys] =
+            &[IndexKeys::table(KeyPattern::partition("T#{b}#{a}")).sort(KeyPattern::sort("BA"))];
+    }
+    let err = build_error(
+        Registry::<Pair>::builder()
+            .register::<AbMapper>(|p| p)
+            .register::<BaMapper>(|p| p)
+            .access_pattern(AccessPattern::new("both", &["Ab", "Ba"]).by(&["a", "b"])),
+    );
+    assert!(
+        err.contains("none of Ba's key patterns on it (`T#{b}#{a}` / `BA`) has a partition key like `T#{a}#{b}` (the same placeholders in the same places)"),
+        "{err}"
+    );
 }

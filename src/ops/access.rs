@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::expr::{KeyCondition, KeyConditionExt};
 use crate::item::Item;
 use crate::key::{KeyPattern, KeyValue, RangeEnd, last_sort_key_with_prefix};
-use crate::mapper::SortRange;
+use crate::mapper::{Mapper, MapperExt, SortRange};
 use crate::registry::{AccessPattern, Proven, Registry, SortPlan};
 
 /// A call of an [`AccessPattern`] of a [`Registry`], from
@@ -213,12 +213,15 @@ impl<'a, T> Access<'_, 'a, T> {
         Ok(())
     }
 
-    /// `pattern` with the values given for its placeholders.
+    /// `pattern` with the values given for its leading placeholders: up to
+    /// the first one not given, as the proof reads a prefix (a value given
+    /// for a partition key placeholder that comes again later in a sort key
+    /// is not part of its prefix).
     fn bound(&self, pattern: KeyPattern) -> crate::key::BoundPattern<'a> {
         let names = pattern.placeholders().unwrap_or_default();
-        self.values
+        names
             .iter()
-            .filter(|(n, _)| names.iter().any(|(p, _)| p == n))
+            .map_while(|(name, _)| self.values.iter().find(|(n, _)| n == name))
             .fold(pattern.bind(), |b, (n, v)| b.with(n, v.clone()))
     }
 
@@ -374,6 +377,53 @@ impl<'a, T> Access<'_, 'a, T> {
         let mut out = Vec::new();
         self.read(table, |item| {
             out.push(self.registry.decode_for(item, self.proven)?);
+            Ok(())
+        })
+        .await?;
+        Ok(out)
+    }
+
+    /// Reads every result of a pattern of one entity type, `M`'s, as `M`'s
+    /// entities (each read with [`MapperExt::from_item`](crate::MapperExt::from_item),
+    /// which checks its discriminator), as [`fetch`](Self::fetch) reads
+    /// them: no registry enum to match for a pattern of one type.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) when the
+    /// pattern does not return `M`'s type alone; an item of another type is
+    /// `M`'s read error (a discriminator mismatch); and as
+    /// [`fetch`](Self::fetch).
+    ///
+    /// ```no_run
+    /// # use dynamodb_mapper_support::doc::*;
+    /// use dynamodb_mapper::AccessPattern;
+    /// const ORDERS: AccessPattern = AccessPattern::new("orders of a customer", &["Order"]).by(&["customer"]);
+    /// # async fn demo() -> dynamodb_mapper::Result<()> {
+    /// let registry = Registry::builder()
+    ///     .register::<CustomerMapper>(Entity::Customer)
+    ///     .register::<OrderMapper>(Entity::Order)
+    ///     .access_pattern(ORDERS)
+    ///     .build()?;
+    /// let orders: Vec<Order> = registry.access(&ORDERS)?.with("customer", "C1").fetch_as::<OrderMapper>(&table()).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn fetch_as<M: Mapper>(&self, table: &Table) -> Result<Vec<M::Entity>> {
+        let types = self.proven.pattern.entity_types();
+        if types != [M::ENTITY_TYPE] {
+            return Err(Error::invalid_key(
+                "(entity type)",
+                format!(
+                    "of access pattern {:?} is {}, not {} alone",
+                    self.proven.pattern.name(),
+                    types.join(", "),
+                    M::ENTITY_TYPE
+                ),
+            ));
+        }
+        let mut out = Vec::new();
+        self.read(table, |item| {
+            out.push(M::from_item(item)?);
             Ok(())
         })
         .await?;

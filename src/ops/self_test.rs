@@ -6,6 +6,7 @@
 //! of an emulator, and checks the requests on the wire.
 
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 use std::ops::Bound;
 
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -31,8 +32,14 @@ impl<T> Registry<T> {
     /// - every item it returns is of one of its entity types and decodes
     ///   (an item of another type is the overlap the proof could not rule
     ///   out, named with both types);
-    /// - each pattern returns at least one sample (a sample of its types
-    ///   has keys on its index), so no check is vacuous.
+    /// - each pattern returns at least one sample of each of its entity
+    ///   types, so no check is vacuous;
+    /// - for a pattern with a `sort_by` placeholder, the same holds of each
+    ///   kind of range over the value a sample gives it (one value, from
+    ///   it, through it).
+    ///
+    /// A sample with the key of an earlier one replaces it, as in the
+    /// table.
     ///
     /// Use a table that holds nothing else (the testkit's
     /// `check_access_patterns` makes one on an emulator).
@@ -68,7 +75,16 @@ impl<T> Registry<T> {
         table: &Table,
         samples: impl IntoIterator<Item = Item>,
     ) -> Result<()> {
-        let samples: Vec<Item> = samples.into_iter().collect();
+        // A later sample with the key of an earlier one replaces it, in the
+        // table and here.
+        let schema = self.table();
+        let mut samples: Vec<Item> = samples.into_iter().collect();
+        let keys: Vec<String> = samples.iter().map(|i| schema.render_key(i)).collect();
+        let mut index = 0;
+        samples.retain(|_| {
+            index += 1;
+            !keys[index..].contains(&keys[index - 1])
+        });
         let policy = table.get_retry_policy();
         for item in &samples {
             // Putting the same whole item again changes nothing: safe to
@@ -89,11 +105,12 @@ impl<T> Registry<T> {
                 proven.pattern.name(),
                 proven.pattern.on()
             );
-            let mut returned = 0;
+            // The entity types the calls returned.
+            let mut seen: Vec<&str> = Vec::new();
             let mut failed = false;
-            for values in &calls_of(proven, &samples) {
-                match self.check_call(table, proven, values, &samples).await {
-                    Ok(n) => returned += n,
+            for call in &calls_of(proven, &samples) {
+                match self.check_call(table, proven, call, &samples).await {
+                    Ok(types) => seen.extend(types),
                     Err(problem) => {
                         problems.push(format!("{label}: {problem}"));
                         failed = true;
@@ -101,11 +118,19 @@ impl<T> Registry<T> {
                     }
                 }
             }
-            if !failed && returned == 0 {
+            let unseen: Vec<&str> = proven
+                .pattern
+                .entity_types()
+                .iter()
+                .copied()
+                .filter(|t| !seen.contains(t))
+                .collect();
+            if !failed && !unseen.is_empty() {
                 problems.push(format!(
-                    "{label}: returns none of the samples ({}): add a sample of {}",
+                    "{label}: returns no {} sample ({}): add a sample of {}",
+                    unseen.join(" or "),
                     proven.describe_query(),
-                    proven.pattern.entity_types().join(" or ")
+                    unseen.join(" and ")
                 ));
             }
         }
@@ -116,25 +141,43 @@ impl<T> Registry<T> {
         }
     }
 
-    /// One call of `proven` with `values`: what it returns against what its
-    /// key condition selects among `samples`: how many it returned, or the
+    /// One call of `proven`: what it returns against what its key condition
+    /// selects among `samples`: the entity types it returned, or the
     /// problem.
     async fn check_call(
         &self,
         table: &Table,
         proven: &Proven,
-        values: &[(&'static str, KeyValue<'static>)],
+        call: &Call,
         samples: &[Item],
-    ) -> std::result::Result<usize, String> {
-        let shown = values
+    ) -> std::result::Result<Vec<&'static str>, String> {
+        let mut shown = call
+            .values
             .iter()
             .map(|(n, v)| format!("{n}={v:?}"))
             .collect::<Vec<_>>()
             .join(", ");
-        let access = values.iter().fold(
+        let mut access = call.values.iter().fold(
             self.access(&proven.pattern).map_err(|e| e.to_string())?,
             |a, (n, v)| a.with(n, v.clone()),
         );
+        if let (Some(range), Some(r)) = (&call.range, proven.pattern.sort_placeholder()) {
+            let _ = write!(shown, "{}{r} ", if shown.is_empty() { "" } else { ", " });
+            access = match range {
+                Range::Only(v) => {
+                    let _ = write!(shown, "= {v:?}");
+                    access.sort_between(r, v.clone(), v.clone())
+                }
+                Range::From(v) => {
+                    let _ = write!(shown, ">= {v:?}");
+                    access.sort_from(r, v.clone())
+                }
+                Range::Through(v) => {
+                    let _ = write!(shown, "<= {v:?}");
+                    access.sort_through(r, v.clone())
+                }
+            };
+        }
         let condition = access.key_condition().map_err(|e| e.to_string())?;
         let Some(selection) = condition.selection() else {
             return Err(format!(
@@ -188,7 +231,13 @@ impl<T> Registry<T> {
             .await
             .map_err(|e| format!("with {shown}: {e}"))?;
         let got: BTreeSet<String> = returned.iter().map(key).collect();
+        let mut types = Vec::new();
         for item in returned {
+            if let Some(AttributeValue::S(value)) =
+                item.get(self.table().discriminator.unwrap_or_default())
+            {
+                types.extend(self.entity_type_of(value));
+            }
             self.decode_for(item, proven)
                 .map_err(|e| format!("with {shown}: {e}"))?;
         }
@@ -223,20 +272,45 @@ impl<T> Registry<T> {
                 got.len()
             ));
         }
-        Ok(got.len())
+        Ok(types)
     }
 }
 
-/// The values each sample of one of the pattern's types gives its
-/// placeholders, read from the sample's keys on the pattern's index (once
-/// per distinct set).
-fn calls_of(proven: &Proven, samples: &[Item]) -> Vec<Vec<(&'static str, KeyValue<'static>)>> {
+/// A range of a pattern's `sort_by` placeholder a self-test call asks for.
+#[derive(Debug, Clone, PartialEq)]
+enum Range {
+    /// `sort_between(v, v)`: the one value.
+    Only(KeyValue<'static>),
+    /// `sort_from(v)`.
+    From(KeyValue<'static>),
+    /// `sort_through(v)`.
+    Through(KeyValue<'static>),
+}
+
+/// One call of a pattern: the values of its placeholders, and a range.
+#[derive(Debug, Clone, PartialEq)]
+struct Call {
+    values: Vec<(&'static str, KeyValue<'static>)>,
+    range: Option<Range>,
+}
+
+/// The calls to check a pattern with: the values each sample of one of the
+/// pattern's types gives its placeholders, read from the sample's keys on
+/// the pattern's index (once per distinct set), and for a pattern with a
+/// `sort_by` placeholder, each of its ranges over the value the sample
+/// gives it.
+fn calls_of(proven: &Proven, samples: &[Item]) -> Vec<Call> {
     let (pk, sk) = proven.attributes;
     let Some(&(_, keys)) = proven.keys.first() else {
         return Vec::new();
     };
     let by = proven.pattern.placeholders();
-    let mut calls: Vec<Vec<(&'static str, KeyValue<'static>)>> = Vec::new();
+    let mut calls: Vec<Call> = Vec::new();
+    let mut push = |call: Call| {
+        if !calls.contains(&call) {
+            calls.push(call);
+        }
+    };
     for item in samples {
         let text = |name: &str| match item.get(name) {
             Some(AttributeValue::S(s)) => Some(s.as_str()),
@@ -249,18 +323,34 @@ fn calls_of(proven: &Proven, samples: &[Item]) -> Vec<Vec<(&'static str, KeyValu
             .and_then(text)
             .zip(keys.sort_key())
             .and_then(|(v, p)| p.parse(v).ok());
-        let mut values = Vec::with_capacity(by.len());
-        for name in by {
-            match partition
+        let value_of = |name: &str| {
+            partition
                 .get(name)
                 .or_else(|| sort.as_ref().and_then(|s| s.get(name)))
-            {
-                Some(v) => values.push((*name, v.clone())),
-                None => break,
-            }
+                .cloned()
+        };
+        let values: Vec<(&'static str, KeyValue<'static>)> = by
+            .iter()
+            .map_while(|name| value_of(name).map(|v| (*name, v)))
+            .collect();
+        if values.len() != by.len() {
+            continue;
         }
-        if values.len() == by.len() && !calls.contains(&values) {
-            calls.push(values);
+        push(Call {
+            values: values.clone(),
+            range: None,
+        });
+        if let Some(v) = proven.pattern.sort_placeholder().and_then(value_of) {
+            for range in [
+                Range::Only(v.clone()),
+                Range::From(v.clone()),
+                Range::Through(v),
+            ] {
+                push(Call {
+                    values: values.clone(),
+                    range: Some(range),
+                });
+            }
         }
     }
     calls

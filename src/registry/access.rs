@@ -275,9 +275,12 @@ fn describe_sort_plan(
         SortPlan::Whole(p) => format!("{sk} = {p}"),
         SortPlan::Prefix(p) => {
             let shown = prefix_template(*p, by, sort_by);
-            match sort_by {
-                Some(r) => format!("{sk} BETWEEN {shown}{{{r} from}} AND {shown}{{{r} to}}"),
-                None => format!("begins_with({sk}, {shown})"),
+            match (sort_by, shown.is_empty()) {
+                (Some(r), true) => format!("{sk} in a range of {{{r}}}, if given"),
+                (Some(r), false) => {
+                    format!("begins_with({sk}, {shown}), or a range of {{{r}}} under it")
+                }
+                (None, _) => format!("begins_with({sk}, {shown})"),
             }
         }
         SortPlan::Text(t) => format!("begins_with({sk}, {t})"),
@@ -333,6 +336,21 @@ fn same_shape(a: KeyPattern, b: KeyPattern) -> bool {
         out
     }
     a.key_format() == b.key_format() && unnamed(a.template()) == unnamed(b.template())
+}
+
+/// Whether a placeholder name of both patterns stands at different places
+/// (`T#{a}#{b}` and `T#{b}#{a}`): the values given by name would fill them
+/// crosswise.
+fn crossed(a: KeyPattern, b: KeyPattern) -> bool {
+    let names = |p: KeyPattern| -> Vec<&'static str> {
+        p.placeholders()
+            .map(|l| l.into_iter().map(|(n, _)| n).collect())
+            .unwrap_or_default()
+    };
+    let (a, b) = (names(a), names(b));
+    a.iter()
+        .enumerate()
+        .any(|(i, n)| b.iter().position(|m| m == n).is_some_and(|j| j != i))
 }
 
 fn describe(keys: &IndexKeys) -> String {
@@ -442,7 +460,7 @@ pub(super) fn prove<T>(
             let partition = names(Some(k.partition_key()));
             let sort = names(k.sort_key());
             if let Some(first) = first {
-                return same_shape(first, k.partition_key());
+                return same_shape(first, k.partition_key()) && !crossed(first, k.partition_key());
             }
             partition.iter().all(|p| pattern.by.contains(p))
                 && pattern
@@ -462,19 +480,25 @@ pub(super) fn prove<T>(
         match fitting.as_slice() {
             [one] => keys.push((wanted, ***one)),
             [] if !keys.is_empty() => problem!(format!(
-                "none of {wanted}'s key patterns on it ({}) has a partition key like `{}`, so \
-                 one query cannot return it with {}",
+                "none of {wanted}'s key patterns on it ({}) has a partition key like `{}` (the \
+                 same placeholders in the same places), so one query cannot return it with {}",
                 list(),
                 first.map(|p| p.to_string()).unwrap_or_default(),
                 pattern.entity_types[0]
             )),
             [] => problem!(format!(
                 "none of {wanted}'s key patterns on it ({}) has its partition key placeholders \
-                 among the pattern's ({}) and a placeholder for each of those{}",
+                 among the pattern's ({}) and a placeholder for each of those{}{}",
                 list(),
                 pattern.by.join(", "),
                 if pattern.sort_by.is_some() {
                     " (and the sort_by one)"
+                } else {
+                    ""
+                },
+                if pattern.entity_types.len() > 1 {
+                    "; `by` names the first entity type's placeholders, the others' partition \
+                     keys need only the same shape"
                 } else {
                     ""
                 }

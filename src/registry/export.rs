@@ -98,11 +98,11 @@ impl<T> Registry<T> {
             for p in &inner.patterns {
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | `{}` | {} |",
+                    "| {} | {} | {} | {} | {} |",
                     cell(p.pattern.name()),
                     if p.get { "GetItem" } else { "Query" },
-                    p.pattern.index_name().unwrap_or("table"),
-                    cell(&p.describe_query()),
+                    cell(p.pattern.index_name().unwrap_or("table")),
+                    code(&p.describe_query()),
                     cell(&p.pattern.entity_types().join(", ")),
                 );
             }
@@ -135,12 +135,12 @@ impl<T> Registry<T> {
             {
                 let _ = writeln!(
                     out,
-                    "| {} | {} | `{}` | {} |",
-                    entry.entity_type,
-                    keys.index_name().unwrap_or("table"),
-                    cell(keys.partition_key().template()),
+                    "| {} | {} | {} | {} |",
+                    cell(entry.entity_type),
+                    cell(keys.index_name().unwrap_or("table")),
+                    code(keys.partition_key().template()),
                     keys.sort_key()
-                        .map_or_else(String::new, |s| format!("`{}`", cell(s.template()))),
+                        .map_or_else(String::new, |s| code(s.template())),
                 );
             }
         }
@@ -200,7 +200,12 @@ impl<T> Registry<T> {
                 alias.push(("SortKeyAlias", Json::str(sort.template())));
             }
             let mut names: Vec<Json> = vec![Json::str(inner.attribute)];
-            names.extend(fields.iter().map(|f| Json::str(&f.stored)));
+            names.extend(
+                fields
+                    .iter()
+                    .filter(|f| !is_table_key(&f.stored))
+                    .map(|f| Json::str(&f.stored)),
+            );
             facets.push(Json::obj(vec![
                 ("FacetName", Json::str(entry.entity_type)),
                 ("KeyAttributeAlias", Json::obj(alias)),
@@ -408,6 +413,15 @@ fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
+/// `text` as code in a Markdown table cell: in a code span long enough
+/// for the backticks it holds.
+fn code(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if longest > 0 { " " } else { "" };
+    format!("{fence}{pad}{}{pad}{fence}", cell(text))
+}
+
 fn attribute(name: &str, kind: &str) -> Json {
     Json::obj(vec![
         ("AttributeName", Json::str(name)),
@@ -576,6 +590,8 @@ mod tests {
         assert_eq!(terraform_name("app.table"), "app_table");
         assert_eq!(terraform_name("1st"), "table_1st");
         assert_eq!(cell("a|b\nc"), "a\\|b c");
+        assert_eq!(code("A#{x}"), "`A#{x}`");
+        assert_eq!(code("a`b"), "`` a`b ``");
         assert_eq!(plain(KeyPattern::sort("A#{line:u3}#{b}")), "A#{line}#{b}");
     }
 

@@ -19,9 +19,9 @@ use crate::wire::{Exchange, Wire};
 /// each pattern, called with the values of every sample's keys, returns
 /// exactly the samples its key condition selects, all of its own entity
 /// types. On the wire (a [`Wire`] around the client) every read a pattern
-/// sent is a `Query` or a `GetItem` without a filter, on the table or the
-/// pattern's index, and its answer reports the capacity it consumed; no
-/// `Scan` is sent. The table is deleted afterwards.
+/// sent is a `Query` or a `GetItem` without a filter, answered with
+/// success, and its answer reports the capacity it consumed; no `Scan` or
+/// other request is sent. The table is deleted afterwards.
 ///
 /// Returns the reads, to print or to check further (their index, key
 /// condition, consumed capacity).
