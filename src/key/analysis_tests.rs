@@ -81,12 +81,17 @@ fn domain(spec: &str) -> Vec<KeyValue<'static>> {
     }
 }
 
-/// Every key `pattern` renders from the domain's values (at most 8^3).
-fn rendered(pattern: KeyPattern, specs: &[&str]) -> Vec<String> {
-    let mut keys = vec![pattern.bind()];
-    for (i, spec) in specs.iter().enumerate() {
+/// `pattern` bound every way the domain allows, for its first `count`
+/// placeholders.
+fn bindings(
+    pattern: KeyPattern,
+    specs: &[&str],
+    count: usize,
+) -> Vec<super::pattern::BoundPattern<'static>> {
+    let mut bound = vec![pattern.bind()];
+    for (i, spec) in specs.iter().enumerate().take(count) {
         let name: &'static str = Box::leak(format!("x{i}").into_boxed_str());
-        keys = keys
+        bound = bound
             .into_iter()
             .flat_map(|b| {
                 domain(spec)
@@ -95,7 +100,15 @@ fn rendered(pattern: KeyPattern, specs: &[&str]) -> Vec<String> {
             })
             .collect();
     }
-    keys.iter().filter_map(|b| b.render().ok()).collect()
+    bound
+}
+
+/// Every key `pattern` renders from the domain's values (at most 8^3).
+fn rendered(pattern: KeyPattern, specs: &[&str]) -> Vec<String> {
+    bindings(pattern, specs, specs.len())
+        .iter()
+        .filter_map(|b| b.render().ok())
+        .collect()
 }
 
 /// Partition key patterns from a small set, so that types often share a
@@ -431,19 +444,10 @@ fn the_last_key_with_a_prefix_is_above_every_key_with_it() {
 /// Every prefix `pattern` renders (`BoundPattern::prefix`) with values
 /// from the domain for its first `bound` placeholders.
 fn rendered_prefixes(pattern: KeyPattern, specs: &[&str], bound: usize) -> Vec<String> {
-    let mut prefixes = vec![pattern.bind()];
-    for (i, spec) in specs.iter().enumerate().take(bound) {
-        let name: &'static str = Box::leak(format!("x{i}").into_boxed_str());
-        prefixes = prefixes
-            .into_iter()
-            .flat_map(|b| {
-                domain(spec)
-                    .into_iter()
-                    .map(move |v| b.clone().with(name, v))
-            })
-            .collect();
-    }
-    prefixes.iter().filter_map(|b| b.prefix().ok()).collect()
+    bindings(pattern, specs, bound)
+        .iter()
+        .filter_map(|b| b.prefix().ok())
+        .collect()
 }
 
 proptest! {
