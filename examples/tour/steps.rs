@@ -6,7 +6,7 @@ use aws_sdk_dynamodb::error::BoxError;
 use dynamodb_mapper::expr::{KeyCondition, Update, attr};
 use dynamodb_mapper::ops::Table;
 use dynamodb_mapper::prelude::*;
-use dynamodb_mapper::{ErrorKind, Item, PartitionView, Record, Registry};
+use dynamodb_mapper::{AccessPattern, ErrorKind, Item, PartitionView, Record, Registry};
 use futures_util::TryStreamExt;
 
 use crate::model::*;
@@ -31,6 +31,7 @@ async fn steps(table: &Table, out: &Out) -> Result<(), BoxError> {
     batch_load(table, out).await?;
     key_conditions(table, out).await?;
     registry_query(table, out).await?;
+    access_patterns(table, out).await?;
     transaction(table, out).await?;
     optimistic_locking(table, out).await?;
     lossless_update(table, out).await?;
@@ -143,11 +144,7 @@ fn list(orders: &[Order]) -> String {
 fn registry() -> dynamodb_mapper::Result<Registry<Entity>> {
     // Building the registry checks the design as a whole: one layout, no
     // two types with one discriminator, no key patterns that overlap.
-    Registry::builder()
-        .register::<CustomerMapper>(Entity::Customer)
-        .register::<AddressMapper>(Entity::Address)
-        .register::<OrderMapper>(Entity::Order)
-        .build()
+    registry_with(&[])
 }
 
 async fn registry_query(table: &Table, out: &Out) -> Result<(), BoxError> {
@@ -177,8 +174,66 @@ async fn registry_query(table: &Table, out: &Out) -> Result<(), BoxError> {
     Ok(())
 }
 
+/// The shop's access patterns, declared once.
+const ORDERS_OF_CUSTOMER: AccessPattern =
+    AccessPattern::new("orders of a customer, newest first", &["Order"])
+        .by(&["customer_id"])
+        .descending();
+const ORDERS_BY_STATUS: AccessPattern = AccessPattern::new("orders by status", &["Order"])
+    .on_index("GSI1")
+    .by(&["status"])
+    .sort_by("created_on");
+const CUSTOMER_PAGE: AccessPattern =
+    AccessPattern::new("customer page", &["Customer", "Address", "Order"]).by(&["customer_id"]);
+
+async fn access_patterns(table: &Table, out: &Out) -> Result<(), BoxError> {
+    out.line("\n== 5. Access patterns: declared once, proven when the registry is built");
+    // Naming only the customer and its orders is refused: a query of the
+    // customer's partition also returns its addresses.
+    let wrong =
+        AccessPattern::new("customer with orders", &["Customer", "Order"]).by(&["customer_id"]);
+    if let Err(e) = registry_with(&[wrong]) {
+        out.line(format!("   refused: {e}"));
+    }
+    let registry = registry_with(&[ORDERS_OF_CUSTOMER, ORDERS_BY_STATUS, CUSTOMER_PAGE])?;
+    let newest: Vec<Order> = registry
+        .access(&ORDERS_OF_CUSTOMER)?
+        .with("customer_id", "C1")
+        .fetch_as::<OrderMapper>(table)
+        .await?;
+    out.line(format!("   C1's orders, newest first: {}", list(&newest)));
+    let shipped: Vec<Order> = registry
+        .access(&ORDERS_BY_STATUS)?
+        .with("status", Status::Shipped.name())
+        .sort_from("created_on", "2025-02-01")
+        .fetch_as::<OrderMapper>(table)
+        .await?;
+    out.line(format!("   shipped since 2025-02-01: {}", list(&shipped)));
+    let page = registry
+        .access(&CUSTOMER_PAGE)?
+        .with("customer_id", "C1")
+        .fetch(table)
+        .await?;
+    out.line(format!("   C1's page: {} items in one query", page.len()));
+    Ok(())
+}
+
+/// The registry of the shop's mappers, with `patterns` declared.
+fn registry_with(patterns: &[AccessPattern]) -> dynamodb_mapper::Result<Registry<Entity>> {
+    patterns
+        .iter()
+        .fold(
+            Registry::builder()
+                .register::<CustomerMapper>(Entity::Customer)
+                .register::<AddressMapper>(Entity::Address)
+                .register::<OrderMapper>(Entity::Order),
+            |b, p| b.access_pattern(*p),
+        )
+        .build()
+}
+
 async fn transaction(table: &Table, out: &Out) -> Result<(), BoxError> {
-    out.line("\n== 5. A transaction: a new order, only if its customer exists");
+    out.line("\n== 6. A transaction: a new order, only if its customer exists");
     let customer_key = CustomerMapper::lookup().with("customer_id", "C1").key()?;
     table
         .transaction()
@@ -204,7 +259,7 @@ async fn transaction(table: &Table, out: &Out) -> Result<(), BoxError> {
 }
 
 async fn optimistic_locking(table: &Table, out: &Out) -> Result<(), BoxError> {
-    out.line("\n== 6. Optimistic locking: two writers read the same version, the second loses");
+    out.line("\n== 7. Optimistic locking: two writers read the same version, the second loses");
     let key = CustomerMapper::lookup().with("customer_id", "C1").key()?;
     let read = |key: Item| async move {
         table
@@ -228,7 +283,7 @@ async fn optimistic_locking(table: &Table, out: &Out) -> Result<(), BoxError> {
 }
 
 async fn lossless_update(table: &Table, out: &Out) -> Result<(), BoxError> {
-    out.line("\n== 7. A lossless read-modify-write keeps attributes this code does not know");
+    out.line("\n== 8. A lossless read-modify-write keeps attributes this code does not know");
     let key = CustomerMapper::lookup().with("customer_id", "C1").key()?;
     // A newer service adds an attribute our Customer struct does not have.
     table
@@ -263,7 +318,7 @@ async fn lossless_update(table: &Table, out: &Out) -> Result<(), BoxError> {
 }
 
 async fn partial_update(table: &Table, out: &Out) -> Result<(), BoxError> {
-    out.line("\n== 8. A partial update sends only what changed, version-checked");
+    out.line("\n== 9. A partial update sends only what changed, version-checked");
     let key = CustomerMapper::lookup().with("customer_id", "C1").key()?;
     let mut record = table
         .get_record::<CustomerMapper>(key.clone())
@@ -301,7 +356,7 @@ async fn get(table: &Table, key: &Item) -> Result<Item, BoxError> {
 }
 
 async fn partition_view(table: &Table, out: &Out) -> Result<(), BoxError> {
-    out.line("\n== 9. The partition, drawn like a single-table design diagram");
+    out.line("\n== 10. The partition, drawn like a single-table design diagram");
     let query = table
         .query()
         .with_key_condition(KeyCondition::new(SHOP, c1_partition()?))?;

@@ -33,6 +33,12 @@ async fn tour_runs_and_shows_requests_and_answers() {
     expect("   Address home: Berlin\n");
     expect("   Order O2 4200 cents\n");
     expect("   2 addresses\n");
+    expect(
+        "   refused: invalid registry (1 problem): access pattern \"customer with orders\" on \
+         the table: its query `pk = CUSTOMER#{customer_id}` also returns Address items",
+    );
+    expect("C1's orders, newest first: O2 (2025-02-10, Pending), O1 (2025-01-15, Shipped)");
+    expect("   C1's page: 5 items in one query");
     expect("without import(): refused before sending: Order: batch put of");
     expect("with import(): 6 items written");
     expect("committed: O4 placed");
