@@ -10,12 +10,13 @@ use crate::key::AllowedOverlap;
 use crate::mapper::{Mapper, MapperExt};
 use crate::record::Record;
 
-use super::access::{AccessPattern, prove};
+use super::access::AccessPattern;
 use super::checks::{duplicates, key_collisions, key_overlaps, layout_differences, resolve_groups};
 use super::dispatch::{Inner, Registry};
 use super::entry::{DecodeFn, Entry, GroupData};
 use super::filter::discriminator_filter;
 use super::policy::{MissingPolicy, UnknownPolicy};
+use super::proof::prove;
 
 /// Builds a [`Registry`]; [`build`](Self::build) checks the design.
 ///

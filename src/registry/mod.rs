@@ -13,12 +13,13 @@
 //! - `buckets`: [`Buckets`], compound reads sorted by discriminator value.
 //! - `entry`: what a registry keeps per mapper and per group (private).
 //! - `checks`: the whole-design checks `build` runs (private).
+//! - `access`: [`AccessPattern`], and what the proof makes of one (the
+//!   query it sends); calling one is `ops::Access`.
+//! - `proof`: the proof `build` runs on each access pattern.
 //! - `dispatch`: [`Registry`] and its inner dispatch of items to mappers.
 //! - `group`: [`Group`] and `Registry::group`.
 //! - `reach`: which entity types a key condition can return
 //!   (`Registry::entity_types_reached`, `Registry::check_key_condition`).
-//! - `access`: [`AccessPattern`] and the proof `build` runs on each
-//!   (calling one is `ops::Access`).
 //! - `export`: [`DesignExport`] and `Registry::export`, the design as
 //!   the documents other tools read.
 //! - `builder`: [`RegistryBuilder`], `Registry::builder` and `build`.
@@ -34,6 +35,7 @@ mod export;
 mod filter;
 mod group;
 mod policy;
+mod proof;
 mod reach;
 
 pub use access::AccessPattern;
