@@ -11,8 +11,8 @@ use crate::error::{Error, Result};
 use crate::fields::field_table;
 use crate::item::check_number;
 use crate::key::last_sort_key_with_prefix;
-use crate::key::{KeyPattern, KeyValue, RangeEnd};
-use crate::mapper::{Lookup, Mapper};
+use crate::key::{BoundPattern, KeyPattern, KeyValue, RangeEnd};
+use crate::mapper::{Lookup, Mapper, SortRange};
 use crate::schema::{GlobalSecondaryIndex, IndexProjection, KeyAttribute, ScalarType};
 
 impl<M: Mapper> Lookup<'_, M> {
@@ -90,28 +90,9 @@ impl<M: Mapper> Lookup<'_, M> {
             return Ok(condition);
         };
         if let Some(range) = self.range() {
-            let of_type = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
-            let base = self.bound(sort);
-            let low = match &range.low {
-                Some(v) => Some(
-                    base.range_bound(range.name, v.clone(), RangeEnd::Low)
-                        .map_err(of_type)?,
-                ),
-                None => self.sort_prefix()?,
-            };
-            let high = match &range.high {
-                Some(v) => Some(
-                    base.range_bound(range.name, v.clone(), RangeEnd::High)
-                        .map_err(of_type)?,
-                ),
-                None => self.sort_prefix()?.map(|p| last_sort_key_with_prefix(&p)),
-            };
-            return Ok(match (low, high) {
-                (Some(low), Some(high)) => condition.sort_between(low, high),
-                (Some(low), None) => condition.sort_ge(low),
-                (None, Some(high)) => condition.sort_le(high),
-                (None, None) => condition,
-            });
+            let prefix = self.sort_prefix()?;
+            return sort_range(condition, &self.bound(sort), prefix, range)
+                .map_err(|e| e.with_entity_type(M::ENTITY_TYPE));
         }
         let unbound = sort
             .placeholders()?
@@ -392,6 +373,33 @@ impl<M: Mapper> Lookup<'_, M> {
             _ => true,
         }
     }
+}
+
+/// `condition` with the sort key range `range` over a placeholder of
+/// `base` (its pattern with the values before the placeholder): each given
+/// end rendered as [`BoundPattern::range_bound`](crate::key::BoundPattern)
+/// renders it, an open end at the edge of the keys under `prefix` (no
+/// bound at all without one). Shared by lookups and access patterns.
+pub(crate) fn sort_range<'a>(
+    condition: KeyCondition,
+    base: &BoundPattern<'a>,
+    prefix: Option<String>,
+    range: &SortRange<'a>,
+) -> Result<KeyCondition> {
+    let low = match &range.low {
+        Some(v) => Some(base.range_bound(range.name, v.clone(), RangeEnd::Low)?),
+        None => prefix.clone(),
+    };
+    let high = match &range.high {
+        Some(v) => Some(base.range_bound(range.name, v.clone(), RangeEnd::High)?),
+        None => prefix.as_deref().map(last_sort_key_with_prefix),
+    };
+    Ok(match (low, high) {
+        (Some(low), Some(high)) => condition.sort_between(low, high),
+        (Some(low), None) => condition.sort_ge(low),
+        (None, Some(high)) => condition.sort_le(high),
+        (None, None) => condition,
+    })
 }
 
 /// What a lookup gives a key attribute of a multi-attribute index.

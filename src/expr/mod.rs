@@ -88,4 +88,5 @@ pub use operand::{Attr, Operand, Size, ValueType, attr, value};
 pub use projection::Projection;
 pub use update::{Update, UpdateValue, list_append};
 
+pub(crate) use from_lookup::sort_range;
 pub(crate) use gate::check_update;

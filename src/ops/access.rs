@@ -9,9 +9,9 @@ use tracing::Instrument;
 use super::Table;
 use super::call::call_read;
 use crate::error::{Error, Result};
-use crate::expr::{KeyCondition, KeyConditionExt};
+use crate::expr::{KeyCondition, KeyConditionExt, sort_range};
 use crate::item::Item;
-use crate::key::{KeyPattern, KeyValue, RangeEnd, last_sort_key_with_prefix};
+use crate::key::{KeyPattern, KeyValue};
 use crate::mapper::{Mapper, MapperExt, SortRange};
 use crate::registry::{AccessPattern, Proven, Registry, SortPlan};
 
@@ -277,25 +277,12 @@ impl<'a, T> Access<'_, 'a, T> {
                 } else {
                     Some(base.prefix()?)
                 };
-                let Some(SortRange { name, low, high }) = &self.range else {
-                    return Ok(match prefix {
+                match &self.range {
+                    None => match prefix {
                         Some(prefix) => condition.sort_begins_with(prefix),
                         None => condition,
-                    });
-                };
-                let low = match low {
-                    Some(v) => Some(base.range_bound(name, v.clone(), RangeEnd::Low)?),
-                    None => prefix.clone(),
-                };
-                let high = match high {
-                    Some(v) => Some(base.range_bound(name, v.clone(), RangeEnd::High)?),
-                    None => prefix.as_deref().map(last_sort_key_with_prefix),
-                };
-                match (low, high) {
-                    (Some(low), Some(high)) => condition.sort_between(low, high),
-                    (Some(low), None) => condition.sort_ge(low),
-                    (None, Some(high)) => condition.sort_le(high),
-                    (None, None) => condition,
+                    },
+                    Some(range) => sort_range(condition, &base, prefix, range)?,
                 }
             }
         })

@@ -151,9 +151,12 @@ impl<T> Registry<T> {
         let inner = &*self.inner;
         let table = &inner.table;
         let key_attributes = |pk: KeyAttribute, sk: Option<KeyAttribute>| {
-            let mut keys = vec![("PartitionKey", attribute(pk.name, pk.scalar_type.as_str()))];
+            let mut keys = vec![(
+                "PartitionKey",
+                attribute(pk.name, pk.scalar_type.sdk().as_str()),
+            )];
             if let Some(sk) = sk {
-                keys.push(("SortKey", attribute(sk.name, sk.scalar_type.as_str())));
+                keys.push(("SortKey", attribute(sk.name, sk.scalar_type.sdk().as_str())));
             }
             Json::obj(keys)
         };
@@ -161,15 +164,15 @@ impl<T> Registry<T> {
         let is_table_key = |name: &str| {
             name == table.partition_key.name || table.sort_key.is_some_and(|k| k.name == name)
         };
-        let mut non_key: Vec<(String, &'static str)> = Vec::new();
-        let mut add = |name: &str, kind: &'static str| {
+        let mut non_key: Vec<(String, String)> = Vec::new();
+        let mut add = |name: &str, kind: &str| {
             if !is_table_key(name) && !non_key.iter().any(|(n, _)| n == name) {
-                non_key.push((name.to_owned(), kind));
+                non_key.push((name.to_owned(), kind.to_owned()));
             }
         };
         for index in table.indexes {
             for key in index.key_attributes() {
-                add(key.name, key.scalar_type.as_str());
+                add(key.name, key.scalar_type.sdk().as_str());
             }
         }
         add(inner.attribute, "S");

@@ -22,20 +22,11 @@ pub enum ScalarType {
 }
 
 impl ScalarType {
-    pub(super) fn sdk(self) -> ScalarAttributeType {
+    pub(crate) fn sdk(self) -> ScalarAttributeType {
         match self {
             ScalarType::S => ScalarAttributeType::S,
             ScalarType::N => ScalarAttributeType::N,
             ScalarType::B => ScalarAttributeType::B,
-        }
-    }
-
-    /// The type's letter in DynamoDB's API: `S`, `N` or `B`.
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            ScalarType::S => "S",
-            ScalarType::N => "N",
-            ScalarType::B => "B",
         }
     }
 
