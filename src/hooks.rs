@@ -1,10 +1,10 @@
-//! Building blocks for hooks, and the default `before_from_item`.
+//! Building blocks for hooks, and the discriminator check every read runs.
 //!
 //! The hooks of a [`Mapper`](crate::Mapper) run in this order:
 //!
 //! | write (`to_item`)                          | read (`from_item`)                                  |
 //! |--------------------------------------------|-----------------------------------------------------|
-//! | `before_to_item(&entity)`: validate         | `before_from_item(&mut item)`: check type, upgrade  |
+//! | `before_to_item(&entity)`: validate         | `before_from_item(&mut item)`: fix up; type checked |
 //! | serialize, rename, add discriminator        | split off unowned attributes, deserialize           |
 //! | `after_to_item(&entity, &mut item)`: keys   | `after_from_item(&mut entity, &rest)`: fix up       |
 //! | check keys, values and size                 |                                                     |
@@ -20,24 +20,9 @@ use crate::item::{Item, type_name};
 use crate::time::PointInTime;
 
 /// Checks that the item's discriminator attribute `attribute` holds one of
-/// `accepted`. This is what the default `before_from_item` does with the
-/// mapper's entity type and aliases; call it from your own `before_from_item`
-/// when you override it.
-///
-/// # Errors
-/// [`ErrorKind::MissingDiscriminator`](crate::ErrorKind::MissingDiscriminator)
-/// when the attribute is absent or not a string,
-/// [`ErrorKind::DiscriminatorMismatch`](crate::ErrorKind::DiscriminatorMismatch)
-/// when it holds another value.
-///
-/// ```
-/// use aws_sdk_dynamodb::types::AttributeValue;
-/// use dynamodb_mapper::{hooks::check_discriminator, Item};
-/// let item = Item::from([("entityType".to_string(), AttributeValue::S("Order".into()))]);
-/// assert!(check_discriminator(&item, "entityType", &["Order", "Purchase"]).is_ok());
-/// assert!(check_discriminator(&item, "entityType", &["Customer"]).is_err());
-/// ```
-pub fn check_discriminator(item: &Item, attribute: &str, accepted: &[&str]) -> Result<()> {
+/// `accepted`: what every read does with the mapper's entity type and
+/// aliases, right after `before_from_item`.
+pub(crate) fn check_discriminator(item: &Item, attribute: &str, accepted: &[&str]) -> Result<()> {
     match item.get(attribute) {
         Some(AttributeValue::S(found)) if accepted.contains(&found.as_str()) => Ok(()),
         Some(AttributeValue::S(found)) => Err(Error::discriminator_mismatch(
@@ -49,38 +34,6 @@ pub fn check_discriminator(item: &Item, attribute: &str, accepted: &[&str]) -> R
             attribute,
             other.map(|v| type_name(v).to_owned()),
         )),
-    }
-}
-
-/// Inserts a string attribute; a shorthand for keys in `after_to_item`.
-///
-/// ```
-/// use dynamodb_mapper::{hooks::put_str, Item, ItemExt};
-///
-/// let mut item = Item::new();
-/// put_str(&mut item, "pk", format!("CUSTOMER#{}", "C1"));
-/// assert_eq!(item.get_str("pk")?, "CUSTOMER#C1");
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-pub fn put_str(item: &mut Item, name: &str, value: impl Into<String>) {
-    item.insert(name.to_owned(), AttributeValue::S(value.into()));
-}
-
-/// Renames an attribute in place, for upgrading an old item shape in
-/// `before_from_item`. Does nothing when `from` is absent; an existing `to`
-/// is replaced.
-///
-/// ```
-/// use aws_sdk_dynamodb::types::AttributeValue;
-/// use dynamodb_mapper::{hooks::rename_attribute, Item};
-///
-/// let mut item = Item::from([("mail".to_string(), AttributeValue::S("a@b.c".into()))]);
-/// rename_attribute(&mut item, "mail", "email");
-/// assert!(item.contains_key("email") && !item.contains_key("mail"));
-/// ```
-pub fn rename_attribute(item: &mut Item, from: &str, to: &str) {
-    if let Some(v) = item.remove(from) {
-        item.insert(to.to_owned(), v);
     }
 }
 
@@ -99,11 +52,11 @@ pub fn rename_attribute(item: &mut Item, from: &str, to: &str) {
 ///
 /// let mut record = Record::new("a new entity");
 /// let t1 = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
-/// Timestamps::DEFAULT.stamp(&mut record.bag, t1)?;
+/// Timestamps::default().stamp(&mut record.bag, t1)?;
 /// let t2 = t1 + Duration::from_secs(60);
-/// Timestamps::DEFAULT.stamp(&mut record.bag, t2)?;
-/// assert_eq!(Timestamps::DEFAULT.created_at(&record.bag)?, Some(t1));
-/// assert_eq!(Timestamps::DEFAULT.updated_at(&record.bag)?, Some(t2));
+/// Timestamps::default().stamp(&mut record.bag, t2)?;
+/// assert_eq!(Timestamps::default().created_at(&record.bag)?, Some(t1));
+/// assert_eq!(Timestamps::default().updated_at(&record.bag)?, Some(t2));
 /// assert_eq!(
 ///     record.bag.get("createdAt").and_then(|v| v.as_s().ok()).map(String::as_str),
 ///     Some("2023-11-14T22:13:20.000Z")
@@ -117,10 +70,19 @@ pub struct Timestamps {
     fraction_digits: u8,
 }
 
-impl Timestamps {
+impl Default for Timestamps {
     /// `createdAt` and `updatedAt`, millisecond precision.
-    pub const DEFAULT: Timestamps = Timestamps::new("createdAt", "updatedAt");
+    ///
+    /// ```
+    /// use dynamodb_mapper::hooks::Timestamps;
+    /// assert_eq!(Timestamps::default(), Timestamps::new("createdAt", "updatedAt"));
+    /// ```
+    fn default() -> Self {
+        Timestamps::new("createdAt", "updatedAt")
+    }
+}
 
+impl Timestamps {
     /// Timestamps in the attributes `created` and `updated`, millisecond
     /// precision.
     ///
@@ -144,7 +106,7 @@ impl Timestamps {
     /// The same timestamps with `digits` fraction digits (0 to 9).
     ///
     /// ```
-    /// let t = dynamodb_mapper::hooks::Timestamps::DEFAULT.fraction_digits(0);
+    /// let t = dynamodb_mapper::hooks::Timestamps::default().fraction_digits(0);
     /// # let _ = t;
     /// ```
     #[must_use]
@@ -167,7 +129,7 @@ impl Timestamps {
     /// use std::time::SystemTime;
     /// use dynamodb_mapper::{hooks::Timestamps, Item};
     /// let mut bag = Item::new();
-    /// Timestamps::DEFAULT.stamp(&mut bag, SystemTime::now())?;
+    /// Timestamps::default().stamp(&mut bag, SystemTime::now())?;
     /// assert!(bag.get("createdAt").is_some() && bag.get("updatedAt").is_some());
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
@@ -198,8 +160,8 @@ impl Timestamps {
     /// use dynamodb_mapper::{hooks::Timestamps, Item};
     /// let mut bag = Item::new();
     /// let t = UNIX_EPOCH + Duration::from_secs(60);
-    /// Timestamps::DEFAULT.stamp(&mut bag, t)?;
-    /// assert_eq!(Timestamps::DEFAULT.created_at::<SystemTime>(&bag)?, Some(t));
+    /// Timestamps::default().stamp(&mut bag, t)?;
+    /// assert_eq!(Timestamps::default().created_at::<SystemTime>(&bag)?, Some(t));
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn created_at<T: PointInTime>(&self, bag: &crate::Item) -> Result<Option<T>> {
@@ -215,7 +177,7 @@ impl Timestamps {
     /// ```
     /// use std::time::SystemTime;
     /// use dynamodb_mapper::{hooks::Timestamps, Item};
-    /// let none = Timestamps::DEFAULT.updated_at::<SystemTime>(&Item::new())?;
+    /// let none = Timestamps::default().updated_at::<SystemTime>(&Item::new())?;
     /// assert_eq!(none, None);
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```

@@ -42,8 +42,8 @@ pub mod time;
 mod type_cache;
 mod view;
 
-pub use error::{BoxError, Error, ErrorDetails, ErrorKind, Result};
-pub use item::{Item, ItemExt, MAX_ITEM_SIZE, item_size, ttl_value};
+pub use error::{Error, ErrorDetails, ErrorKind, Result};
+pub use item::{Item, ItemExt, item_size, ttl_value};
 pub use key::index_keys::IndexKeys;
 pub use key::pattern::KeyPattern;
 pub use key::unique::Unique;
@@ -54,9 +54,6 @@ pub use registry::{
     AccessPattern, Buckets, Decoded, DecodedItems, DesignExport, Group, MissingPolicy, RawItem,
     Registry, RegistryBuilder, Skipped, UnknownPolicy, Unmatched,
 };
-pub use schema::{
-    DEFAULT_DISCRIMINATOR, GlobalSecondaryIndex, IndexProjection, KeyAttribute,
-    MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, ScalarType, TableDefinition, TableSchema,
-};
+pub use schema::{GlobalSecondaryIndex, KeyAttribute, ScalarType, TableDefinition, TableSchema};
 pub use ser::NoneAs;
 pub use view::PartitionView;

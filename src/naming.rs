@@ -10,13 +10,21 @@ use heck::{ToKebabCase, ToLowerCamelCase, ToSnakeCase, ToUpperCamelCase};
 /// back on read. Nested maps keep the names serde gives them.
 ///
 /// ```
-/// use dynamodb_mapper::NamingConvention;
+/// use dynamodb_mapper::{IndexKeys, KeyPattern, Mapper, MapperExt, NamingConvention, TableSchema};
 ///
-/// assert_eq!(NamingConvention::CamelCase.apply("customer_id"), "customerId");
-/// assert_eq!(NamingConvention::PascalCase.apply("customer_id"), "CustomerId");
-/// assert_eq!(NamingConvention::KebabCase.apply("customer_id"), "customer-id");
-/// assert_eq!(NamingConvention::SnakeCase.apply("customerId"), "customer_id");
-/// assert_eq!(NamingConvention::AsIs.apply("customer_id"), "customer_id");
+/// #[derive(serde::Serialize, serde::Deserialize)]
+/// struct Order { order_id: String, customer_id: String }
+/// struct OrderMapper;
+/// impl Mapper for OrderMapper {
+///     type Entity = Order;
+///     const ENTITY_TYPE: &'static str = "Order";
+///     const SCHEMA: TableSchema = TableSchema::new("pk");
+///     const NAMING: NamingConvention = NamingConvention::CamelCase; // or PascalCase, KebabCase, SnakeCase, AsIs
+///     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(KeyPattern::partition("ORDER#{order_id}"))];
+/// }
+/// let item = OrderMapper::to_item(&Order { order_id: "O1".into(), customer_id: "C1".into() })?;
+/// assert!(item.contains_key("orderId") && item.contains_key("customerId"));
+/// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
@@ -36,14 +44,8 @@ pub enum NamingConvention {
 
 impl NamingConvention {
     /// The stored attribute name for a field name.
-    ///
-    /// ```
-    /// use dynamodb_mapper::NamingConvention;
-    ///
-    /// assert_eq!(NamingConvention::CamelCase.apply("created_at"), "createdAt");
-    /// ```
     #[must_use]
-    pub fn apply<'a>(&self, name: &'a str) -> Cow<'a, str> {
+    pub(crate) fn apply<'a>(&self, name: &'a str) -> Cow<'a, str> {
         match self {
             NamingConvention::AsIs => Cow::Borrowed(name),
             NamingConvention::CamelCase => Cow::Owned(name.to_lower_camel_case()),

@@ -1,9 +1,9 @@
 //! The traits whose methods users call, in one import: the mapper traits
 //! (`to_item`, `from_item`, `lookup`, ...), the typed getters of an
 //! [`Item`](crate::Item), and the extensions that put expressions on the
-//! SDK's request builders (`with_condition`, `with_key_condition`,
-//! `with_filter`, `with_update`, `with_projection`). Each also lives in its
-//! own module; the prelude only brings them into scope.
+//! SDK's request builders ([`Apply`]: key conditions,
+//! filters, conditions, updates, projections). Each also lives in its own
+//! module; the prelude only brings them into scope.
 //!
 //! ```
 //! use dynamodb_mapper::prelude::*;
@@ -14,10 +14,10 @@
 //! assert_eq!(item.get_str("pk")?, "CUSTOMER#C1");
 //! let update = client()
 //!     .update_item()
-//!     .with_update(Update::new().set(attr("name"), "Ada"))?;
+//!     .apply(Update::new().set(attr("name"), "Ada"))?;
 //! # let _ = update;
 //! # Ok::<(), dynamodb_mapper::Error>(())
 //! ```
 
-pub use crate::expr::{ConditionExt, FilterExt, KeyConditionExt, ProjectionExt, UpdateExt};
+pub use crate::expr::Apply;
 pub use crate::{ItemExt, Mapper, MapperExt};

@@ -88,11 +88,11 @@ impl<E> Record<E> {
     /// as read), `None` for a whole item. Such a record holds only what the
     /// projection asked for: a whole-item write of it
     /// ([`record_to_item`](crate::MapperExt::record_to_item), and so
-    /// [`Table::put_versioned`](crate::ops::Table::put_versioned) and
+    /// [`Table::put_record`](crate::ops::Table::put_record) and
     /// [`Transaction::put_record`](crate::ops::Transaction::put_record)) is
     /// refused with [`ErrorKind::PartialRecord`](crate::ErrorKind::PartialRecord),
     /// as it would drop the rest. Update the fields it holds with
-    /// [`Table::update_versioned`](crate::ops::Table::update_versioned), or
+    /// [`Table::update_record`](crate::ops::Table::update_record), or
     /// read the whole item.
     ///
     /// ```

@@ -37,7 +37,6 @@ use crate::schema::TableSchema;
 pub struct PartitionView<'a> {
     schema: &'a TableSchema,
     items: &'a [Item],
-    max_width: usize,
 }
 
 impl<'a> PartitionView<'a> {
@@ -51,27 +50,7 @@ impl<'a> PartitionView<'a> {
     /// ```
     #[must_use]
     pub fn new(schema: &'a TableSchema, items: &'a [Item]) -> Self {
-        PartitionView {
-            schema,
-            items,
-            max_width: 60,
-        }
-    }
-
-    /// Abbreviates each cell to at most `width` characters (default 60).
-    ///
-    /// ```
-    /// # use aws_sdk_dynamodb::types::AttributeValue;
-    /// # use dynamodb_mapper::{Item, PartitionView, TableSchema};
-    /// const T: TableSchema = TableSchema::new("pk").without_discriminator();
-    /// let items = [Item::from([("pk".into(), AttributeValue::S("ABCDEFGHIJ".into()))])];
-    /// let text = PartitionView::new(&T, &items).max_width(5).to_string();
-    /// assert!(text.contains("ABCD…"));
-    /// ```
-    #[must_use]
-    pub fn max_width(mut self, width: usize) -> Self {
-        self.max_width = width.max(2);
-        self
+        PartitionView { schema, items }
     }
 }
 
@@ -103,7 +82,19 @@ fn abbreviate(text: String, width: usize) -> String {
 }
 
 impl fmt::Display for PartitionView<'_> {
+    /// The table, each cell abbreviated to at most 60 characters, or to
+    /// the precision given (at least 2).
+    ///
+    /// ```
+    /// # use aws_sdk_dynamodb::types::AttributeValue;
+    /// # use dynamodb_mapper::{Item, PartitionView, TableSchema};
+    /// const T: TableSchema = TableSchema::new("pk").without_discriminator();
+    /// let items = [Item::from([("pk".into(), AttributeValue::S("ABCDEFGHIJ".into()))])];
+    /// let text = format!("{:.5}", PartitionView::new(&T, &items));
+    /// assert!(text.contains("ABCD…"));
+    /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let width = f.precision().unwrap_or(60).max(2);
         let pk = self.schema.partition_key.name;
         let sk = self.schema.sort_key.map(|k| k.name);
         let disc = self.schema.discriminator.unwrap_or("entityType");
@@ -132,12 +123,12 @@ impl fmt::Display for PartitionView<'_> {
                 let mut cells = Vec::with_capacity(4);
                 let pk_value = cell(item, pk);
                 let sk_value = sk.map(|s| cell(item, s)).unwrap_or_default();
-                cells.push(abbreviate(pk_value.clone(), self.max_width));
+                cells.push(abbreviate(pk_value.clone(), width));
                 if sk.is_some() {
-                    cells.push(abbreviate(sk_value.clone(), self.max_width));
+                    cells.push(abbreviate(sk_value.clone(), width));
                 }
-                cells.push(abbreviate(cell(item, disc), self.max_width));
-                cells.push(abbreviate(attrs, self.max_width));
+                cells.push(abbreviate(cell(item, disc), width));
+                cells.push(abbreviate(attrs, width));
                 (pk_value, sk_value, cells)
             })
             .collect();

@@ -2,7 +2,7 @@
 //! judged by the declared key patterns), calls that return typed results,
 //! and the self-test that runs every pattern against the emulator.
 
-use dynamodb_mapper::hooks::put_str;
+use dynamodb_mapper::ItemExt;
 use dynamodb_mapper::{
     AccessPattern, ErrorKind, IndexKeys, Item, KeyPattern, Mapper, MapperExt, Registry, TableSchema,
 };
@@ -87,7 +87,7 @@ fn seed001_patterns_are_proven_and_describe_their_queries() {
     let newest = registry
         .access(&seed001::ORDERS_NEWEST_FIRST)
         .unwrap()
-        .sort_from("created_at", "2024-02-01")
+        .sort_range("created_at", "2024-02-01"..)
         .key_condition()
         .unwrap()
         .build()
@@ -160,7 +160,7 @@ fn calls_check_their_values() {
     assert_eq!(
         msg(orders()
             .with("customer_id", "C1")
-            .sort_from("order_id", "O1")
+            .sort_range("order_id", "O1"..)
             .key_condition()
             .unwrap_err()),
         "key attribute `(key)` of access pattern \"orders of a customer\" has no sort_by placeholder, so no range over `{order_id}`"
@@ -232,7 +232,7 @@ async fn seed001_patterns_return_typed_results() {
         .collect();
     assert_eq!(ids, ["O3", "O2", "O1"]);
     let since = run(seed001::ORDERS_NEWEST_FIRST)
-        .sort_from("created_at", "2024-02-01")
+        .sort_range("created_at", "2024-02-01"..)
         .fetch(&table)
         .await
         .unwrap();
@@ -319,8 +319,8 @@ impl Mapper for NoteMapper {
     const ENTITY_TYPE: &'static str = "Note";
     const SCHEMA: TableSchema = seed001::APP_TABLE;
     fn after_to_item(n: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
-        put_str(item, "pk", format!("CUSTOMER#{}", n.customer_id));
-        put_str(item, "sk", "ORDER#NOTE#1");
+        item.put_str("pk", format!("CUSTOMER#{}", n.customer_id));
+        item.put_str("sk", "ORDER#NOTE#1");
         Ok(())
     }
 }
@@ -600,9 +600,9 @@ async fn a_value_given_for_the_partition_is_not_bound_later_in_the_sort_key() {
         .access(&LOGINS)
         .unwrap()
         .with("org", "o1")
-        .sort_from(
+        .sort_range(
             "at",
-            std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000),
+            std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000)..,
         )
         .key_condition()
         .unwrap()

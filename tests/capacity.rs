@@ -350,11 +350,11 @@ async fn put_versioned_asks_on_every_attempt_and_reports_the_applied_one() {
         let client = mock_client(&[&rule]);
         let mut record = Record::new(counter("A", 1));
         table(&client, VERSIONED_TABLE, &setting)
-            .put_versioned::<CounterMapper>(&mut record)
+            .put_record::<CounterMapper>(&mut record)
             .await
             .unwrap();
         assert_eq!(rule.num_calls(), 2);
-        assert_span(&spans, "dynamodb_mapper.put_versioned", asked, 1.0);
+        assert_span(&spans, "dynamodb_mapper.put_record", asked, 1.0);
     }
 }
 
@@ -374,11 +374,11 @@ async fn delete_versioned_asks_only_when_opted_in() {
         let client = mock_client(&[&rule]);
         let record = CounterMapper::record_from_item(stored_counter()).unwrap();
         table(&client, VERSIONED_TABLE, &setting)
-            .delete_versioned::<CounterMapper>(&record)
+            .delete_record::<CounterMapper>(&record)
             .await
             .unwrap();
         assert_eq!(rule.num_calls(), 1);
-        assert_span(&spans, "dynamodb_mapper.delete_versioned", asked, 1.0);
+        assert_span(&spans, "dynamodb_mapper.delete_record", asked, 1.0);
     }
 }
 
@@ -435,7 +435,7 @@ async fn update_with_retry_sums_every_read_and_write() {
         // Each read and write is its own span too.
         let reads = spans.all("dynamodb_mapper.get_record", "consumed_capacity");
         assert_eq!(reads, [asked.then_some(0.5), asked.then_some(0.5)]);
-        let writes = spans.all("dynamodb_mapper.put_versioned", "consumed_capacity");
+        let writes = spans.all("dynamodb_mapper.put_record", "consumed_capacity");
         assert_eq!(writes, [None, asked.then_some(2.0)]);
     }
 }

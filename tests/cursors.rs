@@ -3,7 +3,7 @@
 //! to their table, index, secret and query (#29).
 
 use dynamodb_mapper::cursor::Cursors;
-use dynamodb_mapper::expr::{FilterExt, attr};
+use dynamodb_mapper::expr::{Apply, attr};
 use dynamodb_mapper::ops::Table;
 use dynamodb_mapper::{
     ErrorKind, GlobalSecondaryIndex, IndexKeys, KeyPattern, Mapper, MapperExt, Registry,
@@ -90,7 +90,7 @@ async fn every_item_is_read_once_across_pages_even_through_empty_pages() {
 
     // A filter that empties the first page: it comes back empty with a
     // cursor, and the next pages hold the rest.
-    let filtered = || query().with_filter(attr("kind").eq("b")).unwrap();
+    let filtered = || query().apply(attr("kind").eq("b")).unwrap();
     let first = table
         .query_page(filtered(), &registry, &cursors, None)
         .await
@@ -217,7 +217,7 @@ async fn a_cursor_continues_only_the_query_that_issued_it() {
     // another filter, another order: refused before anything is sent.
     let other_queries = [
         by_kind("a"),
-        by_kind("b").with_filter(attr("seq").gt(20)).unwrap(),
+        by_kind("b").apply(attr("seq").gt(20)).unwrap(),
         by_kind("b").scan_index_forward(false),
     ];
     for query in other_queries {

@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynamodb_mapper::hooks::put_str;
+use dynamodb_mapper::ItemExt;
 use dynamodb_mapper::{
     Buckets, Decoded, Error, ErrorKind, Item, Mapper, MapperExt, MissingPolicy, Record, Registry,
     TableSchema, UnknownPolicy, item_size,
@@ -66,8 +66,8 @@ impl Mapper for DocMapper {
     const ENTITY_TYPE: &'static str = "Doc";
     const SCHEMA: TableSchema = TABLE;
     fn after_to_item(d: &Doc, item: &mut Item) -> dynamodb_mapper::Result<()> {
-        put_str(item, "pk", format!("DOC#{}", d.id));
-        put_str(item, "sk", "DOC");
+        item.put_str("pk", format!("DOC#{}", d.id));
+        item.put_str("sk", "DOC");
         Ok(())
     }
 }

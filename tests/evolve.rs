@@ -3,6 +3,7 @@
 //! runs resumed from their checkpoints; the report finds exactly the bad
 //! items, and checkpoints are bound to their table, segment and secret.
 
+use dynamodb_mapper::ItemExt;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -858,7 +859,7 @@ struct User {
 
 /// Shape 2 renamed `mail` to `email`.
 fn v1_to_v2(item: &mut Item) -> dynamodb_mapper::Result<()> {
-    dynamodb_mapper::hooks::rename_attribute(item, "mail", "email");
+    item.rename_attribute("mail", "email");
     Ok(())
 }
 

@@ -7,11 +7,11 @@ use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::{
     AttributeValue, ConditionCheck, Delete, Put, TransactWriteItem, Update,
 };
+use dynamodb_mapper::ItemExt;
 use dynamodb_mapper::expr::{
-    Attr, Condition, ConditionExt, Expression, FilterExt, IntoExpression, KeyCondition,
-    KeyConditionExt, Projection, ProjectionExt, ValueType, attr, value,
+    Apply, Attr, Condition, Expression, IntoExpression, KeyCondition, Projection, ValueType, attr,
+    value,
 };
-use dynamodb_mapper::hooks::put_str;
 use dynamodb_mapper::{
     ErrorKind, GlobalSecondaryIndex, Item, KeyAttribute, Mapper, Registry, ScalarType, TableSchema,
 };
@@ -494,13 +494,28 @@ fn key_conditions_on_the_table() {
     let key = || KeyCondition::new(TABLE, "CUSTOMER#C1");
     for (k, text) in [
         (key(), "#k0 = :k0"),
-        (key().sort_eq("ORDER#1"), "#k0 = :k0 AND #k1 = :k1"),
-        (key().sort_lt("ORDER#1"), "#k0 = :k0 AND #k1 < :k1"),
-        (key().sort_le("ORDER#1"), "#k0 = :k0 AND #k1 <= :k1"),
-        (key().sort_gt("ORDER#1"), "#k0 = :k0 AND #k1 > :k1"),
-        (key().sort_ge("ORDER#1"), "#k0 = :k0 AND #k1 >= :k1"),
         (
-            key().sort_begins_with("ORDER#1"),
+            key().and(attr("sk").eq("ORDER#1")),
+            "#k0 = :k0 AND #k1 = :k1",
+        ),
+        (
+            key().and(attr("sk").lt("ORDER#1")),
+            "#k0 = :k0 AND #k1 < :k1",
+        ),
+        (
+            key().and(attr("sk").le("ORDER#1")),
+            "#k0 = :k0 AND #k1 <= :k1",
+        ),
+        (
+            key().and(attr("sk").gt("ORDER#1")),
+            "#k0 = :k0 AND #k1 > :k1",
+        ),
+        (
+            key().and(attr("sk").ge("ORDER#1")),
+            "#k0 = :k0 AND #k1 >= :k1",
+        ),
+        (
+            key().and(attr("sk").begins_with("ORDER#1")),
             "#k0 = :k0 AND begins_with(#k1, :k1)",
         ),
     ] {
@@ -514,7 +529,10 @@ fn key_conditions_on_the_table() {
         };
         assert_eq!(e.values(), &expected_values);
     }
-    let e = key().sort_between("ORDER#1", "ORDER#9").build().unwrap();
+    let e = key()
+        .and(attr("sk").between("ORDER#1", "ORDER#9"))
+        .build()
+        .unwrap();
     assert_eq!(e.expression(), "#k0 = :k0 AND #k1 BETWEEN :k1 AND :k2");
     assert_eq!(e.names(), &names(&[("#k0", "pk"), ("#k1", "sk")]));
     assert_eq!(
@@ -531,23 +549,23 @@ fn key_conditions_on_the_table() {
 #[test]
 fn key_conditions_on_indexes() {
     let k = KeyCondition::new(TABLE, "STATUS#open")
-        .index("GSI1")
-        .sort_begins_with("2024-");
+        .on_index("GSI1")
+        .and(attr("gsi1sk").begins_with("2024-"));
     let e = k.build().unwrap();
     assert_eq!(e.expression(), "#k0 = :k0 AND begins_with(#k1, :k1)");
     assert_eq!(e.names(), &names(&[("#k0", "gsi1pk"), ("#k1", "gsi1sk")]));
     check(&e);
 
     let e = KeyCondition::new(TABLE, "ada@example.com")
-        .index("ByEmail")
+        .on_index("ByEmail")
         .build()
         .unwrap();
     assert_eq!(e.expression(), "#k0 = :k0");
     assert_eq!(e.names(), &names(&[("#k0", "email")]));
 
     let e = KeyCondition::new(TABLE, "P1")
-        .index("ByRating")
-        .sort_between(3, 5)
+        .on_index("ByRating")
+        .and(attr("rating").between(3, 5))
         .build()
         .unwrap();
     assert_eq!(e.expression(), "#k0 = :k0 AND #k1 BETWEEN :k1 AND :k2");
@@ -570,47 +588,86 @@ fn key_conditions_on_indexes() {
 fn key_condition_errors() {
     let msg = |k: KeyCondition| k.build().unwrap_err().to_string();
     assert_eq!(
-        msg(KeyCondition::new(TABLE, "A").index("GSI9")),
+        msg(KeyCondition::new(TABLE, "A").on_index("GSI9")),
         "key attribute `GSI9` is not an index of the table (its indexes: GSI1, ByEmail, ByRating)"
     );
     assert_eq!(
-        msg(KeyCondition::new(TableSchema::new("pk"), "A").index("GSI1")),
+        msg(KeyCondition::new(TableSchema::new("pk"), "A").on_index("GSI1")),
         "key attribute `GSI1` is not an index of the table (its indexes: none)"
     );
     assert_eq!(
-        msg(KeyCondition::new(TABLE, "A").index("ByEmail").sort_eq("x")),
-        "key attribute `(sort key)` has a condition, but index ByEmail has no sort key"
+        msg(KeyCondition::new(TABLE, "A")
+            .on_index("ByEmail")
+            .and(attr("sk").eq("x"))),
+        "key attribute `sk` is not a key attribute of index ByEmail (its keys: `email`); compare \
+         other attributes in a filter"
     );
     assert_eq!(
-        msg(KeyCondition::new(TableSchema::new("pk"), "A").sort_eq("x")),
-        "key attribute `(sort key)` has a condition, but the table has no sort key"
+        msg(KeyCondition::new(TableSchema::new("pk"), "A").and(attr("sk").eq("x"))),
+        "key attribute `sk` is not a key attribute of the table (its keys: `pk`); compare other \
+         attributes in a filter"
     );
     assert_eq!(
-        msg(KeyCondition::new(TABLE, "A").sort_gt("a").sort_lt("z")),
-        "key attribute `sk` has 2 conditions; a key condition allows one"
+        msg(KeyCondition::new(TABLE, "A")
+            .and(attr("sk").gt("a"))
+            .and(attr("sk").lt("z"))),
+        "key attribute `sk` has two conditions; a key condition allows one per attribute (a range \
+         from one bound to another is BETWEEN)"
+    );
+    // What a key condition cannot hold, said as what it is.
+    assert_eq!(
+        msg(KeyCondition::new(TABLE, "A").and(attr("sk").eq("a") | attr("sk").eq("b"))),
+        "key attribute `(key condition)` has OR; a key condition compares key attributes with =, \
+         <, <=, >, >=, BETWEEN or begins_with, joined with AND"
+    );
+    assert_eq!(
+        msg(KeyCondition::new(TABLE, "A").and(attr("sk").ne("a"))),
+        "key attribute `(key condition)` has <>; a key condition compares key attributes with =, \
+         <, <=, >, >=, BETWEEN or begins_with, joined with AND"
+    );
+    assert_eq!(
+        msg(KeyCondition::new(TABLE, "A").and(attr("sk").exists())),
+        "key attribute `(key condition)` has attribute_exists; a key condition compares key \
+         attributes with =, <, <=, >, >=, BETWEEN or begins_with, joined with AND"
+    );
+    assert_eq!(
+        msg(KeyCondition::new(TABLE, "A").and(attr("sk.x").eq("a"))),
+        "key attribute `(key condition)` compares the nested path `sk.x`; a key condition compares \
+         top-level key attributes"
+    );
+    assert_eq!(
+        msg(KeyCondition::new(TABLE, "A").and(attr("sk").size().gt(1))),
+        "key attribute `(key condition)` compares a size; a key condition compares values"
+    );
+    // The partition key given twice, once by `new` and once by `and`.
+    assert_eq!(
+        msg(KeyCondition::new(TABLE, "A").and(attr("pk").eq("B"))),
+        "key attribute `pk` has two values; a partition key attribute of the table takes one"
     );
     assert_eq!(
         msg(KeyCondition::new(TABLE, 5)),
         "key attribute `pk` condition value is a number (N), expected a string (S)"
     );
     assert_eq!(
-        msg(KeyCondition::new(TABLE, "P").index("ByRating").sort_eq("5")),
+        msg(KeyCondition::new(TABLE, "P")
+            .on_index("ByRating")
+            .and(attr("rating").eq("5"))),
         "key attribute `rating` of index ByRating condition value is a string (S), expected a number (N)"
     );
     assert_eq!(
         msg(KeyCondition::new(TABLE, "P")
-            .index("ByRating")
-            .sort_begins_with(5)),
+            .on_index("ByRating")
+            .and(attr("rating").begins_with(5))),
         "key attribute `rating` of index ByRating is a number (N); begins_with needs a string or binary sort key"
     );
     assert_eq!(
         msg(KeyCondition::new(TABLE, "P")
-            .index("ByRating")
-            .sort_eq(f64::NAN)),
+            .on_index("ByRating")
+            .and(attr("rating").eq(f64::NAN))),
         "key attribute `rating` of index ByRating condition value cannot be converted: NaN is not a finite number"
     );
     assert_eq!(
-        msg(KeyCondition::new(TABLE, "").index("GSI1")),
+        msg(KeyCondition::new(TABLE, "").on_index("GSI1")),
         "key attribute `gsi1pk` of index GSI1 condition value is empty; DynamoDB rejects empty key values"
     );
     assert_eq!(
@@ -619,23 +676,23 @@ fn key_condition_errors() {
     );
     assert!(KeyCondition::new(TABLE, "x".repeat(2048)).build().is_ok());
     assert_eq!(
-        msg(KeyCondition::new(TABLE, "A").sort_begins_with("x".repeat(1025))),
+        msg(KeyCondition::new(TABLE, "A").and(attr("sk").begins_with("x".repeat(1025)))),
         "key attribute `sk` condition value is 1025 bytes, over the limit of 1024 bytes"
     );
     assert!(
         KeyCondition::new(TABLE, "A")
-            .sort_begins_with("x".repeat(1024))
+            .and(attr("sk").begins_with("x".repeat(1024)))
             .build()
             .is_ok()
     );
     assert_eq!(
-        msg(KeyCondition::new(TABLE, "A").sort_between("b", "a")),
+        msg(KeyCondition::new(TABLE, "A").and(attr("sk").between("b", "a"))),
         "key attribute `sk` condition BETWEEN has its low bound above its high bound"
     );
     assert_eq!(
         msg(KeyCondition::new(TABLE, "P")
-            .index("ByRating")
-            .sort_between(10, 9)),
+            .on_index("ByRating")
+            .and(attr("rating").between(10, 9))),
         "key attribute `rating` of index ByRating condition BETWEEN has its low bound above its high bound"
     );
     assert_eq!(
@@ -708,8 +765,8 @@ impl Mapper for NoteMapper {
     const ENTITY_TYPE: &'static str = "Note";
     const SCHEMA: TableSchema = TABLE;
     fn after_to_item(n: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
-        put_str(item, "pk", format!("USER#{}", n.id));
-        put_str(item, "sk", format!("NOTE#{}", n.id));
+        item.put_str("pk", format!("USER#{}", n.id));
+        item.put_str("sk", format!("NOTE#{}", n.id));
         Ok(())
     }
 }
@@ -722,8 +779,8 @@ impl Mapper for TaskMapper {
     const ALIASES: &'static [&'static str] = &["Todo"];
     const SCHEMA: TableSchema = TABLE;
     fn after_to_item(t: &Task, item: &mut Item) -> dynamodb_mapper::Result<()> {
-        put_str(item, "pk", format!("USER#{}", t.id));
-        put_str(item, "sk", format!("TASK#{}", t.id));
+        item.put_str("pk", format!("USER#{}", t.id));
+        item.put_str("sk", format!("TASK#{}", t.id));
         Ok(())
     }
 }
@@ -788,11 +845,11 @@ fn merging_with_the_discriminator_filter_never_clashes() {
     let key = KeyCondition::new(TABLE, "USER#U1");
     let query = offline_client()
         .query()
-        .with_key_condition(key.clone())
+        .apply(key.clone())
         .unwrap()
-        .with_filter(&types)
+        .apply(&types)
         .unwrap()
-        .with_filter(attr("status").eq("open"))
+        .apply(attr("status").eq("open"))
         .unwrap();
     let input = query.as_input();
     assert_eq!(
@@ -810,11 +867,11 @@ fn merging_with_the_discriminator_filter_never_clashes() {
     );
     let query = offline_client()
         .query()
-        .with_key_condition(key)
+        .apply(key)
         .unwrap()
-        .with_filter(attr("status").eq("open"))
+        .apply(attr("status").eq("open"))
         .unwrap()
-        .with_filter(&types)
+        .apply(&types)
         .unwrap();
     assert_eq!(
         query.get_filter_expression().as_deref(),
@@ -848,15 +905,15 @@ fn query_gets_key_condition_and_filter_added_to_what_it_has() {
         .projection_expression("#k0, #name")
         .expression_attribute_names("#k0", "orderId")
         .expression_attribute_names("#name", "name")
-        .with_key_condition(
+        .apply(
             KeyCondition::new(TABLE, "STATUS#open")
-                .index("GSI1")
-                .sort_begins_with("2024-"),
+                .on_index("GSI1")
+                .and(attr("gsi1sk").begins_with("2024-")),
         )
         .unwrap()
-        .with_filter(attr("total").gt(100))
+        .apply(attr("total").gt(100))
         .unwrap()
-        .with_filter(attr("total").lt(1000))
+        .apply(attr("total").lt(1000))
         .unwrap();
     let input = query.as_input();
     assert_eq!(input.get_index_name().as_deref(), Some("GSI1"));
@@ -896,7 +953,7 @@ fn applying_binds_maps_without_empty_ones() {
     // Names only, on a fresh request: the values stay unset.
     let put = offline_client()
         .put_item()
-        .with_condition(attr("pk").not_exists())
+        .apply(attr("pk").not_exists())
         .unwrap();
     let input = put.as_input();
     assert_binds(
@@ -907,7 +964,7 @@ fn applying_binds_maps_without_empty_ones() {
     );
     // Values on a request with names but no values; `#c0` already means
     // `pk`, so it is shared; the second condition's values are new.
-    let put = put.with_condition(attr("pk").ne("X")).unwrap();
+    let put = put.apply(attr("pk").ne("X")).unwrap();
     let input = put.as_input();
     assert_eq!(
         input.get_condition_expression().as_deref(),
@@ -920,7 +977,7 @@ fn applying_binds_maps_without_empty_ones() {
         &[(":c0", s("X"))],
     );
     // Added to maps that are there: nothing the request holds is replaced.
-    let put = put.with_condition(attr("sk").eq("Y")).unwrap();
+    let put = put.apply(attr("sk").eq("Y")).unwrap();
     let input = put.as_input();
     assert_eq!(
         input.get_condition_expression().as_deref(),
@@ -945,7 +1002,7 @@ fn applying_adds_to_either_map_and_renames_only_clashes() {
         .put_item()
         .condition_expression("size(lines) > :min")
         .expression_attribute_values(":min", n("0"))
-        .with_condition(attr("pk").exists())
+        .apply(attr("pk").exists())
         .unwrap();
     let input = put.as_input();
     assert_binds(
@@ -960,7 +1017,7 @@ fn applying_adds_to_either_map_and_renames_only_clashes() {
         .put_item()
         .condition_expression("attribute_exists(#c0)")
         .expression_attribute_names("#c0", "pk")
-        .with_condition(attr("sk").exists() & attr("pk").exists())
+        .apply(attr("sk").exists() & attr("pk").exists())
         .unwrap();
     let input = put.as_input();
     assert_eq!(
@@ -974,9 +1031,9 @@ fn applying_adds_to_either_map_and_renames_only_clashes() {
     // A projection on a query with a filter: names added, values kept.
     let query = offline_client()
         .query()
-        .with_filter(attr("total").gt(100))
+        .apply(attr("total").gt(100))
         .unwrap()
-        .with_projection(&Projection::paths([attr("total"), attr("id")]))
+        .apply(&Projection::paths([attr("total"), attr("id")]))
         .unwrap();
     let input = query.as_input();
     assert_binds(
@@ -990,7 +1047,7 @@ fn applying_adds_to_either_map_and_renames_only_clashes() {
         .put_item()
         .set_expression_attribute_names(Some(HashMap::new()))
         .set_expression_attribute_values(Some(HashMap::new()))
-        .with_condition(attr("pk").ne("X"))
+        .apply(attr("pk").ne("X"))
         .unwrap();
     let input = put.as_input();
     assert_binds(
@@ -1007,7 +1064,7 @@ fn key_condition_conflicts_are_errors() {
     let err = offline_client()
         .query()
         .key_condition_expression("pk = :pk")
-        .with_key_condition(key())
+        .apply(key())
         .unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -1016,7 +1073,7 @@ fn key_condition_conflicts_are_errors() {
     let err = offline_client()
         .query()
         .index_name("GSI1")
-        .with_key_condition(key())
+        .apply(key())
         .unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -1025,7 +1082,7 @@ fn key_condition_conflicts_are_errors() {
     let err = offline_client()
         .query()
         .index_name("ByEmail")
-        .with_key_condition(key().index("GSI1"))
+        .apply(key().on_index("GSI1"))
         .unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -1035,14 +1092,14 @@ fn key_condition_conflicts_are_errors() {
     let query = offline_client()
         .query()
         .index_name("GSI1")
-        .with_key_condition(key().index("GSI1"))
+        .apply(key().on_index("GSI1"))
         .unwrap();
     assert_eq!(query.get_index_name().as_deref(), Some("GSI1"));
     // Build errors come through.
     assert_eq!(
         offline_client()
             .query()
-            .with_key_condition(key().index("GSI9"))
+            .apply(key().on_index("GSI9"))
             .unwrap_err()
             .kind(),
         ErrorKind::InvalidKey
@@ -1056,7 +1113,7 @@ fn scans_get_filters_joined() {
         .table_name("AppTable")
         .filter_expression("attribute_exists(#c0)")
         .expression_attribute_names("#c0", "email")
-        .with_filter(attr("email").begins_with("ada"))
+        .apply(attr("email").begins_with("ada"))
         .unwrap();
     assert_eq!(
         scan.get_filter_expression().as_deref(),
@@ -1070,7 +1127,7 @@ fn scans_get_filters_joined() {
     );
     let err = offline_client()
         .scan()
-        .with_filter(attr("a[").exists())
+        .apply(attr("a[").exists())
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidValue);
 }
@@ -1080,7 +1137,7 @@ fn writes_get_conditions_added() {
     let put = offline_client()
         .put_item()
         .table_name("AppTable")
-        .with_condition(attr("pk").not_exists())
+        .apply(attr("pk").not_exists())
         .unwrap();
     assert_eq!(
         put.get_condition_expression().as_deref(),
@@ -1098,7 +1155,7 @@ fn writes_get_conditions_added() {
         .condition_expression("#v = :v")
         .expression_attribute_names("#v", "version")
         .expression_attribute_values(":v", n("3"))
-        .with_condition(attr("status").ne("locked"))
+        .apply(attr("status").ne("locked"))
         .unwrap();
     assert_eq!(
         delete.get_condition_expression().as_deref(),
@@ -1118,7 +1175,7 @@ fn writes_get_conditions_added() {
         .expression_attribute_names("#c1", "shippedAt")
         .expression_attribute_values(":c0", s("shipped"))
         .expression_attribute_values(":c1", s("2024-01-15"))
-        .with_condition(attr("status").eq("paid").and(attr("version").eq(3)))
+        .apply(attr("status").eq("paid").and(attr("version").eq(3)))
         .unwrap();
     assert_eq!(
         update.get_condition_expression().as_deref(),
@@ -1151,7 +1208,7 @@ fn transaction_parts_get_conditions_added() {
     let put = Put::builder()
         .table_name("AppTable")
         .item("pk", s("ORDER#O1"))
-        .with_condition(attr("pk").not_exists())
+        .apply(attr("pk").not_exists())
         .unwrap()
         .build()
         .unwrap();
@@ -1163,7 +1220,7 @@ fn transaction_parts_get_conditions_added() {
     let delete = Delete::builder()
         .table_name("AppTable")
         .key("pk", s("CART#C1"))
-        .with_condition(attr("items").size().eq(0))
+        .apply(attr("items").size().eq(0))
         .unwrap()
         .build()
         .unwrap();
@@ -1176,7 +1233,7 @@ fn transaction_parts_get_conditions_added() {
         .update_expression("SET #c0 = #c0 - :c0")
         .expression_attribute_names("#c0", "stock")
         .expression_attribute_values(":c0", n("2"))
-        .with_condition(attr("stock").ge(2))
+        .apply(attr("stock").ge(2))
         .unwrap()
         .build()
         .unwrap();
@@ -1188,9 +1245,9 @@ fn transaction_parts_get_conditions_added() {
     let check = ConditionCheck::builder()
         .table_name("AppTable")
         .key("pk", s("CUSTOMER#C1"))
-        .with_condition(attr("status").eq("active"))
+        .apply(attr("status").eq("active"))
         .unwrap()
-        .with_condition(attr("credit").gt(100))
+        .apply(attr("credit").gt(100))
         .unwrap()
         .build()
         .unwrap();
@@ -1277,7 +1334,7 @@ proptest! {
         prop_assert_eq!(meaning(&either), format!("({}) OR ({})", meaning(&ea), meaning(&eb)));
 
         // Applied to a request one after the other.
-        let scan = offline_client().scan().with_filter(ea.clone()).unwrap().with_filter(eb.clone()).unwrap();
+        let scan = offline_client().scan().apply(ea.clone()).unwrap().apply(eb.clone()).unwrap();
         let expression = scan.get_filter_expression().clone().unwrap();
         let names = scan.get_expression_attribute_names().clone().unwrap_or_default();
         let values = scan.get_expression_attribute_values().clone().unwrap_or_default();
@@ -1290,10 +1347,10 @@ proptest! {
 
     #[test]
     fn filters_never_disturb_a_key_condition(c in condition(), p in prefix(), pk in "[A-Z#]{1,8}", sk in "[a-z]{1,4}") {
-        let key = KeyCondition::new(TABLE, pk.as_str()).sort_begins_with(sk.as_str());
+        let key = KeyCondition::new(TABLE, pk.as_str()).and(attr("sk").begins_with(sk.as_str()));
         let key_meaning = meaning(&key.build().unwrap());
         let filter = c.build_with_stem(p).unwrap();
-        let query = offline_client().query().with_key_condition(key).unwrap().with_filter(filter.clone()).unwrap();
+        let query = offline_client().query().apply(key).unwrap().apply(filter.clone()).unwrap();
         let names = query.get_expression_attribute_names().clone().unwrap_or_default();
         let values = query.get_expression_attribute_values().clone().unwrap_or_default();
         let key_text = query.get_key_condition_expression().clone().unwrap();

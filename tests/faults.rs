@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::retry::RetryConfig;
-use dynamodb_mapper::expr::{KeyCondition, KeyConditionExt};
+use dynamodb_mapper::expr::{Apply, KeyCondition};
 use dynamodb_mapper::ops::Table;
 use dynamodb_mapper::{ErrorDetails, ErrorKind, Item, ItemExt, MapperExt, Record, Registry};
 use dynamodb_mapper_support::requests::{fast_retry, put_pk};
@@ -285,7 +285,7 @@ async fn a_versioned_write_whose_answer_is_lost_says_maybe_applied_and_the_store
     let direct = Table::new(&plain, &t, VERSIONED_TABLE);
     let mut record = Record::new(counter("c", 0));
     direct
-        .put_versioned::<CounterMapper>(&mut record)
+        .put_record::<CounterMapper>(&mut record)
         .await
         .unwrap();
     let key = CounterMapper::key(&record.entity).unwrap();
@@ -301,7 +301,7 @@ async fn a_versioned_write_whose_answer_is_lost_says_maybe_applied_and_the_store
         let mut next = before.clone();
         next.entity.count += 1;
         let err = table
-            .put_versioned::<CounterMapper>(&mut next)
+            .put_record::<CounterMapper>(&mut next)
             .await
             .expect_err("lost answer");
         assert_eq!(err.kind(), ErrorKind::MaybeApplied, "{err}");
@@ -324,7 +324,7 @@ async fn read_modify_writes_and_increments_under_lost_answers_never_count_twice(
     let (plain, t) = local::client_and_table("faults_rmw", VERSIONED_TABLE).await;
     let direct = Table::new(&plain, &t, VERSIONED_TABLE);
     direct
-        .put_versioned::<CounterMapper>(&mut Record::new(counter("c", 0)))
+        .put_record::<CounterMapper>(&mut Record::new(counter("c", 0)))
         .await
         .unwrap();
     let key = CounterMapper::key(&counter("c", 0)).unwrap();
@@ -414,7 +414,7 @@ async fn a_stream_of_pages_through_throttles_and_a_silent_page_reads_each_item_o
     let query = table
         .query()
         .limit(7)
-        .with_key_condition(KeyCondition::new(APP_TABLE, "CUSTOMER#C1"))
+        .apply(KeyCondition::new(APP_TABLE, "CUSTOMER#C1"))
         .unwrap();
     let read: Vec<Order> = table
         .query_stream(query, &registry)
@@ -433,7 +433,7 @@ async fn a_read_left_unanswered_is_asked_again_within_the_deadline() {
     let (plain, t) = local::client_and_table("faults_read_again", VERSIONED_TABLE).await;
     let mut record = Record::new(counter("r", 7));
     Table::new(&plain, &t, VERSIONED_TABLE)
-        .put_versioned::<CounterMapper>(&mut record)
+        .put_record::<CounterMapper>(&mut record)
         .await
         .unwrap();
     let key = CounterMapper::key(&record.entity).unwrap();
@@ -478,7 +478,7 @@ async fn typed_updates_whose_answer_is_lost_say_maybe_applied_and_apply_once() {
     let (plain, t) = local::client_and_table("faults_updates", VERSIONED_TABLE).await;
     let direct = Table::new(&plain, &t, VERSIONED_TABLE);
     direct
-        .put_versioned::<CounterMapper>(&mut Record::new(counter("u", 1)))
+        .put_record::<CounterMapper>(&mut Record::new(counter("u", 1)))
         .await
         .unwrap();
     let key = CounterMapper::key(&counter("u", 1)).unwrap();
@@ -497,7 +497,7 @@ async fn typed_updates_whose_answer_is_lost_say_maybe_applied_and_apply_once() {
         let mut new = record.entity.clone();
         new.count += 10;
         let err = table
-            .update_versioned::<CounterMapper>(&mut record, new)
+            .update_record::<CounterMapper>(&mut record, new)
             .await
             .expect_err("lost answer");
         assert_eq!(err.kind(), ErrorKind::MaybeApplied, "{fault}: {err}");

@@ -1,7 +1,8 @@
 //! Keys declared once (#17): patterns render keys, checks before the first
 //! write, lookups by id, names that cannot collide silently.
 
-use dynamodb_mapper::hooks::put_str;
+use dynamodb_mapper::ItemExt;
+use dynamodb_mapper::expr::attr;
 use dynamodb_mapper::ops::Table;
 use dynamodb_mapper::{
     ErrorKind, GlobalSecondaryIndex, IndexKeys, Item, KeyPattern, Mapper, MapperExt,
@@ -73,12 +74,7 @@ fn patterns_render_every_key_from_the_fields() {
     // The keys round-trip through the patterns: what a lookup builds.
     let key = OrderMapper::lookup()
         .with("customer_id", "C#1")
-        .with(
-            "placed_on",
-            dynamodb_mapper::key::Encoding::Timestamp { fraction_digits: 0 }
-                .decode("2025-01-02T03:04:05Z")
-                .unwrap(),
-        )
+        .with("placed_on", jan_2_2025())
         .with("line", 7)
         .key()
         .unwrap();
@@ -134,7 +130,7 @@ fn the_hook_may_override_a_rendered_key_and_must_still_match_a_pattern() {
         const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(ACTIVE)];
         fn after_to_item(d: &Doc, item: &mut Item) -> dynamodb_mapper::Result<()> {
             if d.archived {
-                put_str(item, "pk", format!("OLD#{}", d.id));
+                item.put_str("pk", format!("OLD#{}", d.id));
             }
             Ok(())
         }
@@ -261,7 +257,7 @@ fn several_patterns_for_one_index_must_be_written_by_the_hook() {
         ];
         fn after_to_item(p: &Product, item: &mut Item) -> dynamodb_mapper::Result<()> {
             let pattern = if p.archived { ARCHIVED } else { ACTIVE };
-            put_str(item, "pk", pattern.with("id", &p.id).render()?);
+            item.put_str("pk", pattern.with("id", &p.id).render()?);
             Ok(())
         }
     }
@@ -346,16 +342,21 @@ fn an_explicit_rename_is_kept_under_the_naming_convention() {
 
 #[test]
 fn lookups_build_prefixes_that_end_at_a_segment() {
+    // The `begins_with` value of the lookup's key condition.
+    let prefix = |l: &dynamodb_mapper::Lookup<'_, OrderMapper>| {
+        let e = l.key_condition().unwrap().build().unwrap();
+        assert!(
+            e.expression().ends_with("begins_with(#k1, :k1)"),
+            "{}",
+            e.expression()
+        );
+        e.values()[":k1"].as_s().unwrap().clone()
+    };
     let l = OrderMapper::lookup().with("customer_id", "C1");
-    assert_eq!(l.sort_prefix().unwrap().as_deref(), Some("ORDER#"));
-    let at = dynamodb_mapper::key::Encoding::Timestamp { fraction_digits: 0 }
-        .decode("2025-01-02T03:04:05Z")
-        .unwrap();
+    assert_eq!(prefix(&l), "ORDER#");
+    let at = jan_2_2025();
     let l = l.with("placed_on", at);
-    assert_eq!(
-        l.sort_prefix().unwrap().as_deref(),
-        Some("ORDER#2025-01-02T03:04:05Z#")
-    );
+    assert_eq!(prefix(&l), "ORDER#2025-01-02T03:04:05Z#");
     // An index lookup is no primary key.
     let err = OrderMapper::lookup()
         .on_index("GSI1")
@@ -366,7 +367,7 @@ fn lookups_build_prefixes_that_end_at_a_segment() {
     // A misspelled placeholder names the declarations.
     let err = OrderMapper::lookup()
         .with("customer", "C1")
-        .partition()
+        .key()
         .unwrap_err();
     assert!(err.to_string().contains("`{customer}`"), "{err}");
 }
@@ -426,9 +427,7 @@ async fn a_one_type_query_reads_only_that_type_without_a_registry() {
     assert_eq!(orders.iter().map(|o| o.line).collect::<Vec<_>>(), [1, 2]);
 
     // GetItem by id.
-    let at = dynamodb_mapper::key::Encoding::Timestamp { fraction_digits: 0 }
-        .decode("2025-01-02T03:04:05Z")
-        .unwrap();
+    let at = jan_2_2025();
     let got = OrderMapper::lookup()
         .with("customer_id", "C1")
         .with("placed_on", at)
@@ -474,7 +473,7 @@ impl Mapper for EventMapper {
 /// Ids that sort high: the greatest characters of each UTF-8 length, and
 /// the longest id a sort key can hold.
 fn high_ids() -> Vec<String> {
-    let room = dynamodb_mapper::MAX_SORT_KEY_BYTES - "DAY#2025-01-05#EVENT#".len();
+    let room = 1024 - "DAY#2025-01-05#EVENT#".len();
     vec![
         "a".into(),
         "zzz".into(),
@@ -537,26 +536,22 @@ async fn a_range_over_a_composite_sort_key_includes_every_item_of_its_last_day()
         e
     };
     let t1 = || EventMapper::lookup().with("tenant", "t1");
-    let got = read(t1().sort_between("day", "2025-01-02", "2025-01-05")).await;
+    let got = read(t1().sort_range("day", "2025-01-02"..="2025-01-05")).await;
     assert_eq!(got.len(), 3 * high_ids().len());
     assert_eq!(got, expect("2025-01-02", "2025-01-05"));
     // A day without items as a bound.
-    let got = read(t1().sort_between("day", "2025-01-04", "2025-01-04")).await;
+    let got = read(t1().sort_range("day", "2025-01-04"..="2025-01-04")).await;
     assert!(got.is_empty());
-    let got = read(t1().sort_from("day", "2025-01-03")).await;
+    let got = read(t1().sort_range("day", "2025-01-03"..)).await;
     assert_eq!(got, expect("2025-01-03", "9999"));
-    let got = read(t1().sort_through("day", "2025-01-02")).await;
+    let got = read(t1().sort_range("day", ..="2025-01-02")).await;
     assert_eq!(got, expect("0000", "2025-01-02"));
 
     // What the plain bounds would have missed: every event of the last day.
     let plain = dynamodb_mapper::expr::KeyCondition::new(T, "TENANT#t1")
-        .sort_between("DAY#2025-01-02", "DAY#2025-01-05");
-    use dynamodb_mapper::expr::KeyConditionExt;
-    let q = client
-        .query()
-        .table_name(&table)
-        .with_key_condition(plain)
-        .unwrap();
+        .and(attr("sk").between("DAY#2025-01-02", "DAY#2025-01-05"));
+    use dynamodb_mapper::expr::Apply;
+    let q = client.query().table_name(&table).apply(plain).unwrap();
     let naive = local::read_all::<EventMapper>(q).await.unwrap();
     assert_eq!(naive.len(), 2 * high_ids().len());
 }
@@ -566,7 +561,7 @@ fn a_range_needs_its_earlier_placeholders_and_a_sort_key() {
     // `day` is bound by the range, `tenant` is not bound: the partition
     // cannot be rendered.
     let err = EventMapper::lookup()
-        .sort_between("day", "a", "b")
+        .sort_range("day", "a"..="b")
         .key_condition()
         .unwrap_err();
     assert_eq!(
@@ -576,7 +571,7 @@ fn a_range_needs_its_earlier_placeholders_and_a_sort_key() {
     // A range on a placeholder after an unbound one.
     let err = EventMapper::lookup()
         .with("tenant", "t1")
-        .sort_between("id", "a", "b")
+        .sort_range("id", "a"..="b")
         .key_condition()
         .unwrap_err();
     assert_eq!(
@@ -587,7 +582,7 @@ fn a_range_needs_its_earlier_placeholders_and_a_sort_key() {
     // Not a primary key.
     let err = EventMapper::lookup()
         .with("tenant", "t1")
-        .sort_between("day", "a", "b")
+        .sort_range("day", "a"..="b")
         .key()
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidKey);
@@ -599,7 +594,7 @@ fn a_range_needs_its_earlier_placeholders_and_a_sort_key() {
     // An unknown placeholder.
     let err = EventMapper::lookup()
         .with("tenant", "t1")
-        .sort_between("dya", "a", "b")
+        .sort_range("dya", "a"..="b")
         .key_condition()
         .unwrap_err();
     assert!(
@@ -650,7 +645,7 @@ enum Tenant {
 
 #[tokio::test]
 async fn a_hand_written_prefix_is_checked_against_the_registry_and_the_server_agrees() {
-    use dynamodb_mapper::expr::{KeyCondition, KeyConditionExt};
+    use dynamodb_mapper::expr::{Apply, KeyCondition};
     let registry = Registry::builder()
         .register::<UserMapper>(Tenant::User)
         .register::<UserGroupMapper>(Tenant::UserGroup)
@@ -680,11 +675,7 @@ async fn a_hand_written_prefix_is_checked_against_the_registry_and_the_server_ag
         local::put_item(&client, &table, item).await;
     }
     let types_returned = |condition: KeyCondition| {
-        let q = client
-            .query()
-            .table_name(&table)
-            .with_key_condition(condition)
-            .unwrap();
+        let q = client.query().table_name(&table).apply(condition).unwrap();
         async move {
             let mut types: Vec<String> = local::raw_items(q)
                 .await
@@ -701,7 +692,7 @@ async fn a_hand_written_prefix_is_checked_against_the_registry_and_the_server_ag
 
     // `USER` ends inside a segment: it reaches the groups too, and the
     // server returns them.
-    let users = acme().sort_begins_with("USER");
+    let users = acme().and(attr("sk").begins_with("USER"));
     assert_eq!(
         registry.entity_types_reached(&users).unwrap(),
         ["User", "UserGroup"]
@@ -716,11 +707,11 @@ async fn a_hand_written_prefix_is_checked_against_the_registry_and_the_server_ag
          ends inside a segment: end it with the delimiter (\"USER#\")"
     );
     // Ended at the segment, it reaches users only, and so does the server.
-    let users = acme().sort_begins_with("USER#");
+    let users = acme().and(attr("sk").begins_with("USER#"));
     registry.check_key_condition(&users, &["User"]).unwrap();
     assert_eq!(types_returned(users).await, ["User"]);
     // A range over both.
-    let range = acme().sort_between("USER#a", "USERGROUP#b");
+    let range = acme().and(attr("sk").between("USER#a", "USERGROUP#b"));
     assert_eq!(
         registry.entity_types_reached(&range).unwrap(),
         ["User", "UserGroup"]
@@ -745,4 +736,9 @@ async fn a_hand_written_prefix_is_checked_against_the_registry_and_the_server_ag
             .contains("\"Usr\" is not a registered entity type"),
         "{err}"
     );
+}
+
+/// 2025-01-02T03:04:05Z.
+fn jan_2_2025() -> std::time::SystemTime {
+    std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_735_787_045)
 }

@@ -5,11 +5,14 @@
 use std::collections::HashMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use dynamodb_mapper::time::PointInTime;
-use dynamodb_mapper::{ErrorKind, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
+use dynamodb_mapper::ErrorKind;
+
+/// DynamoDB's key size limits, in bytes.
+const MAX_PARTITION_KEY_BYTES: usize = 2048;
+const MAX_SORT_KEY_BYTES: usize = 1024;
 use dynamodb_mapper::{
     KeyPattern,
-    key::{BoundPattern, Encoding, KeyFormat, KeyRole, KeyValue},
+    key::{BoundPattern, KeyFormat, KeyValue},
 };
 use proptest::prelude::*;
 
@@ -62,17 +65,14 @@ fn delimiters_in_components_cannot_collide() {
     assert_eq!(sort_key(&[r"A\#B"]), r"T#A\\\#B");
     assert_ne!(sort_key(&["A#", "B"]), sort_key(&["A", "#B"]));
     assert_eq!(
-        KeyFormat::DEFAULT.split(r"T#A\##B").unwrap(),
+        KeyFormat::new().split(r"T#A\##B").unwrap(),
         ["T", "A#", "B"]
     );
     assert_eq!(
-        KeyFormat::DEFAULT.split(r"T#A#\#B").unwrap(),
+        KeyFormat::new().split(r"T#A#\#B").unwrap(),
         ["T", "A", "#B"]
     );
-    assert_eq!(
-        KeyFormat::DEFAULT.split(r"T#A\\\#B").unwrap(),
-        ["T", r"A\#B"]
-    );
+    assert_eq!(KeyFormat::new().split(r"T#A\\\#B").unwrap(), ["T", r"A\#B"]);
 }
 
 #[test]
@@ -118,7 +118,7 @@ fn every_short_component_list_renders_a_distinct_key() {
         }
         let mut expected = vec!["T"];
         expected.extend(list);
-        assert_eq!(KeyFormat::DEFAULT.split(&key).unwrap(), expected);
+        assert_eq!(KeyFormat::new().split(&key).unwrap(), expected);
     }
 }
 
@@ -141,21 +141,7 @@ proptest! {
         let key = bound(TAGGED_KEYS[parts.len()], &parts).with("tag", &tag).render().unwrap();
         let mut expected = vec![tag];
         expected.extend(parts);
-        prop_assert_eq!(KeyFormat::DEFAULT.split(&key).unwrap(), expected);
-    }
-
-    #[test]
-    fn join_and_split_are_inverses_and_agree_with_patterns(
-        tag in "[A-Z]{1,8}",
-        parts in proptest::collection::vec(component(), 0..6),
-    ) {
-        let mut all = vec![tag.clone()];
-        all.extend(parts.iter().cloned());
-        let joined = KeyFormat::DEFAULT.join(KeyRole::Sort, &all).unwrap();
-        prop_assert_eq!(KeyFormat::DEFAULT.split(&joined).unwrap(), all);
-        // The same key a pattern of that shape renders.
-        let rendered = bound(TAGGED_KEYS[parts.len()], &parts).with("tag", &tag).render().unwrap();
-        prop_assert_eq!(joined, rendered);
+        prop_assert_eq!(KeyFormat::new().split(&key).unwrap(), expected);
     }
 
     #[test]
@@ -186,7 +172,7 @@ proptest! {
         // The prefix up to the next placeholder, then the escaped start of
         // its value.
         let prefix = bound(SORT_KEYS[head.len() + 1], &head).prefix().unwrap()
-            + &KeyFormat::DEFAULT.escape_text(&start).unwrap();
+            + &KeyFormat::new().escape_text(&start).unwrap();
         let mut with = head.clone();
         with.push(format!("{start}{rest}"));
         prop_assert!(sort_key(&with).starts_with(&prefix));
@@ -271,7 +257,7 @@ fn keys_over_the_limits_are_errors() {
 
 #[test]
 fn split_errors() {
-    let msg = |key: &str| KeyFormat::DEFAULT.split(key).unwrap_err().to_string();
+    let msg = |key: &str| KeyFormat::new().split(key).unwrap_err().to_string();
     assert_eq!(msg(""), "key attribute `(key)` \"\" is empty");
     assert_eq!(
         msg("#A"),
@@ -315,9 +301,15 @@ fn formats_are_checked() {
             "uses `\\` as both delimiter and escape character",
         ),
     ] {
-        assert_eq!(
-            format.validate().unwrap_err().to_string(),
-            format!("key attribute `(key format)` {reason}")
+        let err = KeyPattern::sort("A#{x}")
+            .with_format(format)
+            .with("x", "y")
+            .render()
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .ends_with(&format!("it has an invalid key format: {reason}")),
+            "{err}"
         );
     }
     let pipes = KeyFormat::new().with_delimiter('|').with_escape('~');
@@ -328,240 +320,6 @@ fn formats_are_checked() {
         .unwrap();
     assert_eq!(key, "A|b~|c~~d#e");
     assert_eq!(pipes.split(&key).unwrap(), ["A", "b|c~d#e"]);
-}
-
-// --------------------------------------------------------------- encodings
-
-const fn unsigned(width: u8) -> Encoding {
-    Encoding::Unsigned { width }
-}
-
-const fn signed(width: u8) -> Encoding {
-    Encoding::Signed { width }
-}
-
-const fn timestamp(fraction_digits: u8) -> Encoding {
-    Encoding::Timestamp { fraction_digits }
-}
-
-/// The time `secs` seconds and `nanos` nanoseconds from the epoch.
-fn at(secs: i64, nanos: u32) -> KeyValue<'static> {
-    KeyValue::Timestamp(SystemTime::from_unix(secs, nanos).unwrap())
-}
-
-/// A decoded time as seconds and nanoseconds from the epoch.
-fn unix(value: KeyValue<'_>) -> (i64, u32) {
-    match value {
-        KeyValue::Timestamp(t) => t.to_unix(),
-        _ => None,
-    }
-    .unwrap_or_else(|| panic!("{value:?}"))
-}
-
-fn encode(encoding: Encoding, value: impl Into<KeyValue<'static>>) -> String {
-    encoding.encode(&value.into()).unwrap()
-}
-
-fn encode_err(encoding: Encoding, value: impl Into<KeyValue<'static>>) -> String {
-    encoding.encode(&value.into()).unwrap_err().to_string()
-}
-
-fn decode_err(encoding: Encoding, text: &str) -> String {
-    encoding.decode(text).unwrap_err().to_string()
-}
-
-#[test]
-fn encodings_exact_outputs() {
-    assert_eq!(encode(unsigned(3), 0u64), "000");
-    assert_eq!(encode(unsigned(3), 999u64), "999");
-    assert_eq!(
-        encode_err(unsigned(3), 1000u64),
-        "key attribute `(key component)` 1000 needs 4 digits, more than the width of 3"
-    );
-    assert_eq!(
-        encode_err(unsigned(0), 1u64),
-        "key attribute `(key component)` width 0 is out of range 1 to 20"
-    );
-    assert_eq!(encode(unsigned(20), u64::MAX), "18446744073709551615");
-    assert_eq!(unsigned(3).decode("042").unwrap(), KeyValue::Unsigned(42));
-    assert_eq!(
-        decode_err(unsigned(3), "04a"),
-        "key attribute `(key component)` \"04a\" is not exactly 3 digits"
-    );
-
-    assert_eq!(encode(signed(2), 0i64), "P00");
-    assert_eq!(encode(signed(2), 99i64), "P99");
-    assert_eq!(encode(signed(2), -1i64), "N99");
-    assert_eq!(encode(signed(2), -99i64), "N01");
-    assert_eq!(
-        encode_err(signed(2), -100i64),
-        "key attribute `(key component)` -100 needs 3 digits, more than the width of 2"
-    );
-    assert_eq!(signed(2).decode("N01").unwrap(), KeyValue::Signed(-99));
-    assert_eq!(
-        decode_err(signed(2), "N00"),
-        "key attribute `(key component)` \"N00\" is out of range: the smallest value of width 2 is N01"
-    );
-    assert_eq!(
-        decode_err(signed(2), "+01"),
-        "key attribute `(key component)` \"+01\" is not `N` or `P` followed by exactly 2 digits"
-    );
-
-    let t = UNIX_EPOCH + Duration::new(1_705_314_600, 123_456_789);
-    assert_eq!(encode(timestamp(0), t), "2024-01-15T10:30:00Z");
-    assert_eq!(encode(timestamp(3), t), "2024-01-15T10:30:00.123Z");
-    assert_eq!(encode(timestamp(9), t), "2024-01-15T10:30:00.123456789Z");
-    assert_eq!(
-        timestamp(3).decode("2024-01-15T10:30:00.123Z").unwrap(),
-        KeyValue::Timestamp(UNIX_EPOCH + Duration::from_millis(1_705_314_600_123))
-    );
-    assert_eq!(
-        decode_err(timestamp(3), "2024-01-15T10:30:00Z"),
-        "key attribute `(key component)` \"2024-01-15T10:30:00Z\" is not an RFC 3339 UTC timestamp with 3 fraction digits (like 2024-01-15T10:30:00.000Z)"
-    );
-    assert_eq!(
-        decode_err(timestamp(0), "2023-02-29T00:00:00Z"),
-        "key attribute `(key component)` \"2023-02-29T00:00:00Z\" is not a valid date"
-    );
-    assert_eq!(
-        encode_err(timestamp(10), t),
-        "key attribute `(key component)` fraction digits 10 is out of range 0 to 9"
-    );
-    // Before 1970 and the edges of the four-digit years.
-    assert_eq!(encode(timestamp(0), at(-1, 0)), "1969-12-31T23:59:59Z");
-    assert_eq!(
-        encode(timestamp(0), at(-62_167_219_200, 0)),
-        "0000-01-01T00:00:00Z"
-    );
-    assert_eq!(
-        encode(timestamp(3), at(253_402_300_799, 999_999_999)),
-        "9999-12-31T23:59:59.999Z"
-    );
-    assert_eq!(
-        encode_err(timestamp(0), at(253_402_300_800, 0)),
-        "key attribute `(key component)` 253402300800 seconds from the unix epoch is outside the years 0000 to 9999"
-    );
-    assert_eq!(
-        unix(timestamp(1).decode("1600-02-29T23:59:59.9Z").unwrap()),
-        (-11_670_912_001, 900_000_000)
-    );
-    assert_eq!(
-        encode(timestamp(1), at(-11_670_912_001, 900_000_000)),
-        "1600-02-29T23:59:59.9Z"
-    );
-}
-
-#[test]
-fn encoding_values_convert_only_when_they_fit() {
-    let u3 = Encoding::Unsigned { width: 3 };
-    assert_eq!(u3.encode(&KeyValue::Signed(5)).unwrap(), "005");
-    assert_eq!(
-        u3.encode(&KeyValue::Signed(-5)).unwrap_err().to_string(),
-        "key attribute `(key component)` -5 is negative; an unsigned encoding cannot hold it"
-    );
-    assert_eq!(
-        u3.encode(&KeyValue::from("5")).unwrap_err().to_string(),
-        "key attribute `(key component)` is text \"5\", expected an integer"
-    );
-    let i3 = Encoding::Signed { width: 3 };
-    assert_eq!(
-        i3.encode(&KeyValue::Unsigned(u64::MAX))
-            .unwrap_err()
-            .to_string(),
-        "key attribute `(key component)` 18446744073709551615 is too large for a signed encoding"
-    );
-    assert_eq!(
-        Encoding::Text
-            .encode(&KeyValue::Timestamp(UNIX_EPOCH))
-            .unwrap_err()
-            .to_string(),
-        "key attribute `(key component)` is a timestamp; give the placeholder a timestamp encoding such as `ts3`"
-    );
-    assert_eq!(Encoding::Text.encode(&KeyValue::Signed(-7)).unwrap(), "-7");
-    assert_eq!(
-        Encoding::Timestamp { fraction_digits: 0 }
-            .decode("1970-01-01T00:00:00Z")
-            .unwrap(),
-        KeyValue::Timestamp(UNIX_EPOCH)
-    );
-}
-
-fn time_in_range() -> impl Strategy<Value = (i64, u32)> {
-    (-62_167_219_200i64..=253_402_300_799, 0u32..1_000_000_000)
-}
-
-proptest! {
-    #[test]
-    fn unsigned_order_is_numeric_order(a in any::<u64>(), b in any::<u64>()) {
-        let (ea, eb) = (encode(unsigned(20), a), encode(unsigned(20), b));
-        prop_assert_eq!(ea.cmp(&eb), a.cmp(&b));
-        prop_assert_eq!(unsigned(20).decode(&ea).unwrap(), KeyValue::Unsigned(a));
-    }
-
-    #[test]
-    fn narrow_unsigned_order_is_numeric_order(a in 0u64..1000, b in 0u64..1000) {
-        let (ea, eb) = (encode(unsigned(3), a), encode(unsigned(3), b));
-        prop_assert_eq!(ea.cmp(&eb), a.cmp(&b));
-        prop_assert_eq!(unsigned(3).decode(&ea).unwrap(), KeyValue::Unsigned(a));
-    }
-
-    #[test]
-    fn signed_order_is_numeric_order(a in any::<i64>(), b in any::<i64>()) {
-        let (ea, eb) = (encode(signed(19), a), encode(signed(19), b));
-        prop_assert_eq!(ea.len(), 20);
-        prop_assert_eq!(ea.cmp(&eb), a.cmp(&b));
-        prop_assert_eq!(signed(19).decode(&ea).unwrap(), KeyValue::Signed(a));
-    }
-
-    #[test]
-    fn narrow_signed_order_is_numeric_order(a in -999i64..=999, b in -999i64..=999) {
-        let (ea, eb) = (encode(signed(3), a), encode(signed(3), b));
-        prop_assert_eq!(ea.cmp(&eb), a.cmp(&b));
-        prop_assert_eq!(signed(3).decode(&ea).unwrap(), KeyValue::Signed(a));
-    }
-
-    #[test]
-    fn timestamp_order_is_time_order(a in time_in_range(), b in time_in_range(), digits in 0u8..=9) {
-        let (ea, eb) = (
-            encode(timestamp(digits), at(a.0, a.1)),
-            encode(timestamp(digits), at(b.0, b.1)),
-        );
-        prop_assert_eq!(ea.len(), if digits == 0 { 20 } else { 21 + usize::from(digits) });
-        // The fraction is truncated to `digits`: compare the truncated times.
-        let unit = 10u32.pow(9 - u32::from(digits));
-        let (ta, tb) = ((a.0, a.1 / unit * unit), (b.0, b.1 / unit * unit));
-        prop_assert_eq!(ea.cmp(&eb), ta.cmp(&tb));
-        prop_assert_eq!(unix(timestamp(digits).decode(&ea).unwrap()), ta);
-    }
-
-    #[test]
-    fn system_times_round_trip(secs in -62_167_219_200i64..=253_402_300_799, nanos in 0u32..1_000_000_000) {
-        let t = if secs >= 0 {
-            UNIX_EPOCH + Duration::new(secs as u64, nanos)
-        } else {
-            UNIX_EPOCH - Duration::from_secs(secs.unsigned_abs()) + Duration::from_nanos(u64::from(nanos))
-        };
-        let text = encode(timestamp(9), t);
-        prop_assert_eq!(&text, &encode(timestamp(9), at(secs, nanos)));
-        prop_assert_eq!(timestamp(9).decode(&text).unwrap(), KeyValue::Timestamp(t));
-    }
-}
-
-#[test]
-fn times_outside_four_digit_years_are_errors() {
-    let before_year_0 = UNIX_EPOCH - Duration::from_secs(62_167_219_201);
-    assert_eq!(
-        encode_err(timestamp(0), before_year_0),
-        "key attribute `(key component)` -62167219201 seconds from the unix epoch is outside the years 0000 to 9999"
-    );
-    let far: SystemTime = UNIX_EPOCH + Duration::from_secs(253_402_300_800);
-    assert!(timestamp(0).encode(&KeyValue::from(far)).is_err());
-    assert!(
-        KeyPattern::sort("AT#{at:ts}")
-            .with("at", far)
-            .render()
-            .is_err()
-    );
 }
 
 // ------------------------------------------------------------ key patterns
@@ -794,6 +552,11 @@ fn invalid_patterns_are_named_with_the_problem() {
     );
 }
 
+/// Seconds and nanoseconds from the epoch within the years 0000 to 9999.
+fn time_in_range() -> impl Strategy<Value = (i64, u32)> {
+    (-62_167_219_200i64..=253_402_300_799, 0u32..1_000_000_000)
+}
+
 fn values() -> impl Strategy<Value = (String, u64, i64, (i64, u32), String)> {
     (
         component(),
@@ -848,27 +611,4 @@ fn one_template_with_two_formats_compiles_twice() {
         assert!(pipe.parse("A|b|c").is_err());
         assert_eq!(pipe.parse(r"A|b\|c").unwrap().text("x").unwrap(), "b|c");
     }
-}
-
-#[test]
-fn join_refuses_what_would_not_be_a_key_or_not_split_back() {
-    let f = KeyFormat::DEFAULT;
-    let none: [&str; 0] = [];
-    for (components, reason) in [
-        (&none[..], "needs a component"),
-        (&["ORDER", ""][..], "component 1 is empty"),
-    ] {
-        let err = f.join(KeyRole::Partition, components).unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::InvalidKey);
-        assert!(err.to_string().contains(reason), "{err}");
-    }
-    let long = "x".repeat(MAX_SORT_KEY_BYTES);
-    let err = f.join(KeyRole::Sort, &["T", &long]).unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("over the sort key limit of 1024 bytes"),
-        "{err}"
-    );
-    // The same key fits a partition key.
-    assert!(f.join(KeyRole::Partition, &["T", &long]).is_ok());
 }

@@ -42,15 +42,16 @@
 //! backend the other tests use (or set `DYNAMODB_ENDPOINT`). Without it
 //! every test fails saying what to install.
 
+/// DynamoDB's item size limit, in bytes.
+const MAX_ITEM_SIZE: usize = 400 * 1024;
+
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue as V;
-use dynamodb_mapper::{
-    GlobalSecondaryIndex, Item, MAX_ITEM_SIZE, MapperExt, ScalarType, TableSchema, item_size,
-};
+use dynamodb_mapper::{GlobalSecondaryIndex, Item, MapperExt, ScalarType, TableSchema, item_size};
 use dynamodb_mapper_support::local;
 use dynamodb_mapper_support::raw::Raw;
 use dynamodb_mapper_support::raw_mapper;

@@ -6,7 +6,7 @@ use std::error::Error as _;
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::{
     Error, ErrorDetails, ErrorKind, IndexKeys, Item, ItemExt, Mapper, MapperExt, NamingConvention,
-    Record, TableSchema, hooks::put_str,
+    Record, TableSchema,
 };
 use dynamodb_mapper_support::seed001::*;
 use dynamodb_mapper_support::values::{n, s, unknown_value};
@@ -258,8 +258,8 @@ fn after_from_item_sees_keys_not_the_whole_item() {
         const ENTITY_TYPE: &'static str = "Line";
         const SCHEMA: TableSchema = TableSchema::new("pk").sort_key("sk");
         fn after_to_item(l: &Line, item: &mut Item) -> dynamodb_mapper::Result<()> {
-            put_str(item, "pk", format!("ORDER#{}", l.order_id));
-            put_str(item, "sk", format!("LINE#{}", l.sku));
+            item.put_str("pk", format!("ORDER#{}", l.order_id));
+            item.put_str("sk", format!("LINE#{}", l.sku));
             Ok(())
         }
         fn after_from_item(l: &mut Line, rest: &Item) -> dynamodb_mapper::Result<()> {
@@ -301,7 +301,7 @@ fn deny_unknown_fields_entities_still_read_items_with_keys() {
         const ENTITY_TYPE: &'static str = "Strict";
         const SCHEMA: TableSchema = TableSchema::new("pk");
         fn after_to_item(e: &Strict, item: &mut Item) -> dynamodb_mapper::Result<()> {
-            put_str(item, "pk", format!("STRICT#{}", e.id));
+            item.put_str("pk", format!("STRICT#{}", e.id));
             Ok(())
         }
     }
@@ -389,7 +389,7 @@ impl Mapper for BlobMapper {
     const ENTITY_TYPE: &'static str = "Blob";
     const SCHEMA: TableSchema = TableSchema::new("pk");
     fn after_to_item(b: &Blob, item: &mut Item) -> dynamodb_mapper::Result<()> {
-        put_str(item, "pk", format!("BLOB#{}", b.id));
+        item.put_str("pk", format!("BLOB#{}", b.id));
         if let Some(tags) = &b.tags {
             item.insert(
                 "tagSet".into(),
@@ -525,7 +525,7 @@ fn missing_keys_are_reported_before_sending() {
         const ENTITY_TYPE: &'static str = "NoKeys";
         const SCHEMA: TableSchema = TableSchema::new("pk").sort_key("sk");
         fn after_to_item(_: &NoKeys, item: &mut Item) -> dynamodb_mapper::Result<()> {
-            put_str(item, "pk", "X");
+            item.put_str("pk", "X");
             Ok(())
         }
     }
@@ -554,7 +554,7 @@ fn naming_conventions_rename_on_write_and_reverse_on_read() {
                 const SCHEMA: TableSchema = TableSchema::new("pk").without_discriminator();
                 const NAMING: NamingConvention = $conv;
                 fn after_to_item(p: &Profile, item: &mut Item) -> dynamodb_mapper::Result<()> {
-                    put_str(item, "pk", format!("USER#{}", p.user_id));
+                    item.put_str("pk", format!("USER#{}", p.user_id));
                     Ok(())
                 }
             }
@@ -608,7 +608,7 @@ fn without_discriminator_nothing_is_written_or_checked() {
         const ENTITY_TYPE: &'static str = "Customer";
         const SCHEMA: TableSchema = TableSchema::new("pk").without_discriminator();
         fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
-            put_str(item, "pk", &c.customer_id);
+            item.put_str("pk", &c.customer_id);
             Ok(())
         }
     }
@@ -652,7 +652,7 @@ fn record_version_is_read_and_carried() {
         const ENTITY_TYPE: &'static str = "Counter";
         const SCHEMA: TableSchema = TableSchema::new("pk").version("version");
         fn after_to_item(c: &Counter, item: &mut Item) -> dynamodb_mapper::Result<()> {
-            put_str(item, "pk", format!("COUNTER#{}", c.id));
+            item.put_str("pk", format!("COUNTER#{}", c.id));
             Ok(())
         }
     }
@@ -707,7 +707,7 @@ fn serialization_errors_name_the_attribute_path() {
         const SCHEMA: TableSchema = TableSchema::new("pk");
         const NAMING: NamingConvention = NamingConvention::CamelCase;
         fn after_to_item(a: &Assembly, item: &mut Item) -> dynamodb_mapper::Result<()> {
-            put_str(item, "pk", &a.assembly_id);
+            item.put_str("pk", &a.assembly_id);
             Ok(())
         }
     }
@@ -739,7 +739,7 @@ fn flattened_and_enum_entities_take_the_general_path() {
         const ENTITY_TYPE: &'static str = "Audit";
         const SCHEMA: TableSchema = TableSchema::new("pk");
         fn after_to_item(a: &Audit, item: &mut Item) -> dynamodb_mapper::Result<()> {
-            put_str(item, "pk", format!("AUDIT#{}", a.audit_id));
+            item.put_str("pk", format!("AUDIT#{}", a.audit_id));
             Ok(())
         }
     }
@@ -768,7 +768,7 @@ fn flattened_and_enum_entities_take_the_general_path() {
                 const NAMING: NamingConvention = $naming;
                 fn after_to_item(e: &Event, item: &mut Item) -> dynamodb_mapper::Result<()> {
                     let (Event::Login { user } | Event::Logout { user, .. }) = e;
-                    put_str(item, "pk", format!("EVENT#{user}"));
+                    item.put_str("pk", format!("EVENT#{user}"));
                     Ok(())
                 }
             }
@@ -835,11 +835,11 @@ fn keys_written_must_match_the_declared_key_patterns() {
                     IndexKeys::index("GSI1", GSI_PK).sort(GSI_SK).by_hook(),
                 ];
                 fn after_to_item(u: &User, item: &mut Item) -> dynamodb_mapper::Result<()> {
-                    put_str(item, "pk", "TENANT#acme");
-                    put_str(item, "sk", format!($sk, u.user_id));
+                    item.put_str("pk", "TENANT#acme");
+                    item.put_str("sk", format!($sk, u.user_id));
                     if u.active {
-                        put_str(item, "gsi1pk", $gsi_pk);
-                        put_str(item, "gsi1sk", format!("USER#{}", u.user_id));
+                        item.put_str("gsi1pk", $gsi_pk);
+                        item.put_str("gsi1sk", format!("USER#{}", u.user_id));
                     }
                     Ok(())
                 }
@@ -892,7 +892,7 @@ fn integers_of_128_bits_round_trip_up_to_38_digits() {
         const ENTITY_TYPE: &'static str = "Ledger";
         const SCHEMA: TableSchema = TableSchema::new("pk");
         fn after_to_item(l: &Ledger, item: &mut Item) -> dynamodb_mapper::Result<()> {
-            dynamodb_mapper::hooks::put_str(item, "pk", format!("LEDGER#{}", l.id));
+            item.put_str("pk", format!("LEDGER#{}", l.id));
             Ok(())
         }
     }

@@ -130,7 +130,7 @@ async fn sixteen_tasks_increment_one_counter_a_thousand_times_without_losing_one
     let (client, t) = local::client_and_table("counter", APP_TABLE).await;
     let mut record = Record::new(counter("hits", 0));
     Table::new(&client, &t, CounterMapper::SCHEMA)
-        .put_versioned::<CounterMapper>(&mut record)
+        .put_record::<CounterMapper>(&mut record)
         .await
         .unwrap();
     let first = record.version.expect("a version after the first write");
@@ -185,7 +185,7 @@ async fn stale_writes_and_deletes_are_rejected() {
     let (client, t) = local::client_and_table("stale", APP_TABLE).await;
     let mut mine = Record::new(counter("c", 0));
     let v1 = Table::new(&client, &t, CounterMapper::SCHEMA)
-        .put_versioned::<CounterMapper>(&mut mine)
+        .put_record::<CounterMapper>(&mut mine)
         .await
         .unwrap();
     let key = CounterMapper::key(&mine.entity).unwrap();
@@ -193,7 +193,7 @@ async fn stale_writes_and_deletes_are_rejected() {
     // Creating it again is a conflict, not an overwrite.
     let mut again = Record::new(counter("c", 99));
     let err = Table::new(&client, &t, CounterMapper::SCHEMA)
-        .put_versioned::<CounterMapper>(&mut again)
+        .put_record::<CounterMapper>(&mut again)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
@@ -206,7 +206,7 @@ async fn stale_writes_and_deletes_are_rejected() {
         .unwrap();
     theirs.entity.count = 5;
     Table::new(&client, &t, CounterMapper::SCHEMA)
-        .put_versioned::<CounterMapper>(&mut theirs)
+        .put_record::<CounterMapper>(&mut theirs)
         .await
         .unwrap();
     assert_eq!(theirs.version, Some(v1 + 1));
@@ -214,12 +214,12 @@ async fn stale_writes_and_deletes_are_rejected() {
     // My copy is stale: neither a write nor a delete goes through.
     mine.entity.count = 1;
     let err = Table::new(&client, &t, CounterMapper::SCHEMA)
-        .put_versioned::<CounterMapper>(&mut mine)
+        .put_record::<CounterMapper>(&mut mine)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
     let err = Table::new(&client, &t, CounterMapper::SCHEMA)
-        .delete_versioned::<CounterMapper>(&mine)
+        .delete_record::<CounterMapper>(&mine)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
@@ -238,7 +238,7 @@ async fn stale_writes_and_deletes_are_rejected() {
 
     // The fresh copy deletes.
     Table::new(&client, &t, CounterMapper::SCHEMA)
-        .delete_versioned::<CounterMapper>(&stored)
+        .delete_record::<CounterMapper>(&stored)
         .await
         .unwrap();
     assert!(!exists(&client, &t, key).await);
@@ -315,13 +315,13 @@ async fn a_transaction_whose_condition_fails_writes_nothing() {
     // A versioned put inside a transaction holds the version check too.
     let mut record = Record::new(counter("tx", 0));
     Table::new(&client, &t, CounterMapper::SCHEMA)
-        .put_versioned::<CounterMapper>(&mut record)
+        .put_record::<CounterMapper>(&mut record)
         .await
         .unwrap();
     let stale = record.clone();
     record.entity.count = 1;
     Table::new(&client, &t, CounterMapper::SCHEMA)
-        .put_versioned::<CounterMapper>(&mut record)
+        .put_record::<CounterMapper>(&mut record)
         .await
         .unwrap();
     let mut tx = Table::new(&client, &t, APP_TABLE).transaction();
@@ -419,9 +419,9 @@ async fn timestamps_keep_created_at_and_move_updated_at() {
     let (client, t) = local::client_and_table("stamps", APP_TABLE).await;
     let t0 = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
     let mut record = Record::new(counter("s", 0));
-    Timestamps::DEFAULT.stamp(&mut record.bag, t0).unwrap();
+    Timestamps::default().stamp(&mut record.bag, t0).unwrap();
     Table::new(&client, &t, CounterMapper::SCHEMA)
-        .put_versioned::<CounterMapper>(&mut record)
+        .put_record::<CounterMapper>(&mut record)
         .await
         .unwrap();
     let key = CounterMapper::key(&record.entity).unwrap();
@@ -434,7 +434,7 @@ async fn timestamps_keep_created_at_and_move_updated_at() {
             .retry_policy(RetryPolicy::new(3))
             .update_with_retry::<CounterMapper, _>(key.clone(), |r| {
                 r.entity.count += 1;
-                Timestamps::DEFAULT.stamp(&mut r.bag, now)
+                Timestamps::default().stamp(&mut r.bag, now)
             })
             .await
             .unwrap();
@@ -458,7 +458,7 @@ async fn a_stale_writer_loses_against_a_recreated_item() {
     let (client, t) = local::client_and_table("aba", APP_TABLE).await;
     let mut created = Record::new(counter("aba", 1));
     Table::new(&client, &t, CounterMapper::SCHEMA)
-        .put_versioned::<CounterMapper>(&mut created)
+        .put_record::<CounterMapper>(&mut created)
         .await
         .unwrap();
     let key = CounterMapper::key(&created.entity).unwrap();
@@ -475,19 +475,19 @@ async fn a_stale_writer_loses_against_a_recreated_item() {
         .unwrap()
         .unwrap();
     Table::new(&client, &t, CounterMapper::SCHEMA)
-        .delete_versioned::<CounterMapper>(&current)
+        .delete_record::<CounterMapper>(&current)
         .await
         .unwrap();
     let mut recreated = Record::new(counter("aba", 100));
     Table::new(&client, &t, CounterMapper::SCHEMA)
-        .put_versioned::<CounterMapper>(&mut recreated)
+        .put_record::<CounterMapper>(&mut recreated)
         .await
         .unwrap();
     assert_ne!(recreated.version, stale.version, "versions do not restart");
     // The stale writer must not overwrite the new item, nor delete it.
     stale.entity.count = 2;
     let err = Table::new(&client, &t, CounterMapper::SCHEMA)
-        .put_versioned::<CounterMapper>(&mut stale)
+        .put_record::<CounterMapper>(&mut stale)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
@@ -497,7 +497,7 @@ async fn a_stale_writer_loses_against_a_recreated_item() {
         "{err}"
     );
     let err = Table::new(&client, &t, CounterMapper::SCHEMA)
-        .delete_versioned::<CounterMapper>(&stale)
+        .delete_record::<CounterMapper>(&stale)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
@@ -523,7 +523,7 @@ async fn items_written_before_versioning_are_adopted_not_stuck() {
     // A brand-new record at that key must not overwrite it...
     let mut blind = Record::new(counter("old", 0));
     let err = Table::new(&client, &t, CounterMapper::SCHEMA)
-        .put_versioned::<CounterMapper>(&mut blind)
+        .put_record::<CounterMapper>(&mut blind)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
@@ -548,13 +548,13 @@ async fn items_written_before_versioning_are_adopted_not_stuck() {
     let mut stale = stored.clone();
     stale.version = None;
     let err = Table::new(&client, &t, CounterMapper::SCHEMA)
-        .put_versioned::<CounterMapper>(&mut stale)
+        .put_record::<CounterMapper>(&mut stale)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
     // And so is a versioned delete of the unversioned read.
     let err = Table::new(&client, &t, CounterMapper::SCHEMA)
-        .delete_versioned::<CounterMapper>(&stale)
+        .delete_record::<CounterMapper>(&stale)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
@@ -565,12 +565,12 @@ async fn versioned_entities_keep_their_check_in_transactions_and_imports() {
     let (client, t) = local::client_and_table("txver", APP_TABLE).await;
     let mut record = Record::new(counter("t", 1));
     Table::new(&client, &t, CounterMapper::SCHEMA)
-        .put_versioned::<CounterMapper>(&mut record)
+        .put_record::<CounterMapper>(&mut record)
         .await
         .unwrap();
     record.entity.count = 2;
     Table::new(&client, &t, CounterMapper::SCHEMA)
-        .put_versioned::<CounterMapper>(&mut record)
+        .put_record::<CounterMapper>(&mut record)
         .await
         .unwrap();
     // A transaction put of the bare entity must not overwrite version 2.
@@ -609,7 +609,7 @@ async fn versioned_entities_keep_their_check_in_transactions_and_imports() {
         .await
         .unwrap();
     let err = Table::new(&client, &t, CounterMapper::SCHEMA)
-        .put_versioned::<CounterMapper>(&mut record)
+        .put_record::<CounterMapper>(&mut record)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);

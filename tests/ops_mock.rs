@@ -282,7 +282,7 @@ async fn a_conditional_put_conflict_is_a_version_conflict() {
     let mut record = Record::new(counter("A", 1));
     record.version = Some(4);
     let err = Table::new(&client, TABLE, CounterMapper::SCHEMA)
-        .put_versioned::<CounterMapper>(&mut record)
+        .put_record::<CounterMapper>(&mut record)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);

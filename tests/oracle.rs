@@ -85,7 +85,7 @@ async fn run_seeds(prefix: &str, seeds: &[u64], probes: Probes) -> Summary {
 /// checks nothing.
 const APPLIED: &[&str] = &[
     "player.to_item+PutItem",
-    "player.put_if_absent",
+    "player.put_new",
     "player.update_entity",
     "player.update_entity(stale old)",
     "player.increment",
@@ -102,9 +102,9 @@ const APPLIED: &[&str] = &[
     "player.batch_writer.delete",
     "player.DeleteItem",
     "account.PutItem(with bag)",
-    "account.put_versioned",
-    "account.put_if_absent",
-    "account.update_versioned",
+    "account.put_record",
+    "account.put_new",
+    "account.update_record",
     "account.update_with_retry",
     "account.increment",
     "account.tx.put_record",
@@ -113,7 +113,7 @@ const APPLIED: &[&str] = &[
     "account.tx.put(new)",
     "account.tx.send",
     "account.batch_writer.import.put",
-    "account.delete_versioned",
+    "account.delete_record",
     "account.DeleteItem",
 ];
 const REFUSED: &[&str] = &[
@@ -124,8 +124,8 @@ const REFUSED: &[&str] = &[
     "player.tx.update(key source, keeps one)",
     "player.tx.update(derived/key)",
     "player.tx.send",
-    "account.put_versioned",
-    "account.update_versioned",
+    "account.put_record",
+    "account.update_record",
     "account.update_with_retry",
     "account.update_entity",
     "account.increment(key source/version)",
@@ -133,7 +133,7 @@ const REFUSED: &[&str] = &[
     "account.tx.delete(unversioned)",
     "account.tx.send",
     "account.batch_writer.put",
-    "account.delete_versioned",
+    "account.delete_record",
 ];
 
 #[tokio::test]

@@ -3,7 +3,7 @@
 //! INCLUDE index read through the mapper, the keys standing in for the
 //! discriminator; a clear error for a field the projection left out.
 
-use dynamodb_mapper::expr::{Projection, ProjectionExt};
+use dynamodb_mapper::expr::{Apply, Projection};
 use dynamodb_mapper::ops::Table;
 use dynamodb_mapper::{
     ErrorKind, GlobalSecondaryIndex, IndexKeys, KeyPattern, Mapper, MapperExt, TableSchema,
@@ -110,7 +110,7 @@ async fn projections_read_smaller_types_and_still_check_the_type() {
         .with("customer_id", "C1")
         .query(&Table::new(&client, &table, T))
         .unwrap()
-        .with_projection(&projection)
+        .apply(&projection)
         .unwrap();
     let items = local::raw_items(q).await.unwrap();
     assert_eq!(items.len(), 2, "the note is filtered out by the lookup");
@@ -144,7 +144,7 @@ async fn projections_read_smaller_types_and_still_check_the_type() {
         dynamodb_mapper::expr::KeyCondition::new(T, "CUSTOMER#C1"),
     )
     .unwrap()
-    .with_projection(&projection)
+    .apply(&projection)
     .unwrap();
     let items = local::raw_items(q).await.unwrap();
     let errors: Vec<ErrorKind> = items
@@ -198,7 +198,7 @@ async fn projections_read_smaller_types_and_still_check_the_type() {
     let q = local::query(
         &client,
         &table,
-        dynamodb_mapper::expr::KeyCondition::new(T, "CITY#Lyon").index("ByCity"),
+        dynamodb_mapper::expr::KeyCondition::new(T, "CITY#Lyon").on_index("ByCity"),
     )
     .unwrap();
     let items = local::raw_items(q).await.unwrap();

@@ -5,7 +5,7 @@
 //! results.
 
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem, Update};
-use dynamodb_mapper::expr::{ConditionExt, KeyCondition, KeyConditionExt, attr};
+use dynamodb_mapper::expr::{Apply, KeyCondition, attr};
 use dynamodb_mapper::ops::{ActionInfo, ActionKind, Table, Transaction};
 use dynamodb_mapper::{ErrorDetails, ErrorKind, Mapper, MapperExt, PartitionView};
 use dynamodb_mapper_support::requests::offline_client;
@@ -45,7 +45,7 @@ fn ship_order(
         .update_expression("SET #st = :shipped")
         .expression_attribute_names("#st", "status")
         .expression_attribute_values(":shipped", AttributeValue::S("shipped".into()))
-        .with_condition(attr("status").eq("pending"))?
+        .apply(attr("status").eq("pending"))?
         .build()
         .expect("update: table, key and expression are set");
     let mut tx = table.transaction();
@@ -186,7 +186,8 @@ async fn an_order_written_in_one_transaction_read_back_from_one_query() {
     // One part alone: the line pattern's prefix with the order bound.
     let prefix = LINE_SK.with("order_id", "order456").prefix().unwrap();
     assert_eq!(prefix, "ORDER#order456#LINE#");
-    let key = KeyCondition::new(SHOP_TABLE, "CUSTOMER#customer123").sort_begins_with(prefix);
+    let key =
+        KeyCondition::new(SHOP_TABLE, "CUSTOMER#customer123").and(attr("sk").begins_with(prefix));
     let lines: Vec<OrderLine> = query_once(&c, &t, key)
         .await
         .unwrap()
@@ -262,11 +263,7 @@ async fn an_order_written_in_one_transaction_read_back_from_one_query() {
 
     // The whole customer partition through the registry, in sort key order.
     let key = KeyCondition::new(SHOP_TABLE, "CUSTOMER#customer123");
-    let q = c
-        .query()
-        .table_name(&t)
-        .with_key_condition(key.clone())
-        .unwrap();
+    let q = c.query().table_name(&t).apply(key.clone()).unwrap();
     let partition: Vec<ShopItem> = Table::new(&c, &t, SHOP_TABLE)
         .query_stream(q, &registry)
         .map_ok(|d| d.into_entity().expect("an entity"))
@@ -291,9 +288,7 @@ async fn an_order_written_in_one_transaction_read_back_from_one_query() {
 
     // Drawn as the seed draws its hierarchy.
     let items = query_once(&c, &t, key).await.unwrap();
-    let view = PartitionView::new(&SHOP_TABLE, &items)
-        .max_width(200)
-        .to_string();
+    let view = format!("{:.200}", PartitionView::new(&SHOP_TABLE, &items));
     println!("{view}");
     let lines: Vec<&str> = view.lines().collect();
     assert_eq!(lines.len(), 2 + 10);
@@ -361,7 +356,7 @@ async fn order_ids_that_prefix_each_other() {
     let mut items = query_once(
         &c,
         &t,
-        KeyCondition::new(SHOP_TABLE, "CUSTOMER#C1").sort_begins_with(under),
+        KeyCondition::new(SHOP_TABLE, "CUSTOMER#C1").and(attr("sk").begins_with(under)),
     )
     .await
     .unwrap();

@@ -11,15 +11,15 @@ use std::marker::PhantomData;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynamodb_mapper::hooks::{Timestamps, put_str};
-use dynamodb_mapper::time::{MAX_TTL_SECONDS, PointInTime};
+use dynamodb_mapper::hooks::Timestamps;
+use dynamodb_mapper::time::PointInTime;
+
+/// 9999-12-31T23:59:59Z: the latest TTL the crate accepts.
+const MAX_TTL_SECONDS: u64 = 253_402_300_799;
 use dynamodb_mapper::{
     ErrorKind, Item, ItemExt, Mapper, MapperExt, NamingConvention, TableSchema, ttl_value,
 };
-use dynamodb_mapper::{
-    KeyPattern, Result as MapperResult,
-    key::{Encoding, KeyValue},
-};
+use dynamodb_mapper::{KeyPattern, Result as MapperResult, key::KeyValue};
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -32,19 +32,33 @@ fn at<T: PointInTime>(secs: i64, nanos: u32) -> T {
     T::from_unix(secs, nanos).unwrap_or_else(|| panic!("{secs} s {nanos} ns"))
 }
 
+/// One sort key pattern per number of fraction digits, holding only the time.
+const TIME_KEYS: [KeyPattern; 10] = [
+    KeyPattern::sort("{t:ts0}"),
+    KeyPattern::sort("{t:ts1}"),
+    KeyPattern::sort("{t:ts2}"),
+    KeyPattern::sort("{t:ts3}"),
+    KeyPattern::sort("{t:ts4}"),
+    KeyPattern::sort("{t:ts5}"),
+    KeyPattern::sort("{t:ts6}"),
+    KeyPattern::sort("{t:ts7}"),
+    KeyPattern::sort("{t:ts8}"),
+    KeyPattern::sort("{t:ts9}"),
+];
+
 /// `t` as key timestamp text with `fraction_digits` digits, the public way:
-/// a `KeyValue` of the time, encoded.
+/// a key pattern holding only the time, rendered.
 fn timestamp_text(t: impl PointInTime, fraction_digits: u8) -> MapperResult<String> {
-    Encoding::Timestamp { fraction_digits }.encode(&KeyValue::from_time(t)?)
+    TIME_KEYS[usize::from(fraction_digits)]
+        .with("t", KeyValue::from_time(t)?)
+        .render()
 }
 
-/// Key timestamp text read back as a `T`: decoded, then converted through
+/// Key timestamp text read back as a `T`: parsed, then converted through
 /// its epoch parts (`None` when `T` cannot hold it).
 fn time_from_text<T: PointInTime>(text: &str, fraction_digits: u8) -> Option<T> {
-    let decoded = Encoding::Timestamp { fraction_digits }
-        .decode(text)
-        .unwrap();
-    let KeyValue::Timestamp(at) = decoded else {
+    let parts = TIME_KEYS[usize::from(fraction_digits)].parse(text).unwrap();
+    let Some(KeyValue::Timestamp(at)) = parts.get("t") else {
         return None;
     };
     let (secs, nanos) = at.to_unix()?;
@@ -81,7 +95,7 @@ where
     let parts = KeyPattern::sort("AT#{at:ts9}#{id}").parse(&sk).unwrap();
     prop_assert_eq!(&parts.timestamp::<T>("at").unwrap(), &t);
 
-    let stamps = Timestamps::DEFAULT.fraction_digits(9);
+    let stamps = Timestamps::default().fraction_digits(9);
     let mut bag = Item::new();
     stamps.stamp(&mut bag, t.clone()).unwrap();
     prop_assert_eq!(stamps.created_at::<T>(&bag).unwrap(), Some(t.clone()));
@@ -142,7 +156,7 @@ impl<T: PointInTime + 'static> Mapper for ExpiringMapper<T> {
     const NAMING: NamingConvention = NamingConvention::CamelCase;
 
     fn after_to_item(e: &Expiring<T>, item: &mut Item) -> dynamodb_mapper::Result<()> {
-        put_str(item, "pk", format!("EXPIRING#{}", e.id));
+        item.put_str("pk", format!("EXPIRING#{}", e.id));
         Ok(())
     }
 }
@@ -353,7 +367,7 @@ mod chrono_types {
                 .ends_with("is outside the years 0000 to 9999"),
             "{err}"
         );
-        let err = Timestamps::DEFAULT
+        let err = Timestamps::default()
             .stamp(&mut Item::new(), far)
             .unwrap_err();
         assert_eq!(

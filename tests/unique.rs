@@ -8,7 +8,6 @@ use std::collections::BTreeSet;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamodb_mapper::expr::{Update, attr};
-use dynamodb_mapper::hooks::put_str;
 use dynamodb_mapper::ops::Table;
 use dynamodb_mapper::{
     Decoded, ErrorDetails, ErrorKind, Item, ItemExt, Mapper, MapperExt, Record, Registry,
@@ -43,8 +42,8 @@ impl Mapper for UserMapper {
     ];
 
     fn after_to_item(u: &User, item: &mut Item) -> dynamodb_mapper::Result<()> {
-        put_str(item, "pk", format!("USER#{}", u.id));
-        put_str(item, "sk", "USER");
+        item.put_str("pk", format!("USER#{}", u.id));
+        item.put_str("sk", "USER");
         Ok(())
     }
 }
@@ -66,8 +65,8 @@ impl Mapper for AccountMapper {
     const UNIQUE: &'static [Unique] = &[Unique::new("username", &["username"])];
 
     fn after_to_item(a: &Account, item: &mut Item) -> dynamodb_mapper::Result<()> {
-        put_str(item, "pk", format!("ACCOUNT#{}", a.id));
-        put_str(item, "sk", "ACCOUNT");
+        item.put_str("pk", format!("ACCOUNT#{}", a.id));
+        item.put_str("sk", "ACCOUNT");
         Ok(())
     }
 }
@@ -125,10 +124,7 @@ async fn sixteen_concurrent_creates_of_one_email_make_one_winner_and_fifteen_vio
             let table = table.clone();
             tokio::spawn(async move {
                 let mut record = Record::new(user(&format!("U{i:02}"), "ada@example.com"));
-                table
-                    .put_versioned::<UserMapper>(&mut record)
-                    .await
-                    .map(|_| i)
+                table.put_record::<UserMapper>(&mut record).await.map(|_| i)
             })
         })
         .collect();
@@ -180,28 +176,28 @@ async fn an_update_frees_the_old_value_and_holds_the_new_one_and_a_delete_frees_
     let (client, t) = local::client_and_table("unique_move", USERS).await;
     let table = Table::new(&client, &t, USERS);
     let mut ada = Record::new(user("ADA", "ada@example.com"));
-    table.put_versioned::<UserMapper>(&mut ada).await.unwrap();
+    table.put_record::<UserMapper>(&mut ada).await.unwrap();
 
-    // update_versioned moves the email: the old one is free, the new one held.
+    // update_record moves the email: the old one is free, the new one held.
     let mut moved = ada.entity.clone();
     moved.email = "ada@lovelace.example".into();
     table
-        .update_versioned::<UserMapper>(&mut ada, moved)
+        .update_record::<UserMapper>(&mut ada, moved)
         .await
         .unwrap();
     let mut bob = Record::new(user("BOB", "ada@example.com"));
     table
-        .put_versioned::<UserMapper>(&mut bob)
+        .put_record::<UserMapper>(&mut bob)
         .await
         .expect("the old email is free");
     let mut eve = Record::new(user("EVE", "ada@lovelace.example"));
     let err = table
-        .put_versioned::<UserMapper>(&mut eve)
+        .put_record::<UserMapper>(&mut eve)
         .await
         .expect_err("held");
     assert_eq!(err.kind(), ErrorKind::UniqueViolation);
 
-    // update_with_retry and put_versioned of a record read move it too.
+    // update_with_retry and put_record of a record read move it too.
     table
         .update_with_retry::<UserMapper, _>(UserMapper::key(&ada.entity).unwrap(), |r| {
             r.entity.email = "countess@example.com".into();
@@ -215,7 +211,7 @@ async fn an_update_frees_the_old_value_and_holds_the_new_one_and_a_delete_frees_
         .unwrap()
         .unwrap();
     read.entity.nick = Some("ada".into());
-    table.put_versioned::<UserMapper>(&mut read).await.unwrap();
+    table.put_record::<UserMapper>(&mut read).await.unwrap();
     let (_, sentinels) = contents(&client, &t).await;
     assert_eq!(
         sentinels,
@@ -230,7 +226,7 @@ async fn an_update_frees_the_old_value_and_holds_the_new_one_and_a_delete_frees_
     let mut bob2 = bob.entity.clone();
     bob2.nick = Some("ada".into());
     let err = table
-        .update_versioned::<UserMapper>(&mut bob, bob2.clone())
+        .update_record::<UserMapper>(&mut bob, bob2.clone())
         .await
         .expect_err("held");
     let ErrorDetails::UniqueViolation {
@@ -242,18 +238,18 @@ async fn an_update_frees_the_old_value_and_holds_the_new_one_and_a_delete_frees_
     assert_eq!((*constraint, value.as_str()), ("nick", "\"acme\", \"ada\""));
     bob2.tenant = "globex".into();
     table
-        .update_versioned::<UserMapper>(&mut bob, bob2)
+        .update_record::<UserMapper>(&mut bob, bob2)
         .await
         .expect("another tenant");
 
     // A delete frees every value of the item.
-    table.delete_versioned::<UserMapper>(&read).await.unwrap();
+    table.delete_record::<UserMapper>(&read).await.unwrap();
     let mut carl = Record::new(User {
         nick: Some("ada".into()),
         ..user("CARL", "countess@example.com")
     });
     table
-        .put_versioned::<UserMapper>(&mut carl)
+        .put_record::<UserMapper>(&mut carl)
         .await
         .expect("freed by the delete");
     let (entities, sentinels) = contents(&client, &t).await;
@@ -277,7 +273,7 @@ async fn an_update_that_moves_no_value_is_one_request_as_without_constraints() {
     let (plain, t) = local::client_and_table("unique_cost", USERS).await;
     let mut ada = Record::new(user("ADA", "ada@example.com"));
     Table::new(&plain, &t, USERS)
-        .put_versioned::<UserMapper>(&mut ada)
+        .put_record::<UserMapper>(&mut ada)
         .await
         .unwrap();
     let wire = Wire::new();
@@ -287,7 +283,7 @@ async fn an_update_that_moves_no_value_is_one_request_as_without_constraints() {
     let mut moved = ada.entity.clone();
     moved.tenant = "globex".into();
     table
-        .update_versioned::<UserMapper>(&mut ada, moved)
+        .update_record::<UserMapper>(&mut ada, moved)
         .await
         .unwrap();
     let sent = wire.exchanges();
@@ -304,19 +300,16 @@ async fn unversioned_entities_keep_their_sentinels_through_updates_and_deletes()
         username: "ada".into(),
         plan: "free".into(),
     };
-    assert!(table.put_if_absent::<AccountMapper>(&a).await.unwrap());
+    assert!(table.put_new::<AccountMapper>(&a).await.unwrap());
     let b = Account {
         id: "B".into(),
         username: "ada".into(),
         plan: "free".into(),
     };
-    let err = table
-        .put_if_absent::<AccountMapper>(&b)
-        .await
-        .expect_err("taken");
+    let err = table.put_new::<AccountMapper>(&b).await.expect_err("taken");
     assert_eq!(err.kind(), ErrorKind::UniqueViolation);
     assert!(
-        !table.put_if_absent::<AccountMapper>(&a).await.unwrap(),
+        !table.put_new::<AccountMapper>(&a).await.unwrap(),
         "already there"
     );
 
@@ -329,7 +322,7 @@ async fn unversioned_entities_keep_their_sentinels_through_updates_and_deletes()
         .await
         .unwrap();
     assert!(
-        table.put_if_absent::<AccountMapper>(&b).await.unwrap(),
+        table.put_new::<AccountMapper>(&b).await.unwrap(),
         "the old name is free"
     );
     // An update from a stale `old` (the name changed meanwhile) is refused.
@@ -365,7 +358,7 @@ async fn unversioned_entities_keep_their_sentinels_through_updates_and_deletes()
         plan: "pro".into(),
     };
     assert!(
-        table.put_if_absent::<AccountMapper>(&c).await.unwrap(),
+        table.put_new::<AccountMapper>(&c).await.unwrap(),
         "freed by the delete"
     );
 }
@@ -441,7 +434,7 @@ async fn a_lost_answer_between_the_steps_cannot_split_entity_and_sentinel() {
         let table = Table::new(&wire.client(&plain), &t, USERS).retry_policy(fast_retry(5));
         let mut record = Record::new(user(&format!("F{n}"), &format!("f{n}@example.com")));
         table
-            .put_versioned::<UserMapper>(&mut record)
+            .put_record::<UserMapper>(&mut record)
             .await
             .unwrap_or_else(|e| panic!("{fault}: {e}"));
         let (entities, sentinels) = contents(&plain, &t).await;
@@ -473,7 +466,7 @@ async fn a_registry_skips_sentinels_whatever_its_policy() {
     let (client, t) = local::client_and_table("unique_registry", USERS).await;
     let table = Table::new(&client, &t, USERS);
     table
-        .put_versioned::<UserMapper>(&mut Record::new(user("ADA", "ada@example.com")))
+        .put_record::<UserMapper>(&mut Record::new(user("ADA", "ada@example.com")))
         .await
         .unwrap();
     let registry = users();
@@ -533,7 +526,7 @@ async fn an_audit_finds_missing_orphaned_and_doubled_values_and_a_backfill_repai
         user("EVE", "eve@example.com"),
     ] {
         table
-            .put_versioned::<UserMapper>(&mut Record::new(u))
+            .put_record::<UserMapper>(&mut Record::new(u))
             .await
             .unwrap();
     }
@@ -684,7 +677,7 @@ async fn a_migration_that_changes_a_unique_value_moves_its_sentinel() {
     let table = Table::new(&client, &t, USERS);
     for (id, email) in [("ADA", "Ada@Example.com"), ("BOB", "bob@example.com")] {
         table
-            .put_versioned::<UserMapper>(&mut Record::new(user(id, email)))
+            .put_record::<UserMapper>(&mut Record::new(user(id, email)))
             .await
             .unwrap();
     }
@@ -725,7 +718,7 @@ async fn a_record_whose_values_went_stale_meets_a_conflict_not_a_second_holder()
     let (client, t) = local::client_and_table("unique_stale", USERS).await;
     let table = Table::new(&client, &t, USERS);
     table
-        .put_versioned::<UserMapper>(&mut Record::new(user("ADA", "a@example.com")))
+        .put_record::<UserMapper>(&mut Record::new(user("ADA", "a@example.com")))
         .await
         .unwrap();
     let key = UserMapper::key(&user("ADA", "")).unwrap();
@@ -756,7 +749,7 @@ async fn a_record_whose_values_went_stale_meets_a_conflict_not_a_second_holder()
         ..record.entity.clone()
     };
     let err = table
-        .update_versioned::<UserMapper>(&mut record, back)
+        .update_record::<UserMapper>(&mut record, back)
         .await
         .expect_err("stale");
     assert_eq!(err.kind(), ErrorKind::VersionConflict, "{err}");
@@ -868,7 +861,7 @@ async fn values_stored_before_the_constraint_never_block_a_write_and_doubles_are
         ..old.entity.clone()
     };
     table
-        .update_versioned::<UserMapper>(&mut old, fixed)
+        .update_record::<UserMapper>(&mut old, fixed)
         .await
         .unwrap();
     let (_, sentinels) = contents(&client, &t).await;
@@ -883,7 +876,7 @@ async fn a_migration_moves_a_versioned_item_to_its_next_version() {
     let (client, t) = local::client_and_table("unique_migrate_version", USERS).await;
     let table = Table::new(&client, &t, USERS);
     let mut ada = Record::new(user("ADA", "Ada@Example.com"));
-    table.put_versioned::<UserMapper>(&mut ada).await.unwrap();
+    table.put_record::<UserMapper>(&mut ada).await.unwrap();
     let registry = users();
     table
         .sweep(&registry)
@@ -896,7 +889,7 @@ async fn a_migration_moves_a_versioned_item_to_its_next_version() {
     // A writer holding the record from before the migration would write the
     // old email back: it meets a conflict.
     let err = table
-        .put_versioned::<UserMapper>(&mut ada)
+        .put_record::<UserMapper>(&mut ada)
         .await
         .expect_err("stale");
     assert_eq!(err.kind(), ErrorKind::VersionConflict, "{err}");

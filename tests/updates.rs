@@ -7,11 +7,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynamodb_mapper::expr::{Update, UpdateExt, attr, list_append, value};
+use dynamodb_mapper::expr::{Apply, Update, attr, list_append, value};
 use dynamodb_mapper::ops::Table;
 use dynamodb_mapper::{
     ErrorDetails, ErrorKind, GlobalSecondaryIndex, IndexKeys, Item, KeyPattern, Mapper, MapperExt,
-    Record, TableSchema, expr::ConditionExt,
+    Record, TableSchema,
 };
 use dynamodb_mapper_support::local;
 use serde::{Deserialize, Serialize};
@@ -149,10 +149,10 @@ async fn the_builder_renders_every_action_the_server_accepts() {
         .update_item()
         .table_name(&table)
         .set_key(Some(key.clone()))
-        .with_update(update)
+        .apply(update)
         .unwrap()
         // The condition shares the request: its placeholders do not clash.
-        .with_condition(attr("status").eq("open").and(attr("size").eq(2)))
+        .apply(attr("status").eq("open").and(attr("size").eq(2)))
         .unwrap()
         .send()
         .await
@@ -254,7 +254,7 @@ async fn a_partial_update_moves_the_item_to_its_new_gsi_key() {
         .update_item()
         .table_name(&name)
         .set_key(Some(key.clone()))
-        .with_update(
+        .apply(
             Update::new()
                 .set(attr("audit"), "kept")
                 .set(attr("address.floor"), 3),
@@ -344,7 +344,7 @@ async fn a_versioned_update_checks_and_moves_the_version_in_one_request() {
     let table = Table::new(&client, &name, VERSIONED);
     let mut record = Record::new(order("O1", "open"));
     let first = table
-        .put_versioned::<VersionedOrderMapper>(&mut record)
+        .put_record::<VersionedOrderMapper>(&mut record)
         .await
         .unwrap();
     let key = VersionedOrderMapper::key(&record.entity).unwrap();
@@ -357,7 +357,7 @@ async fn a_versioned_update_checks_and_moves_the_version_in_one_request() {
     let mut paid = record.entity.clone();
     paid.status = "paid".into();
     let second = table
-        .update_versioned::<VersionedOrderMapper>(&mut record, paid.clone())
+        .update_record::<VersionedOrderMapper>(&mut record, paid.clone())
         .await
         .unwrap();
     assert_eq!(second, first + 1);
@@ -373,7 +373,7 @@ async fn a_versioned_update_checks_and_moves_the_version_in_one_request() {
     let mut cancelled = stale.entity.clone();
     cancelled.status = "cancelled".into();
     let err = table
-        .update_versioned::<VersionedOrderMapper>(&mut stale, cancelled)
+        .update_record::<VersionedOrderMapper>(&mut stale, cancelled)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
@@ -403,7 +403,7 @@ async fn a_versioned_update_checks_and_moves_the_version_in_one_request() {
     let mut shipped = legacy.clone();
     shipped.status = "shipped".into();
     let adopted = table
-        .update_versioned::<VersionedOrderMapper>(&mut read, shipped)
+        .update_record::<VersionedOrderMapper>(&mut read, shipped)
         .await
         .unwrap();
     assert!(
@@ -510,7 +510,7 @@ async fn an_increment_moves_a_versioned_items_version() {
     let table = Table::new(&client, &name, VERSIONED);
     let mut record = Record::new(order("O1", "open"));
     table
-        .put_versioned::<VersionedOrderMapper>(&mut record)
+        .put_record::<VersionedOrderMapper>(&mut record)
         .await
         .unwrap();
     let key = VersionedOrderMapper::key(&record.entity).unwrap();
@@ -524,7 +524,7 @@ async fn an_increment_moves_a_versioned_items_version() {
     // The writer holding the version read before the increment cannot
     // overwrite it.
     let err = table
-        .put_versioned::<VersionedOrderMapper>(&mut record)
+        .put_record::<VersionedOrderMapper>(&mut record)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict);
@@ -542,13 +542,13 @@ async fn put_if_absent_writes_once() {
     let table = Table::new(&client, &name, T);
     assert!(
         table
-            .put_if_absent::<OrderMapper>(&order("O1", "open"))
+            .put_new::<OrderMapper>(&order("O1", "open"))
             .await
             .unwrap()
     );
     assert!(
         !table
-            .put_if_absent::<OrderMapper>(&order("O1", "paid"))
+            .put_new::<OrderMapper>(&order("O1", "paid"))
             .await
             .unwrap()
     );
@@ -741,9 +741,9 @@ async fn none_is_absent_on_put_update_and_read() {
         .update_item()
         .table_name(&name)
         .set_key(Some(key.clone()))
-        .with_update(Update::new().set(attr("seen"), true))
+        .apply(Update::new().set(attr("seen"), true))
         .unwrap()
-        .with_condition(attr("nickname").not_exists())
+        .apply(attr("nickname").not_exists())
         .unwrap()
         .send()
         .await

@@ -8,7 +8,7 @@ use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemOutput;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
 use aws_smithy_mocks::{RuleMode, mock, mock_client};
-use dynamodb_mapper::hooks::put_str;
+use dynamodb_mapper::ItemExt;
 use dynamodb_mapper::ops::{ActionInfo, ActionKind, Table};
 use dynamodb_mapper::{ErrorKind, Item, Mapper, MapperExt, TableSchema};
 use dynamodb_mapper_support::requests::offline_client;
@@ -28,8 +28,8 @@ impl Mapper for NoteMapper {
     const ENTITY_TYPE: &'static str = "Note";
     const SCHEMA: TableSchema = TABLE;
     fn after_to_item(n: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
-        put_str(item, "pk", format!("NOTE#{}", n.id));
-        put_str(item, "sk", "METADATA");
+        item.put_str("pk", format!("NOTE#{}", n.id));
+        item.put_str("sk", "METADATA");
         Ok(())
     }
 }
@@ -42,7 +42,7 @@ impl Mapper for Impostor {
     const SCHEMA: TableSchema = TABLE;
     fn after_to_item(n: &Note, item: &mut Item) -> dynamodb_mapper::Result<()> {
         NoteMapper::after_to_item(n, item)?;
-        put_str(item, "entityType", "Task");
+        item.put_str("entityType", "Task");
         Ok(())
     }
 }
@@ -180,7 +180,7 @@ fn a_rendered_key_a_hook_overwrote_is_checked_against_its_pattern() {
                 ];
                 fn after_to_item(t: &Task, item: &mut Item) -> dynamodb_mapper::Result<()> {
                     if let Some(value) = $gsi1pk(t) {
-                        put_str(item, "gsi1pk", value);
+                        item.put_str("gsi1pk", value);
                     }
                     Ok(())
                 }

@@ -262,7 +262,7 @@ async fn a_no_op_versioned_update_of_a_stale_record_is_a_conflict() {
         count: 0,
     });
     table
-        .put_versioned::<CounterMapper>(&mut record)
+        .put_record::<CounterMapper>(&mut record)
         .await
         .unwrap();
     let key = CounterMapper::key(&record.entity).unwrap();
@@ -284,7 +284,7 @@ async fn a_no_op_versioned_update_of_a_stale_record_is_a_conflict() {
         ..other.entity.clone()
     };
     table
-        .update_versioned::<CounterMapper>(&mut other, moved)
+        .update_record::<CounterMapper>(&mut other, moved)
         .await
         .unwrap();
 
@@ -292,7 +292,7 @@ async fn a_no_op_versioned_update_of_a_stale_record_is_a_conflict() {
     // item is not that state, so it is a conflict, not a success.
     let reset = stale.entity.clone();
     let err = table
-        .update_versioned::<CounterMapper>(&mut stale, reset.clone())
+        .update_record::<CounterMapper>(&mut stale, reset.clone())
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict, "{err}");
@@ -310,17 +310,14 @@ async fn a_no_op_versioned_update_of_a_stale_record_is_a_conflict() {
     // The same no-op on a fresh record is a success at its version.
     let mut fresh = now.clone();
     let v = table
-        .update_versioned::<CounterMapper>(&mut fresh, now.entity.clone())
+        .update_record::<CounterMapper>(&mut fresh, now.entity.clone())
         .await
         .unwrap();
     assert_eq!(Some(v), now.version);
     // And on a record whose item was deleted: a conflict.
-    table
-        .delete_versioned::<CounterMapper>(&fresh)
-        .await
-        .unwrap();
+    table.delete_record::<CounterMapper>(&fresh).await.unwrap();
     let err = table
-        .update_versioned::<CounterMapper>(&mut fresh, now.entity.clone())
+        .update_record::<CounterMapper>(&mut fresh, now.entity.clone())
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::VersionConflict, "{err}");
@@ -413,7 +410,7 @@ impl Mapper for ProfileMapper {
 #[tokio::test]
 async fn a_record_read_through_a_projection_is_never_written_whole() {
     use dynamodb_mapper::cursor::Cursors;
-    use dynamodb_mapper::expr::{Projection, ProjectionExt};
+    use dynamodb_mapper::expr::{Apply, Projection};
     use dynamodb_mapper::{Record, Registry};
 
     let (client, name) = local::client_and_table("gate-partial", VERSIONED).await;
@@ -428,7 +425,7 @@ async fn a_record_read_through_a_projection_is_never_written_whole() {
         .insert("legacyFlag".into(), AttributeValue::Bool(true));
     assert_eq!(none_before, None);
     table
-        .put_versioned::<ProfileMapper>(&mut record)
+        .put_record::<ProfileMapper>(&mut record)
         .await
         .unwrap();
     let key = ProfileMapper::key(&record.entity).unwrap();
@@ -449,7 +446,7 @@ async fn a_record_read_through_a_projection_is_never_written_whole() {
     let query = ProfileMapper::lookup()
         .query(&table)
         .unwrap()
-        .with_projection(&listing)
+        .apply(&listing)
         .unwrap();
     let page = table
         .query_page(query, &registry, &Cursors::new(&name, VERSIONED), None)
@@ -464,7 +461,7 @@ async fn a_record_read_through_a_projection_is_never_written_whole() {
 
     // Written whole, it would drop the bio and the bag: refused, nothing sent.
     let err = table
-        .put_versioned::<ProfileMapper>(&mut listed.clone())
+        .put_record::<ProfileMapper>(&mut listed.clone())
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::PartialRecord, "{err}");
@@ -473,7 +470,7 @@ async fn a_record_read_through_a_projection_is_never_written_whole() {
         "Profile: the record of pk=\"TEAM#t1\", sk=\"PROFILE#p1\" was read through the \
          projection `pk, sk, entityType, version, id, name`, so it cannot be written whole: \
          that would drop every attribute the projection left out; update the fields it holds \
-         (Table::update_versioned) or read the whole item"
+         (Table::update_record) or read the whole item"
     );
     let tx = table.transaction();
     let err = tx.clone().put_record::<ProfileMapper>(&listed).unwrap_err();
@@ -485,7 +482,7 @@ async fn a_record_read_through_a_projection_is_never_written_whole() {
         ..listed.entity.clone()
     };
     table
-        .update_versioned::<ProfileMapper>(&mut listed, renamed)
+        .update_record::<ProfileMapper>(&mut listed, renamed)
         .await
         .unwrap();
     let stored = table

@@ -57,7 +57,7 @@ pub async fn run(log: &mut Vec<String>) -> Result<(), BoxError> {
         .on_index("ByRegion")
         .with("tenant", "acme")
         .with("region", "eu-west")
-        .sort_between("placed_at", T0, T0 + 3600);
+        .sort_range("placed_at", T0..=T0 + 3600);
     let key = lookup.key_condition()?.build()?;
     log.push(format!("3. Query ByRegion: {}", key.expression()));
     let page = lookup.query(&table)?.send().await?;

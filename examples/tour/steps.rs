@@ -57,7 +57,7 @@ async fn first_write(table: &Table, out: &Out) -> Result<(), BoxError> {
     let item = CustomerMapper::to_item(&ada)?;
     out.line(format!("   to_item → {}", show::item(&item)));
     let mut record = Record::new(ada);
-    let version = table.put_versioned::<CustomerMapper>(&mut record).await?;
+    let version = table.put_record::<CustomerMapper>(&mut record).await?;
     out.line(format!(
         "   written as version {version}: the crate added the version and the condition \
          that no item exists yet"
@@ -111,7 +111,7 @@ async fn key_conditions(table: &Table, out: &Out) -> Result<(), BoxError> {
     let condition = OrderMapper::lookup()
         .with("customer_id", "C1")
         .key_condition()?;
-    let answer = table.query().with_key_condition(condition)?.send().await?;
+    let answer = table.query().apply(condition)?.send().await?;
     let orders = decode_orders(answer.items.unwrap_or_default())?;
     out.line(format!("   C1's orders: {}", list(&orders)));
 
@@ -119,10 +119,10 @@ async fn key_conditions(table: &Table, out: &Out) -> Result<(), BoxError> {
     let shipped = OrderMapper::lookup()
         .on_index("GSI1")
         .with("status", Status::Shipped.name());
-    let condition = KeyCondition::new(SHOP, shipped.partition()?)
-        .index("GSI1")
-        .sort_ge("2025-02-01");
-    let answer = table.query().with_key_condition(condition)?.send().await?;
+    let condition = shipped
+        .key_condition()?
+        .and(attr("gsi1sk").ge("2025-02-01"));
+    let answer = table.query().apply(condition)?.send().await?;
     let shipped = decode_orders(answer.items.unwrap_or_default())?;
     out.line(format!("   shipped since 2025-02-01: {}", list(&shipped)));
     Ok(())
@@ -152,7 +152,7 @@ async fn registry_query(table: &Table, out: &Out) -> Result<(), BoxError> {
     let registry = registry()?;
     let query = table
         .query()
-        .with_key_condition(KeyCondition::new(SHOP, c1_partition()?))?;
+        .apply(KeyCondition::new(SHOP, c1_partition()?))?;
     let decoded: Vec<_> = table.query_stream(query, &registry).try_collect().await?;
     for item in decoded {
         match item.into_entity() {
@@ -167,8 +167,8 @@ async fn registry_query(table: &Table, out: &Out) -> Result<(), BoxError> {
     out.line("   Only some types, filtered by the server:");
     let query = table
         .query()
-        .with_key_condition(KeyCondition::new(SHOP, c1_partition()?))?
-        .with_filter(registry.filter(&["Address"])?)?;
+        .apply(KeyCondition::new(SHOP, c1_partition()?))?
+        .apply(registry.filter(&["Address"])?)?;
     let addresses: Vec<_> = table.query_stream(query, &registry).try_collect().await?;
     out.line(format!("   {} addresses", addresses.len()));
     Ok(())
@@ -205,7 +205,7 @@ async fn access_patterns(table: &Table, out: &Out) -> Result<(), BoxError> {
     let shipped: Vec<Order> = registry
         .access(&ORDERS_BY_STATUS)?
         .with("status", Status::Shipped.name())
-        .sort_from("created_on", "2025-02-01")
+        .sort_range("created_on", "2025-02-01"..)
         .fetch_as::<OrderMapper>(table)
         .await?;
     out.line(format!("   shipped since 2025-02-01: {}", list(&shipped)));
@@ -270,10 +270,10 @@ async fn optimistic_locking(table: &Table, out: &Out) -> Result<(), BoxError> {
     let mut first = read(key.clone()).await?;
     let mut second = read(key.clone()).await?;
     first.entity.name = "Ada Lovelace".into();
-    let version = table.put_versioned::<CustomerMapper>(&mut first).await?;
+    let version = table.put_record::<CustomerMapper>(&mut first).await?;
     out.line(format!("   first writer: version {version}"));
     second.entity.name = "Ada L.".into();
-    match table.put_versioned::<CustomerMapper>(&mut second).await {
+    match table.put_record::<CustomerMapper>(&mut second).await {
         Err(e) if e.kind() == ErrorKind::VersionConflict => {
             out.line(format!("   second writer: {e}"));
         }
@@ -291,7 +291,7 @@ async fn lossless_update(table: &Table, out: &Out) -> Result<(), BoxError> {
         .update_item()
         .table_name(table.name())
         .set_key(Some(key.clone()))
-        .with_update(Update::new().set(attr("loyaltyTier"), "gold"))?
+        .apply(Update::new().set(attr("loyaltyTier"), "gold"))?
         .send()
         .await?;
     let stored = get(table, &key).await?;
@@ -336,10 +336,10 @@ async fn partial_update(table: &Table, out: &Out) -> Result<(), BoxError> {
     ));
     // The same change, with the version check and increment in one UpdateItem.
     let version = table
-        .update_versioned::<CustomerMapper>(&mut record, renamed)
+        .update_record::<CustomerMapper>(&mut record, renamed)
         .await?;
     let after = get(table, &key).await?;
-    out.line(format!("   update_versioned: version {version}"));
+    out.line(format!("   update_record: version {version}"));
     out.line(format!("   stored: {}", show::item(&after)));
     Ok(())
 }
@@ -359,20 +359,14 @@ async fn partition_view(table: &Table, out: &Out) -> Result<(), BoxError> {
     out.line("\n== 10. The partition, drawn like a single-table design diagram");
     let query = table
         .query()
-        .with_key_condition(KeyCondition::new(SHOP, c1_partition()?))?;
+        .apply(KeyCondition::new(SHOP, c1_partition()?))?;
     let items = query.send().await?.items.unwrap_or_default();
     let schema = SHOP;
-    out.line(
-        PartitionView::new(&schema, &items)
-            .max_width(100)
-            .to_string(),
-    );
+    out.line(format!("{:.100}", PartitionView::new(&schema, &items)));
     Ok(())
 }
 
 /// C1's partition key, from the customer's key pattern.
 fn c1_partition() -> dynamodb_mapper::Result<String> {
-    CustomerMapper::lookup()
-        .with("customer_id", "C1")
-        .partition()
+    CUSTOMER_PK.with("customer_id", "C1").render()
 }

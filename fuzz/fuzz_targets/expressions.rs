@@ -144,17 +144,21 @@ fn condition(u: &mut Unstructured<'_>, depth: usize) -> Result<Condition> {
 fn key_condition(u: &mut Unstructured<'_>) -> Result<KeyCondition> {
     let mut k = KeyCondition::new(TABLES[u.choose_index(TABLES.len())?], operand(u)?);
     if u.ratio(1u8, 4u8)? {
-        k = k.index(["GSI1", "GSI9", ""][u.choose_index(3)?]);
+        k = k.on_index(["GSI1", "GSI9", ""][u.choose_index(3)?]);
     }
     for _ in 0..u.int_in_range(0u8..=2)? {
-        k = match u.int_in_range(0u8..=6)? {
-            0 => k.sort_eq(operand(u)?),
-            1 => k.sort_lt(operand(u)?),
-            2 => k.sort_le(operand(u)?),
-            3 => k.sort_gt(operand(u)?),
-            4 => k.sort_ge(operand(u)?),
-            5 => k.sort_between(operand(u)?, operand(u)?),
-            _ => k.sort_begins_with(operand(u)?),
+        // Key attributes of the tables, and attributes that are not.
+        let sk = ["sk", "gsi1sk", "at", "pk", "gsi1pk", "other", "a.b"][u.choose_index(7)?];
+        k = match u.int_in_range(0u8..=7)? {
+            0 => k.and(attr(sk).eq(operand(u)?)),
+            1 => k.and(attr(sk).lt(operand(u)?)),
+            2 => k.and(attr(sk).le(operand(u)?)),
+            3 => k.and(attr(sk).gt(operand(u)?)),
+            4 => k.and(attr(sk).ge(operand(u)?)),
+            5 => k.and(attr(sk).between(operand(u)?, operand(u)?)),
+            6 => k.and(attr(sk).begins_with(operand(u)?)),
+            // Anything a condition can be, most of which a key condition refuses.
+            _ => k.and(condition(u, 0)?),
         };
     }
     Ok(k)

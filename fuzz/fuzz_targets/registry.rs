@@ -130,7 +130,6 @@ fuzz_target!(|input: (u8, FuzzItems)| {
             let _ = buckets.many::<InvoiceItemMapper>();
             let _ = buckets.many::<InvoiceStatusMapper>();
             let _ = buckets.optional::<InvoiceSummaryMapper>();
-            let _ = buckets.remaining();
             let _ = buckets.finish().map_err(|e| e.to_string());
         }
     }

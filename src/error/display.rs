@@ -277,7 +277,7 @@ impl Error {
                 f,
                 "{prefix}the record of {key} was read through the projection `{projection}`, \
                  so it cannot be written whole: that would drop every attribute the projection \
-                 left out; update the fields it holds (Table::update_versioned) or read the \
+                 left out; update the fields it holds (Table::update_record) or read the \
                  whole item"
             ),
             D::MaybeApplied { operation, .. } => write!(

@@ -32,9 +32,10 @@ pub use transaction::{ActionInfo, ActionKind, CanceledAction};
 /// ```
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// A boxed error from user code (a hook), kept as the source of a
-/// [`ErrorKind::Hook`] error.
-pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+/// A boxed error from outside the crate (a hook's, the SDK's), kept as
+/// the source of an error: the same type as the SDK's
+/// `aws_sdk_dynamodb::error::BoxError`.
+pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// The crate's error type.
 ///

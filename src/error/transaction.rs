@@ -116,7 +116,9 @@ pub struct CanceledAction {
 }
 
 impl CanceledAction {
-    /// A cancellation reason for the action `index`.
+    /// A cancellation reason for the action `index`: what the crate reads
+    /// from DynamoDB's answer, and what a test of code that handles
+    /// cancellations builds.
     ///
     /// ```
     /// use dynamodb_mapper::{Item, ops::{ActionInfo, ActionKind, CanceledAction}};

@@ -11,7 +11,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ConditionCheck, Delete, Put, Trans
 use super::audit::{Audit, Finding};
 use crate::describe::describe_key;
 use crate::error::{Error, Result};
-use crate::expr::{Attr, Condition, ConditionExt};
+use crate::expr::{Apply, Attr, Condition};
 use crate::item::Item;
 use crate::mapper::unique::{self, OWNER, Sentinel};
 use crate::ops::{ActionInfo, ActionKind, Table};
@@ -309,7 +309,7 @@ impl Repair<'_> {
                 let put = Put::builder()
                     .table_name(table.name())
                     .set_item(Some(item))
-                    .with_condition(free.build_with_stem("dmr")?)?
+                    .apply(free.build_with_stem("dmr")?)?
                     .build()
                     .map_err(|e| Error::sdk("TransactWriteItems", e))?;
                 (
@@ -322,7 +322,7 @@ impl Repair<'_> {
                 let delete = Delete::builder()
                     .table_name(table.name())
                     .set_key(Some(self.sentinel.clone()))
-                    .with_condition(mine.build_with_stem("dmr")?)?
+                    .apply(mine.build_with_stem("dmr")?)?
                     .build()
                     .map_err(|e| Error::sdk("TransactWriteItems", e))?;
                 (
@@ -362,7 +362,7 @@ fn as_read(
     let check = ConditionCheck::builder()
         .table_name(table.name())
         .set_key(Some(key.clone()))
-        .with_condition(condition.build_with_stem("dmo")?)?;
+        .apply(condition.build_with_stem("dmo")?)?;
     Ok(TransactWriteItem::builder()
         .condition_check(
             check

@@ -1,5 +1,5 @@
-//! Applying expressions to the SDK: [`IntoExpression`] and the extension
-//! traits that add an expression to a request builder, merging placeholders.
+//! Applying expressions to the SDK: [`IntoExpression`] and [`Apply`], which
+//! adds an expression to a request builder, merging placeholders.
 
 use std::collections::HashMap;
 
@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 
 /// Turns something into an [`Expression`]: an expression, a [`Condition`]
 /// (built with its default placeholder stem `c`), or the registry's
-/// discriminator filter. What the extension traits accept.
+/// discriminator filter. What [`Apply`] takes as a filter or condition.
 ///
 /// ```
 /// use dynamodb_mapper::expr::{attr, IntoExpression};
@@ -150,10 +150,23 @@ macro_rules! bind {
     };
 }
 
-/// Adds a key condition to a `Query`.
+/// Adds an expression to an SDK request builder, in the part of the request
+/// its type says, merging placeholders: its names and values are added to
+/// those already set, none is replaced, a placeholder the request already
+/// binds to the same name or value is shared and one bound to something
+/// else is renamed.
+///
+/// | expression | requests | sets |
+/// |---|---|---|
+/// | [`KeyCondition`] | `Query` | the key condition (and the index name, for an index) |
+/// | [`Condition`], [`Expression`] (anything [`IntoExpression`]) | `Query`, `Scan` | the filter, joined with `AND` to one already set |
+/// | the same | `PutItem`, `DeleteItem`, `UpdateItem`; a transaction's `Put`, `Delete`, `Update`, `ConditionCheck` | the condition, joined with `AND` to one already set |
+/// | [`Update`] | `UpdateItem`; a transaction's `Update` | the update expression |
+/// | `&`[`Projection`] | `GetItem`, `Query`, `Scan`; a batch get's `KeysAndAttributes` | the projection |
 ///
 /// ```
-/// use dynamodb_mapper::expr::{KeyCondition, KeyConditionExt};
+/// use aws_sdk_dynamodb::types::{ConditionCheck, TransactWriteItem};
+/// use dynamodb_mapper::expr::{Apply, KeyCondition, Projection, Update, attr};
 /// use dynamodb_mapper::{GlobalSecondaryIndex, TableSchema};
 /// # let client = dynamodb_mapper_support::doc::client();
 ///
@@ -162,38 +175,75 @@ macro_rules! bind {
 /// let query = client
 ///     .query()
 ///     .table_name("AppTable")
-///     .with_key_condition(KeyCondition::new(T, "STATUS#open").index("GSI1").sort_ge("2024-06"))?;
+///     .apply(KeyCondition::new(T, "STATUS#open").on_index("GSI1").and(attr("gsi1sk").ge("2024-06")))?
+///     .apply(attr("total").gt(100))?
+///     .apply(&Projection::paths([attr("id"), attr("total")]))?;
 /// assert_eq!(query.get_index_name().as_deref(), Some("GSI1"));
 /// assert_eq!(query.get_key_condition_expression().as_deref(), Some("#k0 = :k0 AND #k1 >= :k1"));
+/// assert_eq!(query.get_filter_expression().as_deref(), Some("#c0 > :c0"));
+/// assert_eq!(query.get_projection_expression().as_deref(), Some("#p0, #p1"));
+///
+/// let update = client
+///     .update_item()
+///     .table_name("AppTable")
+///     .apply(Update::new().set(attr("status"), "shipped").add(attr("version"), 1))?
+///     .apply(attr("status").eq("paid"))?;
+/// assert_eq!(update.get_update_expression().as_deref(), Some("SET #u0 = :u0 ADD #u1 :u1"));
+/// // The update's `#u`/`:u` placeholders and the condition's `#c`/`:c` live side by side.
+/// assert_eq!(update.get_condition_expression().as_deref(), Some("#c0 = :c0"));
+///
+/// let check = ConditionCheck::builder()
+///     .table_name("AppTable")
+///     .key("pk", aws_sdk_dynamodb::types::AttributeValue::S("PRODUCT#P1".into()))
+///     .apply(attr("stock").ge(2))?
+///     .build()
+///     .unwrap();
+/// assert_eq!(check.condition_expression(), "#c0 >= :c0");
+/// # let _ = TransactWriteItem::builder().condition_check(check).build();
 /// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```
-pub trait KeyConditionExt: Sized {
-    /// Sets the key condition expression (and the index name, for an index),
-    /// adding its names and values to those already set: none is replaced;
-    /// a placeholder the request already binds to something else is renamed.
+pub trait Apply<E>: Sized {
+    /// Adds `expression` to the request (see the table above).
     ///
     /// # Errors
-    /// What [`KeyCondition::build`] returns;
+    /// What building the expression returns; for a key condition,
     /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
-    /// condition)`) when the request already has a key condition expression, or
-    /// reads another index than the key condition.
+    /// condition)`) when the request already has one or reads another index;
+    /// for an update or projection,
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) naming
+    /// `(expression)` when the request already has one (join updates with
+    /// [`Update::and`] instead).
     ///
     /// ```
-    /// use dynamodb_mapper::expr::{KeyCondition, KeyConditionExt};
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::expr::{Apply, KeyCondition, Projection, Update, attr};
     /// use dynamodb_mapper::TableSchema;
     /// # let client = dynamodb_mapper_support::doc::client();
-    /// let query = client.query().key_condition_expression("pk = :pk");
-    /// let err = query.with_key_condition(KeyCondition::new(TableSchema::new("pk"), "A")).unwrap_err();
+    /// let query = client
+    ///     .query()
+    ///     .key_condition_expression("pk = :c0")
+    ///     .expression_attribute_values(":c0", AttributeValue::S("TENANT#acme".into()))
+    ///     .apply(attr("status").eq("open"))?;
+    /// // `:c0` was taken, so the filter's value became `:c1`.
+    /// assert_eq!(query.get_filter_expression().as_deref(), Some("#c0 = :c1"));
+    /// let err = query.apply(KeyCondition::new(TableSchema::new("pk"), "A")).unwrap_err();
     /// assert_eq!(
     ///     err.to_string(),
-    ///     "key attribute `(key condition)` cannot be added: the request already has the key condition `pk = :pk`"
+    ///     "key attribute `(key condition)` cannot be added: the request already has the key condition `pk = :c0`"
     /// );
+    ///
+    /// let request = client.update_item().apply(Update::new().set(attr("a"), 1))?;
+    /// let err = request.apply(Update::new().set(attr("b"), 2)).unwrap_err();
+    /// assert!(err.to_string().contains("already has an update expression"));
+    /// let get = client.get_item().apply(&Projection::paths([attr("a")]))?;
+    /// assert!(get.apply(&Projection::paths([attr("b")])).is_err());
+    /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    fn with_key_condition(self, key: KeyCondition) -> Result<Self>;
+    fn apply(self, expression: E) -> Result<Self>;
 }
 
-impl KeyConditionExt for QueryFluentBuilder {
-    fn with_key_condition(self, key: KeyCondition) -> Result<Self> {
+impl Apply<KeyCondition> for QueryFluentBuilder {
+    fn apply(self, key: KeyCondition) -> Result<Self> {
         let expression = key.build()?;
         if let Some(existing) = self
             .get_key_condition_expression()
@@ -234,46 +284,12 @@ impl KeyConditionExt for QueryFluentBuilder {
     }
 }
 
-/// Adds a filter expression to a `Query` or `Scan`.
-///
-/// ```
-/// use dynamodb_mapper::expr::{attr, FilterExt};
-/// # let client = dynamodb_mapper_support::doc::client();
-/// let scan = client.scan().table_name("AppTable").with_filter(attr("status").eq("open"))?;
-/// assert_eq!(scan.get_filter_expression().as_deref(), Some("#c0 = :c0"));
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-pub trait FilterExt: Sized {
-    /// Sets the filter expression, joined with `AND` to one already set, and
-    /// adds its names and values to those already set: none is replaced; a
-    /// placeholder the request already binds to something else is renamed.
-    ///
-    /// # Errors
-    /// What building the filter returns ([`IntoExpression`]).
-    ///
-    /// ```
-    /// use aws_sdk_dynamodb::types::AttributeValue;
-    /// use dynamodb_mapper::expr::{attr, FilterExt};
-    /// # let client = dynamodb_mapper_support::doc::client();
-    /// let query = client
-    ///     .query()
-    ///     .key_condition_expression("pk = :c0")
-    ///     .expression_attribute_values(":c0", AttributeValue::S("TENANT#acme".into()))
-    ///     .with_filter(attr("status").eq("open"))?;
-    /// // `:c0` was taken, so the filter's value became `:c1`.
-    /// assert_eq!(query.get_filter_expression().as_deref(), Some("#c0 = :c1"));
-    /// assert_eq!(query.get_expression_attribute_values().as_ref().unwrap().len(), 2);
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    fn with_filter(self, filter: impl IntoExpression) -> Result<Self>;
-}
-
-/// Implements an extension trait whose one method merges an expression
-/// into one slot of a request (its filter or its condition expression).
-macro_rules! impl_expression_ext {
-    ($trait:ident :: $method:ident, $get:ident, $set:ident, [$($builder:ty),* $(,)?]) => {$(
-        impl $trait for $builder {
-            fn $method(self, expression: impl IntoExpression) -> Result<Self> {
+/// Implements [`Apply`] for anything [`IntoExpression`], merging it into one
+/// slot of a request (its filter or its condition expression).
+macro_rules! impl_apply_expression {
+    ($get:ident, $set:ident, [$($builder:ty),* $(,)?]) => {$(
+        impl<E: IntoExpression> Apply<E> for $builder {
+            fn apply(self, expression: E) -> Result<Self> {
                 let merged = merge(
                     self.$get().as_deref(),
                     self.get_expression_attribute_names().as_ref(),
@@ -285,63 +301,12 @@ macro_rules! impl_expression_ext {
         }
     )*};
 }
-impl_expression_ext!(
-    FilterExt::with_filter,
+impl_apply_expression!(
     get_filter_expression,
     filter_expression,
     [QueryFluentBuilder, ScanFluentBuilder]
 );
-
-/// Adds a condition expression to a `PutItem`, `DeleteItem` or `UpdateItem`
-/// request, or to the `Put`, `Delete`, `Update` and `ConditionCheck` parts of
-/// a `TransactWriteItem`.
-///
-/// ```
-/// use aws_sdk_dynamodb::types::{ConditionCheck, TransactWriteItem};
-/// use dynamodb_mapper::expr::{attr, ConditionExt};
-///
-/// let check = ConditionCheck::builder()
-///     .table_name("AppTable")
-///     .key("pk", aws_sdk_dynamodb::types::AttributeValue::S("PRODUCT#P1".into()))
-///     .with_condition(attr("stock").ge(2))?
-///     .build()
-///     .unwrap();
-/// assert_eq!(check.condition_expression(), "#c0 >= :c0");
-/// let item = TransactWriteItem::builder().condition_check(check).build();
-/// # let _ = item;
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-pub trait ConditionExt: Sized {
-    /// Sets the condition expression, joined with `AND` to one already set,
-    /// and adds its names and values to those already set (by an update
-    /// expression, say): none is replaced; a placeholder the request already
-    /// binds to something else is renamed.
-    ///
-    /// # Errors
-    /// What building the condition returns ([`IntoExpression`]).
-    ///
-    /// ```
-    /// use aws_sdk_dynamodb::types::AttributeValue;
-    /// use dynamodb_mapper::expr::{attr, ConditionExt};
-    /// # let client = dynamodb_mapper_support::doc::client();
-    /// let update = client
-    ///     .update_item()
-    ///     .table_name("AppTable")
-    ///     .update_expression("SET #c0 = :c0")
-    ///     .expression_attribute_names("#c0", "status")
-    ///     .expression_attribute_values(":c0", AttributeValue::S("shipped".into()))
-    ///     .with_condition(attr("status").eq("paid"))?;
-    /// // `#c0` already means `status`: shared. `:c0` is taken: renamed.
-    /// assert_eq!(update.get_condition_expression().as_deref(), Some("#c0 = :c1"));
-    /// assert_eq!(update.get_expression_attribute_names().as_ref().unwrap().len(), 1);
-    /// assert_eq!(update.get_expression_attribute_values().as_ref().unwrap().len(), 2);
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    fn with_condition(self, condition: impl IntoExpression) -> Result<Self>;
-}
-
-impl_expression_ext!(
-    ConditionExt::with_condition,
+impl_apply_expression!(
     get_condition_expression,
     condition_expression,
     [
@@ -355,47 +320,10 @@ impl_expression_ext!(
     ]
 );
 
-/// Sets the update expression of an `UpdateItem` request, or of the
-/// `Update` part of a `TransactWriteItem`, from an [`Update`], adding its
-/// names and values to those already set (by a condition, say): a
-/// placeholder the request already binds to something else is renamed.
-///
-/// ```
-/// use dynamodb_mapper::expr::{attr, ConditionExt, Update, UpdateExt};
-/// # let client = dynamodb_mapper_support::doc::client();
-/// let request = client
-///     .update_item()
-///     .table_name("AppTable")
-///     .with_update(Update::new().set(attr("status"), "shipped").add(attr("version"), 1))?
-///     .with_condition(attr("status").eq("paid"))?;
-/// assert_eq!(request.get_update_expression().as_deref(), Some("SET #u0 = :u0 ADD #u1 :u1"));
-/// assert_eq!(request.get_condition_expression().as_deref(), Some("#c0 = :c0"));
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-pub trait UpdateExt: Sized {
-    /// Sets the update expression.
-    ///
-    /// # Errors
-    /// What [`Update::build`] returns;
-    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) naming
-    /// `(expression)` when the request already has an update expression
-    /// (join the updates with [`Update::and`] instead).
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::{attr, Update, UpdateExt};
-    /// # let client = dynamodb_mapper_support::doc::client();
-    /// let request = client.update_item().with_update(Update::new().set(attr("a"), 1))?;
-    /// let err = request.with_update(Update::new().set(attr("b"), 2)).unwrap_err();
-    /// assert!(err.to_string().contains("already has an update expression"));
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    fn with_update(self, update: Update) -> Result<Self>;
-}
-
-macro_rules! impl_update_ext {
+macro_rules! impl_apply_update {
     ($($builder:ty),*) => {$(
-        impl UpdateExt for $builder {
-            fn with_update(self, update: Update) -> Result<Self> {
+        impl Apply<Update> for $builder {
+            fn apply(self, update: Update) -> Result<Self> {
                 if let Some(existing) = self.get_update_expression() {
                     return Err(Error::invalid_value(
                         "(expression)",
@@ -420,48 +348,12 @@ macro_rules! impl_update_ext {
         }
     )*};
 }
-impl_update_ext!(UpdateItemFluentBuilder, UpdateBuilder);
+impl_apply_update!(UpdateItemFluentBuilder, UpdateBuilder);
 
-/// Sets the projection expression of a `GetItem`, `Query` or `Scan` (or of
-/// a batch get's `KeysAndAttributes`) from a [`Projection`], adding its
-/// names to those already set (a placeholder bound to something else is
-/// renamed).
-///
-/// ```
-/// use dynamodb_mapper::expr::{attr, FilterExt, Projection, ProjectionExt};
-/// # let client = dynamodb_mapper_support::doc::client();
-/// let scan = client
-///     .scan()
-///     .table_name("AppTable")
-///     .with_filter(attr("status").eq("open"))?
-///     .with_projection(&Projection::paths([attr("status"), attr("id")]))?;
-/// // The filter's `#c0` and the projection's `#p0, #p1` live side by side.
-/// assert_eq!(scan.get_projection_expression().as_deref(), Some("#p0, #p1"));
-/// assert_eq!(scan.get_expression_attribute_names().as_ref().map(|n| n.len()), Some(3));
-/// # Ok::<(), dynamodb_mapper::Error>(())
-/// ```
-pub trait ProjectionExt: Sized {
-    /// Sets the projection expression.
-    ///
-    /// # Errors
-    /// What [`Projection::build`] returns;
-    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) naming
-    /// `(expression)` when the request already has one.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::{attr, Projection, ProjectionExt};
-    /// # let client = dynamodb_mapper_support::doc::client();
-    /// let get = client.get_item().with_projection(&Projection::paths([attr("a")]))?;
-    /// assert!(get.with_projection(&Projection::paths([attr("b")])).is_err());
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    fn with_projection(self, projection: &Projection) -> Result<Self>;
-}
-
-macro_rules! impl_projection_ext {
+macro_rules! impl_apply_projection {
     ($($builder:ty),*) => {$(
-        impl ProjectionExt for $builder {
-            fn with_projection(self, projection: &Projection) -> Result<Self> {
+        impl Apply<&Projection> for $builder {
+            fn apply(self, projection: &Projection) -> Result<Self> {
                 if let Some(existing) = self.get_projection_expression() {
                     return Err(Error::invalid_value(
                         "(expression)",
@@ -483,7 +375,7 @@ macro_rules! impl_projection_ext {
         }
     )*};
 }
-impl_projection_ext!(
+impl_apply_projection!(
     GetItemFluentBuilder,
     QueryFluentBuilder,
     ScanFluentBuilder,

@@ -28,7 +28,7 @@ impl Update {
     /// Send it with the key of `new` ([`MapperExt::key`]), with
     /// [`Table::update_entity`](crate::ops::Table::update_entity), or
     /// version-checked with
-    /// [`Table::update_versioned`](crate::ops::Table::update_versioned).
+    /// [`Table::update_record`](crate::ops::Table::update_record).
     ///
     /// # Errors
     /// Mapping errors of either entity;
@@ -53,30 +53,11 @@ impl Update {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn between<M: Mapper>(old: &M::Entity, new: &M::Entity) -> Result<Update> {
-        changes::<M>(old, new, true)
-    }
-
-    /// As [`between`](Self::between), but every changed top-level attribute
-    /// is replaced whole, maps included (members `new` does not have are
-    /// dropped).
-    ///
-    /// # Errors
-    /// As [`between`](Self::between).
-    ///
-    /// ```
-    /// # use dynamodb_mapper_support::doc::*;
-    /// use dynamodb_mapper::expr::Update;
-    /// let a = Note { id: 1, text: "a".into() };
-    /// let b = Note { id: 1, text: "b".into() };
-    /// assert_eq!(Update::between_top_level::<NoteMapper>(&a, &b)?.build()?.expression(), "SET #u0 = :u0");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn between_top_level<M: Mapper>(old: &M::Entity, new: &M::Entity) -> Result<Update> {
-        changes::<M>(old, new, false)
+        changes::<M>(old, new)
     }
 }
 
-fn changes<M: Mapper>(old: &M::Entity, new: &M::Entity, nested: bool) -> Result<Update> {
+fn changes<M: Mapper>(old: &M::Entity, new: &M::Entity) -> Result<Update> {
     let before = M::to_item(old)?;
     let after = M::to_item(new)?;
     let table = M::SCHEMA;
@@ -99,7 +80,7 @@ fn changes<M: Mapper>(old: &M::Entity, new: &M::Entity, nested: bool) -> Result<
         }
     }
     let mut update = Update::new();
-    diff(&before, &after, &mut Vec::new(), nested, &mut update);
+    diff(&before, &after, &mut Vec::new(), &mut update);
     // A key re-rendered from `new` is right only if the item holds the
     // fields it is rendered from as `new` has them, and a field written is
     // right only if every key rendered from it is written too: `old` may be
@@ -148,7 +129,6 @@ fn diff(
     before: &HashMap<String, AttributeValue>,
     after: &HashMap<String, AttributeValue>,
     path: &mut Vec<String>,
-    nested: bool,
     update: &mut Update,
 ) {
     let mut changed: Vec<&String> = Vec::new();
@@ -174,8 +154,8 @@ fn diff(
         match (before.get(name), after.get(name)) {
             // Items are at most 32 levels deep (checked by `to_item`), so
             // this recursion is bounded.
-            (Some(AttributeValue::M(was)), Some(AttributeValue::M(now))) if nested => {
-                diff(was, now, path, nested, update);
+            (Some(AttributeValue::M(was)), Some(AttributeValue::M(now))) => {
+                diff(was, now, path, update);
             }
             (_, Some(now)) => {
                 *update = std::mem::take(update).set(Attr::of_names(path.clone()), now.clone());
@@ -197,8 +177,8 @@ mod tests {
 
     use super::*;
     use crate::TableSchema;
-    use crate::hooks::put_str;
     use crate::item::Item;
+    use crate::item::ItemExt;
 
     #[derive(Debug, Clone, Serialize, Deserialize)]
     struct Doc {
@@ -215,7 +195,7 @@ mod tests {
         const ENTITY_TYPE: &'static str = "Doc";
         const SCHEMA: TableSchema = TableSchema::new("pk");
         fn after_to_item(d: &Doc, item: &mut Item) -> Result<()> {
-            put_str(item, "pk", format!("DOC#{}", d.id));
+            item.put_str("pk", format!("DOC#{}", d.id));
             Ok(())
         }
     }
@@ -272,19 +252,9 @@ mod tests {
                 ("#u4", "b")
             ]
         );
-        // Replaced whole at the top level; nothing when nothing changed.
-        let e = Update::between_top_level::<DocMapper>(&old, &new)
-            .unwrap()
-            .build()
-            .unwrap();
-        assert_eq!(e.expression(), "SET #u0 = :u0, #u1 = :u1 REMOVE #u2");
+        // Nothing when nothing changed.
         assert!(
             Update::between::<DocMapper>(&new, &new.clone())
-                .unwrap()
-                .is_empty()
-        );
-        assert!(
-            Update::between_top_level::<DocMapper>(&old, &old.clone())
                 .unwrap()
                 .is_empty()
         );

@@ -38,7 +38,7 @@ impl Comparator {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Function {
+pub(super) enum Function {
     Exists,
     NotExists,
     Type,
@@ -47,7 +47,7 @@ enum Function {
 }
 
 impl Function {
-    const fn name(self) -> &'static str {
+    pub(super) const fn name(self) -> &'static str {
         match self {
             Function::Exists => "attribute_exists",
             Function::NotExists => "attribute_not_exists",
@@ -59,7 +59,7 @@ impl Function {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-enum Node {
+pub(super) enum Node {
     Compare(Operand, Comparator, Operand),
     Between(Operand, Operand, Operand),
     In(Operand, Vec<Operand>),
@@ -94,7 +94,7 @@ enum Node {
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 #[must_use]
-pub struct Condition(Node);
+pub struct Condition(pub(super) Node);
 
 impl Condition {
     /// Both conditions (nested `and`s flatten into one list).

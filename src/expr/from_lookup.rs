@@ -19,8 +19,9 @@ impl<M: Mapper> Lookup<'_, M> {
     /// The key condition this lookup selects, on its index: the partition
     /// key equals the rendered partition key; the sort key equals the whole
     /// sort key when every sort key placeholder has a value (or the pattern
-    /// has none), else begins with [`sort_prefix`](Lookup::sort_prefix)
-    /// (no sort key condition when that prefix would be empty). The prefix
+    /// has none), else begins with the sort key pattern rendered up to its
+    /// first placeholder without a value (no sort key condition when that
+    /// prefix would be empty). The prefix
     /// ends at a segment boundary, so it never reaches a longer value
     /// (`ORDER#O1#` does not select `ORDER#O10#...`).
     ///
@@ -31,16 +32,18 @@ impl<M: Mapper> Lookup<'_, M> {
     /// placeholders (a range over one of them uses the pattern's bounds):
     /// every partition key attribute by
     /// equality, then the bound sort key attributes from the left by
-    /// equality, and a range ([`Lookup::sort_between`], `sort_from`,
-    /// `sort_through`) on the next one. A sort key attribute whose part
+    /// equality, and a range ([`Lookup::sort_range`]) on the next one. A
+    /// sort key attribute whose part
     /// pattern has only its first placeholders bound is compared by
     /// `begins_with` with the part up to the first unbound one (ending at a
-    /// segment boundary, as [`Lookup::sort_prefix`]), and is the last one
+    /// segment boundary), and is the last one
     /// compared. Numbers bind as numbers, text as text (or as a number when
     /// the attribute is a Number), times as unix seconds.
     ///
     /// # Errors
-    /// As [`Lookup::partition`] and [`Lookup::sort_prefix`], and a
+    /// [`ErrorKind::InvalidKeyPattern`](crate::ErrorKind::InvalidKeyPattern)
+    /// naming the key attribute when a bound value does not fit its
+    /// placeholder or a placeholder the pattern needs has no value, and a
     /// placeholder given two values (or a value and a range). On a
     /// multi-attribute index: a partition key attribute without a value, or
     /// whose part pattern has a placeholder without one; a value bound to
@@ -74,7 +77,7 @@ impl<M: Mapper> Lookup<'_, M> {
         let keys = self.index_keys()?;
         let mut condition = KeyCondition::new(M::SCHEMA, self.partition()?);
         if let Some(index) = self.index_name() {
-            condition = condition.index(index);
+            condition = condition.on_index(index);
         }
         let Some(sort) = keys.sort_key() else {
             if let Some(range) = self.range() {
@@ -231,7 +234,7 @@ impl<M: Mapper> Lookup<'_, M> {
             ));
         };
         let mut condition = values.fold(
-            KeyCondition::new(M::SCHEMA, first).index(index.name),
+            KeyCondition::new(M::SCHEMA, first).on_index(index.name),
             KeyCondition::and_partition,
         );
         let range = self.range();

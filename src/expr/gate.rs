@@ -55,7 +55,7 @@ pub(crate) fn check_update<M: Mapper>(update: &Update, fix: &str) -> Result<()> 
             format!(
                 "cannot be updated by hand: it is a field of the unique constraint \
                  `{constraint}`, whose sentinel would be left behind; use \
-                 Table::update_entity, Table::update_versioned or Transaction::update_entity, \
+                 Table::update_entity, Table::update_record or Transaction::update_entity, \
                  which move the sentinel in the same transaction"
             )
         } else if rendered {

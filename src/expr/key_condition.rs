@@ -5,9 +5,9 @@ use std::ops::Bound;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::condition::Comparator;
+use super::condition::{Comparator, Condition, Function, Node};
 use super::expression::Expression;
-use super::operand::{Operand, OperandKind};
+use super::operand::{Attr, Operand, OperandKind, Step, Steps};
 use super::placeholders::{Ctx, check_stem};
 use crate::error::{Error, ErrorKind, Result};
 use crate::item::{check_depth, check_number, type_name};
@@ -25,7 +25,8 @@ enum SortCondition {
 
 /// A key condition for a `Query` on the table or one of its indexes: the
 /// partition key equals a value, and optionally one condition on the sort
-/// key (`=`, `<`, `<=`, `>`, `>=`, `BETWEEN`, `begins_with`).
+/// key (`=`, `<`, `<=`, `>`, `>=`, `BETWEEN`, `begins_with`), written as
+/// any [`Condition`] is, with [`and`](Self::and).
 ///
 /// The key attribute names and types come from the [`TableSchema`]; building
 /// checks that the index exists, that it has a sort key when one is
@@ -33,24 +34,23 @@ enum SortCondition {
 /// within the key size limits.
 ///
 /// On an index with [multi-attribute keys](crate::GlobalSecondaryIndex::multi_attribute),
-/// give every partition key attribute in the index's order
-/// ([`and_partition`](Self::and_partition) after the first), and sort key
-/// conditions from the left: each `sort_*` call applies to the next sort key
-/// attribute, every one but the last given must be `sort_eq`, and
-/// attributes on the right may be left out. Building refuses any other
-/// shape, as DynamoDB would.
+/// give the first partition key attribute to [`new`](Self::new) and every
+/// other one by equality with [`and`](Self::and), and sort key conditions
+/// from the left: every sort key attribute but the last given is compared
+/// with `=`, and attributes on the right may be left out. Building refuses
+/// any other shape, as DynamoDB would.
 ///
 /// ```
 /// use dynamodb_mapper::{GlobalSecondaryIndex, TableSchema};
-/// use dynamodb_mapper::expr::KeyCondition;
+/// use dynamodb_mapper::expr::{KeyCondition, attr};
 ///
 /// const APP_TABLE: TableSchema = TableSchema::new("pk")
 ///     .sort_key("sk")
 ///     .indexes(&[GlobalSecondaryIndex::new("GSI1", "gsi1pk").sort_key("gsi1sk")]);
 ///
 /// let key = KeyCondition::new(APP_TABLE, "STATUS#open")
-///     .index("GSI1")
-///     .sort_between("2024-01-01", "2024-02-01");
+///     .on_index("GSI1")
+///     .and(attr("gsi1sk").between("2024-01-01", "2024-02-01"));
 /// let e = key.build()?;
 /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 BETWEEN :k1 AND :k2");
 /// assert_eq!(e.names()["#k0"], "gsi1pk");
@@ -64,11 +64,14 @@ pub struct KeyCondition {
     index: Option<String>,
     partition: Vec<Operand>,
     sort: Vec<SortCondition>,
+    /// The conditions given to [`and`](Self::and), placed on the key
+    /// attributes they name when building.
+    named: Vec<Condition>,
 }
 
 impl KeyCondition {
     /// The partition key (of the table, or of the index chosen with
-    /// [`index`](Self::index)) equals `partition`.
+    /// [`on_index`](Self::on_index)) equals `partition`.
     ///
     /// ```
     /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
@@ -82,34 +85,46 @@ impl KeyCondition {
             index: None,
             partition: vec![partition.into()],
             sort: Vec::new(),
+            named: Vec::new(),
         }
     }
 
-    /// The next partition key attribute of a
+    /// Adds `condition` on key attributes of the index queried (or the
+    /// table): a sort key attribute compared with `=`, `<`, `<=`, `>`, `>=`,
+    /// `BETWEEN` or `begins_with`, or a partition key attribute of a
     /// [multi-attribute](crate::GlobalSecondaryIndex::multi_attribute) index
-    /// equals `value` (the first is given to [`new`](Self::new)).
+    /// other than the first, by equality. A condition that joins such
+    /// comparisons with `AND` adds each. Which attribute each is on, and
+    /// anything a key condition cannot hold (another attribute, `OR`, `<>`,
+    /// ...), is checked when building.
     ///
     /// ```
-    /// use dynamodb_mapper::{expr::KeyCondition, GlobalSecondaryIndex, KeyAttribute, ScalarType, TableSchema};
+    /// use dynamodb_mapper::{expr::{KeyCondition, attr}, GlobalSecondaryIndex, KeyAttribute, ScalarType, TableSchema};
     ///
     /// const T: TableSchema = TableSchema::new("pk").indexes(&[GlobalSecondaryIndex::multi_attribute(
     ///     "ByRegion",
     ///     &[KeyAttribute::new("tenant"), KeyAttribute::new("region")],
     ///     &[KeyAttribute::typed("placedAt", ScalarType::N), KeyAttribute::new("orderId")],
     /// )]);
-    /// let key = KeyCondition::new(T, "acme").and_partition("eu-west").index("ByRegion");
-    /// let e = key.clone().sort_eq(1_700_000_000).sort_begins_with("O1").build()?;
+    /// let key = KeyCondition::new(T, "acme").and(attr("region").eq("eu-west")).on_index("ByRegion");
+    /// let e = key.clone().and(attr("placedAt").eq(1_700_000_000) & attr("orderId").begins_with("O1")).build()?;
     /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 = :k1 AND #k2 = :k2 AND begins_with(#k3, :k3)");
     /// assert_eq!(e.names()["#k3"], "orderId");
     ///
-    /// let err = key.clone().sort_gt(1_700_000_000).sort_eq("O1").build().unwrap_err();
+    /// let err = key.clone().and(attr("placedAt").gt(1_700_000_000)).and(attr("orderId").eq("O1")).build().unwrap_err();
     /// assert_eq!(
     ///     err.to_string(),
     ///     "key attribute `orderId` of index ByRegion has a condition after the range on \
     ///      `placedAt`; only the last sort key attribute given may have a range (compare \
-    ///      `placedAt` with sort_eq)"
+    ///      `placedAt` with =)"
     /// );
-    /// let err = KeyCondition::new(T, "acme").index("ByRegion").build().unwrap_err();
+    /// let err = key.clone().and(attr("status").eq("open")).build().unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "key attribute `status` is not a key attribute of index ByRegion (its keys: `tenant`, \
+    ///      `region`, `placedAt`, `orderId`); compare other attributes in a filter"
+    /// );
+    /// let err = KeyCondition::new(T, "acme").on_index("ByRegion").build().unwrap_err();
     /// assert_eq!(
     ///     err.to_string(),
     ///     "key attribute `region` of index ByRegion has no value; a query gives every \
@@ -117,7 +132,14 @@ impl KeyCondition {
     /// );
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    pub fn and_partition(mut self, value: impl Into<Operand>) -> Self {
+    pub fn and(mut self, condition: Condition) -> Self {
+        self.named.push(condition);
+        self
+    }
+
+    /// The next partition key attribute of a multi-attribute index equals
+    /// `value` (the first is given to [`new`](Self::new)).
+    pub(crate) fn and_partition(mut self, value: impl Into<Operand>) -> Self {
         self.partition.push(value.into());
         self
     }
@@ -127,11 +149,11 @@ impl KeyCondition {
     /// ```
     /// use dynamodb_mapper::{expr::KeyCondition, GlobalSecondaryIndex, TableSchema};
     /// const T: TableSchema = TableSchema::new("pk").indexes(&[GlobalSecondaryIndex::new("ByEmail", "email")]);
-    /// let e = KeyCondition::new(T, "ada@example.com").index("ByEmail").build()?;
+    /// let e = KeyCondition::new(T, "ada@example.com").on_index("ByEmail").build()?;
     /// assert_eq!(e.names()["#k0"], "email");
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    pub fn index(mut self, name: impl Into<String>) -> Self {
+    pub fn on_index(mut self, name: impl Into<String>) -> Self {
         self.index = Some(name.into());
         self
     }
@@ -153,92 +175,28 @@ impl KeyCondition {
         self
     }
 
-    /// The sort key equals `value`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
-    /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "A").sort_eq("B").build()?;
-    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 = :k1");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn sort_eq(self, value: impl Into<Operand>) -> Self {
+    /// The next sort key attribute equals `value`.
+    pub(crate) fn sort_eq(self, value: impl Into<Operand>) -> Self {
         self.sort(SortCondition::Compare(Comparator::Eq, value.into()))
     }
 
-    /// The sort key is below `value`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
-    /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "A").sort_lt("B").build()?;
-    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 < :k1");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn sort_lt(self, value: impl Into<Operand>) -> Self {
-        self.sort(SortCondition::Compare(Comparator::Lt, value.into()))
-    }
-
-    /// The sort key is at most `value`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
-    /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "A").sort_le("B").build()?;
-    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 <= :k1");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn sort_le(self, value: impl Into<Operand>) -> Self {
+    /// The next sort key attribute is at most `value`.
+    pub(crate) fn sort_le(self, value: impl Into<Operand>) -> Self {
         self.sort(SortCondition::Compare(Comparator::Le, value.into()))
     }
 
-    /// The sort key is above `value`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
-    /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "A").sort_gt("B").build()?;
-    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 > :k1");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn sort_gt(self, value: impl Into<Operand>) -> Self {
-        self.sort(SortCondition::Compare(Comparator::Gt, value.into()))
-    }
-
-    /// The sort key is at least `value`.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
-    /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "A").sort_ge("B").build()?;
-    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 >= :k1");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn sort_ge(self, value: impl Into<Operand>) -> Self {
+    /// The next sort key attribute is at least `value`.
+    pub(crate) fn sort_ge(self, value: impl Into<Operand>) -> Self {
         self.sort(SortCondition::Compare(Comparator::Ge, value.into()))
     }
 
-    /// The sort key is between `low` and `high`, both included.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{expr::KeyCondition, TableSchema};
-    /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "A").sort_between("B", "C").build()?;
-    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 BETWEEN :k1 AND :k2");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn sort_between(self, low: impl Into<Operand>, high: impl Into<Operand>) -> Self {
+    /// The next sort key attribute is between `low` and `high`, both included.
+    pub(crate) fn sort_between(self, low: impl Into<Operand>, high: impl Into<Operand>) -> Self {
         self.sort(SortCondition::Between(low.into(), high.into()))
     }
 
-    /// The sort key starts with `prefix` (string and binary sort keys only).
-    ///
-    /// ```
-    /// use dynamodb_mapper::{KeyPattern, TableSchema, expr::KeyCondition};
-    /// const LINE_SK: KeyPattern = KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}");
-    /// let prefix = LINE_SK.with("order_id", "O1").prefix()?;
-    /// let e = KeyCondition::new(TableSchema::new("pk").sort_key("sk"), "CUSTOMER#C1")
-    ///     .sort_begins_with(prefix)
-    ///     .build()?;
-    /// assert_eq!(e.expression(), "#k0 = :k0 AND begins_with(#k1, :k1)");
-    /// assert_eq!(e.values()[":k1"].as_s().unwrap(), "ORDER#O1#LINE#");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn sort_begins_with(self, prefix: impl Into<Operand>) -> Self {
+    /// The next sort key attribute starts with `prefix`.
+    pub(crate) fn sort_begins_with(self, prefix: impl Into<Operand>) -> Self {
         self.sort(SortCondition::BeginsWith(prefix.into()))
     }
 
@@ -246,24 +204,32 @@ impl KeyCondition {
     ///
     /// # Errors
     /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey): the index does
-    /// not exist (the attribute is the index name); a sort key condition on a
-    /// table or index without a sort key, or more than one (attribute `(sort
-    /// key)`); a value that is an attribute path, of the wrong type, empty,
+    /// not exist (the attribute is the index name); a condition given to
+    /// [`and`](Self::and) that is not a comparison of key attributes (`OR`,
+    /// `<>`, a function other than `begins_with`, a nested path: attribute
+    /// `(key condition)`), or that names an attribute that is not a key of
+    /// the index, a partition key attribute other than by `=` or twice, a
+    /// sort key attribute twice, or after one left out (attribute: the one
+    /// named); a value that is an attribute path, of the wrong type, empty,
     /// over the key size limit, or a `BETWEEN` whose low bound is above its
     /// high bound (attribute: the key attribute); `begins_with` on a number
     /// sort key.
     ///
     /// ```
-    /// use dynamodb_mapper::{expr::KeyCondition, GlobalSecondaryIndex, ScalarType, TableSchema};
+    /// use dynamodb_mapper::{expr::{KeyCondition, attr}, GlobalSecondaryIndex, ScalarType, TableSchema};
     ///
     /// const T: TableSchema = TableSchema::new("pk")
     ///     .typed_sort_key("at", ScalarType::N)
     ///     .indexes(&[GlobalSecondaryIndex::new("GSI1", "gsi1pk")]);
-    /// let err = KeyCondition::new(T, "A").index("GSI9").build().unwrap_err();
+    /// let err = KeyCondition::new(T, "A").on_index("GSI9").build().unwrap_err();
     /// assert_eq!(err.to_string(), "key attribute `GSI9` is not an index of the table (its indexes: GSI1)");
-    /// let err = KeyCondition::new(T, "A").index("GSI1").sort_eq("x").build().unwrap_err();
-    /// assert_eq!(err.to_string(), "key attribute `(sort key)` has a condition, but index GSI1 has no sort key");
-    /// let err = KeyCondition::new(T, "A").sort_eq("x").build().unwrap_err();
+    /// let err = KeyCondition::new(T, "A").on_index("GSI1").and(attr("at").eq("x")).build().unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "key attribute `at` is not a key attribute of index GSI1 (its keys: `gsi1pk`); compare \
+    ///      other attributes in a filter"
+    /// );
+    /// let err = KeyCondition::new(T, "A").and(attr("at").eq("x")).build().unwrap_err();
     /// assert_eq!(err.to_string(), "key attribute `at` condition value is a string (S), expected a number (N)");
     /// let err = KeyCondition::new(T, "").build().unwrap_err();
     /// assert_eq!(err.to_string(), "key attribute `pk` condition value is empty; DynamoDB rejects empty key values");
@@ -281,28 +247,12 @@ impl KeyCondition {
     /// starting with a letter.
     pub(crate) fn build_with_stem(&self, stem: &str) -> Result<Expression> {
         check_stem(stem)?;
-        let table_pk = self.schema.partition_key;
-        let table_sk = self.schema.sort_key;
-        let (partition_keys, sort_keys, on): (&[KeyAttribute], &[KeyAttribute], String) =
-            match &self.index {
-                None => (
-                    std::slice::from_ref(&table_pk),
-                    table_sk.as_slice(),
-                    "the table".to_owned(),
-                ),
-                Some(name) => match self.schema.index(name) {
-                    Some(index) => (
-                        index.partition_keys(),
-                        index.sort_keys(),
-                        format!("index {name}"),
-                    ),
-                    None => return Err(unknown_index(&self.schema, name)),
-                },
-            };
-        let of = match &self.index {
-            None => String::new(),
-            Some(name) => format!("of index {name} "),
+        let (partition_keys, sort_keys) = self.keys()?;
+        let (on, of) = match &self.index {
+            None => ("the table".to_owned(), String::new()),
+            Some(name) => (format!("index {name}"), format!("of index {name} ")),
         };
+        let (partition, sort) = self.placed(partition_keys, sort_keys, &on)?;
         let names = |keys: &[KeyAttribute]| {
             keys.iter()
                 .map(|k| format!("`{}`", k.name))
@@ -317,20 +267,20 @@ impl KeyCondition {
             }
             out.push_str(clause);
         };
-        if self.partition.len() > partition_keys.len() {
+        if partition.len() > partition_keys.len() {
             let n = partition_keys.len();
             return Err(Error::invalid_key(
                 "(partition key)",
                 format!(
                     "has {} values, but {on} has {n} partition key attribute{} ({})",
-                    self.partition.len(),
+                    partition.len(),
                     if n == 1 { "" } else { "s" },
                     names(partition_keys)
                 ),
             ));
         }
         for (i, key) in partition_keys.iter().enumerate() {
-            let Some(operand) = self.partition.get(i) else {
+            let Some(operand) = partition.get(i) else {
                 return Err(Error::invalid_key(
                     key.name,
                     format!(
@@ -345,19 +295,19 @@ impl KeyCondition {
             let value = ctx.value(value);
             and(&mut out, &format!("{name} = {value}"));
         }
-        if sort_keys.is_empty() && !self.sort.is_empty() {
+        if sort_keys.is_empty() && !sort.is_empty() {
             return Err(Error::invalid_key(
                 "(sort key)",
                 format!("has a condition, but {on} has no sort key"),
             ));
         }
-        if self.sort.len() > sort_keys.len() {
+        if sort.len() > sort_keys.len() {
             return Err(match sort_keys {
                 [key] => Error::invalid_key(
                     key.name,
                     format!(
                         "{of}has {} conditions; a key condition allows one",
-                        self.sort.len()
+                        sort.len()
                     ),
                 ),
                 _ => Error::invalid_key(
@@ -365,38 +315,38 @@ impl KeyCondition {
                     format!(
                         "has {} conditions, but {on} has {} sort key attributes ({}); a key \
                          condition allows one per attribute",
-                        self.sort.len(),
+                        sort.len(),
                         sort_keys.len(),
                         names(sort_keys)
                     ),
                 ),
             });
         }
-        for (i, (condition, sort_key)) in self.sort.iter().zip(sort_keys).enumerate() {
+        for (i, (condition, sort_key)) in sort.iter().zip(sort_keys).enumerate() {
             let sort_key = *sort_key;
             if i > 0 {
-                let before = &self.sort[i - 1];
-                if !matches!(before, SortCondition::Compare(Comparator::Eq, _)) {
+                let before = &sort[i - 1];
+                if !matches!(before, SortRef::Compare(Comparator::Eq, _)) {
                     let ranged = sort_keys[i - 1].name;
                     return Err(Error::invalid_key(
                         sort_key.name,
                         format!(
                             "{of}has a condition after the range on `{ranged}`; only the last \
                              sort key attribute given may have a range (compare `{ranged}` \
-                             with sort_eq)"
+                             with =)"
                         ),
                     ));
                 }
             }
             let value = |operand: &Operand| key_value(sort_key, &of, operand, MAX_SORT_KEY_BYTES);
             let name = ctx.name(sort_key.name);
-            match condition {
-                SortCondition::Compare(comparator, operand) => {
+            match *condition {
+                SortRef::Compare(comparator, operand) => {
                     let v = value(operand)?;
                     let v = ctx.value(v);
                     and(&mut out, &format!("{name} {} {v}", comparator.symbol()));
                 }
-                SortCondition::Between(low, high) => {
+                SortRef::Between(low, high) => {
                     let (low, high) = (value(low)?, value(high)?);
                     if bounds_reversed(&low, &high) {
                         return Err(Error::invalid_key(
@@ -407,7 +357,7 @@ impl KeyCondition {
                     let (low, high) = (ctx.value(low), ctx.value(high));
                     and(&mut out, &format!("{name} BETWEEN {low} AND {high}"));
                 }
-                SortCondition::BeginsWith(operand) => {
+                SortRef::BeginsWith(operand) => {
                     if sort_key.scalar_type == ScalarType::N {
                         return Err(Error::invalid_key(
                             sort_key.name,
@@ -436,33 +386,35 @@ impl KeyCondition {
             .as_deref()
             .and_then(|name| self.schema.index(name))
             .is_some_and(crate::schema::GlobalSecondaryIndex::is_multi_attribute);
-        let [partition] = self.partition.as_slice() else {
-            return None;
-        };
         if multi_attribute {
             return None;
         }
+        let (partition_keys, sort_keys) = self.keys().ok()?;
+        let (partition, sort) = self.placed(partition_keys, sort_keys, "").ok()?;
+        let [partition] = partition.as_slice() else {
+            return None;
+        };
         fn text(operand: &Operand) -> Option<&str> {
             match &operand.0 {
                 OperandKind::Value(Ok(AttributeValue::S(s))) => Some(s.as_str()),
                 _ => None,
             }
         }
-        let sort = match self.sort.as_slice() {
+        let sort = match sort.as_slice() {
             [] => SortSelection::Any,
             [condition] => {
                 let range = |low, high| SortSelection::Range(low, high);
-                match condition {
-                    SortCondition::BeginsWith(p) => {
+                match *condition {
+                    SortRef::BeginsWith(p) => {
                         text(p).map_or(SortSelection::NotText, SortSelection::Prefix)
                     }
-                    SortCondition::Between(low, high) => match (text(low), text(high)) {
+                    SortRef::Between(low, high) => match (text(low), text(high)) {
                         (Some(low), Some(high)) => {
                             range(Bound::Included(low), Bound::Included(high))
                         }
                         _ => SortSelection::NotText,
                     },
-                    SortCondition::Compare(comparator, value) => match text(value) {
+                    SortRef::Compare(comparator, value) => match text(value) {
                         None => SortSelection::NotText,
                         Some(v) => match comparator {
                             Comparator::Eq => range(Bound::Included(v), Bound::Included(v)),
@@ -483,6 +435,190 @@ impl KeyCondition {
             partition: text(partition),
             sort,
         })
+    }
+}
+
+impl KeyCondition {
+    /// The partition and sort key attributes of the index queried (or the
+    /// table).
+    fn keys(&self) -> Result<(&[KeyAttribute], &[KeyAttribute])> {
+        match &self.index {
+            None => Ok((
+                std::slice::from_ref(&self.schema.partition_key),
+                self.schema.sort_key.as_slice(),
+            )),
+            Some(name) => match self.schema.index(name) {
+                Some(index) => Ok((index.partition_keys(), index.sort_keys())),
+                None => Err(unknown_index(&self.schema, name)),
+            },
+        }
+    }
+
+    /// The partition key values and sort key conditions, in key order: the
+    /// ones given in place, then each comparison of the conditions given to
+    /// [`and`](Self::and) on the key attribute it names (`on`: the table or
+    /// index, for errors).
+    fn placed<'s>(
+        &'s self,
+        partition_keys: &[KeyAttribute],
+        sort_keys: &[KeyAttribute],
+        on: &str,
+    ) -> Result<(Vec<&'s Operand>, Vec<SortRef<'s>>)> {
+        let mut partition: Vec<Option<&Operand>> = self.partition.iter().map(Some).collect();
+        let mut sort: Vec<Option<SortRef<'_>>> =
+            self.sort.iter().map(|c| Some(c.as_ref())).collect();
+        let all_keys = || {
+            partition_keys
+                .iter()
+                .chain(sort_keys)
+                .map(|k| format!("`{}`", k.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut place = |name: &str, part: SortRef<'s>| -> Result<()> {
+            if let Some(i) = partition_keys.iter().position(|k| k.name == name) {
+                let SortRef::Compare(Comparator::Eq, value) = part else {
+                    return Err(Error::invalid_key(
+                        name,
+                        format!(
+                            "is a partition key attribute of {on}; a key condition compares it \
+                             with = only"
+                        ),
+                    ));
+                };
+                slot(&mut partition, i);
+                if partition[i].replace(value).is_some() {
+                    return Err(Error::invalid_key(
+                        name,
+                        format!("has two values; a partition key attribute of {on} takes one"),
+                    ));
+                }
+            } else if let Some(i) = sort_keys.iter().position(|k| k.name == name) {
+                slot(&mut sort, i);
+                if sort[i].replace(part).is_some() {
+                    return Err(Error::invalid_key(
+                        name,
+                        "has two conditions; a key condition allows one per attribute (a range \
+                         from one bound to another is BETWEEN)",
+                    ));
+                }
+            } else {
+                return Err(Error::invalid_key(
+                    name,
+                    format!(
+                        "is not a key attribute of {on} (its keys: {}); compare other attributes \
+                         in a filter",
+                        all_keys()
+                    ),
+                ));
+            }
+            Ok(())
+        };
+        for condition in &self.named {
+            key_parts(&condition.0, &mut place)?;
+        }
+        // Sort key conditions are given from the left.
+        if let Some(gap) = sort.iter().position(Option::is_none)
+            && let Some(after) = sort.iter().skip(gap).position(Option::is_some)
+        {
+            let (missing, given) = (sort_keys[gap].name, sort_keys[gap + after].name);
+            return Err(Error::invalid_key(
+                given,
+                format!(
+                    "has a condition, but `{missing}` before it in the sort key of {on} has none; \
+                     a key condition gives sort key attributes from the left"
+                ),
+            ));
+        }
+        // A missing partition key value is reported, naming it, by `build`;
+        // sort key conditions have no gap now. Collected in place.
+        let partition = partition.into_iter().map_while(|v| v).collect();
+        Ok((partition, sort.into_iter().map_while(|v| v).collect()))
+    }
+}
+
+/// Makes room in `list` for an entry at `i`.
+fn slot<T: Clone>(list: &mut Vec<Option<T>>, i: usize) {
+    if list.len() <= i {
+        list.resize(i + 1, None);
+    }
+}
+
+/// A sort key condition, borrowed from where it was given.
+#[derive(Debug, Clone, Copy)]
+enum SortRef<'a> {
+    Compare(Comparator, &'a Operand),
+    Between(&'a Operand, &'a Operand),
+    BeginsWith(&'a Operand),
+}
+
+impl SortCondition {
+    fn as_ref(&self) -> SortRef<'_> {
+        match self {
+            SortCondition::Compare(c, v) => SortRef::Compare(*c, v),
+            SortCondition::Between(low, high) => SortRef::Between(low, high),
+            SortCondition::BeginsWith(p) => SortRef::BeginsWith(p),
+        }
+    }
+}
+
+/// Hands `place` each comparison `node` joins with `AND`, as the top-level
+/// attribute it compares and how; or says what keeps it out of a key
+/// condition.
+fn key_parts<'a>(
+    node: &'a Node,
+    place: &mut dyn FnMut(&'a str, SortRef<'a>) -> Result<()>,
+) -> Result<()> {
+    let refused = |what: String| Error::invalid_key("(key condition)", what);
+    let unfit = |what: &str| {
+        refused(format!(
+            "has {what}; a key condition compares key attributes with =, <, <=, >, >=, BETWEEN \
+             or begins_with, joined with AND"
+        ))
+    };
+    let nested = |attr: &Attr| {
+        refused(format!(
+            "compares the nested path `{}`; a key condition compares top-level key attributes",
+            attr.path()
+        ))
+    };
+    let name = |operand: &'a Operand| match &operand.0 {
+        OperandKind::Path(attr) => top_level_name(attr).ok_or_else(|| nested(attr)),
+        OperandKind::Size(_) => Err(refused(
+            "compares a size; a key condition compares values".to_owned(),
+        )),
+        OperandKind::Value(_) => Err(refused(
+            "has a value on the left; a key condition compares an attribute with a value"
+                .to_owned(),
+        )),
+    };
+    match node {
+        Node::And(nodes) => nodes.iter().try_for_each(|node| key_parts(node, place)),
+        Node::Compare(_, Comparator::Ne, _) => Err(unfit("<>")),
+        Node::Compare(left, comparator, right) => {
+            place(name(left)?, SortRef::Compare(*comparator, right))
+        }
+        Node::Between(left, low, high) => place(name(left)?, SortRef::Between(low, high)),
+        Node::Function(Function::BeginsWith, attr, Some(prefix)) => {
+            let name = top_level_name(attr).ok_or_else(|| nested(attr))?;
+            place(name, SortRef::BeginsWith(prefix))
+        }
+        Node::Function(function, ..) => Err(unfit(function.name())),
+        Node::In(..) => Err(unfit("IN")),
+        Node::Or(_) => Err(unfit("OR")),
+        Node::Not(_) => Err(unfit("NOT")),
+    }
+}
+
+/// The name of a top-level attribute, `None` for a nested path.
+fn top_level_name(attr: &Attr) -> Option<&str> {
+    match attr.steps().ok()? {
+        Steps::One(Step::Name(name)) => Some(name),
+        Steps::Many(steps) => match steps.as_slice() {
+            [Step::Name(name)] => Some(name),
+            _ => None,
+        },
+        Steps::One(_) => None,
     }
 }
 

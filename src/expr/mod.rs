@@ -22,7 +22,7 @@
 //! `:dmType0`, ...) or with hand-written placeholders, in any order.
 //!
 //! ```
-//! use dynamodb_mapper::expr::{attr, FilterExt, KeyCondition, KeyConditionExt};
+//! use dynamodb_mapper::expr::{attr, Apply, KeyCondition};
 //! use dynamodb_mapper::TableSchema;
 //! # let client = dynamodb_mapper_support::doc::client();
 //!
@@ -31,8 +31,8 @@
 //! let query = client
 //!     .query()
 //!     .table_name("AppTable")
-//!     .with_key_condition(KeyCondition::new(APP_TABLE, "CUSTOMER#C1").sort_begins_with("ORDER#"))?
-//!     .with_filter(attr("status").eq("open").and(attr("lines").size().gt(2)))?;
+//!     .apply(KeyCondition::new(APP_TABLE, "CUSTOMER#C1").and(attr("sk").begins_with("ORDER#")))?
+//!     .apply(attr("status").eq("open").and(attr("lines").size().gt(2)))?;
 //! let input = query.as_input();
 //! assert_eq!(input.get_key_condition_expression().as_deref(), Some("#k0 = :k0 AND begins_with(#k1, :k1)"));
 //! assert_eq!(input.get_filter_expression().as_deref(), Some("#c0 = :c0 AND size(#c1) > :c1"));
@@ -63,8 +63,8 @@
 //!   entities.
 //! - `gate.rs`: the write gate every raw update a helper sends passes
 //!   (`check_update`: no derived attribute left stale, no key moved).
-//! - `apply.rs`: [`IntoExpression`] and the extension traits that add
-//!   expressions to the SDK's request builders ([`UpdateExt`] for updates).
+//! - `apply.rs`: [`IntoExpression`] and [`Apply`], which adds an expression
+//!   to an SDK request builder, in the part of the request its type says.
 
 mod apply;
 mod changes;
@@ -78,9 +78,7 @@ mod placeholders;
 mod projection;
 mod update;
 
-pub use apply::{
-    ConditionExt, FilterExt, IntoExpression, KeyConditionExt, ProjectionExt, UpdateExt,
-};
+pub use apply::{Apply, IntoExpression};
 pub use condition::Condition;
 pub use expression::Expression;
 pub use key_condition::KeyCondition;

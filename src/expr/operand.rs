@@ -36,7 +36,9 @@ pub struct Attr {
 ///
 /// ```
 /// use dynamodb_mapper::expr::attr;
-/// assert_eq!(attr("address.city").path(), "address.city");
+/// let e = attr("address.city").eq("Paris").build()?;
+/// assert_eq!(e.expression(), "#c0.#c1 = :c0");
+/// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```
 pub fn attr(path: impl Into<String>) -> Attr {
     Attr::new(path)
@@ -189,13 +191,8 @@ impl Attr {
     }
 
     /// The path as written.
-    ///
-    /// ```
-    /// use dynamodb_mapper::expr::attr;
-    /// assert_eq!(attr("lines[2]").path(), "lines[2]");
-    /// ```
     #[must_use]
-    pub fn path(&self) -> &str {
+    pub(crate) fn path(&self) -> &str {
         &self.text
     }
 

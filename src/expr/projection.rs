@@ -17,7 +17,7 @@ use crate::record::Record;
 ///
 /// ```
 /// # use dynamodb_mapper_support::doc::*;
-/// use dynamodb_mapper::expr::{Projection, ProjectionExt};
+/// use dynamodb_mapper::expr::{Projection, Apply};
 ///
 /// #[derive(serde::Deserialize)]
 /// struct OrderRef { id: String }
@@ -29,7 +29,7 @@ use crate::record::Record;
 ///     [&e.names()["#p0"], &e.names()["#p1"], &e.names()["#p2"], &e.names()["#p3"]],
 ///     ["id", "entityType", "pk", "sk"]
 /// );
-/// let query = client().query().table_name("AppTable").with_projection(&projection)?;
+/// let query = client().query().table_name("AppTable").apply(&projection)?;
 /// assert_eq!(query.get_projection_expression().as_deref(), Some("#p0, #p1, #p2, #p3"));
 /// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```

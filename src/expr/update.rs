@@ -215,7 +215,7 @@ impl Action {
 /// on its own attribute path, rendered with placeholders `#u0`, `:u0`, ...
 /// (so reserved words need no care) into one [`Expression`], which merges
 /// with a condition into one request without clashes (see
-/// [`UpdateExt`](super::UpdateExt)).
+/// [`Apply`](super::Apply)).
 ///
 /// Building checks every path (not empty, at most 32 levels, no two
 /// actions on one path or on a path and a part of it, which DynamoDB

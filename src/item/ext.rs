@@ -48,6 +48,33 @@ pub trait ItemExt {
     /// ```
     fn get_attr(&self, name: &str) -> Result<&AttributeValue>;
 
+    /// Inserts the string attribute `name`; a shorthand for keys in
+    /// `after_to_item`.
+    ///
+    /// ```
+    /// use dynamodb_mapper::{Item, ItemExt};
+    ///
+    /// let mut item = Item::new();
+    /// item.put_str("pk", format!("CUSTOMER#{}", "C1"));
+    /// assert_eq!(item.get_str("pk")?, "CUSTOMER#C1");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
+    /// ```
+    fn put_str(&mut self, name: &str, value: impl Into<String>);
+
+    /// Renames the attribute `from` to `to`, for upgrading an old item shape
+    /// (in an upgrade step or `before_from_item`). Does nothing when `from`
+    /// is absent; an existing `to` is replaced.
+    ///
+    /// ```
+    /// use aws_sdk_dynamodb::types::AttributeValue;
+    /// use dynamodb_mapper::{Item, ItemExt};
+    ///
+    /// let mut item = Item::from([("mail".to_string(), AttributeValue::S("a@b.c".into()))]);
+    /// item.rename_attribute("mail", "email");
+    /// assert!(item.contains_key("email") && !item.contains_key("mail"));
+    /// ```
+    fn rename_attribute(&mut self, from: &str, to: &str);
+
     /// A string (`S`) attribute.
     ///
     /// # Errors
@@ -177,6 +204,16 @@ impl ItemExt for Item {
         self.get(name).ok_or_else(|| Error::missing_attribute(name))
     }
 
+    fn put_str(&mut self, name: &str, value: impl Into<String>) {
+        self.insert(name.to_owned(), AttributeValue::S(value.into()));
+    }
+
+    fn rename_attribute(&mut self, from: &str, to: &str) {
+        if let Some(v) = self.remove(from) {
+            self.insert(to.to_owned(), v);
+        }
+    }
+
     fn get_str(&self, name: &str) -> Result<&str> {
         match self.get_attr(name)? {
             AttributeValue::S(s) => Ok(s),
@@ -231,7 +268,7 @@ impl ItemExt for Item {
 /// # Errors
 /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (attribute
 /// `ttl`) when `at` is before the Unix epoch or after 9999-12-31T23:59:59Z
-/// ([`MAX_TTL_SECONDS`](crate::time::MAX_TTL_SECONDS)).
+/// (9999-12-31T23:59:59Z).
 ///
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};

@@ -42,11 +42,7 @@ pub(crate) use valid::{MAX_NESTING, check_depth, check_name, check_received, che
 pub type Item = HashMap<String, AttributeValue>;
 
 /// DynamoDB's maximum item size in bytes (400 KB).
-///
-/// ```
-/// assert_eq!(dynamodb_mapper::MAX_ITEM_SIZE, 409_600);
-/// ```
-pub const MAX_ITEM_SIZE: usize = 409_600;
+pub(crate) const MAX_ITEM_SIZE: usize = 409_600;
 
 /// The most significant digits a DynamoDB number may have.
 pub(crate) const MAX_NUMBER_DIGITS: usize = 38;

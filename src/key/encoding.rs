@@ -20,9 +20,8 @@ use crate::time::PointInTime;
 /// [`Timestamp`](Encoding::Timestamp) with 3 fraction digits (`{name:ts}` is
 /// `ts0`).
 ///
-/// Outside a pattern, [`encode`](Self::encode) and [`decode`](Self::decode)
-/// turn one [`KeyValue`] into component text and back. The text of one
-/// encoding sorts as the values do. A time of any
+/// A pattern's placeholder turns one [`KeyValue`] into component text and
+/// back with its encoding. The text of one encoding sorts as the values do. A time of any
 /// [`PointInTime`] type goes in through [`KeyValue::from_time`] and comes
 /// back through [`KeyValue::Timestamp`] (a `SystemTime`, which
 /// [`PointInTime::to_unix`] and [`PointInTime::from_unix`] turn into any
@@ -30,27 +29,30 @@ use crate::time::PointInTime;
 ///
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};
+/// use dynamodb_mapper::KeyPattern;
 /// use dynamodb_mapper::key::{Encoding, KeyValue};
 /// use dynamodb_mapper::time::PointInTime;
 ///
-/// let e = Encoding::Unsigned { width: 3 };
-/// assert_eq!(e.encode(&KeyValue::Unsigned(42))?, "042");
-/// assert_eq!(e.decode("042")?, KeyValue::Unsigned(42));
-/// assert_eq!(e.to_string(), "u3");
+/// // `{n:u3}`: unsigned, three digits.
+/// const N: KeyPattern = KeyPattern::sort("N#{n:u3}");
+/// assert_eq!(N.with("n", KeyValue::Unsigned(42)).render()?, "N#042");
+/// assert_eq!(N.parse("N#042")?.get("n"), Some(&KeyValue::Unsigned(42)));
+/// assert_eq!(Encoding::Unsigned { width: 3 }.to_string(), "u3");
 ///
-/// // `N` and the complement below zero, `P` from zero up: string order is
-/// // numeric order.
-/// let i3 = Encoding::Signed { width: 3 };
-/// let [a, b, c] = [-42, -1, 0].map(|v| i3.encode(&KeyValue::Signed(v)));
+/// // `{d:i3}`: `N` and the complement below zero, `P` from zero up: string
+/// // order is numeric order.
+/// const D: KeyPattern = KeyPattern::sort("{d:i3}");
+/// let [a, b, c] = [-42, -1, 0].map(|v| D.with("d", KeyValue::Signed(v)).render());
 /// let (a, b, c) = (a?, b?, c?);
 /// assert_eq!(a, "N958");
 /// assert!(a < b && b < c);
 ///
-/// // RFC 3339 UTC with a fixed number of fraction digits, truncated.
-/// let ts3 = Encoding::Timestamp { fraction_digits: 3 };
+/// // `{t:ts3}`: RFC 3339 UTC with a fixed number of fraction digits, truncated.
+/// const T: KeyPattern = KeyPattern::sort("{t:ts3}");
 /// let t = UNIX_EPOCH + Duration::from_nanos(1_705_314_600_123_999_999);
-/// assert_eq!(ts3.encode(&KeyValue::from_time(t)?)?, "2024-01-15T10:30:00.123Z");
-/// let KeyValue::Timestamp(back) = ts3.decode("1969-12-31T23:59:59.500Z")? else { panic!() };
+/// assert_eq!(T.with("t", KeyValue::from_time(t)?).render()?, "2024-01-15T10:30:00.123Z");
+/// let parts = T.parse("1969-12-31T23:59:59.500Z")?;
+/// let Some(KeyValue::Timestamp(back)) = parts.get("t") else { panic!() };
 /// assert_eq!(back.to_unix(), Some((-1, 500_000_000)));
 /// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```
@@ -100,48 +102,6 @@ impl fmt::Display for Encoding {
 const COMPONENT: &str = "(key component)";
 
 impl Encoding {
-    /// Encodes `value`. Text is returned as given (the key format escapes
-    /// it); integers convert between signed and unsigned when they fit.
-    ///
-    /// # Errors
-    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
-    /// component)`) when the value has the wrong type, does not fit the width,
-    /// is empty text, or is a time outside the years 0000 to 9999.
-    ///
-    /// ```
-    /// use dynamodb_mapper::key::{Encoding, KeyValue};
-    ///
-    /// assert_eq!(Encoding::Signed { width: 3 }.encode(&KeyValue::Signed(-1))?, "N999");
-    /// let err = Encoding::Unsigned { width: 2 }.encode(&KeyValue::Unsigned(100)).unwrap_err();
-    /// assert_eq!(err.to_string(), "key attribute `(key component)` 100 needs 3 digits, more than the width of 2");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn encode(&self, value: &KeyValue<'_>) -> Result<String> {
-        self.encode_reason(value)
-            .map(Cow::into_owned)
-            .map_err(|reason| Error::invalid_key(COMPONENT, reason))
-    }
-
-    /// Decodes a component this encoding produced.
-    ///
-    /// # Errors
-    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
-    /// component)`) when `text` is not exactly what this encoding produces for
-    /// some value.
-    ///
-    /// ```
-    /// use dynamodb_mapper::key::{Encoding, KeyValue};
-    ///
-    /// assert_eq!(Encoding::Signed { width: 3 }.decode("N999")?, KeyValue::Signed(-1));
-    /// assert!(Encoding::Unsigned { width: 3 }.decode("42").is_err());
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn decode(&self, text: &str) -> Result<KeyValue<'static>> {
-        self.decode_reason(text)
-            .map(KeyValue::into_owned)
-            .map_err(|reason| Error::invalid_key(COMPONENT, reason))
-    }
-
     /// The encoded text; a text value is borrowed, not copied.
     pub(super) fn encode_reason<'v>(
         &self,

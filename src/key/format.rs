@@ -36,47 +36,40 @@ pub struct KeyFormat {
 }
 
 impl Default for KeyFormat {
-    /// [`KeyFormat::DEFAULT`].
+    /// [`KeyFormat::new()`].
     ///
     /// ```
     /// use dynamodb_mapper::key::KeyFormat;
-    /// assert_eq!(KeyFormat::default(), KeyFormat::DEFAULT);
+    /// assert_eq!(KeyFormat::default(), KeyFormat::new());
     /// ```
     fn default() -> Self {
-        Self::DEFAULT
+        Self::new()
     }
 }
 
 impl KeyFormat {
-    /// `#` as delimiter, `\` as escape character.
-    ///
-    /// ```
-    /// use dynamodb_mapper::key::{KeyFormat, KeyRole};
-    /// assert_eq!(KeyFormat::DEFAULT.join(KeyRole::Sort, &["A", "b#c"])?, r"A#b\#c");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub const DEFAULT: KeyFormat = KeyFormat {
-        delimiter: '#',
-        escape: '\\',
-    };
-
-    /// The default format, for `const` chains.
+    /// The default format: `#` as delimiter, `\` as escape character.
     ///
     /// ```
     /// use dynamodb_mapper::key::KeyFormat;
     /// const F: KeyFormat = KeyFormat::new();
-    /// assert_eq!(F, KeyFormat::DEFAULT);
+    /// assert_eq!(F.escape_text("b#c")?, r"b\#c");
+    /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     #[must_use]
     pub const fn new() -> Self {
-        Self::DEFAULT
+        KeyFormat {
+            delimiter: '#',
+            escape: '\\',
+        }
     }
 
     /// The same format with another delimiter.
     ///
     /// ```
-    /// use dynamodb_mapper::key::{KeyFormat, KeyRole};
-    /// assert_eq!(KeyFormat::new().with_delimiter('|').join(KeyRole::Sort, &["A", "b"])?, "A|b");
+    /// use dynamodb_mapper::{KeyPattern, key::KeyFormat};
+    /// const SK: KeyPattern = KeyPattern::sort("A|{x}").with_format(KeyFormat::new().with_delimiter('|'));
+    /// assert_eq!(SK.with("x", "b|c#d").render()?, r"A|b\|c#d");
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     #[must_use]
@@ -88,8 +81,8 @@ impl KeyFormat {
     /// The same format with another escape character.
     ///
     /// ```
-    /// use dynamodb_mapper::key::{KeyFormat, KeyRole};
-    /// assert_eq!(KeyFormat::new().with_escape('~').join(KeyRole::Sort, &["A", "b#c"])?, "A#b~#c");
+    /// use dynamodb_mapper::key::KeyFormat;
+    /// assert_eq!(KeyFormat::new().with_escape('~').escape_text("b#c")?, "b~#c");
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     #[must_use]
@@ -105,23 +98,7 @@ impl KeyFormat {
     }
 
     /// Checks the delimiter and escape character.
-    ///
-    /// # Errors
-    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute `(key
-    /// format)`) when they are equal, not ASCII punctuation, or reserved (`-`,
-    /// `:`, `.`, `{`, `}`).
-    ///
-    /// ```
-    /// use dynamodb_mapper::key::KeyFormat;
-    ///
-    /// assert!(KeyFormat::DEFAULT.validate().is_ok());
-    /// let err = KeyFormat::new().with_delimiter(':').validate().unwrap_err();
-    /// assert_eq!(
-    ///     err.to_string(),
-    ///     "key attribute `(key format)` delimiter `:` is reserved: encodings and key patterns use `-`, `:`, `.`, `{` and `}`"
-    /// );
-    /// ```
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         self.check()
             .map_err(|reason| Error::invalid_key("(key format)", reason))
     }
@@ -157,12 +134,13 @@ impl KeyFormat {
     ///
     /// # Errors
     /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) when the format
-    /// is invalid (see [`validate`](Self::validate)).
+    /// is invalid: the delimiter and escape character equal, not ASCII
+    /// punctuation, or reserved (`-`, `:`, `.`, `{`, `}`).
     ///
     /// ```
     /// use dynamodb_mapper::key::KeyFormat;
-    /// assert_eq!(KeyFormat::DEFAULT.escape_text(r"a#b\c")?, r"a\#b\\c");
-    /// assert_eq!(KeyFormat::DEFAULT.escape_text("plain")?, "plain");
+    /// assert_eq!(KeyFormat::new().escape_text(r"a#b\c")?, r"a\#b\\c");
+    /// assert_eq!(KeyFormat::new().escape_text("plain")?, "plain");
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn escape_text(&self, text: &str) -> Result<String> {
@@ -202,24 +180,7 @@ impl KeyFormat {
     /// number of components chosen then); a key of a known shape is a
     /// [`KeyPattern`](crate::KeyPattern). [`split`](Self::split) gives the
     /// components back.
-    ///
-    /// # Errors
-    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) (attribute
-    /// `(key)`) when there is no component, a component is empty (DynamoDB
-    /// rejects empty keys, and an empty component would not split back), the
-    /// key is over `role`'s size limit, or the format is invalid.
-    ///
-    /// ```
-    /// use dynamodb_mapper::key::{KeyFormat, KeyRole};
-    ///
-    /// let tag = "ORDER"; // chosen at run time
-    /// let key = KeyFormat::DEFAULT.join(KeyRole::Sort, &[tag, "O#1", "007"])?;
-    /// assert_eq!(key, r"ORDER#O\#1#007");
-    /// assert_eq!(KeyFormat::DEFAULT.split(&key)?, ["ORDER", "O#1", "007"]);
-    /// assert!(KeyFormat::DEFAULT.join(KeyRole::Sort, &["ORDER", ""]).is_err());
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn join<S: AsRef<str>>(&self, role: KeyRole, components: &[S]) -> Result<String> {
+    pub(crate) fn join<S: AsRef<str>>(&self, role: KeyRole, components: &[S]) -> Result<String> {
         self.validate()?;
         let invalid = |reason: String| Error::invalid_key("(key)", reason);
         if components.is_empty() {
@@ -244,7 +205,7 @@ impl KeyFormat {
     }
 
     /// Splits a key into its components, undoing the escaping: the inverse of
-    /// [`join`](Self::join), and of a pattern's
+    /// a pattern's
     /// [`render`](super::BoundPattern::render) (the pattern's literal text
     /// counts as components too).
     ///
@@ -257,9 +218,9 @@ impl KeyFormat {
     /// ```
     /// use dynamodb_mapper::key::KeyFormat;
     ///
-    /// assert_eq!(KeyFormat::DEFAULT.split(r"A\##B")?, ["A#", "B"]);
-    /// assert_eq!(KeyFormat::DEFAULT.split(r"A#\#B")?, ["A", "#B"]);
-    /// let err = KeyFormat::DEFAULT.split("A##B").unwrap_err();
+    /// assert_eq!(KeyFormat::new().split(r"A\##B")?, ["A#", "B"]);
+    /// assert_eq!(KeyFormat::new().split(r"A#\#B")?, ["A", "#B"]);
+    /// let err = KeyFormat::new().split("A##B").unwrap_err();
     /// assert_eq!(err.to_string(), "key attribute `(key)` \"A##B\" has an empty component at byte 2");
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
@@ -365,15 +326,8 @@ impl<'k> Iterator for Segments<'k> {
 }
 
 /// Whether a key is a partition key or a sort key: decides the size limit.
-///
-/// ```
-/// use dynamodb_mapper::key::{KeyFormat, KeyRole};
-/// let long = "x".repeat(1100);
-/// assert!(KeyFormat::DEFAULT.join(KeyRole::Sort, &[long.as_str()]).is_err()); // over 1,024 bytes
-/// assert!(KeyFormat::DEFAULT.join(KeyRole::Partition, &[long.as_str()]).is_ok()); // within 2,048
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum KeyRole {
+pub(crate) enum KeyRole {
     /// A partition (hash) key: at most 2048 bytes.
     Partition,
     /// A sort (range) key: at most 1024 bytes.
@@ -471,6 +425,29 @@ pub(crate) fn last_sort_key_with_prefix(prefix: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn join_refuses_what_would_not_be_a_key_or_not_split_back() {
+        let f = KeyFormat::new();
+        let none: [&str; 0] = [];
+        for (components, reason) in [
+            (&none[..], "needs a component"),
+            (&["ORDER", ""][..], "component 1 is empty"),
+        ] {
+            let err = f.join(KeyRole::Partition, components).unwrap_err();
+            assert_eq!(err.kind(), crate::ErrorKind::InvalidKey);
+            assert!(err.to_string().contains(reason), "{err}");
+        }
+        let long = "x".repeat(MAX_SORT_KEY_BYTES);
+        let err = f.join(KeyRole::Sort, &["T", &long]).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("over the sort key limit of 1024 bytes"),
+            "{err}"
+        );
+        // The same key fits a partition key.
+        assert!(f.join(KeyRole::Partition, &["T", &long]).is_ok());
+    }
 
     /// The word-at-a-time search finds what a byte-by-byte one finds, at
     /// every position of texts of every length around a word, next to bytes

@@ -553,7 +553,7 @@ mod tests {
     fn languages() {
         // What `KeyPattern::sort(t).language()` builds, without the layer above.
         let lang = |t: &'static str| {
-            Language::of(&compile(t, KeyFormat::DEFAULT).unwrap(), KeyFormat::DEFAULT)
+            Language::of(&compile(t, KeyFormat::new()).unwrap(), KeyFormat::new())
         };
         assert!(lang("ORDER#{id}").can_start_with("ORDER#"));
         assert!(lang("ORDER#{id}").can_start_with(r"ORDER#a\#"));

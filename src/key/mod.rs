@@ -26,8 +26,8 @@
 //! fixed width), [`Encoding::Signed`] (`N` + complement for negatives, `P`
 //! for the rest, fixed width), and [`Encoding::Timestamp`] (RFC 3339 UTC with
 //! a fixed number of fraction digits). A pattern's placeholders use them
-//! (`{line:u3}`, `{delta:i5}`, `{at:ts3}`); [`Encoding::encode`] and
-//! [`Encoding::decode`] turn one [`KeyValue`] into its text and back.
+//! (`{line:u3}`, `{delta:i5}`, `{at:ts3}`) to turn one [`KeyValue`] into its
+//! text and back.
 //!
 //! # Key patterns and overlaps
 //!
@@ -39,15 +39,15 @@
 //!
 //! ```
 //! use dynamodb_mapper::KeyPattern;
-//! use dynamodb_mapper::key::{Encoding, KeyFormat, KeyValue};
+//! use dynamodb_mapper::key::{KeyFormat, KeyValue};
 //!
 //! const LINE_SK: KeyPattern = KeyPattern::sort("ORDER#{order_id}#LINE#{line:u3}");
 //! let sk = LINE_SK.with("order_id", "O#1").with("line", 7).render()?;
 //! assert_eq!(sk, r"ORDER#O\#1#LINE#007");
 //! assert_eq!(LINE_SK.parse(&sk)?.text("order_id")?, "O#1");
-//! let parts = KeyFormat::DEFAULT.split(&sk)?;
+//! let parts = KeyFormat::new().split(&sk)?;
 //! assert_eq!(parts, ["ORDER", "O#1", "LINE", "007"]);
-//! assert_eq!(Encoding::Unsigned { width: 3 }.decode(&parts[3])?, KeyValue::Unsigned(7));
+//! assert_eq!(LINE_SK.parse(&sk)?.get("line"), Some(&KeyValue::Unsigned(7)));
 //! # Ok::<(), dynamodb_mapper::Error>(())
 //! ```
 //!
@@ -59,9 +59,12 @@
 
 #[cfg(test)]
 mod analysis_tests;
+mod bounds;
 #[cfg(test)]
 mod design_tests;
 mod encoding;
+#[cfg(test)]
+mod encoding_tests;
 mod format;
 pub(crate) mod index_keys;
 mod key_value;
@@ -74,10 +77,13 @@ mod single;
 mod template;
 pub(crate) mod unique;
 
+pub use bounds::SortBounds;
+pub(crate) use bounds::bounds;
 pub use encoding::Encoding;
 pub(crate) use encoding::{decode_timestamp, decode_unix_timestamp, encode_timestamp};
+pub use format::KeyFormat;
+pub(crate) use format::KeyRole;
 pub(crate) use format::last_sort_key_with_prefix;
-pub use format::{KeyFormat, KeyRole};
 pub(crate) use index_keys::IndexKeys;
 pub use key_value::KeyValue;
 pub use overlap::AllowedOverlap;

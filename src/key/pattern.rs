@@ -85,7 +85,7 @@ impl KeyPattern {
         KeyPattern {
             template,
             role: KeyRole::Partition,
-            format: KeyFormat::DEFAULT,
+            format: KeyFormat::new(),
             single: single_placeholder(template),
         }
     }
@@ -103,7 +103,7 @@ impl KeyPattern {
         KeyPattern {
             template,
             role: KeyRole::Sort,
-            format: KeyFormat::DEFAULT,
+            format: KeyFormat::new(),
             single: single_placeholder(template),
         }
     }
@@ -119,8 +119,8 @@ impl KeyPattern {
     #[must_use]
     pub const fn with_format(mut self, format: KeyFormat) -> Self {
         self.format = format;
-        if !(format.delimiter == KeyFormat::DEFAULT.delimiter
-            && format.escape == KeyFormat::DEFAULT.escape)
+        if !(format.delimiter == KeyFormat::new().delimiter
+            && format.escape == KeyFormat::new().escape)
         {
             self.single = None;
         }
@@ -840,7 +840,7 @@ impl<'a> BoundPattern<'a> {
     /// assert!(SK.with("line", 1).prefix().is_err());
     ///
     /// // Order ids starting with `O#2`: the escaped start of the value.
-    /// let start = SK.bind().prefix()? + &dynamodb_mapper::key::KeyFormat::DEFAULT.escape_text("O#2")?;
+    /// let start = SK.bind().prefix()? + &dynamodb_mapper::key::KeyFormat::new().escape_text("O#2")?;
     /// assert_eq!(start, r"ORDER#O\#2");
     /// assert!(SK.with("order_id", "O#20").with("line", 1).render()?.starts_with(&start));
     /// # Ok::<(), dynamodb_mapper::Error>(())
@@ -960,7 +960,7 @@ mod tests {
         ) {
             let t: &'static str = Box::leak(t.into_boxed_str());
             let pattern = if sort { KeyPattern::sort(t) } else { KeyPattern::partition(t) };
-            let compiled = compile(t, KeyFormat::DEFAULT);
+            let compiled = compile(t, KeyFormat::new());
             let Some((open, close)) = pattern.single else {
                 return Ok(());
             };

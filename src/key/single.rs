@@ -76,14 +76,14 @@ mod tests {
         ] {
             assert_eq!(crate::KeyPattern::sort(declined).single, None, "{declined}");
         }
-        let other = crate::key::KeyFormat::DEFAULT.with_delimiter('|');
+        let other = crate::key::KeyFormat::new().with_delimiter('|');
         assert_eq!(
             crate::KeyPattern::sort("A|{id}").with_format(other).single,
             None
         );
         assert_eq!(
             crate::KeyPattern::sort("A#{id}")
-                .with_format(crate::key::KeyFormat::DEFAULT)
+                .with_format(crate::key::KeyFormat::new())
                 .single,
             Some((2, 6))
         );

@@ -16,9 +16,9 @@
 ///
 /// | write | sentinels |
 /// |---|---|
-/// | create ([`Table::put_if_absent`](crate::ops::Table::put_if_absent), [`put_versioned`](crate::ops::Table::put_versioned) of a new record, [`Transaction::put_new`](crate::ops::Transaction::put_new)) | each put only if no sentinel exists |
-/// | update that changes a unique value ([`update_versioned`](crate::ops::Table::update_versioned), [`update_entity`](crate::ops::Table::update_entity), [`update_with_retry`](crate::ops::Table::update_with_retry), [`put_versioned`](crate::ops::Table::put_versioned) of a record read, and the transaction's `update_entity`, `update_record`, `put_record`) | the old one deleted if it is this item's, the new one put if free |
-/// | delete ([`delete_versioned`](crate::ops::Table::delete_versioned), [`Transaction::delete_record`](crate::ops::Transaction::delete_record)) | deleted if it is this item's |
+/// | create ([`Table::put_new`](crate::ops::Table::put_new), [`put_record`](crate::ops::Table::put_record) of a new record, [`Transaction::put_new`](crate::ops::Transaction::put_new)) | each put only if no sentinel exists |
+/// | update that changes a unique value ([`update_record`](crate::ops::Table::update_record), [`update_entity`](crate::ops::Table::update_entity), [`update_with_retry`](crate::ops::Table::update_with_retry), [`put_record`](crate::ops::Table::put_record) of a record read, and the transaction's `update_entity`, `update_record`, `put_record`) | the old one deleted if it is this item's, the new one put if free |
+/// | delete ([`delete_record`](crate::ops::Table::delete_record), [`Transaction::delete_record`](crate::ops::Transaction::delete_record)) | deleted if it is this item's |
 /// | update that changes no unique value | none: one request, as without constraints |
 ///
 /// A value held by another item is an
@@ -57,6 +57,7 @@
 /// twice. A field holds a string, an integer or a boolean.
 ///
 /// ```
+/// # use dynamodb_mapper::ItemExt;
 /// use dynamodb_mapper::{Mapper, TableSchema, Unique};
 /// # #[derive(serde::Serialize, serde::Deserialize)]
 /// # struct User { id: String, tenant_id: String, email: String }
@@ -69,8 +70,8 @@
 ///     const SCHEMA: TableSchema = TableSchema::new("pk").sort_key("sk");
 ///     const UNIQUE: &'static [Unique] = &[Unique::new("email", &["tenant_id", "email"])];
 /// #   fn after_to_item(u: &User, item: &mut dynamodb_mapper::Item) -> dynamodb_mapper::Result<()> {
-/// #       dynamodb_mapper::hooks::put_str(item, "pk", format!("USER#{}", u.id));
-/// #       dynamodb_mapper::hooks::put_str(item, "sk", "USER");
+/// #       item.put_str("pk", format!("USER#{}", u.id));
+/// #       item.put_str("sk", "USER");
 /// #       Ok(())
 /// #   }
 /// }

@@ -13,7 +13,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use super::Mapper;
 use crate::error::{Error, Result};
 use crate::item::Item;
-use crate::key::{IndexKeys, KeyPattern, KeyValue};
+use crate::key::{IndexKeys, KeyPattern, KeyValue, SortBounds, bounds};
 
 /// A key of the entity type `M`, from the values of its key patterns'
 /// placeholders: the key of a `GetItem`, or (with [`expr`](crate::expr)) the
@@ -36,9 +36,10 @@ use crate::key::{IndexKeys, KeyPattern, KeyValue};
 /// assert_eq!(key["pk"], AttributeValue::S("INVOICE#I1".into()));
 /// assert_eq!(key["sk"], AttributeValue::S("ITEM#007".into()));
 ///
-/// let items = InvoiceItemMapper::lookup().with("invoice", "I1");
-/// assert_eq!(items.partition()?, "INVOICE#I1");
-/// assert_eq!(items.sort_prefix()?.as_deref(), Some("ITEM#"));
+/// let items = InvoiceItemMapper::lookup().with("invoice", "I1").key_condition()?.build()?;
+/// assert_eq!(items.expression(), "#k0 = :k0 AND begins_with(#k1, :k1)");
+/// assert_eq!(items.values()[":k0"], AttributeValue::S("INVOICE#I1".into()));
+/// assert_eq!(items.values()[":k1"], AttributeValue::S("ITEM#".into()));
 /// # Ok::<(), dynamodb_mapper::Error>(())
 /// ```
 #[must_use]
@@ -115,11 +116,12 @@ impl<'a, M: Mapper> Lookup<'a, M> {
         self
     }
 
-    /// Selects the items whose sort key placeholder `name` lies between
-    /// `low` and `high`, both included, with every item under `high`: on
-    /// `DAY#{day}#EVENT#{id}`, `sort_between("day", "2025-01-02",
-    /// "2025-01-05")` reads every event of those four days, not only up to
-    /// the bare `DAY#2025-01-05`. Bind the placeholders before `name` with
+    /// Selects the items whose sort key placeholder `name` lies in `range`,
+    /// both ends included: `low..=high`, `low..` (from `low`) or `..=high`
+    /// (through `high`), with every item under `high`: on
+    /// `DAY#{day}#EVENT#{id}`, `sort_range("day", "2025-01-02"..="2025-01-05")`
+    /// reads every event of those four days, not only up to the bare
+    /// `DAY#2025-01-05`. Bind the placeholders before `name` with
     /// [`with`](Self::with); `name` must be the first sort key placeholder
     /// without a value.
     ///
@@ -129,56 +131,24 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     ///
     /// ```
     /// # use dynamodb_mapper_support::doc::*;
-    /// let e = InvoiceItemMapper::lookup().with("invoice", "I1").sort_between("line", 2, 5).key_condition()?.build()?;
+    /// let lines = InvoiceItemMapper::lookup().with("invoice", "I1");
+    /// let e = lines.clone().sort_range("line", 2..=5).key_condition()?.build()?;
     /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 BETWEEN :k1 AND :k2");
     /// assert_eq!(e.values()[":k1"], AttributeValue::S("ITEM#002".into()));
     /// assert_eq!(e.values()[":k2"], AttributeValue::S("ITEM#005".into()));
+    /// // Open at one end: from the bound to the last line, or from the first.
+    /// let from_2 = lines.clone().sort_range("line", 2..).key_condition()?.build()?;
+    /// assert_eq!(from_2.expression(), "#k0 = :k0 AND #k1 BETWEEN :k1 AND :k2");
+    /// let through_5 = lines.sort_range("line", ..=5).key_condition()?.build()?;
+    /// assert_eq!(through_5.values()[":k1"], AttributeValue::S("ITEM#".into()));
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    pub fn sort_between(
-        mut self,
-        name: &'a str,
-        low: impl Into<KeyValue<'a>>,
-        high: impl Into<KeyValue<'a>>,
-    ) -> Self {
-        self.range = Some(SortRange::new(name, Some(low.into()), Some(high.into())));
+    pub fn sort_range(mut self, name: &'a str, range: impl SortBounds<'a>) -> Self {
+        let (low, high) = bounds(range);
+        self.range = Some(SortRange::new(name, low, high));
         self
     }
 
-    /// Selects the items whose sort key placeholder `name` is `low` or
-    /// after it (within the keys of this pattern's prefix), as
-    /// [`sort_between`](Self::sort_between) without a high bound.
-    ///
-    /// ```
-    /// # use dynamodb_mapper_support::doc::*;
-    /// let e = InvoiceItemMapper::lookup().with("invoice", "I1").sort_from("line", 2).key_condition()?.build()?;
-    /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 BETWEEN :k1 AND :k2");
-    /// assert_eq!(e.values()[":k1"], AttributeValue::S("ITEM#002".into()));
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn sort_from(mut self, name: &'a str, low: impl Into<KeyValue<'a>>) -> Self {
-        self.range = Some(SortRange::new(name, Some(low.into()), None));
-        self
-    }
-
-    /// Selects the items whose sort key placeholder `name` is `high` or
-    /// before it (within the keys of this pattern's prefix), every item
-    /// under `high` included, as [`sort_between`](Self::sort_between)
-    /// without a low bound.
-    ///
-    /// ```
-    /// # use dynamodb_mapper_support::doc::*;
-    /// let e = InvoiceItemMapper::lookup().with("invoice", "I1").sort_through("line", 5).key_condition()?.build()?;
-    /// assert_eq!(e.values()[":k1"], AttributeValue::S("ITEM#".into()));
-    /// assert_eq!(e.values()[":k2"], AttributeValue::S("ITEM#005".into()));
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn sort_through(mut self, name: &'a str, high: impl Into<KeyValue<'a>>) -> Self {
-        self.range = Some(SortRange::new(name, None, Some(high.into())));
-        self
-    }
-
-    /// The sort key range, if one was asked for.
     pub(crate) fn range(&self) -> Option<&SortRange<'a>> {
         self.range.as_ref()
     }
@@ -195,6 +165,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     ///
     /// ```
     /// use dynamodb_mapper::{GlobalSecondaryIndex, IndexKeys, KeyPattern, Mapper, MapperExt, TableSchema};
+    /// use aws_sdk_dynamodb::types::AttributeValue;
     /// # #[derive(serde::Serialize, serde::Deserialize)] struct Ticket { id: String, status: String }
     /// struct TicketMapper;
     /// impl Mapper for TicketMapper {
@@ -209,7 +180,9 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     ///     ];
     /// }
     /// let by_status = TicketMapper::lookup().on_index("GSI1").with("status", "open");
-    /// assert_eq!(by_status.partition()?, "STATUS#open");
+    /// let e = by_status.key_condition()?.build()?;
+    /// assert_eq!(e.names()["#k0"], "gsi1pk");
+    /// assert_eq!(e.values()[":k0"], AttributeValue::S("STATUS#open".into()));
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn on_index(mut self, name: &'static str) -> Self {
@@ -349,21 +322,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     }
 
     /// The partition key, rendered from the partition key pattern.
-    ///
-    /// # Errors
-    /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) when the
-    /// mapper declares no key patterns for the index, when none has every
-    /// bound placeholder, when more than one does, or when a placeholder is
-    /// given two values (or a value and a range);
-    /// [`ErrorKind::InvalidKeyPattern`](crate::ErrorKind::InvalidKeyPattern)
-    /// when a placeholder has no value or a value its format cannot encode.
-    ///
-    /// ```
-    /// # use dynamodb_mapper_support::doc::*;
-    /// assert_eq!(InvoiceItemMapper::lookup().with("invoice", "I#1").partition()?, r"INVOICE#I\#1");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn partition(&self) -> Result<String> {
+    pub(crate) fn partition(&self) -> Result<String> {
         let keys = self.index_keys()?;
         self.bound(keys.partition_key())
             .render()
@@ -383,17 +342,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
 
     /// The whole sort key, every placeholder of the sort key pattern bound;
     /// `None` when the index has no sort key.
-    ///
-    /// # Errors
-    /// As [`partition`](Self::partition).
-    ///
-    /// ```
-    /// # use dynamodb_mapper_support::doc::*;
-    /// let sk = InvoiceItemMapper::lookup().with("invoice", "I1").with("line", 2).sort()?;
-    /// assert_eq!(sk.as_deref(), Some("ITEM#002"));
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn sort(&self) -> Result<Option<String>> {
+    pub(crate) fn sort(&self) -> Result<Option<String>> {
         let keys = self.index_keys()?;
         keys.sort_key()
             .map(|p| self.bound(p).render())
@@ -408,18 +357,7 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// ends with the delimiter). `None` when the index has no sort key, or
     /// when the prefix would be empty (the pattern starts with a placeholder
     /// that has no value).
-    ///
-    /// # Errors
-    /// As [`partition`](Self::partition), and when a placeholder after the
-    /// first unbound one has a value.
-    ///
-    /// ```
-    /// # use dynamodb_mapper_support::doc::*;
-    /// let prefix = InvoiceItemMapper::lookup().with("invoice", "I1").sort_prefix()?;
-    /// assert_eq!(prefix.as_deref(), Some("ITEM#"));
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn sort_prefix(&self) -> Result<Option<String>> {
+    pub(crate) fn sort_prefix(&self) -> Result<Option<String>> {
         let keys = self.index_keys()?;
         let Some(pattern) = keys.sort_key() else {
             return Ok(None);
@@ -441,7 +379,9 @@ impl<'a, M: Mapper> Lookup<'a, M> {
     /// placeholder of the table's key patterns bound.
     ///
     /// # Errors
-    /// As [`partition`](Self::partition);
+    /// [`ErrorKind::InvalidKeyPattern`](crate::ErrorKind::InvalidKeyPattern)
+    /// naming the key attribute when a bound value does not fit its
+    /// placeholder or one the pattern needs has no value;
     /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey) on an index
     /// lookup (an index key does not address one item), or when a key is
     /// too long.

@@ -120,6 +120,7 @@ pub trait Mapper: Sized + 'static {
     /// which helper does what). None by default.
     ///
     /// ```
+    /// # use dynamodb_mapper::ItemExt;
     /// use dynamodb_mapper::{Mapper, TableSchema, Unique};
     /// # #[derive(serde::Serialize, serde::Deserialize)] struct User { id: String, email: String }
     /// struct UserMapper;
@@ -129,7 +130,7 @@ pub trait Mapper: Sized + 'static {
     ///     const SCHEMA: TableSchema = TableSchema::new("pk");
     ///     const UNIQUE: &'static [Unique] = &[Unique::new("email", &["email"])];
     /// #   fn after_to_item(u: &User, item: &mut dynamodb_mapper::Item) -> dynamodb_mapper::Result<()> {
-    /// #       dynamodb_mapper::hooks::put_str(item, "pk", format!("USER#{}", u.id));
+    /// #       item.put_str("pk", format!("USER#{}", u.id));
     /// #       Ok(())
     /// #   }
     /// }
@@ -208,7 +209,7 @@ pub trait Mapper: Sized + 'static {
     ///
     /// ```
     /// use aws_sdk_dynamodb::types::AttributeValue;
-    /// use dynamodb_mapper::{hooks::rename_attribute, IndexKeys, Item, KeyPattern, Mapper, MapperExt, TableSchema};
+    /// use dynamodb_mapper::{ItemExt, IndexKeys, Item, KeyPattern, Mapper, MapperExt, TableSchema};
     /// use serde::{Deserialize, Serialize};
     ///
     /// #[derive(Debug, PartialEq, Serialize, Deserialize)]
@@ -216,7 +217,7 @@ pub trait Mapper: Sized + 'static {
     ///
     /// // Shape 2 renamed `mail`; shape 3 added a display name.
     /// fn v1_to_v2(item: &mut Item) -> dynamodb_mapper::Result<()> {
-    ///     rename_attribute(item, "mail", "email");
+    ///     item.rename_attribute("mail", "email");
     ///     Ok(())
     /// }
     /// fn v2_to_v3(item: &mut Item) -> dynamodb_mapper::Result<()> {
@@ -254,6 +255,7 @@ pub trait Mapper: Sized + 'static {
     /// Return an error to veto the write.
     ///
     /// ```
+    /// # use dynamodb_mapper::ItemExt;
     /// # use dynamodb_mapper::MapperExt;
     /// # use dynamodb_mapper::{Error, Item, Mapper, TableSchema};
     /// # #[derive(serde::Serialize, serde::Deserialize)] struct Order { total: i64 }
@@ -269,7 +271,7 @@ pub trait Mapper: Sized + 'static {
     ///         Ok(())
     ///     }
     ///     fn after_to_item(_: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    ///         dynamodb_mapper::hooks::put_str(item, "pk", "ORDER#1");
+    ///         item.put_str("pk", "ORDER#1");
     ///         Ok(())
     ///     }
     /// }
@@ -293,7 +295,7 @@ pub trait Mapper: Sized + 'static {
     ///
     /// ```
     /// # use dynamodb_mapper::MapperExt;
-    /// # use dynamodb_mapper::{hooks::put_str, ttl_value, Item, Mapper, TableSchema};
+    /// # use dynamodb_mapper::{ItemExt, ttl_value, Item, Mapper, TableSchema};
     /// # use std::time::{Duration, UNIX_EPOCH};
     /// # #[derive(serde::Serialize, serde::Deserialize)]
     /// # struct Session { session_id: String, user_id: String, expires_at: u64 }
@@ -303,8 +305,8 @@ pub trait Mapper: Sized + 'static {
     ///     const ENTITY_TYPE: &'static str = "Session";
     ///     const SCHEMA: TableSchema = TableSchema::new("pk").sort_key("sk").ttl("ttl");
     ///     fn after_to_item(s: &Session, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    ///         put_str(item, "pk", format!("USER#{}", s.user_id));
-    ///         put_str(item, "sk", format!("SESSION#{}", s.session_id));
+    ///         item.put_str("pk", format!("USER#{}", s.user_id));
+    ///         item.put_str("sk", format!("SESSION#{}", s.session_id));
     ///         item.insert("ttl".into(), ttl_value(UNIX_EPOCH + Duration::from_secs(s.expires_at))?);
     ///         Ok(())
     ///     }
@@ -318,18 +320,21 @@ pub trait Mapper: Sized + 'static {
         Ok(())
     }
 
-    /// Runs first on read, with the item mutable: reject it, or upgrade an old
-    /// shape. Default: checks the discriminator against
+    /// Runs first on read, with the item mutable: reject it, or fix up what
+    /// an old writer stored (a legacy discriminator value, say). Right after
+    /// it, whatever it does, the read checks the discriminator against
     /// [`ENTITY_TYPE`](Mapper::ENTITY_TYPE) and [`ALIASES`](Mapper::ALIASES)
-    /// (nothing to check when the table has no discriminator).
+    /// (nothing to check when the table has no discriminator): overriding
+    /// the hook never turns the check off. Default: nothing.
     ///
     /// # Errors
-    /// The default returns
+    /// What your hook returns; the check after it returns
     /// [`ErrorKind::MissingDiscriminator`](crate::ErrorKind::MissingDiscriminator)
     /// or
     /// [`ErrorKind::DiscriminatorMismatch`](crate::ErrorKind::DiscriminatorMismatch).
     ///
     /// ```
+    /// # use dynamodb_mapper::ItemExt;
     /// # use dynamodb_mapper::MapperExt;
     /// # use dynamodb_mapper::{hooks, Item, Mapper, TableSchema};
     /// # #[derive(Debug, serde::Serialize, serde::Deserialize)] struct Customer { email: String }
@@ -339,13 +344,11 @@ pub trait Mapper: Sized + 'static {
     ///     const ENTITY_TYPE: &'static str = "Customer";
     ///     const SCHEMA: TableSchema = TableSchema::new("pk");
     ///     fn after_to_item(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    ///         hooks::put_str(item, "pk", format!("EMAIL#{}", c.email));
+    ///         item.put_str("pk", format!("EMAIL#{}", c.email));
     ///         Ok(())
     ///     }
     ///     fn before_from_item(item: &mut Item) -> dynamodb_mapper::Result<()> {
-    ///         // Overriding the hook replaces its default check: keep it.
-    ///         hooks::check_discriminator(item, "entityType", &["Customer"])?;
-    ///         hooks::rename_attribute(item, "mail", "email"); // v1 items said `mail`
+    ///         item.rename_attribute("mail", "email"); // v1 items said `mail`
     ///         Ok(())
     ///     }
     /// }
@@ -359,18 +362,8 @@ pub trait Mapper: Sized + 'static {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     fn before_from_item(item: &mut Item) -> Result<()> {
-        match Self::SCHEMA.discriminator {
-            None => Ok(()),
-            Some(attr) if Self::ALIASES.is_empty() => {
-                check_discriminator(item, attr, &[Self::ENTITY_TYPE])
-            }
-            Some(attr) => {
-                let mut accepted = Vec::with_capacity(1 + Self::ALIASES.len());
-                accepted.push(Self::ENTITY_TYPE);
-                accepted.extend_from_slice(Self::ALIASES);
-                check_discriminator(item, attr, &accepted)
-            }
-        }
+        let _ = item;
+        Ok(())
     }
 
     /// Runs last on read: fixes up the entity. `rest` holds the attributes
@@ -382,7 +375,7 @@ pub trait Mapper: Sized + 'static {
     ///
     /// ```
     /// # use dynamodb_mapper::MapperExt;
-    /// # use dynamodb_mapper::{hooks::put_str, Item, ItemExt, Mapper, TableSchema};
+    /// # use dynamodb_mapper::{ItemExt, Item, Mapper, TableSchema};
     /// #[derive(serde::Serialize, serde::Deserialize)]
     /// struct Order {
     ///     #[serde(skip)]
@@ -395,7 +388,7 @@ pub trait Mapper: Sized + 'static {
     ///     const ENTITY_TYPE: &'static str = "Order";
     ///     const SCHEMA: TableSchema = TableSchema::new("pk");
     ///     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    ///         put_str(item, "pk", format!("CUSTOMER#{}", o.customer_id));
+    ///         item.put_str("pk", format!("CUSTOMER#{}", o.customer_id));
     ///         Ok(())
     ///     }
     ///     fn after_from_item(o: &mut Order, rest: &Item) -> dynamodb_mapper::Result<()> {
@@ -536,7 +529,7 @@ pub trait MapperExt: Mapper {
     ///
     /// ```
     /// # use dynamodb_mapper::MapperExt;
-    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use dynamodb_mapper::{ItemExt, Item, Mapper, TableSchema};
     /// # #[derive(serde::Serialize, serde::Deserialize)] struct Reading { value: f64 }
     /// # struct ReadingMapper;
     /// # impl Mapper for ReadingMapper {
@@ -544,7 +537,7 @@ pub trait MapperExt: Mapper {
     /// #     const ENTITY_TYPE: &'static str = "Reading";
     /// #     const SCHEMA: TableSchema = TableSchema::new("pk");
     /// #     fn after_to_item(_: &Reading, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", "R#1");
+    /// #         item.put_str("pk", "R#1");
     /// #         Ok(())
     /// #     }
     /// # }
@@ -566,7 +559,7 @@ pub trait MapperExt: Mapper {
     /// As [`to_item`](MapperExt::to_item); the size check includes the bag.
     ///
     /// ```
-    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use dynamodb_mapper::{ItemExt, Item, Mapper, TableSchema};
     /// # use aws_sdk_dynamodb::types::AttributeValue;
     /// # use dynamodb_mapper_support::doc::*;
     /// let mut bag = Item::new();
@@ -594,7 +587,7 @@ pub trait MapperExt: Mapper {
     /// record read through a projection ([`Record::projection`]).
     ///
     /// ```
-    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use dynamodb_mapper::{ItemExt, Item, Mapper, TableSchema};
     /// # use aws_sdk_dynamodb::types::AttributeValue;
     /// # use dynamodb_mapper_support::doc::*;
     /// let mut stored = NoteMapper::to_item(&Note { id: 1, text: "v1".into() })?;
@@ -667,7 +660,7 @@ pub trait MapperExt: Mapper {
     /// panics.
     ///
     /// ```
-    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema, ErrorKind};
+    /// # use dynamodb_mapper::{ItemExt, Item, Mapper, TableSchema, ErrorKind};
     /// # use aws_sdk_dynamodb::types::AttributeValue;
     /// # use dynamodb_mapper_support::doc::*;
     /// let item = NoteMapper::to_item(&Note { id: 1, text: "hi".into() })?;
@@ -770,7 +763,7 @@ pub trait MapperExt: Mapper {
     /// version attribute is not a whole non-negative number.
     ///
     /// ```
-    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use dynamodb_mapper::{ItemExt, Item, Mapper, TableSchema};
     /// # use aws_sdk_dynamodb::types::AttributeValue;
     /// # use dynamodb_mapper_support::doc::*;
     /// let mut item = NoteMapper::to_item(&Note { id: 1, text: "hi".into() })?;
@@ -821,7 +814,7 @@ pub trait MapperExt: Mapper {
     /// [`ErrorKind::InvalidKey`](crate::ErrorKind::InvalidKey).
     ///
     /// ```
-    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use dynamodb_mapper::{ItemExt, Item, Mapper, TableSchema};
     /// # use dynamodb_mapper_support::doc::*;
     /// let key = NoteMapper::key(&Note { id: 7, text: "hi".into() })?;
     /// assert_eq!(key.len(), 1);
@@ -879,4 +872,20 @@ pub(super) fn naming_needs_struct<M: Mapper>() -> Result<()> {
         ),
     )
     .with_entity_type(M::ENTITY_TYPE))
+}
+
+/// Checks that `item`'s discriminator names `M`'s entity type or one of its
+/// aliases (nothing to check when the table has no discriminator): what
+/// every read runs right after [`Mapper::before_from_item`].
+pub(crate) fn check_type<M: Mapper>(item: &Item) -> Result<()> {
+    match M::SCHEMA.discriminator {
+        None => Ok(()),
+        Some(attr) if M::ALIASES.is_empty() => check_discriminator(item, attr, &[M::ENTITY_TYPE]),
+        Some(attr) => {
+            let mut accepted = Vec::with_capacity(1 + M::ALIASES.len());
+            accepted.push(M::ENTITY_TYPE);
+            accepted.extend_from_slice(M::ALIASES);
+            check_discriminator(item, attr, &accepted)
+        }
+    }
 }

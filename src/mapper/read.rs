@@ -86,9 +86,11 @@ fn decode<M: Mapper, T: DeserializeOwned>(
     let checked = if unlabelled {
         super::projected::check_keys::<M>(&item)
     } else if projected {
-        M::before_from_item(&mut item)
+        M::before_from_item(&mut item).and_then(|()| super::check_type::<M>(&item))
     } else {
-        M::before_from_item(&mut item).and_then(|()| upgrade::<M>(&mut item).map(|_| ()))
+        M::before_from_item(&mut item)
+            .and_then(|()| super::check_type::<M>(&item))
+            .and_then(|()| upgrade::<M>(&mut item).map(|_| ()))
     };
     if let Err(e) = checked {
         return Err(ctx(e).with_key(|| M::SCHEMA.render_key(&item)));

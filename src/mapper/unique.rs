@@ -106,7 +106,7 @@ pub(crate) fn sentinels<M: Mapper>(item: &Item) -> Result<Vec<Sentinel>> {
             };
             components.push(text);
         }
-        let pk = KeyFormat::DEFAULT
+        let pk = KeyFormat::new()
             .join(KeyRole::Partition, &components)
             .map_err(|_| {
                 Error::invalid_value(
@@ -242,7 +242,7 @@ pub(crate) fn patterns<M: Mapper>() -> &'static [crate::key::IndexKeys] {
         let Ok(plan) = plan::<M>() else {
             return &[];
         };
-        let escape = |t: &str| KeyFormat::DEFAULT.escape_text(t).unwrap_or_default();
+        let escape = |t: &str| KeyFormat::new().escape_text(t).unwrap_or_default();
         let patterns: Vec<IndexKeys> = plan
             .unique
             .iter()

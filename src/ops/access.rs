@@ -9,9 +9,9 @@ use tracing::Instrument;
 use super::Table;
 use super::call::call_read;
 use crate::error::{Error, Result};
-use crate::expr::{KeyCondition, KeyConditionExt, sort_range};
+use crate::expr::{Apply, KeyCondition, sort_range};
 use crate::item::Item;
-use crate::key::{KeyPattern, KeyValue};
+use crate::key::{KeyPattern, KeyValue, SortBounds, bounds};
 use crate::mapper::{Mapper, MapperExt, SortRange};
 use crate::registry::{AccessPattern, Proven, Registry, SortPlan};
 
@@ -109,9 +109,9 @@ impl<'a, T> Access<'_, 'a, T> {
         self
     }
 
-    /// Selects the results whose `sort_by` placeholder `name` lies between
-    /// `low` and `high`, both included, as
-    /// [`Lookup::sort_between`](crate::Lookup::sort_between) does.
+    /// Selects the results whose `sort_by` placeholder `name` lies in
+    /// `range`, both ends included (`low..=high`, `low..`, `..=high`), as
+    /// [`Lookup::sort_range`](crate::Lookup::sort_range) does.
     ///
     /// ```
     /// # use dynamodb_mapper_support::doc::*;
@@ -119,55 +119,19 @@ impl<'a, T> Access<'_, 'a, T> {
     /// const ITEMS: AccessPattern =
     ///     AccessPattern::new("items of an invoice", &["InvoiceItem"]).by(&["invoice"]).sort_by("line");
     /// let registry = Registry::<()>::builder().register::<InvoiceItemMapper>(|_| ()).access_pattern(ITEMS).build()?;
-    /// let call = registry.access(&ITEMS)?.with("invoice", "I1").sort_between("line", 2, 5);
-    /// let e = call.key_condition()?.build()?;
+    /// let call = || registry.access(&ITEMS).map(|a| a.with("invoice", "I1"));
+    /// let e = call()?.sort_range("line", 2..=5).key_condition()?.build()?;
     /// assert_eq!(e.expression(), "#k0 = :k0 AND #k1 BETWEEN :k1 AND :k2");
     /// assert_eq!(e.values()[":k2"], AttributeValue::S("ITEM#005".into()));
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn sort_between(
-        mut self,
-        name: &'a str,
-        low: impl Into<KeyValue<'a>>,
-        high: impl Into<KeyValue<'a>>,
-    ) -> Self {
-        self.range = Some(SortRange::new(name, Some(low.into()), Some(high.into())));
-        self
-    }
-
-    /// Selects the results whose `sort_by` placeholder `name` is `low` or
-    /// after it.
-    ///
-    /// ```
-    /// # use dynamodb_mapper_support::doc::*;
-    /// use dynamodb_mapper::AccessPattern;
-    /// const ITEMS: AccessPattern =
-    ///     AccessPattern::new("items of an invoice", &["InvoiceItem"]).by(&["invoice"]).sort_by("line");
-    /// let registry = Registry::<()>::builder().register::<InvoiceItemMapper>(|_| ()).access_pattern(ITEMS).build()?;
-    /// let e = registry.access(&ITEMS)?.with("invoice", "I1").sort_from("line", 2).key_condition()?.build()?;
+    /// let e = call()?.sort_range("line", 2..).key_condition()?.build()?;
     /// assert_eq!(e.values()[":k1"], AttributeValue::S("ITEM#002".into()));
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
-    pub fn sort_from(mut self, name: &'a str, low: impl Into<KeyValue<'a>>) -> Self {
-        self.range = Some(SortRange::new(name, Some(low.into()), None));
-        self
-    }
-
-    /// Selects the results whose `sort_by` placeholder `name` is `high` or
-    /// before it.
-    ///
-    /// ```
-    /// # use dynamodb_mapper_support::doc::*;
-    /// use dynamodb_mapper::AccessPattern;
-    /// const ITEMS: AccessPattern =
-    ///     AccessPattern::new("items of an invoice", &["InvoiceItem"]).by(&["invoice"]).sort_by("line");
-    /// let registry = Registry::<()>::builder().register::<InvoiceItemMapper>(|_| ()).access_pattern(ITEMS).build()?;
-    /// let e = registry.access(&ITEMS)?.with("invoice", "I1").sort_through("line", 5).key_condition()?.build()?;
+    /// let e = call()?.sort_range("line", ..=5).key_condition()?.build()?;
     /// assert_eq!(e.values()[":k2"], AttributeValue::S("ITEM#005".into()));
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
-    pub fn sort_through(mut self, name: &'a str, high: impl Into<KeyValue<'a>>) -> Self {
-        self.range = Some(SortRange::new(name, None, Some(high.into())));
+    pub fn sort_range(mut self, name: &'a str, range: impl SortBounds<'a>) -> Self {
+        let (low, high) = bounds(range);
+        self.range = Some(SortRange::new(name, low, high));
         self
     }
 
@@ -258,7 +222,7 @@ impl<'a, T> Access<'_, 'a, T> {
         let partition = self.bound(proven.partition).render()?;
         let mut condition = KeyCondition::new(self.registry.table(), partition);
         if let Some(index) = proven.pattern.index_name() {
-            condition = condition.index(index);
+            condition = condition.on_index(index);
         }
         Ok(match &proven.sort {
             SortPlan::Any => condition,
@@ -320,7 +284,7 @@ impl<'a, T> Access<'_, 'a, T> {
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn query(&self, table: &Table) -> Result<QueryFluentBuilder> {
-        let query = table.query().with_key_condition(self.key_condition()?)?;
+        let query = table.query().apply(self.key_condition()?)?;
         Ok(if self.proven.pattern.is_descending() {
             query.scan_index_forward(false)
         } else {

@@ -34,7 +34,7 @@ impl Table {
     /// creates a partial item.
     ///
     /// For a table without a version attribute; a versioned entity is
-    /// updated with [`update_versioned`](Self::update_versioned).
+    /// updated with [`update_record`](Self::update_record).
     ///
     /// Returns within the table's [deadline](crate::ops::Table::deadline),
     /// every attempt, retry and pause included.
@@ -51,7 +51,7 @@ impl Table {
     /// [`ErrorKind::VersionCheckRequired`](crate::ErrorKind::VersionCheckRequired)
     /// on a versioned table; [`ErrorKind::NotFound`](crate::ErrorKind::NotFound)
     /// when no item exists at the key (nothing written); mapping errors;
-    /// timeouts and SDK errors as for [`put_versioned`](Self::put_versioned)
+    /// timeouts and SDK errors as for [`put_record`](Self::put_record)
     /// (outcome unknown when no answer came).
     ///
     /// ```no_run
@@ -71,7 +71,7 @@ impl Table {
                 describe_key(&key),
                 "update",
                 attribute,
-                "Table::update_versioned with the record read",
+                "Table::update_record with the record read",
             )
             .with_entity_type(M::ENTITY_TYPE));
         }

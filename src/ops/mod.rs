@@ -26,7 +26,7 @@
 //!   locking helpers and [`Transaction`] carry it, [`BatchWriter`] (which
 //!   cannot) refuses them unless told by name that it is an
 //!   [`import`](BatchWriter::import). Versions never repeat across a delete
-//!   and re-create (see [`Table::put_versioned`]).
+//!   and re-create (see [`Table::put_record`]).
 //! - **Bounded in time.** Every helper call returns within its
 //!   [`Table::deadline`] (else 60 s), every attempt, retry
 //!   and pause included; each SDK call within it is bounded by
@@ -64,17 +64,14 @@ use std::time::Duration;
 
 pub use crate::error::{ActionInfo, ActionKind, CanceledAction, Unread, Unwritten};
 pub use access::Access;
-pub use batch::{
-    BATCH_GET_LIMIT, BATCH_WRITE_LIMIT, BatchGetter, BatchRead, BatchSummary, BatchWriter,
-    FailedItem,
-};
+pub use batch::{BatchGetter, BatchRead, BatchSummary, BatchWriter, FailedItem};
 pub(crate) use call::DEFAULT_DEADLINE;
 pub use capacity::{CapacityUsage, TableCapacity};
 pub use create::{CreateTable, CreatedTable};
 pub use pages::Page;
 pub(crate) use renew::Renewed;
 pub use table::Table;
-pub use tx::{TRANSACTION_LIMIT, Transaction, TransactionSummary};
+pub use tx::{Transaction, TransactionSummary};
 
 /// Bounded exponential backoff with full jitter.
 ///
@@ -88,7 +85,7 @@ pub use tx::{TRANSACTION_LIMIT, Transaction, TransactionSummary};
 /// let policy = RetryPolicy::new(5)
 ///     .base_delay(Duration::from_millis(10))
 ///     .max_delay(Duration::from_millis(200));
-/// assert_eq!(policy.max_attempts(), 5);
+/// assert_ne!(policy, RetryPolicy::new(3));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
@@ -123,21 +120,8 @@ impl RetryPolicy {
     /// A client with retries disabled (`RetryConfig::disabled()`) gets one
     /// attempt per request from the helpers too: unprocessed batch entries
     /// are then handed back at once.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use aws_sdk_dynamodb::config::retry::RetryConfig;
-    /// use dynamodb_mapper::ops::RetryPolicy;
-    ///
-    /// let config = aws_sdk_dynamodb::Config::builder()
-    ///     .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-    ///     .retry_config(RetryConfig::standard().with_max_attempts(5))
-    ///     .build();
-    /// let policy = RetryPolicy::of_client(&aws_sdk_dynamodb::Client::from_conf(config));
-    /// assert_eq!(policy.max_attempts(), 5);
-    /// ```
     #[must_use]
-    pub fn of_client(client: &aws_sdk_dynamodb::Client) -> Self {
+    pub(crate) fn of_client(client: &aws_sdk_dynamodb::Client) -> Self {
         match client.config().retry_config() {
             Some(config) => RetryPolicy {
                 max_attempts: config.max_attempts().max(1),
@@ -152,7 +136,8 @@ impl RetryPolicy {
     /// default delays.
     ///
     /// ```
-    /// assert_eq!(dynamodb_mapper::ops::RetryPolicy::new(0).max_attempts(), 1);
+    /// use dynamodb_mapper::ops::RetryPolicy;
+    /// assert_eq!(RetryPolicy::new(0), RetryPolicy::new(1));
     /// ```
     #[must_use]
     pub fn new(max_attempts: u32) -> Self {
@@ -189,12 +174,8 @@ impl RetryPolicy {
     }
 
     /// The number of attempts, the first one included.
-    ///
-    /// ```
-    /// assert_eq!(dynamodb_mapper::ops::RetryPolicy::default().max_attempts(), 8);
-    /// ```
     #[must_use]
-    pub fn max_attempts(&self) -> u32 {
+    pub(crate) fn max_attempts(&self) -> u32 {
         self.max_attempts
     }
 

@@ -15,7 +15,7 @@ use super::call::Bound;
 use super::capacity::{self, CapacityUsage};
 use crate::cursor::{Cursors, QueryShape};
 use crate::error::{Error, Result};
-use crate::expr::{FilterExt, KeyConditionExt};
+use crate::expr::Apply;
 use crate::mapper::{Lookup, Mapper};
 use crate::registry::{Decoded, DecodedItems, Registry};
 
@@ -36,7 +36,7 @@ impl<M: Mapper> Lookup<'_, M> {
     ///
     /// # Errors
     /// As [`key_condition`](Lookup::key_condition), and as
-    /// [`KeyConditionExt::with_key_condition`](crate::expr::KeyConditionExt::with_key_condition).
+    /// [`Apply::apply`](crate::expr::Apply::apply).
     ///
     /// ```
     /// # use dynamodb_mapper_support::doc::*;
@@ -54,14 +54,9 @@ impl<M: Mapper> Lookup<'_, M> {
         // The expressions' own errors name the attribute; the entity type is
         // added here, where it is known.
         let typed = |e: Error| e.with_entity_type(M::ENTITY_TYPE);
-        let query = table
-            .query()
-            .with_key_condition(self.key_condition()?)
-            .map_err(typed)?;
+        let query = table.query().apply(self.key_condition()?).map_err(typed)?;
         match self.filter() {
-            Some(filter) if self.index_holds_discriminator() => {
-                query.with_filter(filter).map_err(typed)
-            }
+            Some(filter) if self.index_holds_discriminator() => query.apply(filter).map_err(typed),
             _ => Ok(query),
         }
     }
@@ -512,12 +507,12 @@ impl Table {
     ///
     /// ```no_run
     /// use futures_util::{StreamExt, pin_mut};
-    /// use dynamodb_mapper::expr::{KeyCondition, KeyConditionExt};
+    /// use dynamodb_mapper::expr::{KeyCondition, Apply};
     /// # use dynamodb_mapper::{Registry, ops::Table};
     /// # async fn demo(table: Table, registry: Registry<String>) -> dynamodb_mapper::Result<()> {
     /// let query = table
     ///     .query()
-    ///     .with_key_condition(KeyCondition::new(table.schema(), "CUSTOMER#C1"))?;
+    ///     .apply(KeyCondition::new(table.schema(), "CUSTOMER#C1"))?;
     /// let stream = table.query_stream(query, &registry);
     /// pin_mut!(stream);
     /// while let Some(decoded) = stream.next().await {

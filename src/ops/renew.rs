@@ -13,7 +13,7 @@ use super::send::{HelperCall, item_span, send_update};
 use super::version::read_item;
 use crate::describe::describe_key;
 use crate::error::{ActionInfo, ActionKind, Error, Result};
-use crate::expr::{ConditionExt, Expression, Update, UpdateExt};
+use crate::expr::{Apply, Expression, Update};
 use crate::item::Item;
 use crate::mapper::unique::Changes;
 
@@ -47,8 +47,8 @@ impl Table {
             let action = aws_sdk_dynamodb::types::Update::builder()
                 .table_name(self.name())
                 .set_key(Some(key.clone()))
-                .with_update(update)?
-                .with_condition(condition)?
+                .apply(update)?
+                .apply(condition)?
                 .build()
                 .map_err(|e| Error::sdk("TransactWriteItems", e))?;
             let info = ActionInfo::new(ActionKind::Update, self.name(), entity_type, key.clone());

@@ -166,15 +166,15 @@ impl<T> Registry<T> {
             access = match range {
                 Range::Only(v) => {
                     let _ = write!(shown, "= {v:?}");
-                    access.sort_between(r, v.clone(), v.clone())
+                    access.sort_range(r, v.clone()..=v.clone())
                 }
                 Range::From(v) => {
                     let _ = write!(shown, ">= {v:?}");
-                    access.sort_from(r, v.clone())
+                    access.sort_range(r, v.clone()..)
                 }
                 Range::Through(v) => {
                     let _ = write!(shown, "<= {v:?}");
-                    access.sort_through(r, v.clone())
+                    access.sort_range(r, ..=v.clone())
                 }
             };
         }
@@ -279,11 +279,11 @@ impl<T> Registry<T> {
 /// A range of a pattern's `sort_by` placeholder a self-test call asks for.
 #[derive(Debug, Clone, PartialEq)]
 enum Range {
-    /// `sort_between(v, v)`: the one value.
+    /// `sort_range(v..=v)`: the one value.
     Only(KeyValue<'static>),
-    /// `sort_from(v)`.
+    /// `sort_range(v..)`.
     From(KeyValue<'static>),
-    /// `sort_through(v)`.
+    /// `sort_range(..=v)`.
     Through(KeyValue<'static>),
 }
 

@@ -19,7 +19,7 @@ use tracing::Instrument;
 use super::Table;
 use super::call::{Failed, RefusedForNow, Resend, call_read};
 use super::capacity::{self, CapacityUsage};
-use crate::expr::{ConditionExt, Expression, Update, UpdateExt};
+use crate::expr::{Apply, Expression, Update};
 use crate::item::Item;
 
 /// The span of a helper call about one item of `$entity_type` at `$key`:
@@ -172,11 +172,11 @@ pub(crate) async fn send_update(
         .set_key(Some(key))
         .set_return_values(return_values)
         .set_return_consumed_capacity(table.get_return_consumed_capacity().cloned())
-        .with_update(update)
+        .apply(update)
         .map_err(Failed::NotSent)?;
     if let Some(condition) = condition {
         request = request
-            .with_condition(condition)
+            .apply(condition)
             .map_err(Failed::NotSent)?
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
     }

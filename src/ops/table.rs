@@ -27,7 +27,7 @@ use crate::schema::TableSchema;
 /// Options are set once here and hold for every helper started from it:
 /// the [`RetryPolicy`] for throttling, unprocessed batch entries and version
 /// conflicts, and the bound on each SDK call. Helpers take the mapper as a
-/// type parameter and then what they work on: `table.put_versioned::<M>(&mut
+/// type parameter and then what they work on: `table.put_record::<M>(&mut
 /// record)`, `table.batch_writer().put::<M>(&entities)`,
 /// `table.transaction()`.
 ///
@@ -60,8 +60,8 @@ pub struct Table {
 
 impl Table {
     /// The table `name`, laid out as `schema`, reached through `client`;
-    /// retries as the client's retry configuration says
-    /// ([`RetryPolicy::of_client`]), each call bounded by the client's
+    /// retries as the client's retry configuration says (its maximum
+    /// attempts, initial and maximum backoff), each call bounded by the client's
     /// operation timeout or 30 s, and each helper call by 60 s (see
     /// [`call_timeout`](Self::call_timeout) and [`deadline`](Self::deadline)).
     ///
@@ -116,7 +116,7 @@ impl Table {
     }
 
     /// Bounds each helper call as a whole: every attempt, retry and pause
-    /// of one `put_versioned`, `update_with_retry`, batch write or get (of
+    /// of one `put_record`, `update_with_retry`, batch write or get (of
     /// any size), transaction, ..., and each page of a stream. An attempt
     /// still waiting when it runs out is cut short and no attempt starts
     /// after it; the helper then returns what it knows: a batch its
@@ -155,8 +155,8 @@ impl Table {
     /// [`TransactionSummary::consumed_capacity`](super::TransactionSummary::consumed_capacity))
     /// and always in the `consumed_capacity` field of its tracing span
     /// (`dynamodb_mapper.batch_write`, `.batch_get`, `.transact_write`,
-    /// `.get_record`, `.put_versioned`, `.delete_versioned`,
-    /// `.update_with_retry`, `.update`, `.increment`, `.put_if_absent`,
+    /// `.get_record`, `.put_record`, `.delete_record`,
+    /// `.update_with_retry`, `.update`, `.increment`, `.put_new`,
     /// `.query`, `.query_page`, `.scan`).
     ///
     /// ```

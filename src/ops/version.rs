@@ -1,6 +1,6 @@
-//! Optimistic locking helpers of [`Table`]: `put_versioned`,
-//! `delete_versioned`, `update_with_retry`, `update_versioned` and
-//! `put_if_absent`, built on the version scheme of `versioned.rs`. No helper
+//! Optimistic locking helpers of [`Table`]: `put_record`,
+//! `delete_record`, `update_with_retry`, `update_record` and
+//! `put_new`, built on the version scheme of `versioned.rs`. No helper
 //! returns success unless the item stored is the state asked for at the
 //! version returned; an entity with unique values has its sentinels written
 //! in one transaction with it when they move.
@@ -21,7 +21,7 @@ use super::versioned::{
 };
 use crate::describe::describe_key;
 use crate::error::{Error, ErrorKind, Result};
-use crate::expr::{Attr, Condition, ConditionExt, Update};
+use crate::expr::{Apply, Attr, Condition, Update};
 use crate::item::Item;
 use crate::mapper::{Mapper, MapperExt};
 use crate::record::Record;
@@ -87,7 +87,7 @@ impl Table {
     /// written); [`ErrorKind::PartialRecord`](crate::ErrorKind::PartialRecord)
     /// for a record read through a projection (writing it whole would drop
     /// what the projection left out: update its fields with
-    /// [`update_versioned`](Self::update_versioned)); other mapping errors;
+    /// [`update_record`](Self::update_record)); other mapping errors;
     /// [`ErrorKind::MaybeApplied`](crate::ErrorKind::MaybeApplied) naming the
     /// key when no credible answer came (a timeout, a dropped connection, an
     /// internal server error; the cause says which): the outcome is unknown
@@ -101,21 +101,16 @@ impl Table {
     /// # use dynamodb_mapper::{Mapper, Record, ops::Table};
     /// # async fn demo<M: Mapper>(table: Table, entity: M::Entity) -> dynamodb_mapper::Result<()> {
     /// let mut record = Record::new(entity);
-    /// let first = table.put_versioned::<M>(&mut record).await?; // creates it
-    /// let second = table.put_versioned::<M>(&mut record).await?;
+    /// let first = table.put_record::<M>(&mut record).await?; // creates it
+    /// let second = table.put_record::<M>(&mut record).await?;
     /// assert_eq!(second, first + 1);
     /// # Ok(())
     /// # }
     /// ```
-    pub async fn put_versioned<M: Mapper>(&self, record: &mut Record<M::Entity>) -> Result<u64> {
+    pub async fn put_record<M: Mapper>(&self, record: &mut Record<M::Entity>) -> Result<u64> {
         let put = versioned_put::<M>(record)?;
-        let span = item_span!(
-            "dynamodb_mapper.put_versioned",
-            self,
-            M::ENTITY_TYPE,
-            &put.key
-        );
-        put_record::<M>(&mut HelperCall::new(self, span), record, put).await
+        let span = item_span!("dynamodb_mapper.put_record", self, M::ENTITY_TYPE, &put.key);
+        send_versioned_put::<M>(&mut HelperCall::new(self, span), record, put).await
     }
 
     /// The write of `record` (as `put`) with the sentinels it moves, in one
@@ -153,19 +148,19 @@ impl Table {
     /// the item changed (or is gone) since it was read;
     /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) for a
     /// record never read from the table; timeouts and SDK errors as for
-    /// [`put_versioned`](Self::put_versioned) (outcome unknown when no answer
+    /// [`put_record`](Self::put_record) (outcome unknown when no answer
     /// came).
     ///
     /// ```no_run
     /// # use dynamodb_mapper::{Mapper, ops::Table};
     /// # async fn demo<M: Mapper>(table: Table, key: dynamodb_mapper::Item) -> dynamodb_mapper::Result<()> {
     /// if let Some(record) = table.get_record::<M>(key).await? {
-    ///     table.delete_versioned::<M>(&record).await?;
+    ///     table.delete_record::<M>(&record).await?;
     /// }
     /// # Ok(())
     /// # }
     /// ```
-    pub async fn delete_versioned<M: Mapper>(&self, record: &Record<M::Entity>) -> Result<()> {
+    pub async fn delete_record<M: Mapper>(&self, record: &Record<M::Entity>) -> Result<()> {
         let (key, condition) = versioned_delete::<M>(record)?;
         if super::unique::moves::<M>(record.unique_read(), None)? {
             let sent = self
@@ -180,12 +175,7 @@ impl Table {
                 Err(e) => Err(e.with_entity_type(M::ENTITY_TYPE)),
             };
         }
-        let span = item_span!(
-            "dynamodb_mapper.delete_versioned",
-            self,
-            M::ENTITY_TYPE,
-            &key
-        );
+        let span = item_span!("dynamodb_mapper.delete_record", self, M::ENTITY_TYPE, &key);
         let mut call = HelperCall::new(self, span);
         let request = self
             .client()
@@ -193,7 +183,7 @@ impl Table {
             .table_name(self.name())
             .set_key(Some(key.clone()))
             .set_return_consumed_capacity(self.get_return_consumed_capacity().cloned())
-            .with_condition(condition)?;
+            .apply(condition)?;
         let sent = call
             .write("DeleteItem", |once| {
                 request.clone().customize().config_override(once).send()
@@ -243,7 +233,7 @@ impl Table {
     /// let record = table
     ///     .update_with_retry::<M, _>(key, |r| {
     ///         r.entity.count += 1;
-    ///         Timestamps::DEFAULT.stamp(&mut r.bag, std::time::SystemTime::now())
+    ///         Timestamps::default().stamp(&mut r.bag, std::time::SystemTime::now())
     ///     })
     ///     .await?;
     /// # Ok(())
@@ -297,12 +287,12 @@ impl Table {
                 let put = versioned_put::<M>(&record)?;
                 let table = call.table();
                 let mut write = call.child(item_span!(
-                    "dynamodb_mapper.put_versioned",
+                    "dynamodb_mapper.put_record",
                     table,
                     M::ENTITY_TYPE,
                     &put.key
                 ));
-                let written = put_record::<M>(&mut write, &mut record, put).await;
+                let written = send_versioned_put::<M>(&mut write, &mut record, put).await;
                 call.absorb(write);
                 match written {
                     Ok(_) => return Ok(record),
@@ -327,7 +317,7 @@ impl Table {
     /// Updates a record's item to `new` with one `UpdateItem` that carries
     /// the version check and the version increment: the partial update of
     /// [`update_entity`](Self::update_entity) with the guarantees of
-    /// [`put_versioned`](Self::put_versioned) (a stale record gets a
+    /// [`put_record`](Self::put_record) (a stale record gets a
     /// conflict, nothing is written; an item written before versioning is
     /// adopted). On success the record holds `new` and the new version,
     /// which is returned. When nothing changed, nothing is written: one
@@ -336,7 +326,7 @@ impl Table {
     /// at the version returned); a record gone stale is a conflict, never a
     /// silent success.
     ///
-    /// Unlike `put_versioned`, attributes the record's bag holds are not
+    /// Unlike `put_record`, attributes the record's bag holds are not
     /// written back (an update leaves them as they are stored).
     ///
     /// Returns within the table's [deadline](crate::ops::Table::deadline),
@@ -352,7 +342,7 @@ impl Table {
     /// attribute when `new` has another primary key;
     /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) for a
     /// table without a version attribute or a record never read; mapping
-    /// errors; timeouts and SDK errors as for `put_versioned`.
+    /// errors; timeouts and SDK errors as for `put_record`.
     ///
     /// ```no_run
     /// # use dynamodb_mapper::{Mapper, ops::Table};
@@ -361,13 +351,13 @@ impl Table {
     /// if let Some(mut record) = table.get_record::<M>(key).await? {
     ///     let mut shipped = record.entity.clone();
     ///     shipped.status = "shipped".into();
-    ///     let version = table.update_versioned::<M>(&mut record, shipped).await?;
+    ///     let version = table.update_record::<M>(&mut record, shipped).await?;
     ///     assert_eq!(record.version, Some(version));
     /// }
     /// # Ok(())
     /// # }
     /// ```
-    pub async fn update_versioned<M: Mapper>(
+    pub async fn update_record<M: Mapper>(
         &self,
         record: &mut Record<M::Entity>,
         new: M::Entity,
@@ -444,19 +434,19 @@ impl Table {
     /// when a unique value ([`Unique`](crate::Unique)) it takes is another
     /// item's (nothing written);
     /// Mapping errors; timeouts and SDK errors as for
-    /// [`put_versioned`](Self::put_versioned) (outcome unknown when no
+    /// [`put_record`](Self::put_record) (outcome unknown when no
     /// answer came: read the item to know).
     ///
     /// ```no_run
     /// # use dynamodb_mapper::{Mapper, ops::Table};
     /// # async fn demo<M: Mapper>(table: Table, entity: M::Entity) -> dynamodb_mapper::Result<()> {
-    /// if !table.put_if_absent::<M>(&entity).await? {
+    /// if !table.put_new::<M>(&entity).await? {
     ///     println!("already there");
     /// }
     /// # Ok(())
     /// # }
     /// ```
-    pub async fn put_if_absent<M: Mapper>(&self, entity: &M::Entity) -> Result<bool> {
+    pub async fn put_new<M: Mapper>(&self, entity: &M::Entity) -> Result<bool> {
         let (item, condition) = if M::SCHEMA.version.is_some() {
             let put = versioned_new::<M>(entity)?;
             (put.item, put.condition)
@@ -482,7 +472,7 @@ impl Table {
                 Err(e) => Err(e.with_entity_type(M::ENTITY_TYPE)),
             };
         }
-        let span = item_span!("dynamodb_mapper.put_if_absent", self, M::ENTITY_TYPE, &key);
+        let span = item_span!("dynamodb_mapper.put_new", self, M::ENTITY_TYPE, &key);
         let mut call = HelperCall::new(self, span);
         let request = self
             .client()
@@ -490,7 +480,7 @@ impl Table {
             .table_name(self.name())
             .set_item(Some(item))
             .set_return_consumed_capacity(self.get_return_consumed_capacity().cloned())
-            .with_condition(condition)?;
+            .apply(condition)?;
         let sent = call
             .write("PutItem", |once| {
                 request.clone().customize().config_override(once).send()
@@ -559,7 +549,7 @@ pub(super) async fn read_item(
 
 /// Sends `put`, the versioned put of `record`, as part of `call`; on
 /// success the record holds the new version, which is returned.
-async fn put_record<M: Mapper>(
+async fn send_versioned_put<M: Mapper>(
     call: &mut HelperCall,
     record: &mut Record<M::Entity>,
     put: VersionedPut,
@@ -575,7 +565,7 @@ async fn put_record<M: Mapper>(
         .table_name(table.name())
         .set_item(Some(put.item))
         .set_return_consumed_capacity(table.get_return_consumed_capacity().cloned())
-        .with_condition(put.condition)?;
+        .apply(put.condition)?;
     let sent = call
         .write("PutItem", |once| {
             request.clone().customize().config_override(once).send()

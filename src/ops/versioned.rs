@@ -1,6 +1,6 @@
 //! The version scheme every helper that writes a versioned entity shares
-//! (`put_versioned`, `delete_versioned`, `update_with_retry`,
-//! `update_versioned`, `put_if_absent` in `version.rs`, and the
+//! (`put_record`, `delete_record`, `update_with_retry`,
+//! `update_record`, `put_new` in `version.rs`, and the
 //! `Transaction`'s versioned actions): what a versioned put, delete and
 //! update send, with their conditions, and the conflict a refused one means.
 //! Stale writes and deletes are rejected by DynamoDB, never applied.
@@ -179,7 +179,7 @@ fn guarded(condition: Condition, guard: Option<Condition>) -> Result<Expression>
 
 /// The conflict error for a versioned write of `record` at `key`.
 /// An update with its version check and increment: what
-/// [`Table::update_versioned`](super::Table::update_versioned) and
+/// [`Table::update_record`](super::Table::update_record) and
 /// [`Transaction::update_record`](super::Transaction::update_record) send.
 pub(crate) struct VersionedUpdate {
     pub(crate) key: Item,

@@ -129,7 +129,7 @@ impl AccessPattern {
     /// Orders the results by the sort key placeholder `placeholder` (the
     /// first one not given [`by`](Self::by) the caller), and lets a call
     /// select a range of it
-    /// ([`Access::sort_between`](crate::ops::Access::sort_between)). One
+    /// ([`Access::sort_range`](crate::ops::Access::sort_range)). One
     /// entity type only.
     ///
     /// ```

@@ -17,7 +17,7 @@ use crate::mapper::{Mapper, MapperExt};
 /// not claimed, and [`into_remaining`](Self::into_remaining) hands them back.
 ///
 /// ```
-/// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+/// # use dynamodb_mapper::{ItemExt, Item, Mapper, TableSchema};
 /// # use serde::{Deserialize, Serialize};
 /// # use dynamodb_mapper_support::doc::*;
 /// use dynamodb_mapper::Buckets;
@@ -86,12 +86,13 @@ impl Buckets {
     ///
     /// ```
     /// use aws_sdk_dynamodb::types::AttributeValue;
-    /// use dynamodb_mapper::{Buckets, Item};
+    /// use dynamodb_mapper::{Buckets, ErrorDetails, Item};
     ///
     /// let item = |t: &str| Item::from([("entityType".to_string(), AttributeValue::S(t.into()))]);
     /// let parts = Buckets::by_discriminator(vec![item("A"), item("B"), item("A"), Item::new()], "entityType");
-    /// assert_eq!(parts.len(), 4);
-    /// assert_eq!(parts.remaining(), vec![(Some("A"), 2), (Some("B"), 1), (None, 1)]);
+    /// let err = parts.finish().unwrap_err(); // nothing was claimed
+    /// let ErrorDetails::UnclaimedItems { counts, .. } = err.details() else { panic!("{err}") };
+    /// assert_eq!(counts, &[(Some("A".into()), 2), (Some("B".into()), 1), (None, 1)]);
     /// ```
     pub fn by_discriminator(items: impl IntoIterator<Item = Item>, attribute: &str) -> Self {
         let mut buckets: Vec<Bucket> = Vec::new();
@@ -146,7 +147,7 @@ impl Buckets {
     /// none or more than one; the mapper's errors.
     ///
     /// ```
-    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use dynamodb_mapper::{ItemExt, Item, Mapper, TableSchema};
     /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::Buckets;
     ///
@@ -180,7 +181,7 @@ impl Buckets {
     ///
     /// ```
     /// # use dynamodb_mapper::MapperExt;
-    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use dynamodb_mapper::{ItemExt, Item, Mapper, TableSchema};
     /// # #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)] struct Summary { total: u32 }
     /// # struct SummaryMapper;
     /// # impl Mapper for SummaryMapper {
@@ -188,8 +189,8 @@ impl Buckets {
     /// #     const ENTITY_TYPE: &'static str = "InvoiceSummary";
     /// #     const SCHEMA: TableSchema = TableSchema::new("pk").sort_key("sk");
     /// #     fn after_to_item(_: &Summary, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", "INVOICE#1");
-    /// #         put_str(item, "sk", "SUMMARY");
+    /// #         item.put_str("pk", "INVOICE#1");
+    /// #         item.put_str("sk", "SUMMARY");
     /// #         Ok(())
     /// #     }
     /// # }
@@ -224,7 +225,7 @@ impl Buckets {
     ///
     /// ```
     /// # use dynamodb_mapper::MapperExt;
-    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use dynamodb_mapper::{ItemExt, Item, Mapper, TableSchema};
     /// # #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)] struct Line { n: u32 }
     /// # struct LineMapper;
     /// # impl Mapper for LineMapper {
@@ -233,8 +234,8 @@ impl Buckets {
     /// #     const ALIASES: &'static [&'static str] = &["InvoiceLine"];
     /// #     const SCHEMA: TableSchema = TableSchema::new("pk").sort_key("sk");
     /// #     fn after_to_item(l: &Line, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", "INVOICE#1");
-    /// #         put_str(item, "sk", format!("ITEM#{:03}", l.n));
+    /// #         item.put_str("pk", "INVOICE#1");
+    /// #         item.put_str("sk", format!("ITEM#{:03}", l.n));
     /// #         Ok(())
     /// #     }
     /// # }
@@ -246,7 +247,7 @@ impl Buckets {
     /// let new = LineMapper::to_item(&Line { n: 2 })?;
     /// let mut parts = Buckets::by_discriminator(vec![old, new], "entityType");
     /// assert_eq!(parts.many::<LineMapper>()?, vec![Line { n: 1 }, Line { n: 2 }]);
-    /// assert!(parts.is_empty());
+    /// parts.finish()?; // every item was claimed
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn many<M: Mapper>(&mut self) -> Result<Vec<M::Entity>> {
@@ -265,44 +266,10 @@ impl Buckets {
         Ok(entities)
     }
 
-    /// How many items are not claimed yet.
-    ///
-    /// ```
-    /// assert_eq!(dynamodb_mapper::Buckets::by_discriminator(Vec::new(), "entityType").len(), 0);
-    /// ```
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.buckets.iter().map(|b| b.items.len()).sum()
-    }
-
     /// Whether every item has been claimed.
-    ///
-    /// ```
-    /// assert!(dynamodb_mapper::Buckets::by_discriminator(Vec::new(), "entityType").is_empty());
-    /// ```
     #[must_use]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.buckets.iter().all(|b| b.items.is_empty())
-    }
-
-    /// The unclaimed items by discriminator value (`None`: absent or not a
-    /// string) and how many, in the order first seen.
-    ///
-    /// ```
-    /// use aws_sdk_dynamodb::types::AttributeValue;
-    /// use dynamodb_mapper::{Buckets, Item};
-    ///
-    /// let note = Item::from([("entityType".to_string(), AttributeValue::S("Note".into()))]);
-    /// let parts = Buckets::by_discriminator(vec![note], "entityType");
-    /// assert_eq!(parts.remaining(), vec![(Some("Note"), 1)]);
-    /// ```
-    #[must_use]
-    pub fn remaining(&self) -> Vec<(Option<&str>, usize)> {
-        self.buckets
-            .iter()
-            .filter(|b| !b.items.is_empty())
-            .map(|b| (b.value.as_deref(), b.items.len()))
-            .collect()
     }
 
     /// Checks that every item was claimed.

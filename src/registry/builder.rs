@@ -87,7 +87,7 @@ impl<T: 'static> RegistryBuilder<T> {
     /// `into`, typically an enum variant such as `Entity::Customer`.
     ///
     /// ```
-    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use dynamodb_mapper::{ItemExt, Item, Mapper, TableSchema};
     /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::{Decoded, Registry};
     ///
@@ -115,7 +115,7 @@ impl<T: 'static> RegistryBuilder<T> {
     /// is marked with its projection ([`Record::projection`]).
     ///
     /// ```
-    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use dynamodb_mapper::{ItemExt, Item, Mapper, TableSchema};
     /// # use dynamodb_mapper_support::doc::*;
     /// use aws_sdk_dynamodb::types::AttributeValue;
     /// use dynamodb_mapper::{Record, Registry};
@@ -170,7 +170,7 @@ impl<T> RegistryBuilder<T> {
     /// type-safe.
     ///
     /// ```
-    /// # use dynamodb_mapper::{hooks::put_str, IndexKeys, Item, KeyPattern, Mapper, Registry, TableSchema};
+    /// # use dynamodb_mapper::{ItemExt, IndexKeys, Item, KeyPattern, Mapper, Registry, TableSchema};
     /// use dynamodb_mapper::key::AllowedOverlap;
     /// # const T: TableSchema = TableSchema::new("pk").sort_key("sk");
     /// # const PK: KeyPattern = KeyPattern::partition("ORDER#{order_id}");
@@ -183,8 +183,8 @@ impl<T> RegistryBuilder<T> {
     /// #     const SCHEMA: TableSchema = T;
     /// #     const KEY_PATTERNS: &'static [IndexKeys] = &[IndexKeys::table(PK).sort(KeyPattern::sort("ORDER"))];
     /// #     fn after_to_item(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", PK.with("order_id", &o.order_id).render()?);
-    /// #         put_str(item, "sk", "ORDER");
+    /// #         item.put_str("pk", PK.with("order_id", &o.order_id).render()?);
+    /// #         item.put_str("sk", "ORDER");
     /// #         Ok(())
     /// #     }
     /// # }
@@ -196,8 +196,8 @@ impl<T> RegistryBuilder<T> {
     /// #     const KEY_PATTERNS: &'static [IndexKeys] =
     /// #         &[IndexKeys::table(PK).sort(KeyPattern::sort("ORDERLINE#{line:u3}"))];
     /// #     fn after_to_item(l: &Line, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    /// #         put_str(item, "pk", PK.with("order_id", &l.order_id).render()?);
-    /// #         put_str(item, "sk", format!("ORDERLINE#{:03}", l.line));
+    /// #         item.put_str("pk", PK.with("order_id", &l.order_id).render()?);
+    /// #         item.put_str("sk", format!("ORDERLINE#{:03}", l.line));
     /// #         Ok(())
     /// #     }
     /// # }

@@ -54,7 +54,7 @@ pub(super) struct Inner<T> {
 /// an `Arc` clone.
 ///
 /// ```
-/// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+/// # use dynamodb_mapper::{ItemExt, Item, Mapper, TableSchema};
 /// # use serde::{Deserialize, Serialize};
 /// # use dynamodb_mapper_support::doc::*;
 /// use dynamodb_mapper::{Registry, UnknownPolicy};
@@ -268,7 +268,7 @@ impl<T> Registry<T> {
     /// when the policy is [`UnknownPolicy::Error`] or [`MissingPolicy::Error`].
     ///
     /// ```
-    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use dynamodb_mapper::{ItemExt, Item, Mapper, TableSchema};
     /// # use serde::{Deserialize, Serialize};
     /// # use dynamodb_mapper_support::doc::*;
     /// use aws_sdk_dynamodb::types::AttributeValue;
@@ -307,7 +307,7 @@ impl<T> Registry<T> {
     /// The first error [`decode`](Self::decode) returns.
     ///
     /// ```
-    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use dynamodb_mapper::{ItemExt, Item, Mapper, TableSchema};
     /// # use serde::{Deserialize, Serialize};
     /// # use dynamodb_mapper_support::doc::*;
     /// use aws_sdk_dynamodb::types::AttributeValue;
@@ -361,7 +361,7 @@ impl<T> Registry<T> {
     /// (DynamoDB's limit on the operands of `IN`).
     ///
     /// ```
-    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use dynamodb_mapper::{ItemExt, Item, Mapper, TableSchema};
     /// # use serde::{Deserialize, Serialize};
     /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::Registry;
@@ -396,7 +396,7 @@ impl<T> Registry<T> {
     /// attribute, for a compound read.
     ///
     /// ```
-    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, Registry, TableSchema};
+    /// # use dynamodb_mapper::{ItemExt, Item, Mapper, Registry, TableSchema};
     /// # use dynamodb_mapper_support::doc::*;
     /// let registry = Registry::builder().register::<NoteMapper>(|n| n).build()?;
     /// let note = Note { id: 1, text: "hi".into() };

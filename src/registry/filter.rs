@@ -55,7 +55,7 @@ mod tests {
     use super::*;
     use aws_sdk_dynamodb::types::AttributeValue;
 
-    use crate::expr::FilterExt;
+    use crate::expr::Apply;
 
     #[test]
     fn filter_of_one_and_of_many_values() {
@@ -99,7 +99,7 @@ mod tests {
             let q = client
                 .query()
                 .set_filter_expression(before.map(str::to_owned))
-                .with_filter(&f)
+                .apply(&f)
                 .unwrap();
             assert_eq!(q.get_filter_expression().as_deref(), Some(after));
         }
@@ -110,7 +110,7 @@ mod tests {
             .filter_expression("#dmType0 = :dmType0")
             .expression_attribute_names("#dmType0", "kind")
             .expression_attribute_values(":dmType0", AttributeValue::S("B".into()))
-            .with_filter(&f)
+            .apply(&f)
             .unwrap();
         let names = q.get_expression_attribute_names().clone().unwrap();
         let values = q.get_expression_attribute_values().clone().unwrap();

@@ -17,7 +17,7 @@ use crate::expr::Expression;
 /// of another type is handled by the [`UnknownPolicy`](super::UnknownPolicy)).
 ///
 /// ```
-/// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+/// # use dynamodb_mapper::{ItemExt, Item, Mapper, TableSchema};
 /// # use serde::{Deserialize, Serialize};
 /// # use dynamodb_mapper_support::doc::*;
 /// use dynamodb_mapper::Registry;
@@ -70,7 +70,7 @@ impl<T> Registry<T> {
     /// group has that name.
     ///
     /// ```
-    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use dynamodb_mapper::{ItemExt, Item, Mapper, TableSchema};
     /// # use serde::{Deserialize, Serialize};
     /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::Registry;
@@ -98,16 +98,8 @@ impl<T> Registry<T> {
 
 impl<'r, T> Group<'r, T> {
     /// The group's name.
-    ///
-    /// ```
-    /// # use dynamodb_mapper::{Item, Mapper, Registry, TableSchema};
-    /// # use dynamodb_mapper_support::doc::*;
-    /// let registry = Registry::builder().register::<NoteMapper>(|n| n).group("All", &["Note"]).build()?;
-    /// assert_eq!(registry.group("All")?.name(), "All");
-    /// # Ok::<(), dynamodb_mapper::Error>(())
-    /// ```
     #[must_use]
-    pub fn name(&self) -> &'r str {
+    pub(crate) fn name(&self) -> &'r str {
         self.data.name.as_str()
     }
 
@@ -150,7 +142,7 @@ impl<'r, T> Group<'r, T> {
     /// names the group.
     ///
     /// ```
-    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use dynamodb_mapper::{ItemExt, Item, Mapper, TableSchema};
     /// # use serde::{Deserialize, Serialize};
     /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::{Decoded, Registry, Unmatched, UnknownPolicy};
@@ -181,7 +173,7 @@ impl<'r, T> Group<'r, T> {
     /// The first error [`decode`](Self::decode) returns.
     ///
     /// ```
-    /// # use dynamodb_mapper::{hooks::put_str, Item, Mapper, TableSchema};
+    /// # use dynamodb_mapper::{ItemExt, Item, Mapper, TableSchema};
     /// # use serde::{Deserialize, Serialize};
     /// # use dynamodb_mapper_support::doc::*;
     /// use dynamodb_mapper::{Registry, UnknownPolicy};

@@ -43,7 +43,7 @@ impl<T> Registry<T> {
     ///
     /// ```
     /// # use dynamodb_mapper_support::doc::*;
-    /// use dynamodb_mapper::expr::KeyCondition;
+    /// use dynamodb_mapper::expr::{KeyCondition, attr};
     ///
     /// // Customers are `CUSTOMER#{id}` / `METADATA`, orders `CUSTOMER#{customer}` / `ORDER#{id}`.
     /// let registry = Registry::builder()
@@ -52,9 +52,9 @@ impl<T> Registry<T> {
     ///     .build()?;
     /// let partition = KeyCondition::new(TABLE, "CUSTOMER#C1");
     /// assert_eq!(registry.entity_types_reached(&partition)?, ["Customer", "Order"]);
-    /// let orders = partition.clone().sort_begins_with("ORDER#");
+    /// let orders = partition.clone().and(attr("sk").begins_with("ORDER#"));
     /// assert_eq!(registry.entity_types_reached(&orders)?, ["Order"]);
-    /// let from_n = partition.clone().sort_ge("N");
+    /// let from_n = partition.clone().and(attr("sk").ge("N"));
     /// assert_eq!(registry.entity_types_reached(&from_n)?, ["Order"]);
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
@@ -82,7 +82,7 @@ impl<T> Registry<T> {
     /// [`entity_types_reached`](Self::entity_types_reached).
     ///
     /// ```
-    /// use dynamodb_mapper::{expr::KeyCondition, IndexKeys, KeyPattern, Mapper, Registry, TableSchema};
+    /// use dynamodb_mapper::{expr::{KeyCondition, attr}, IndexKeys, KeyPattern, Mapper, Registry, TableSchema};
     /// # #[derive(serde::Serialize, serde::Deserialize)] struct User { tenant: String, id: String }
     /// # #[derive(serde::Serialize, serde::Deserialize)] struct UserGroup { tenant: String, id: String }
     /// const TABLE: TableSchema = TableSchema::new("pk").sort_key("sk");
@@ -107,7 +107,7 @@ impl<T> Registry<T> {
     ///     .register::<UserGroupMapper>(Entity::UserGroup)
     ///     .build()?;
     ///
-    /// let users = KeyCondition::new(TABLE, "TENANT#acme").sort_begins_with("USER");
+    /// let users = KeyCondition::new(TABLE, "TENANT#acme").and(attr("sk").begins_with("USER"));
     /// let err = registry.check_key_condition(&users, &["User"]).unwrap_err();
     /// assert_eq!(
     ///     err.to_string(),
@@ -115,7 +115,7 @@ impl<T> Registry<T> {
     ///      (sort key `USERGROUP#{id}`, e.g. \"USERGROUP#a\"), expected only User; the prefix \
     ///      ends inside a segment: end it with the delimiter (\"USER#\")"
     /// );
-    /// registry.check_key_condition(&KeyCondition::new(TABLE, "TENANT#acme").sort_begins_with("USER#"), &["User"])?;
+    /// registry.check_key_condition(&KeyCondition::new(TABLE, "TENANT#acme").and(attr("sk").begins_with("USER#")), &["User"])?;
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
     pub fn check_key_condition(

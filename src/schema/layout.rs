@@ -12,18 +12,10 @@ use crate::error::{Error, Result};
 use crate::item::{Item, check_number, type_name};
 
 /// Maximum partition key size in bytes.
-///
-/// ```
-/// assert_eq!(dynamodb_mapper::MAX_PARTITION_KEY_BYTES, 2048);
-/// ```
-pub const MAX_PARTITION_KEY_BYTES: usize = 2048;
+pub(crate) const MAX_PARTITION_KEY_BYTES: usize = 2048;
 
 /// Maximum sort key size in bytes.
-///
-/// ```
-/// assert_eq!(dynamodb_mapper::MAX_SORT_KEY_BYTES, 1024);
-/// ```
-pub const MAX_SORT_KEY_BYTES: usize = 1024;
+pub(crate) const MAX_SORT_KEY_BYTES: usize = 1024;
 
 impl TableSchema {
     /// Checks an item against the layout: table keys present with the right

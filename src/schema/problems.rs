@@ -15,24 +15,8 @@ impl TableSchema {
     /// these for every mapper of the table, and
     /// [`TableDefinition`](crate::TableDefinition)'s requests are only
     /// meaningful for a layout without problems.
-    ///
-    /// ```
-    /// use dynamodb_mapper::{GlobalSecondaryIndex, KeyAttribute, ScalarType, TableSchema};
-    ///
-    /// const T: TableSchema = TableSchema::new("pk").indexes(&[
-    ///     GlobalSecondaryIndex::multi_attribute("ByTeam", &[], &[KeyAttribute::new("rank")]),
-    ///     GlobalSecondaryIndex::new("ByRank", "rank").keys(KeyAttribute::typed("rank", ScalarType::N), None),
-    /// ]);
-    /// assert_eq!(
-    ///     T.problems(),
-    ///     [
-    ///         "index ByTeam has no partition key attribute; an index has 1 to 4",
-    ///         "key attribute `rank` is a string (S) in index ByTeam and a number (N) in index ByRank",
-    ///     ]
-    /// );
-    /// ```
     #[must_use]
-    pub fn problems(&self) -> Vec<String> {
+    pub(crate) fn problems(&self) -> Vec<String> {
         let mut out = Vec::new();
         let table = std::iter::once(self.partition_key).chain(self.sort_key);
         for key in table.clone() {

@@ -1,6 +1,7 @@
 //! The serializer against `serde_dynamo`, and on what it adds: paths,
 //! 128-bit numbers, depth bounds, map keys.
 
+use crate::item::ItemExt;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
@@ -26,7 +27,7 @@ impl Mapper for KeysMapper {
     const ENTITY_TYPE: &'static str = "Keys";
     const SCHEMA: TableSchema = TableSchema::new("pk");
     fn after_to_item(k: &Keys, item: &mut Item) -> crate::Result<()> {
-        crate::hooks::put_str(item, "pk", k.id.clone());
+        item.put_str("pk", k.id.clone());
         Ok(())
     }
 }

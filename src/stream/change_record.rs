@@ -30,15 +30,8 @@ macro_rules! names {
             pub(super) const ALL: &[$name] = &[$($name::$variant),+];
 
             #[doc = concat!("The `", $attribute, "` name of this value.")]
-            ///
-            #[doc = concat!(
-                "```\nuse dynamodb_mapper::stream::", stringify!($name), ";\n",
-                $( "assert_eq!(", stringify!($name), "::", stringify!($variant),
-                   ".as_str(), \"", $text, "\");\n", )+
-                "```"
-            )]
             #[must_use]
-            pub fn as_str(self) -> &'static str {
+            pub(crate) fn as_str(self) -> &'static str {
                 match self {
                     $( $name::$variant => $text, )+
                 }
@@ -46,7 +39,14 @@ macro_rules! names {
         }
 
         impl fmt::Display for $name {
-            /// The name, as `as_str`.
+            #[doc = concat!("The `", $attribute, "` name of this value.")]
+            ///
+            #[doc = concat!(
+                "```\nuse dynamodb_mapper::stream::", stringify!($name), ";\n",
+                $( "assert_eq!(", stringify!($name), "::", stringify!($variant),
+                   ".to_string(), \"", $text, "\");\n", )+
+                "```"
+            )]
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(self.as_str())
             }
@@ -100,7 +100,7 @@ names! {
     ///     "UPSERT".parse::<ChangeKind>().unwrap_err().to_string(),
     ///     "attribute `eventName` is \"UPSERT\"; expected INSERT, MODIFY or REMOVE"
     /// );
-    /// assert_eq!(ChangeKind::Remove.as_str(), "REMOVE");
+    /// assert_eq!(ChangeKind::Remove.to_string(), "REMOVE");
     /// assert_eq!(ChangeKind::Insert.to_string(), "INSERT");
     /// # Ok::<(), dynamodb_mapper::Error>(())
     /// ```
@@ -155,11 +155,7 @@ impl ViewType {
 /// The principal of a removal made by DynamoDB's TTL process (the record's
 /// `userIdentity.principalId`, with `userIdentity.type` `Service`): what a
 /// test sets on a [`ChangeRecord`] to stand for an expiry.
-///
-/// ```
-/// assert_eq!(dynamodb_mapper::stream::TTL_PRINCIPAL, "dynamodb.amazonaws.com");
-/// ```
-pub const TTL_PRINCIPAL: &str = "dynamodb.amazonaws.com";
+pub(crate) const TTL_PRINCIPAL: &str = "dynamodb.amazonaws.com";
 
 /// One stream record before its images are decoded: from the Streams API
 /// (`ChangeRecord::try_from(record)`, feature `streams`), from a Lambda
@@ -167,11 +163,11 @@ pub const TTL_PRINCIPAL: &str = "dynamodb.amazonaws.com";
 /// optional fields set (tests, other sources).
 ///
 /// ```
-/// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, TTL_PRINCIPAL};
+/// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
 /// use dynamodb_mapper::Item;
 ///
 /// let mut record = ChangeRecord::new("e1", ChangeKind::Remove, Item::new());
-/// record.user_identity = Some(("Service".into(), TTL_PRINCIPAL.into()));
+/// record.user_identity = Some(("Service".into(), "dynamodb.amazonaws.com".into()));
 /// record.sequence_number = Some("100".into());
 /// assert!(record.removed_by_ttl());
 /// assert_eq!(record.event_id, "e1");
@@ -232,13 +228,13 @@ impl ChangeRecord {
 
     /// Whether DynamoDB's TTL process removed the item (rather than a
     /// user's delete): a removal whose `userIdentity` is of type `Service`
-    /// with the principal [`TTL_PRINCIPAL`].
+    /// with the principal `dynamodb.amazonaws.com`.
     ///
     /// ```
-    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, TTL_PRINCIPAL};
+    /// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord};
     /// let mut record = ChangeRecord::new("e", ChangeKind::Remove, Default::default());
     /// assert!(!record.removed_by_ttl());
-    /// record.user_identity = Some(("Service".into(), TTL_PRINCIPAL.into()));
+    /// record.user_identity = Some(("Service".into(), "dynamodb.amazonaws.com".into()));
     /// assert!(record.removed_by_ttl());
     /// ```
     #[must_use]

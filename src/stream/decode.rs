@@ -16,14 +16,14 @@ use crate::registry::{Decoded, Registry};
 ///
 /// ```
 /// # use dynamodb_mapper_support::doc::*;
-/// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, TTL_PRINCIPAL, ViewType};
+/// use dynamodb_mapper::stream::{ChangeKind, ChangeRecord, ViewType};
 ///
 /// let registry = Registry::builder().register::<CustomerMapper>(Entity::Customer).build()?;
 /// let item = CustomerMapper::to_item(&Customer { id: "C1".into() })?;
 /// let mut expired = ChangeRecord::new("e2", ChangeKind::Remove, TABLE.key_of(&item)?);
 /// expired.view_type = Some(ViewType::OldImage);
 /// expired.old_image = Some(item);
-/// expired.user_identity = Some(("Service".into(), TTL_PRINCIPAL.into()));
+/// expired.user_identity = Some(("Service".into(), "dynamodb.amazonaws.com".into()));
 /// let change = registry.decode_change(expired)?;
 /// assert!(change.removed_by_ttl);
 /// assert_eq!(change.old.unwrap().into_entity(), Some(Entity::Customer(Customer { id: "C1".into() })));

@@ -59,7 +59,7 @@ mod sdk;
 mod tests;
 
 pub use batch::{BatchItemFailure, BatchItemFailures, FailedRecord, process_records};
-pub use change_record::{ChangeKind, ChangeRecord, TTL_PRINCIPAL, ViewType};
+pub use change_record::{ChangeKind, ChangeRecord, ViewType};
 pub use decode::Change;
 #[cfg(feature = "lambda")]
 pub use lambda::lambda_records;

@@ -121,9 +121,9 @@ fn ttl_removals_are_told_apart_from_deletes() {
     let remove = ChangeRecord::new("e", ChangeKind::Remove, Item::new());
     assert!(!remove.clone().removed_by_ttl());
     for (t, p, ttl) in [
-        ("Service", TTL_PRINCIPAL, true),
+        ("Service", super::change_record::TTL_PRINCIPAL, true),
         ("Service", "other.amazonaws.com", false),
-        ("User", TTL_PRINCIPAL, false),
+        ("User", super::change_record::TTL_PRINCIPAL, false),
     ] {
         let mut r = remove.clone();
         r.user_identity = Some((t.to_owned(), p.to_owned()));
@@ -133,7 +133,10 @@ fn ttl_removals_are_told_apart_from_deletes() {
     }
     // Only a removal is a TTL expiry.
     let mut modify = ChangeRecord::new("e", ChangeKind::Modify, Item::new());
-    modify.user_identity = Some(("Service".to_owned(), TTL_PRINCIPAL.to_owned()));
+    modify.user_identity = Some((
+        "Service".to_owned(),
+        super::change_record::TTL_PRINCIPAL.to_owned(),
+    ));
     assert!(!modify.removed_by_ttl());
 }
 
@@ -252,7 +255,7 @@ fn a_batch_stops_at_its_first_failure_and_reports_only_it() {
     // Nothing fails: nothing to report, every record handled.
     let records = vec![insert(Some("1"), "A"), insert(Some("2"), "B")];
     let outcome = block_on(process_records(&registry, records, |_| async {
-        Ok::<(), crate::BoxError>(())
+        Ok::<(), crate::error::BoxError>(())
     }));
     assert_eq!(outcome.handled, 2);
     assert!(outcome.batch_item_failures.is_empty() && outcome.failed.is_none());

@@ -7,7 +7,7 @@
 //! last nanosecond of the second before it.
 //!
 //! ```
-//! use dynamodb_mapper::hooks::{put_str, Timestamps};
+//! use dynamodb_mapper::hooks::Timestamps;
 //! use dynamodb_mapper::{KeyPattern, key::KeyValue};
 //! use dynamodb_mapper::{Item, ItemExt, Mapper, MapperExt, Record, TableSchema};
 //! use serde::{Deserialize, Serialize};
@@ -32,9 +32,9 @@
 //!     const ENTITY_TYPE: &'static str = "Session";
 //!     const SCHEMA: TableSchema = TableSchema::new("pk").sort_key("sk").ttl("expires_at");
 //!     fn after_to_item(s: &Session, item: &mut Item) -> dynamodb_mapper::Result<()> {
-//!         put_str(item, "pk", USER_PK.with("user", &s.user).render()?);
+//!         item.put_str("pk", USER_PK.with("user", &s.user).render()?);
 //!         let at = KeyValue::from_time(s.expires_at)?;
-//!         put_str(item, "sk", EXPIRES_SK.with("at", at).with("id", &s.id).render()?);
+//!         item.put_str("sk", EXPIRES_SK.with("at", at).with("id", &s.id).render()?);
 //!         Ok(())
 //!     }
 //! }
@@ -53,8 +53,8 @@
 //!
 //! // createdAt/updatedAt kept in the record's attribute bag.
 //! let mut record = Record::new(session);
-//! Timestamps::DEFAULT.stamp(&mut record.bag, now)?;
-//! assert_eq!(Timestamps::DEFAULT.created_at::<DateTime<Utc>>(&record.bag)?, Some(now));
+//! Timestamps::default().stamp(&mut record.bag, now)?;
+//! assert_eq!(Timestamps::default().created_at::<DateTime<Utc>>(&record.bag)?, Some(now));
 //! assert_eq!(record.bag.get("createdAt").and_then(|v| v.as_s().ok()).map(String::as_str), Some("2024-01-15T10:30:00.000Z"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

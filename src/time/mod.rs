@@ -25,8 +25,7 @@
 //!   [`created_at`](crate::hooks::Timestamps::created_at),
 //!   [`updated_at`](crate::hooks::Timestamps::updated_at);
 //! - keys: [`KeyValue::from_time`](crate::key::KeyValue::from_time), for
-//!   [`KeyPattern::with`](crate::KeyPattern::with) and
-//!   [`Encoding::encode`](crate::key::Encoding::encode);
+//!   [`KeyPattern::with`](crate::KeyPattern::with);
 //!   [`KeyParts::timestamp`](crate::key::KeyParts::timestamp).
 //!
 //! # Precision and range
@@ -34,7 +33,7 @@
 //! - **TTL** is whole epoch seconds (a Number, as DynamoDB's TTL requires):
 //!   the fraction of a second is dropped on write (`12:00:00.999` is stored
 //!   as `12:00:00`). The crate writes and, through [`ttl`], reads TTLs from
-//!   1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z ([`MAX_TTL_SECONDS`]); a
+//!   1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z (253,402,300,799); a
 //!   time before the epoch or after that is an error, never a panic or a
 //!   wrapped value. (A TTL read past year 9999 is most often epoch
 //!   *milliseconds* written by mistake: such an item would never expire.)
@@ -55,7 +54,7 @@
 //! ```
 //! use std::time::{Duration, SystemTime, UNIX_EPOCH};
 //! use aws_sdk_dynamodb::types::AttributeValue;
-//! use dynamodb_mapper::{hooks::put_str, Item, Mapper, MapperExt, TableSchema};
+//! use dynamodb_mapper::{ItemExt, Item, Mapper, MapperExt, TableSchema};
 //! use serde::{Deserialize, Serialize};
 //!
 //! #[derive(Debug, PartialEq, Serialize, Deserialize)]
@@ -71,7 +70,7 @@
 //!     const ENTITY_TYPE: &'static str = "Session";
 //!     const SCHEMA: TableSchema = TableSchema::new("pk").ttl("expires_at");
 //!     fn after_to_item(s: &Session, item: &mut Item) -> dynamodb_mapper::Result<()> {
-//!         put_str(item, "pk", format!("SESSION#{}", s.id));
+//!         item.put_str("pk", format!("SESSION#{}", s.id));
 //!         Ok(())
 //!     }
 //! }
@@ -170,12 +169,7 @@ impl PointInTime for SystemTime {
 /// A Unix time in *milliseconds* of any date after 1978 is above it, so a
 /// TTL written in milliseconds by mistake is refused, not stored as an
 /// expiry that never comes.
-///
-/// ```
-/// use dynamodb_mapper::time::MAX_TTL_SECONDS;
-/// assert_eq!(MAX_TTL_SECONDS, 253_402_300_799);
-/// ```
-pub const MAX_TTL_SECONDS: u64 = 253_402_300_799;
+pub(crate) const MAX_TTL_SECONDS: u64 = 253_402_300_799;
 
 /// Why a time cannot be a TTL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

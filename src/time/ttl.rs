@@ -14,8 +14,8 @@
 //!
 //! **Writing** drops the fraction of a second and refuses a time before the
 //! epoch or after 9999-12-31T23:59:59Z
-//! ([`MAX_TTL_SECONDS`](super::MAX_TTL_SECONDS)). **Reading** accepts whole
-//! numbers from 0 to [`MAX_TTL_SECONDS`](super::MAX_TTL_SECONDS), and
+//! (253,402,300,799, 9999-12-31T23:59:59Z). **Reading** accepts whole
+//! numbers from 0 to that, and
 //! refuses a fraction, a negative number, a larger number (such as epoch
 //! milliseconds) and any other type. Through a [`Mapper`](crate::Mapper),
 //! the error is an [`ErrorKind::Deserialize`](crate::ErrorKind::Deserialize)
@@ -29,7 +29,7 @@
 //! ```
 //! use std::time::{Duration, SystemTime, UNIX_EPOCH};
 //! use aws_sdk_dynamodb::types::AttributeValue;
-//! use dynamodb_mapper::{hooks::put_str, ErrorKind, Item, Mapper, MapperExt, TableSchema};
+//! use dynamodb_mapper::{ItemExt, ErrorKind, Item, Mapper, MapperExt, TableSchema};
 //! use serde::{Deserialize, Serialize};
 //!
 //! #[derive(Debug, PartialEq, Serialize, Deserialize)]
@@ -49,7 +49,7 @@
 //!     const ENTITY_TYPE: &'static str = "Invite";
 //!     const SCHEMA: TableSchema = TableSchema::new("pk").ttl("expires_at");
 //!     fn after_to_item(i: &Invite, item: &mut Item) -> dynamodb_mapper::Result<()> {
-//!         put_str(item, "pk", format!("INVITE#{}", i.code));
+//!         item.put_str("pk", format!("INVITE#{}", i.code));
 //!         Ok(())
 //!     }
 //! }
@@ -95,7 +95,7 @@ pub fn serialize<T: PointInTime, S: Serializer>(at: &T, serializer: S) -> Result
 ///
 /// # Errors
 /// The deserializer's error when the value is not a whole number from 0 to
-/// [`MAX_TTL_SECONDS`](super::MAX_TTL_SECONDS), or `T` cannot hold it.
+/// 9999-12-31T23:59:59Z, or `T` cannot hold it.
 pub fn deserialize<'de, T: PointInTime, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<T, D::Error> {

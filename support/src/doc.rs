@@ -9,7 +9,6 @@
 use serde::{Deserialize, Serialize};
 
 pub use aws_sdk_dynamodb::types::AttributeValue;
-pub use dynamodb_mapper::hooks::put_str;
 pub use dynamodb_mapper::{
     Error, ErrorKind, IndexKeys, Item, ItemExt, KeyPattern, Mapper, MapperExt, Record, Registry,
     Result, TableSchema,

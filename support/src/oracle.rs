@@ -6,8 +6,8 @@
 //!
 //! | layout | schema | what it exercises |
 //! |---|---|---|
-//! | [`Player`] | [`PLAYERS`]: `pk`/`sk`, `GSI1` (`STATUS#{status}` / `SCORE#{score:u10}#{id}`), a sparse `GSI2` (`REGION#{region}`, from an `Option`), a multi-attribute `ByTeam` (`teamKey` rendered from `TEAM#{team}#{status}`, then the fields `rank` (N) and `id`), a TTL (`expires_at`) | typed and raw puts, `put_if_absent`, `update_entity` (with the stored state as `old`, and with a stale one), `increment` (counters, a multi-attribute key field, key sources that must be refused), raw `Transaction::update` (plain fields, bag attributes, key sources with or without `Update::caller_keeps`), transactions of several actions, the batch writer, raw deletes |
-//! | [`Account`] | [`ACCOUNTS`]: `pk`/`sk`, `GSI1`, a version attribute | items written raw with attributes the mapper does not own (the bag), read with `get_record`, written back with `put_versioned` / `update_versioned` / `update_with_retry` from fresh and stale records, `delete_versioned`, `put_if_absent`, `increment`, versioned transactions, the batch writer (refused, and its `import`), and the helpers a versioned table refuses |
+//! | [`Player`] | [`PLAYERS`]: `pk`/`sk`, `GSI1` (`STATUS#{status}` / `SCORE#{score:u10}#{id}`), a sparse `GSI2` (`REGION#{region}`, from an `Option`), a multi-attribute `ByTeam` (`teamKey` rendered from `TEAM#{team}#{status}`, then the fields `rank` (N) and `id`), a TTL (`expires_at`) | typed and raw puts, `put_new`, `update_entity` (with the stored state as `old`, and with a stale one), `increment` (counters, a multi-attribute key field, key sources that must be refused), raw `Transaction::update` (plain fields, bag attributes, key sources with or without `Update::caller_keeps`), transactions of several actions, the batch writer, raw deletes |
+//! | [`Account`] | [`ACCOUNTS`]: `pk`/`sk`, `GSI1`, a version attribute | items written raw with attributes the mapper does not own (the bag), read with `get_record`, written back with `put_record` / `update_record` / `update_with_retry` from fresh and stale records, `delete_record`, `put_new`, `increment`, versioned transactions, the batch writer (refused, and its `import`), and the helpers a versioned table refuses |
 //!
 //! The model holds, per key, the item the store must hold (entity, derived
 //! attributes and bag) and its version where known. It moves only on what
@@ -1624,18 +1624,18 @@ impl Run<'_> {
             PlayerStep::PutIfAbsent(spec) => {
                 let p = spec.entity();
                 let absent = !self.model.players.contains_key(&spec.id);
-                let r = table.put_if_absent::<PlayerMapper>(&p).await;
+                let r = table.put_new::<PlayerMapper>(&p).await;
                 let g = got(&r);
                 let expect = if player_renders(&p) {
                     Expect::Applied
                 } else {
                     Expect::RefusedAny
                 };
-                self.report("player.put_if_absent", expect, &g)?;
+                self.report("player.put_new", expect, &g)?;
                 if let Ok(written) = r {
                     if written != absent {
                         return Err(format!(
-                            "put_if_absent returned {written}, the model says absent = {absent}"
+                            "put_new returned {written}, the model says absent = {absent}"
                         ));
                     }
                     if written {
@@ -2241,15 +2241,15 @@ impl Run<'_> {
                 } else {
                     Expect::Refused(&[ErrorKind::VersionConflict])
                 };
-                let r = table.put_versioned::<AccountMapper>(&mut record).await;
+                let r = table.put_record::<AccountMapper>(&mut record).await;
                 let g = got(&r);
-                self.report("account.put_versioned", expect, &g)?;
+                self.report("account.put_record", expect, &g)?;
                 let after = match &r {
                     Ok(next) => {
                         self.check_next(id, prior, *next)?;
                         if record.version != Some(*next) {
                             return Err(format!(
-                                "put_versioned returned {next}, the record holds {:?}",
+                                "put_record returned {next}, the record holds {:?}",
                                 record.version
                             ));
                         }
@@ -2265,14 +2265,14 @@ impl Run<'_> {
             AccountStep::PutIfAbsent(spec) => {
                 let a = spec.entity();
                 let absent = !self.model.accounts.contains_key(&spec.id);
-                let r = table.put_if_absent::<AccountMapper>(&a).await;
+                let r = table.put_new::<AccountMapper>(&a).await;
                 let g = got(&r);
-                self.report("account.put_if_absent", Expect::Applied, &g)?;
+                self.report("account.put_new", Expect::Applied, &g)?;
                 if let Ok(written) = r
                     && written != absent
                 {
                     return Err(format!(
-                        "put_if_absent returned {written}, the model says absent = {absent}"
+                        "put_new returned {written}, the model says absent = {absent}"
                     ));
                 }
                 if !matches!(r, Ok(false)) {
@@ -2299,14 +2299,14 @@ impl Run<'_> {
                     Expect::Refused(&[ErrorKind::VersionConflict])
                 };
                 let r = table
-                    .update_versioned::<AccountMapper>(&mut record, new.clone())
+                    .update_record::<AccountMapper>(&mut record, new.clone())
                     .await;
                 let g = got(&r);
                 self.report(
                     if no_op {
-                        "account.update_versioned(no change)"
+                        "account.update_record(no change)"
                     } else {
-                        "account.update_versioned"
+                        "account.update_record"
                     },
                     expect,
                     &g,
@@ -2315,7 +2315,7 @@ impl Run<'_> {
                     if no_op {
                         if Some(*next) != prior {
                             return Err(format!(
-                                "a no-op update_versioned at {prior:?} returned {next}"
+                                "a no-op update_record at {prior:?} returned {next}"
                             ));
                         }
                     } else {
@@ -2323,7 +2323,7 @@ impl Run<'_> {
                     }
                     if record.entity != new || record.version != Some(*next) {
                         return Err(format!(
-                            "update_versioned returned {next}; the record holds {record:?}"
+                            "update_record returned {next}; the record holds {record:?}"
                         ));
                     }
                     self.remember(id, &record);
@@ -2487,9 +2487,9 @@ impl Run<'_> {
                 } else {
                     Expect::Refused(&[ErrorKind::VersionConflict])
                 };
-                let r = table.delete_versioned::<AccountMapper>(&record).await;
+                let r = table.delete_record::<AccountMapper>(&record).await;
                 let g = got(&r);
-                self.report("account.delete_versioned", expect, &g)?;
+                self.report("account.delete_record", expect, &g)?;
                 self.settle(Layout::Accounts, &g, vec![(id, None)]);
                 Ok(())
             }

@@ -23,9 +23,9 @@ pub use getter::{BatchGetter, BatchRead, FailedItem};
 pub use writer::BatchWriter;
 
 /// DynamoDB's limit of write requests in one `BatchWriteItem`.
-pub const BATCH_WRITE_LIMIT: usize = 25;
+pub(crate) const BATCH_WRITE_LIMIT: usize = 25;
 /// DynamoDB's limit of keys in one `BatchGetItem`.
-pub const BATCH_GET_LIMIT: usize = 100;
+pub(crate) const BATCH_GET_LIMIT: usize = 100;
 
 /// What a batch operation did.
 ///

@@ -51,7 +51,7 @@ const UNIQUE_INSTEAD: &str = "a transaction (Transaction::put_new, put_record, d
 ///
 /// What it refuses: entities of a table with a version attribute. A batch
 /// write cannot carry a condition, so it would overwrite newer versions
-/// unchecked; use [`Table::put_versioned`](crate::ops::Table::put_versioned) or a
+/// unchecked; use [`Table::put_record`](crate::ops::Table::put_record) or a
 /// [`Transaction`](crate::ops::Transaction), or opt out by name with
 /// [`import`](Self::import) to load data.
 ///
@@ -391,9 +391,9 @@ impl BatchWriter {
 
     fn refusal(&self, key: &Item, operation: &'static str, schema: TableSchema) -> Error {
         let instead = if operation == "batch put" {
-            "Table::put_versioned or Transaction::put_record (or BatchWriter::import to load data)"
+            "Table::put_record or Transaction::put_record (or BatchWriter::import to load data)"
         } else {
-            "Table::delete_versioned or Transaction::delete_record (or BatchWriter::import)"
+            "Table::delete_record or Transaction::delete_record (or BatchWriter::import)"
         };
         let attribute = schema.version.unwrap_or_default();
         Error::version_check_required(describe_key(key), operation, attribute, instead)

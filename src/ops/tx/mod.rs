@@ -21,7 +21,7 @@ use crate::describe::describe_key;
 use crate::error::{ActionInfo, ActionKind};
 use crate::error::{Error, Result};
 use crate::expr::check_update;
-use crate::expr::{Attr, ConditionExt, Expression, IntoExpression, Update, UpdateExt};
+use crate::expr::{Apply, Attr, Expression, IntoExpression, Update};
 use crate::item::Item;
 use crate::mapper::unique;
 use crate::mapper::{Mapper, MapperExt};
@@ -32,7 +32,7 @@ use crate::record::Record;
 const ALL_OLD: ReturnValuesOnConditionCheckFailure = ReturnValuesOnConditionCheckFailure::AllOld;
 
 /// DynamoDB's limit of actions in one transaction.
-pub const TRANSACTION_LIMIT: usize = 100;
+pub(crate) const TRANSACTION_LIMIT: usize = 100;
 
 /// What [`Transaction::send`] did.
 ///
@@ -94,7 +94,7 @@ pub struct TransactionSummary {
 /// - An entity whose table has a version attribute is never written without
 ///   its version check: [`put_record`](Self::put_record) and
 ///   [`delete_record`](Self::delete_record) carry the same condition as
-///   [`Table::put_versioned`](super::Table::put_versioned), [`put`](Self::put) of such an
+///   [`Table::put_record`](super::Table::put_record), [`put`](Self::put) of such an
 ///   entity only creates it, and [`delete`](Self::delete) of one is refused.
 /// - An entity with unique constraints ([`Unique`](crate::Unique)) has
 ///   its sentinels written in the same transaction, after its own action:
@@ -326,7 +326,7 @@ impl Transaction {
             let delete = Delete::builder()
                 .table_name(&table)
                 .set_key(Some(sentinel.key.clone()))
-                .with_condition(super::unique::free_or_mine(schema, owner)?)?
+                .apply(super::unique::free_or_mine(schema, owner)?)?
                 .return_values_on_condition_check_failure(ALL_OLD)
                 .build()
                 .map_err(|e| Error::sdk("TransactWriteItems", e))?;
@@ -341,7 +341,7 @@ impl Transaction {
             let put = Put::builder()
                 .table_name(&table)
                 .set_item(Some(unique::item_of(schema, entity_type, &sentinel, owner)))
-                .with_condition(super::unique::free_or_mine(schema, owner)?)?
+                .apply(super::unique::free_or_mine(schema, owner)?)?
                 .return_values_on_condition_check_failure(ALL_OLD)
                 .build()
                 .map_err(|e| Error::sdk("TransactWriteItems", e))?;
@@ -400,7 +400,7 @@ impl Transaction {
             .set_item(Some(item));
         if let Some(condition) = condition {
             put = put
-                .with_condition(condition)?
+                .apply(condition)?
                 .return_values_on_condition_check_failure(ALL_OLD);
         }
         let put = put
@@ -417,7 +417,7 @@ impl Transaction {
             .set_key(Some(key.clone()));
         if let Some(condition) = condition {
             delete = delete
-                .with_condition(condition)?
+                .apply(condition)?
                 .return_values_on_condition_check_failure(ALL_OLD);
         }
         let delete = delete
@@ -494,7 +494,7 @@ impl Transaction {
     }
 
     /// Puts a record version-checked, exactly as
-    /// [`Table::put_versioned`](super::Table::put_versioned) would. The
+    /// [`Table::put_record`](super::Table::put_record) would. The
     /// version the item has once the transaction succeeds is in
     /// [`TransactionSummary::versions`]: set it on the record then.
     ///
@@ -615,7 +615,7 @@ impl Transaction {
         let check = ConditionCheck::builder()
             .table_name(self.table.name())
             .set_key(Some(key.clone()))
-            .with_condition(condition)?
+            .apply(condition)?
             .return_values_on_condition_check_failure(ALL_OLD)
             .build()
             .map_err(|e| Error::sdk("TransactWriteItems", e))?;
@@ -636,8 +636,8 @@ impl Transaction {
         let update = aws_sdk_dynamodb::types::Update::builder()
             .table_name(self.table.name())
             .set_key(Some(key.clone()))
-            .with_update(update)?
-            .with_condition(condition)?
+            .apply(update)?
+            .apply(condition)?
             .return_values_on_condition_check_failure(ALL_OLD)
             .build()
             .map_err(|e| Error::sdk("TransactWriteItems", e))?;
@@ -761,7 +761,7 @@ impl Transaction {
     }
 
     /// Updates a record's item to `new` version-checked, as
-    /// [`Table::update_versioned`](super::Table::update_versioned) does.
+    /// [`Table::update_record`](super::Table::update_record) does.
     /// The version the item has once the transaction succeeds is in
     /// [`TransactionSummary::versions`]: set it, and `new`, on the record
     /// then.

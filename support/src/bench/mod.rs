@@ -13,7 +13,9 @@
 //! write floors cost about 100 instructions more per call.
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynamodb_mapper::{IndexKeys, Item, KeyPattern, Mapper, NamingConvention, TableSchema};
+use dynamodb_mapper::{
+    IndexKeys, Item, ItemExt, KeyPattern, Mapper, NamingConvention, TableSchema,
+};
 
 use crate::seed001::*;
 
@@ -44,19 +46,18 @@ impl Mapper for OrderAsIs {
 /// measured with.) Not `#[inline]`: a call into this crate, as the seed's
 /// hook was.
 pub fn order_hook(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    use dynamodb_mapper::hooks::put_str;
     let date = o.created_at.get(..10).unwrap_or(&o.created_at);
-    put_str(item, "pk", format!("CUSTOMER#{}", o.customer_id));
-    put_str(item, "sk", format!("ORDER#{}#{date}", o.order_id));
-    put_str(item, "gsi1pk", format!("STATUS#{}", o.status.name()));
-    put_str(item, "gsi1sk", o.created_at.clone());
-    put_str(item, "gsi2pk", "ORDER");
-    put_str(item, "gsi2sk", o.created_at.clone());
+    item.put_str("pk", format!("CUSTOMER#{}", o.customer_id));
+    item.put_str("sk", format!("ORDER#{}#{date}", o.order_id));
+    item.put_str("gsi1pk", format!("STATUS#{}", o.status.name()));
+    item.put_str("gsi1sk", o.created_at.clone());
+    item.put_str("gsi2pk", "ORDER");
+    item.put_str("gsi2sk", o.created_at.clone());
     if let (Some(at), Some(tracking)) = (&o.shipped_at, &o.tracking_number)
         && !tracking.is_empty()
     {
-        put_str(item, "gsi3pk", "SHIPPED");
-        put_str(item, "gsi3sk", at.clone());
+        item.put_str("gsi3pk", "SHIPPED");
+        item.put_str("gsi3sk", at.clone());
     }
     Ok(())
 }
@@ -64,12 +65,12 @@ pub fn order_hook(o: &Order, item: &mut Item) -> dynamodb_mapper::Result<()> {
 /// The seed-001 customer's hook as the benches measure it (see
 /// [`order_hook`]).
 pub fn customer_hook(c: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
-    use dynamodb_mapper::hooks::put_str;
-    put_str(item, "pk", format!("CUSTOMER#{}", c.customer_id));
-    put_str(item, "sk", "METADATA");
-    put_str(item, "recordType", "Customer");
-    put_str(item, "gsi1pk", format!("EMAIL#{}", c.email));
-    put_str(item, "gsi1sk", format!("CUSTOMER#{}", c.customer_id));
+    use dynamodb_mapper::ItemExt;
+    item.put_str("pk", format!("CUSTOMER#{}", c.customer_id));
+    item.put_str("sk", "METADATA");
+    item.put_str("recordType", "Customer");
+    item.put_str("gsi1pk", format!("EMAIL#{}", c.email));
+    item.put_str("gsi1sk", format!("CUSTOMER#{}", c.customer_id));
     Ok(())
 }
 
@@ -348,7 +349,7 @@ impl Mapper for CustomerPatterns {
     ];
     #[inline]
     fn after_to_item(_: &Customer, item: &mut Item) -> dynamodb_mapper::Result<()> {
-        dynamodb_mapper::hooks::put_str(item, "recordType", "Customer");
+        item.put_str("recordType", "Customer");
         Ok(())
     }
 }

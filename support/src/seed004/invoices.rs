@@ -10,7 +10,7 @@
 //! | InvoiceStatus  | `INVOICE#<id>` | `STATUS#<timestamp>`   |
 //! | InvoiceSummary | `INVOICE#<id>` | `SUMMARY`              |
 
-use dynamodb_mapper::hooks::put_str;
+use dynamodb_mapper::ItemExt;
 use dynamodb_mapper::{
     AccessPattern, IndexKeys, Item, KeyPattern, Mapper, NamingConvention, Registry, Result,
     TableSchema,
@@ -88,13 +88,9 @@ impl Mapper for InvoiceItemMapper {
 
     fn after_to_item(i: &InvoiceItem, item: &mut Item) -> Result<()> {
         let pk = INVOICE_PK.with("invoice_id", i.invoice_id.as_str());
-        put_str(item, "pk", pk.render()?);
+        item.put_str("pk", pk.render()?);
         let line = format!("{:03}", i.line_number);
-        put_str(
-            item,
-            "sk",
-            ITEM_SK.with("line_number", line.as_str()).render()?,
-        );
+        item.put_str("sk", ITEM_SK.with("line_number", line.as_str()).render()?);
         Ok(())
     }
 }

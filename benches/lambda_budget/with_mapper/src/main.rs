@@ -9,7 +9,7 @@
 
 use aws_config::BehaviorVersion;
 use aws_sdk_dynamodb::Client;
-use dynamodb_mapper::expr::KeyConditionExt;
+use dynamodb_mapper::expr::Apply;
 use dynamodb_mapper::prelude::*;
 use dynamodb_mapper::{IndexKeys, KeyPattern, NamingConvention, Registry, TableSchema};
 use serde::{Deserialize, Serialize};
@@ -227,7 +227,7 @@ async fn handle(
     let page = client
         .query()
         .table_name(table)
-        .with_key_condition(dynamodb_mapper::expr::KeyCondition::new(
+        .apply(dynamodb_mapper::expr::KeyCondition::new(
             APP_TABLE,
             partition.partition()?,
         ))?
