@@ -70,8 +70,8 @@ COMPARISONS = [
     ("decode_1000_mixed", "registry", "hand_match", "registry decoding of 1,000 mixed items vs hand-written match + from_item", 1.05),
     ("keys_and_expressions", "update_builder", "mapper_to_item", "building a three-action update vs one to_item", None),
     ("keys_and_expressions", "update_builder", "update_hand_written", "building a three-action update vs the same written by hand", None),
-    ("keys_and_expressions", "update_request", "update_request_hand_written", "the same update on an UpdateItem request (with_update) vs the SDK's setters with hand-written text", None),
-    ("keys_and_expressions", "update_request", "mapper_to_item", "the same update on an UpdateItem request (with_update) vs one to_item", None),
+    ("keys_and_expressions", "update_request", "update_request_hand_written", "the same update on an UpdateItem request (apply) vs the SDK's setters with hand-written text", None),
+    ("keys_and_expressions", "update_request", "mapper_to_item", "the same update on an UpdateItem request (apply) vs one to_item", None),
     ("write_10000", "sequential_put_item", "batch_writer", "writing 10,000 items: sequential PutItem vs batch helper (speed-up)", None),
     ("write_10000", "concurrent_put_item", "batch_writer", "writing 10,000 items: 16 concurrent PutItems vs batch helper (speed-up)", None),
     # Throughput at least 0.95x the hand-written loop: time at most 1/0.95.
