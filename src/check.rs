@@ -305,3 +305,15 @@ fn key_patterns(
     }
     Ok(())
 }
+
+impl Error {
+    /// An item over DynamoDB's size limit: `largest` are its largest
+    /// attributes (at most three, largest first).
+    pub(crate) fn item_too_large(size: usize, limit: usize, largest: Vec<(String, usize)>) -> Self {
+        Error::new(crate::error::ErrorDetails::ItemTooLarge {
+            size,
+            limit,
+            largest,
+        })
+    }
+}

@@ -352,7 +352,7 @@ mod chrono_types {
             "attribute `ttl` is after 9999-12-31T23:59:59Z, the latest ttl"
         );
         let err = timestamp_text(far, 0).unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::InvalidKey);
+        assert_eq!(err.kind(), ErrorKind::InvalidKeyPattern);
         assert!(
             err.to_string()
                 .ends_with("is outside the years 0000 to 9999"),

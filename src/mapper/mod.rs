@@ -27,6 +27,7 @@ use crate::record::Record;
 use crate::schema::TableSchema;
 use crate::ser::NoneAs;
 
+mod errors;
 mod lookup;
 mod owned;
 mod plan;

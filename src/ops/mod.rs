@@ -49,6 +49,7 @@ mod call;
 mod capacity;
 mod create;
 mod entity_update;
+mod errors;
 mod identity;
 mod pages;
 mod renew;

@@ -31,6 +31,7 @@ mod checks;
 mod decoded;
 mod dispatch;
 mod entry;
+mod errors;
 mod export;
 mod filter;
 mod group;

@@ -49,6 +49,7 @@
 mod batch;
 mod change_record;
 mod decode;
+mod errors;
 #[cfg(any(feature = "streams", feature = "lambda"))]
 mod foreign_value;
 #[cfg(feature = "lambda")]
