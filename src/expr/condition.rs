@@ -72,7 +72,8 @@ pub(super) enum Node {
 /// A condition or filter expression, built from [`attr`](super::attr) and
 /// combined with [`and`](Self::and), [`or`](Self::or), `!` (or `&` and
 /// `|`), [`all`](Self::all) and [`any`](Self::any). [`build`](Self::build)
-/// turns it into an [`Expression`]; the extension traits build it for you.
+/// turns it into an [`Expression`]; [`Apply`](super::Apply) builds it for
+/// you.
 ///
 /// `AND` binds tighter than `OR` in DynamoDB, so `OR` groups inside `AND`
 /// are parenthesized (and `AND` groups inside `OR`, for clarity).

@@ -1,5 +1,6 @@
 //! Expression builders: key conditions, condition and filter expressions,
-//! and extension traits that add them to the SDK's request builders.
+//! updates, projections, and [`Apply`], which adds them to the SDK's request
+//! builders.
 //!
 //! Every builder produces an [`Expression`]: the expression text with its
 //! `ExpressionAttributeNames` and `ExpressionAttributeValues`, holding
