@@ -108,7 +108,7 @@ impl Table {
     /// # }
     /// ```
     pub async fn put_record<M: Mapper>(&self, record: &mut Record<M::Entity>) -> Result<u64> {
-        let put = versioned_put::<M>(record)?;
+        let put = versioned_put::<M>(record, self.now())?;
         let span = item_span!("dynamodb_mapper.put_record", self, M::ENTITY_TYPE, &put.key);
         send_versioned_put::<M>(&mut HelperCall::new(self, span), record, put).await
     }
@@ -284,7 +284,7 @@ impl Table {
                 if KeyId::of(&now) != KeyId::of(&asked) {
                     return Err(moved::<M>(&asked, &now));
                 }
-                let put = versioned_put::<M>(&record)?;
+                let put = versioned_put::<M>(&record, call.table().now())?;
                 let table = call.table();
                 let mut write = call.child(item_span!(
                     "dynamodb_mapper.put_record",
@@ -387,7 +387,7 @@ impl Table {
             };
             let new_item = M::to_item(&new)?;
             if super::unique::moves::<M>(Some(&old), Some(&new_item))? {
-                let versioned = versioned_update::<M>(record, update)?;
+                let versioned = versioned_update::<M>(record, update, self.now())?;
                 let sent = self
                     .started()
                     .transaction()
@@ -401,7 +401,7 @@ impl Table {
                 return Ok(next);
             }
         }
-        let versioned = versioned_update::<M>(record, update)?;
+        let versioned = versioned_update::<M>(record, update, self.now())?;
         let sent = send_update(
             &mut call,
             versioned.key.clone(),
@@ -448,7 +448,7 @@ impl Table {
     /// ```
     pub async fn put_new<M: Mapper>(&self, entity: &M::Entity) -> Result<bool> {
         let (item, condition) = if M::SCHEMA.version.is_some() {
-            let put = versioned_new::<M>(entity)?;
+            let put = versioned_new::<M>(entity, self.now())?;
             (put.item, put.condition)
         } else {
             let item = M::to_item(entity)?;

@@ -43,9 +43,11 @@ pub(crate) fn version_attribute<M: Mapper>() -> Result<&'static str> {
     })
 }
 
-/// The first version of a new incarnation of an item (see the module docs).
-pub(crate) fn first_version() -> u64 {
-    let micros = SystemTime::now()
+/// The first version of a new incarnation of an item (see the module docs),
+/// from `now` (the client's time source, so a client with a test clock
+/// writes the same versions on every run).
+pub(crate) fn first_version(now: SystemTime) -> u64 {
+    let micros = now
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_micros());
     // Clamped so that the result fits an i64 (2^53 µs is the year 2255).
@@ -78,21 +80,24 @@ pub(crate) struct VersionedPut {
 }
 
 /// A versioned put of `record`.
-pub(crate) fn versioned_put<M: Mapper>(record: &Record<M::Entity>) -> Result<VersionedPut> {
+pub(crate) fn versioned_put<M: Mapper>(
+    record: &Record<M::Entity>,
+    now: SystemTime,
+) -> Result<VersionedPut> {
     version_attribute::<M>()?;
     let item = M::record_to_item(record)?;
     let key = M::SCHEMA
         .key_of(&item)
         .map_err(|e| e.with_entity_type(M::ENTITY_TYPE))?;
     let guard = record_guard::<M>(record, &key, "versioned put")?;
-    versioned_item::<M>(item, record.stored, record.version, guard)
+    versioned_item::<M>(item, record.stored, record.version, guard, now)
 }
 
 /// A versioned put of a new entity (never stored): only if no item exists.
-pub(crate) fn versioned_new<M: Mapper>(entity: &M::Entity) -> Result<VersionedPut> {
+pub(crate) fn versioned_new<M: Mapper>(entity: &M::Entity, now: SystemTime) -> Result<VersionedPut> {
     version_attribute::<M>()?;
     let item = M::to_item(entity)?;
-    versioned_item::<M>(item, false, None, None)
+    versioned_item::<M>(item, false, None, None, now)
 }
 
 fn versioned_item<M: Mapper>(
@@ -100,10 +105,11 @@ fn versioned_item<M: Mapper>(
     stored: bool,
     version: Option<u64>,
     guard: Option<Condition>,
+    now: SystemTime,
 ) -> Result<VersionedPut> {
     let attr = version_attribute::<M>()?;
     let next = match version {
-        None => first_version(),
+        None => first_version(now),
         Some(v) => v.checked_add(1).ok_or_else(|| {
             Error::invalid_value(attr, "cannot be incremented past u64::MAX")
                 .with_entity_type(M::ENTITY_TYPE)
@@ -193,10 +199,11 @@ pub(crate) struct VersionedUpdate {
 pub(crate) fn versioned_update<M: Mapper>(
     record: &Record<M::Entity>,
     update: Update,
+    now: SystemTime,
 ) -> Result<VersionedUpdate> {
     let attr = read_before::<M>(record, "update")?;
     let next = match record.version {
-        None => first_version(),
+        None => first_version(now),
         Some(v) => v.checked_add(1).ok_or_else(|| {
             Error::invalid_value(attr, "cannot be incremented past u64::MAX")
                 .with_entity_type(M::ENTITY_TYPE)
@@ -221,13 +228,13 @@ mod tests {
 
     #[test]
     fn first_versions_are_large_distinct_and_fit_an_i64() {
-        let a = first_version();
-        let b = first_version();
+        let a = first_version(SystemTime::now());
+        let b = first_version(SystemTime::now());
         assert!(a > 1 << 50, "{a}");
         assert!(i64::try_from(a).is_ok());
         // Later incarnations start higher, except within one microsecond.
         std::thread::sleep(std::time::Duration::from_millis(2));
-        let c = first_version();
+        let c = first_version(SystemTime::now());
         assert!(c > a.max(b) + 1000, "{a} {b} {c}");
     }
 }

@@ -14,6 +14,7 @@
 //! | [`seed004`] | seed 004 (compound entities): a customer's orders as hierarchies of sort keys, and invoices ([`seed004::invoices`]) |
 //! | [`bench`](mod@bench) | the benches' baselines for the seed-001 order and customer: mappers with serde's own names, items written and read by hand (the floor) and with `serde_dynamo`; the floor with the mapper's checks by hand ([`bench::checked`]) |
 //! | `fuzz` | with the `fuzz` feature: arbitrary items from fuzz bytes (`FuzzItem`, `FuzzItems`, `value`), biased towards the seeds' names, entity types and edge numbers, for the fuzz targets |
+//! | [`histories`] | several clients at once under seeded faults and cancellation, in a deterministic world over the embedded emulator, judged against what it applied (`tests/histories.rs`) |
 //! | [`local`] | DynamoDB Local (through `dynamodb-mapper-testkit`): a client, new tables, plain `GetItem`/`PutItem`, query reads |
 //! | [`oracle`] | the consistency oracle: random sequences of writes through every write helper, checked against a model after each step (`tests/oracle.rs`, the `oracle` fuzz target) |
 //! | [`raw`] | an entity whose mapper writes exactly the attributes it carries ([`raw_mapper!`]) |
@@ -28,6 +29,7 @@ use dynamodb_mapper::{Error, ErrorDetails};
 
 pub mod bench;
 pub mod doc;
+pub mod histories;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
 pub mod local;

@@ -361,7 +361,7 @@ impl BatchWriter {
             {
                 put.item.insert(
                     attr.to_owned(),
-                    AttributeValue::N(first_version().to_string()),
+                    AttributeValue::N(first_version(self.batch.table.now()).to_string()),
                 );
                 versioned = true;
             }

@@ -479,7 +479,7 @@ impl Transaction {
     /// ```
     pub fn put_new<M: Mapper>(self, entity: &M::Entity) -> Result<Self> {
         let (item, condition, version) = if M::SCHEMA.version.is_some() {
-            let put = versioned_new::<M>(entity)?;
+            let put = versioned_new::<M>(entity, self.table.now())?;
             (put.item, put.condition, Some(put.next))
         } else {
             let item = M::to_item(entity)?;
@@ -513,7 +513,7 @@ impl Transaction {
     /// # }
     /// ```
     pub fn put_record<M: Mapper>(self, record: &Record<M::Entity>) -> Result<Self> {
-        let put = versioned_put::<M>(record)?;
+        let put = versioned_put::<M>(record, self.table.now())?;
         let owner = M::SCHEMA.key_of(&put.item)?;
         let old = read_values::<M>(record, &owner, "transaction put_record")?;
         let new = unique::values::<M>(&put.item);
@@ -800,7 +800,7 @@ impl Transaction {
             }
             Some((read, new))
         };
-        let versioned = versioned_update::<M>(record, update)?;
+        let versioned = versioned_update::<M>(record, update, self.table.now())?;
         let key = versioned.key.clone();
         let tx = self.add_update::<M>(
             versioned.key,
