@@ -4,7 +4,8 @@
 //! (`dynamodb_mapper_support::histories`).
 //!
 //! `HISTORIES_SEEDS` sets how many seeds (2,000 by default) and
-//! `HISTORIES_BASE` the first one (printed); `HISTORIES_SEED` replays one.
+//! `HISTORIES_BASE` the first one (printed); `HISTORIES_SEED` replays one
+//! (`HISTORIES_PRINT` prints its history).
 
 use dynamodb_mapper_support::histories::{judge::judge, run};
 
@@ -16,6 +17,9 @@ fn env_u64(name: &str) -> Option<u64> {
 /// compares the two wire logs.
 fn check(seed: u64, twice: bool) -> Result<(), String> {
     let history = run(seed)?;
+    if std::env::var_os("HISTORIES_PRINT").is_some() {
+        eprintln!("{}", history.render());
+    }
     let broken = judge(&history);
     if !broken.is_empty() {
         return Err(format!(
@@ -52,14 +56,31 @@ fn histories_keep_every_promise_under_concurrency_faults_and_cancellation() {
     let count = env_u64("HISTORIES_SEEDS").unwrap_or(2_000);
     let base = env_u64("HISTORIES_BASE").unwrap_or(0x4845_0000);
     eprintln!("histories: {count} seeds from {base} (HISTORIES_BASE={base})");
-    let mut failures = Vec::new();
-    for seed in base..base + count {
-        if let Err(e) = check(seed, seed % 50 == 0) {
-            failures.push(e);
-            if failures.len() >= 3 {
-                break;
-            }
-        }
-    }
+    // Two threads (the machine's cores), each its own worlds.
+    let workers = 2;
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let runs: Vec<_> = (0..workers)
+            .map(|k| {
+                scope.spawn(move || {
+                    let mut failures = Vec::new();
+                    for seed in (base + k..base + count).step_by(workers as usize) {
+                        if let Err(e) = check(seed, seed % 50 == 0) {
+                            failures.push(e);
+                            if failures.len() >= 2 {
+                                break;
+                            }
+                        }
+                    }
+                    failures
+                })
+            })
+            .collect();
+        runs.into_iter()
+            .flat_map(|r| {
+                r.join()
+                    .unwrap_or_else(|_| vec!["a worker panicked".into()])
+            })
+            .collect()
+    });
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

@@ -214,7 +214,9 @@ impl Table {
             // holding the old version cannot overwrite the new count.
             update = update.set(
                 Attr::top_level(v),
-                Attr::top_level(v).if_not_exists(first_version(self.now())).plus(1),
+                Attr::top_level(v)
+                    .if_not_exists(first_version(self.now()))
+                    .plus(1),
             );
         }
         let span = item_span!("dynamodb_mapper.increment", self, M::ENTITY_TYPE, &key);

@@ -10,12 +10,20 @@
 //! A version that restarted at 1 after a delete would let a writer holding
 //! version 1 of the deleted item overwrite the re-created one (the ABA
 //! problem). So the first version of every item incarnation is taken from
-//! the clock: microseconds since the Unix epoch times 1,024, plus a random
-//! number below 1,024; each write then adds one. An item re-created after a
-//! delete starts above every version its predecessor reached (a DynamoDB item
-//! takes at most about one write per millisecond, so no item counts up a
-//! thousand versions per microsecond), and the random part separates
-//! incarnations created in the same microsecond by clocks that disagree.
+//! the client's clock (its time source): microseconds since the Unix epoch
+//! times 1,024, plus a random number below 1,024; each write then adds one.
+//! An item re-created by a write built after the delete starts above every
+//! version its predecessor reached (a DynamoDB item takes at most about one
+//! write per millisecond, so no item counts up a thousand versions per
+//! microsecond), and the random part separates incarnations created in the
+//! same microsecond by clocks that disagree. A write built before the
+//! delete and sent again after it (a throttled or conflicting attempt
+//! retried, a transaction resent with its token) carries the first version
+//! it was built with, which can be below the predecessor's: still not one
+//! the key had, unless it falls within the few versions an earlier
+//! incarnation counted up from the same microsecond (the histories test,
+//! `tests/histories.rs`, checks that no incarnation starts at a version
+//! the key had before).
 //! Versions stay below 2^63 until the year 2255, so they fit an `i64` as
 //! well as the `u64` the crate uses.
 
@@ -47,9 +55,7 @@ pub(crate) fn version_attribute<M: Mapper>() -> Result<&'static str> {
 /// from `now` (the client's time source, so a client with a test clock
 /// writes the same versions on every run).
 pub(crate) fn first_version(now: SystemTime) -> u64 {
-    let micros = now
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros());
+    let micros = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros());
     // Clamped so that the result fits an i64 (2^53 µs is the year 2255).
     let micros = u64::try_from(micros).unwrap_or(u64::MAX).min((1 << 53) - 1);
     (micros << 10) | fastrand::u64(..1024)
@@ -94,7 +100,10 @@ pub(crate) fn versioned_put<M: Mapper>(
 }
 
 /// A versioned put of a new entity (never stored): only if no item exists.
-pub(crate) fn versioned_new<M: Mapper>(entity: &M::Entity, now: SystemTime) -> Result<VersionedPut> {
+pub(crate) fn versioned_new<M: Mapper>(
+    entity: &M::Entity,
+    now: SystemTime,
+) -> Result<VersionedPut> {
     version_attribute::<M>()?;
     let item = M::to_item(entity)?;
     versioned_item::<M>(item, false, None, None, now)

@@ -29,9 +29,9 @@ use dynamodb_mapper::{Error, ErrorDetails};
 
 pub mod bench;
 pub mod doc;
-pub mod histories;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
+pub mod histories;
 pub mod local;
 pub mod oracle;
 pub mod raw;

@@ -36,7 +36,9 @@ pub fn judge(history: &History) -> Vec<String> {
         written.sort_unstable();
         written.dedup();
         if written.len() != n {
-            broken.push(format!("two writes of {key} both succeeded with one version"));
+            broken.push(format!(
+                "two writes of {key} both succeeded with one version"
+            ));
         }
     }
     broken.extend(snapshots(&history.log));
@@ -110,7 +112,9 @@ fn outcome(call: &Call, applied: &[&Applied]) -> Vec<String> {
                 ));
             }
             if let Some(k) = left.unprocessed.iter().find(|k| keys.contains(*k)) {
-                broken.push(format!("handed back {k} as not written, but it was applied"));
+                broken.push(format!(
+                    "handed back {k} as not written, but it was applied"
+                ));
             }
         }
         Reported::Failed(kind, _, message) if wrote && !in_doubt(*kind) => {
@@ -167,7 +171,9 @@ fn snapshots(log: &[Applied]) -> Vec<String> {
     let mut broken = Vec::new();
     let mut versions = Versions::default();
     for (at, applied) in log.iter().enumerate() {
-        let Some(items) = &applied.after else { continue };
+        let Some(items) = &applied.after else {
+            continue;
+        };
         let mut now: Vec<(String, u64)> = Vec::new();
         let mut emails: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let mut sentinels: BTreeMap<String, String> = BTreeMap::new();
@@ -180,7 +186,10 @@ fn snapshots(log: &[Applied]) -> Vec<String> {
                     if let Some(email) = item.get("email").and_then(|v| v.as_s().ok()) {
                         emails.entry(email.clone()).or_default().push(key.clone());
                     }
-                    match item.get("version").and_then(|v| v.as_n().ok()?.parse().ok()) {
+                    match item
+                        .get("version")
+                        .and_then(|v| v.as_n().ok()?.parse().ok())
+                    {
                         Some(v) => now.push((key.clone(), v)),
                         None => broken.push(format!("after log entry {at}: {key} has no version")),
                     }
@@ -194,18 +203,30 @@ fn snapshots(log: &[Applied]) -> Vec<String> {
                         .and_then(|v| v.as_m().ok())
                         .map(|m| key_text(m.iter()));
                     let value = key.trim_start_matches("UNIQUE#Account#email#").to_owned();
-                    sentinels.insert(value.split('|').next().unwrap_or_default().to_owned(), owner.unwrap_or_default());
+                    sentinels.insert(
+                        value.split('|').next().unwrap_or_default().to_owned(),
+                        owner.unwrap_or_default(),
+                    );
                     None
                 }
                 other => Some(format!("an item with discriminator {other:?}")),
             };
             if let Some(p) = problem {
-                broken.push(format!("after log entry {at} ({}): {key}: {p}", applied.operation));
+                broken.push(format!(
+                    "after log entry {at} ({}): {key}: {p}",
+                    applied.operation
+                ));
             }
         }
-        if tables_of(&applied.sent).iter().any(|t| t.starts_with("acc")) {
+        if tables_of(&applied.sent)
+            .iter()
+            .any(|t| t.starts_with("acc"))
+        {
             for problem in versions.next(now) {
-                broken.push(format!("after log entry {at} ({}): {problem}", applied.operation));
+                broken.push(format!(
+                    "after log entry {at} ({}): {problem}",
+                    applied.operation
+                ));
             }
         }
         for (email, holders) in &emails {
@@ -248,7 +269,9 @@ impl Versions {
             let seen = self.seen.entry(key.clone()).or_default();
             match self.last.get(&key) {
                 Some(&l) if v == l || Some(v) == l.checked_add(1) => {}
-                Some(&l) => broken.push(format!("{key} moved from version {l} to {v} in one write")),
+                Some(&l) => {
+                    broken.push(format!("{key} moved from version {l} to {v} in one write"))
+                }
                 None if seen.contains(&v) => broken.push(format!(
                     "{key} was created again at version {v}, which an earlier incarnation had"
                 )),

@@ -124,7 +124,10 @@ async fn world_of(seed: u64) -> Result<History, String> {
     let names = [format!("acc{seed:x}"), format!("pl{seed:x}")];
     for (name, schema) in names.iter().zip([ACCOUNTS, PLAYERS]) {
         let json = schema.definition(name.as_str()).create_table_json();
-        let _ = door.raw("DeleteTable", format!("{{\"TableName\":\"{name}\"}}").as_bytes());
+        let _ = door.raw(
+            "DeleteTable",
+            format!("{{\"TableName\":\"{name}\"}}").as_bytes(),
+        );
         match door.raw("CreateTable", json.as_bytes())? {
             (200, _) => {}
             (status, body) => {
@@ -185,7 +188,10 @@ async fn world_of(seed: u64) -> Result<History, String> {
     futures_util::future::join_all(runs).await;
     let log = door.log();
     for name in &names {
-        let _ = door.raw("DeleteTable", format!("{{\"TableName\":\"{name}\"}}").as_bytes());
+        let _ = door.raw(
+            "DeleteTable",
+            format!("{{\"TableName\":\"{name}\"}}").as_bytes(),
+        );
     }
     let mut text = String::new();
     for e in wire.exchanges() {
@@ -221,7 +227,11 @@ pub fn canonical(value: &Value) -> String {
             Value::Object(map) => {
                 let mut keys: Vec<&String> = map.keys().collect();
                 keys.sort();
-                Value::Object(keys.into_iter().map(|k| (k.clone(), sorted(&map[k]))).collect())
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sorted(&map[k])))
+                        .collect(),
+                )
             }
             Value::Array(list) => Value::Array(list.iter().map(sorted).collect()),
             other => other.clone(),

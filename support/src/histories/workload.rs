@@ -7,8 +7,7 @@ use dynamodb_mapper::ops::Table;
 use dynamodb_mapper::{Error, ErrorDetails, ErrorKind, Item, Record};
 
 use super::model::{
-    Account, AccountMapper, Player, PlayerMapper, Tag, TagMapper, account_key, player_key,
-    tag_key,
+    Account, AccountMapper, Player, PlayerMapper, Tag, TagMapper, account_key, player_key, tag_key,
 };
 
 /// One helper call a client makes.
@@ -27,7 +26,12 @@ pub enum Op {
     /// `increment` of an account's balance (moves its version).
     Deposit { id: u8 },
     /// A transaction creating two accounts (`Transaction::put_new`).
-    TwoAccounts { a: u8, b: u8, email_a: u8, email_b: u8 },
+    TwoAccounts {
+        a: u8,
+        b: u8,
+        email_a: u8,
+        email_b: u8,
+    },
     /// `put_new` of a player.
     PutNewPlayer { id: u8, status: u8 },
     /// `get_record`, then `update_entity` with another status.
@@ -87,12 +91,25 @@ impl Op {
         };
         match rng.u8(..15) {
             0 => Op::Create { id: a, email: b },
-            1 => Op::Rewrite { id: a, email: b, note: c },
-            2 => Op::Update { id: a, email: b, note: c },
+            1 => Op::Rewrite {
+                id: a,
+                email: b,
+                note: c,
+            },
+            2 => Op::Update {
+                id: a,
+                email: b,
+                note: c,
+            },
             3 => Op::Delete { id: a },
             4 => Op::PutNewAccount { id: a, email: b },
             5 => Op::Deposit { id: a },
-            6 => Op::TwoAccounts { a, b: (a + 1) % keys, email_a: c, email_b: d },
+            6 => Op::TwoAccounts {
+                a,
+                b: (a + 1) % keys,
+                email_a: c,
+                email_b: d,
+            },
             7 => Op::PutNewPlayer { id: a, status: b },
             8 => Op::Promote { id: a, status: b },
             9 => Op::Win { id: a },
@@ -168,7 +185,10 @@ impl Op {
                 Reported::Done(Some(acc.put_record::<AccountMapper>(&mut record).await?))
             }
             Op::Rewrite { id, email, note } => {
-                let Some(mut record) = acc.get_record::<AccountMapper>(account_key(&format!("a{id}"))).await? else {
+                let Some(mut record) = acc
+                    .get_record::<AccountMapper>(account_key(&format!("a{id}")))
+                    .await?
+                else {
                     return Ok(Reported::Nothing);
                 };
                 record.entity.email = format!("e{email}@example.com");
@@ -176,7 +196,10 @@ impl Op {
                 Reported::Done(Some(acc.put_record::<AccountMapper>(&mut record).await?))
             }
             Op::Update { id, email, note } => {
-                let Some(mut record) = acc.get_record::<AccountMapper>(account_key(&format!("a{id}"))).await? else {
+                let Some(mut record) = acc
+                    .get_record::<AccountMapper>(account_key(&format!("a{id}")))
+                    .await?
+                else {
                     return Ok(Reported::Nothing);
                 };
                 let mut new = record.entity.clone();
@@ -185,17 +208,25 @@ impl Op {
                 if new == record.entity {
                     return Ok(Reported::Nothing);
                 }
-                Reported::Done(Some(acc.update_record::<AccountMapper>(&mut record, new).await?))
+                Reported::Done(Some(
+                    acc.update_record::<AccountMapper>(&mut record, new).await?,
+                ))
             }
             Op::Delete { id } => {
-                let Some(record) = acc.get_record::<AccountMapper>(account_key(&format!("a{id}"))).await? else {
+                let Some(record) = acc
+                    .get_record::<AccountMapper>(account_key(&format!("a{id}")))
+                    .await?
+                else {
                     return Ok(Reported::Nothing);
                 };
                 acc.delete_record::<AccountMapper>(&record).await?;
                 Reported::Done(None)
             }
             Op::PutNewAccount { id, email } => {
-                if acc.put_new::<AccountMapper>(&account(*id, *email, 0)).await? {
+                if acc
+                    .put_new::<AccountMapper>(&account(*id, *email, 0))
+                    .await?
+                {
                     Reported::Done(None)
                 } else {
                     Reported::Nothing
@@ -206,7 +237,12 @@ impl Op {
                 acc.increment::<AccountMapper>(key, "balance", 1).await?;
                 Reported::Done(None)
             }
-            Op::TwoAccounts { a, b, email_a, email_b } => {
+            Op::TwoAccounts {
+                a,
+                b,
+                email_a,
+                email_b,
+            } => {
                 acc.transaction()
                     .put_new::<AccountMapper>(&account(*a, *email_a, 0))?
                     .put_new::<AccountMapper>(&account(*b, *email_b, 1))?
@@ -222,7 +258,10 @@ impl Op {
                 }
             }
             Op::Promote { id, status } => {
-                let Some(record) = pl.get_record::<PlayerMapper>(player_key(&format!("p{id}"))).await? else {
+                let Some(record) = pl
+                    .get_record::<PlayerMapper>(player_key(&format!("p{id}")))
+                    .await?
+                else {
                     return Ok(Reported::Nothing);
                 };
                 let mut new = record.entity.clone();
@@ -230,11 +269,13 @@ impl Op {
                 if new == record.entity {
                     return Ok(Reported::Nothing);
                 }
-                pl.update_entity::<PlayerMapper>(&record.entity, &new).await?;
+                pl.update_entity::<PlayerMapper>(&record.entity, &new)
+                    .await?;
                 Reported::Done(None)
             }
             Op::Win { id } => {
-                pl.increment::<PlayerMapper>(player_key(&format!("p{id}")), "wins", 1).await?;
+                pl.increment::<PlayerMapper>(player_key(&format!("p{id}")), "wins", 1)
+                    .await?;
                 Reported::Done(None)
             }
             Op::BatchPut { players } => {
@@ -244,7 +285,10 @@ impl Op {
             Op::BatchTag { tags } => {
                 let tags: Vec<Tag> = tags
                     .iter()
-                    .map(|(i, l)| Tag { id: format!("t{i}"), label: format!("l{l}") })
+                    .map(|(i, l)| Tag {
+                        id: format!("t{i}"),
+                        label: format!("l{l}"),
+                    })
                     .collect();
                 Reported::Batch(pl.batch_writer().put::<TagMapper>(&tags).await?.items)
             }
@@ -253,7 +297,10 @@ impl Op {
                 Reported::Batch(pl.batch_writer().delete::<TagMapper>(keys).await?.items)
             }
             Op::BatchGet { players } => {
-                let keys: Vec<Item> = players.iter().map(|p| player_key(&format!("p{p}"))).collect();
+                let keys: Vec<Item> = players
+                    .iter()
+                    .map(|p| player_key(&format!("p{p}")))
+                    .collect();
                 let read = pl.batch_getter().get::<PlayerMapper>(keys).await?;
                 Reported::Batch(read.entities.len())
             }

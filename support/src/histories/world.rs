@@ -234,7 +234,8 @@ impl Doorway {
             answer: serde_json::from_slice(&answer).unwrap_or(Value::Null),
             after,
         });
-        let code = StatusCode::try_from(status).map_err(|e| ConnectorError::other(e.into(), None))?;
+        let code =
+            StatusCode::try_from(status).map_err(|e| ConnectorError::other(e.into(), None))?;
         let mut response = HttpResponse::new(code, SdkBody::from(answer));
         response
             .headers_mut()
