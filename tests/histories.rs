@@ -45,6 +45,25 @@ fn check(seed: u64, twice: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// Seeds kept for what they found, replayed first (`seed  # why` lines).
+const KEPT: &str = include_str!("fixtures/histories_seeds.txt");
+
+#[test]
+fn histories_kept_for_what_they_found_still_pass_twice_alike() {
+    for line in KEPT.lines() {
+        let seed = line.split('#').next().unwrap_or_default().trim();
+        if seed.is_empty() {
+            continue;
+        }
+        let seed: u64 = seed
+            .parse()
+            .unwrap_or_else(|_| panic!("not a seed: {line:?}"));
+        if let Err(e) = check(seed, true) {
+            panic!("{e}");
+        }
+    }
+}
+
 #[test]
 fn histories_keep_every_promise_under_concurrency_faults_and_cancellation() {
     if let Some(seed) = env_u64("HISTORIES_SEED") {
