@@ -319,6 +319,22 @@ async fn a_conflict_cancels_a_transaction_and_refuses_a_write_applying_nothing()
 }
 
 #[tokio::test]
+async fn a_server_error_before_apply_looks_the_same_and_leaves_nothing() {
+    let (plain, t) = table("wire_error_before").await;
+    let wire = Wire::new()
+        .fault(Fault::error_before_apply().on("PutItem"))
+        .unwrap();
+    let err = put(&once(&wire.client(&plain)), &t, "a")
+        .await
+        .expect_err("500");
+    assert!(err.contains("InternalServerError"), "{err}");
+    assert!(stored(&plain, &t).await.is_empty(), "nothing applied");
+    let sent = wire.exchanges();
+    assert_eq!(sent[0].status(), Some(500));
+    assert_eq!(sent[0].fault(), Some("error before apply on PutItem"));
+}
+
+#[tokio::test]
 async fn a_write_applied_then_answered_with_a_server_error_is_in_the_store() {
     let (plain, t) = table("wire_error_after").await;
     let wire = Wire::new()

@@ -63,6 +63,9 @@ fn outcome(call: &Call, applied: &[&Applied]) -> Vec<String> {
         ));
     }
     let wrote = !applied.is_empty();
+    if call.op.counts() && applied.len() > 1 {
+        broken.push(format!("an increment applied {} times", applied.len()));
+    }
     match &call.reported {
         Reported::Cancelled => {}
         Reported::Done(version) if !call.op.is_read() => {

@@ -98,6 +98,7 @@ fn faults(rng: &mut fastrand::Rng) -> Vec<Fault> {
     maybe(Fault::throttle(), rng);
     maybe(Fault::unprocessed(0.4), rng);
     maybe(Fault::conflict(), rng);
+    maybe(Fault::error_before_apply(), rng);
     maybe(Fault::error_after_apply(), rng);
     maybe(Fault::drop_after_apply(), rng);
     maybe(Fault::delay(Duration::from_millis(1500)), rng);

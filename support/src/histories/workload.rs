@@ -136,6 +136,11 @@ impl Op {
         }
     }
 
+    /// Whether it adds to a counter: applied twice, it counts twice.
+    pub fn counts(&self) -> bool {
+        matches!(self, Op::Deposit { .. } | Op::Win { .. })
+    }
+
     /// Whether it is a batch write.
     pub fn is_batch_write(&self) -> bool {
         matches!(

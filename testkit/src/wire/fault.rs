@@ -22,6 +22,7 @@ use crate::TestkitError;
 /// | [`throttle`](Fault::throttle) | no | `ProvisionedThroughputExceededException` (`ThrottlingException` for table operations) |
 /// | [`unprocessed`](Fault::unprocessed) | the rest of the batch | a batch answer listing the entries held back (each with probability `fraction`) as `UnprocessedItems` / `UnprocessedKeys`; all of them held back: `ProvisionedThroughputExceededException`, as DynamoDB refuses such a batch |
 /// | [`conflict`](Fault::conflict) | no | `TransactionCanceledException` with one `TransactionConflict` reason (`TransactionConflictException` for single-item writes) |
+/// | [`error_before_apply`](Fault::error_before_apply) | no | a 500 `InternalServerError`, as for `error_after_apply` |
 /// | [`error_after_apply`](Fault::error_after_apply) | yes (when the server accepted it) | a 500 `InternalServerError` |
 /// | [`drop_after_apply`](Fault::drop_after_apply) | yes (when the server accepted it) | a connection closed before the answer |
 /// | [`delay`](Fault::delay) | after the delay | the real answer, late |
@@ -55,6 +56,7 @@ pub(super) enum Kind {
     Throttle,
     Unprocessed(f64),
     Conflict,
+    ErrorBeforeApply,
     ErrorAfterApply,
     DropAfterApply,
     Delay(Duration),
@@ -207,6 +209,21 @@ impl Fault {
         Fault::new(Kind::ErrorAfterApply)
     }
 
+    /// Answer a 500 `InternalServerError` without sending the request on:
+    /// nothing applied, and the client cannot tell it from
+    /// [`error_after_apply`](Fault::error_after_apply). A helper that reports
+    /// either as done, or as refused, is wrong one time in two. By default
+    /// only the writes.
+    ///
+    /// ```
+    /// let rule = dynamodb_mapper_testkit::Fault::error_before_apply().rate(0.1);
+    /// assert_eq!(rule.to_string(), "error before apply, rate 0.1");
+    /// ```
+    #[must_use]
+    pub fn error_before_apply() -> Fault {
+        Fault::new(Kind::ErrorBeforeApply)
+    }
+
     /// Apply the request on the server, then drop the connection instead of
     /// answering: the client gets an I/O error, the other in-doubt case.
     /// Strikes only requests the server accepted; by default only the
@@ -320,7 +337,7 @@ impl Fault {
     /// failure), else every operation the fault can strike.
     fn default_ops(&self) -> &'static [&'static str] {
         match self.kind {
-            Kind::ErrorAfterApply | Kind::DropAfterApply => WRITES,
+            Kind::ErrorBeforeApply | Kind::ErrorAfterApply | Kind::DropAfterApply => WRITES,
             _ => self.applies_to(),
         }
     }
@@ -402,6 +419,7 @@ impl std::fmt::Display for Fault {
             Kind::Throttle => f.write_str("throttle")?,
             Kind::Unprocessed(x) => write!(f, "unprocessed {x}")?,
             Kind::Conflict => f.write_str("conflict")?,
+            Kind::ErrorBeforeApply => f.write_str("error before apply")?,
             Kind::ErrorAfterApply => f.write_str("error after apply")?,
             Kind::DropAfterApply => f.write_str("drop after apply")?,
             Kind::Delay(d) => write!(f, "delay {d:?}")?,

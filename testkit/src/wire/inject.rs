@@ -214,6 +214,11 @@ impl Injector {
         };
         let outcome = match struck.kind.clone() {
             Kind::Throttle => Ok(throttled(struck.kind.refusal(&operation))),
+            Kind::ErrorBeforeApply => Ok(refusal(
+                "InternalServerError",
+                "Internal server error (nothing was applied; injected by the testkit's wire)",
+                None,
+            )),
             Kind::Conflict => Ok(conflict(&mut struck, &operation, &json)),
             Kind::Unprocessed(fraction) => {
                 let held = if whole_batch_valid(&operation, &json) {
