@@ -335,6 +335,26 @@ async fn a_server_error_before_apply_looks_the_same_and_leaves_nothing() {
 }
 
 #[tokio::test]
+async fn a_write_applied_then_its_answer_cut_in_the_middle_is_an_error_and_in_the_store() {
+    let (plain, t) = table("wire_cut_answer").await;
+    let wire = Wire::new()
+        .fault(Fault::cut_answer().on("PutItem"))
+        .unwrap();
+    let err = put(&once(&wire.client(&plain)), &t, "a")
+        .await
+        .expect_err("an answer the client cannot read");
+    assert!(err.contains("closed in the middle of the answer"), "{err}");
+    assert_eq!(
+        stored(&plain, &t).await,
+        BTreeSet::from(["a".to_owned()]),
+        "applied"
+    );
+    let sent = wire.exchanges();
+    assert_eq!(sent[0].fault(), Some("cut answer on PutItem"));
+    assert_eq!(sent[0].status(), None, "no answer the client could read");
+}
+
+#[tokio::test]
 async fn a_write_applied_then_answered_with_a_server_error_is_in_the_store() {
     let (plain, t) = table("wire_error_after").await;
     let wire = Wire::new()

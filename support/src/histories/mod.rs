@@ -101,6 +101,7 @@ fn faults(rng: &mut fastrand::Rng) -> Vec<Fault> {
     maybe(Fault::error_before_apply(), rng);
     maybe(Fault::error_after_apply(), rng);
     maybe(Fault::drop_after_apply(), rng);
+    maybe(Fault::cut_answer(), rng);
     maybe(Fault::delay(Duration::from_millis(1500)), rng);
     maybe(Fault::silence(), rng);
     rules

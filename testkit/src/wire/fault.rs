@@ -25,6 +25,7 @@ use crate::TestkitError;
 /// | [`error_before_apply`](Fault::error_before_apply) | no | a 500 `InternalServerError`, as for `error_after_apply` |
 /// | [`error_after_apply`](Fault::error_after_apply) | yes (when the server accepted it) | a 500 `InternalServerError` |
 /// | [`drop_after_apply`](Fault::drop_after_apply) | yes (when the server accepted it) | a connection closed before the answer |
+/// | [`cut_answer`](Fault::cut_answer) | yes (when the server accepted it) | the answer's status and headers, then half its body, then a connection closed |
 /// | [`delay`](Fault::delay) | after the delay | the real answer, late |
 /// | [`silence`](Fault::silence) | no | nothing, until the client's read, attempt or operation timeout |
 ///
@@ -59,6 +60,7 @@ pub(super) enum Kind {
     ErrorBeforeApply,
     ErrorAfterApply,
     DropAfterApply,
+    CutAnswer,
     Delay(Duration),
     Silence,
 }
@@ -238,6 +240,20 @@ impl Fault {
         Fault::new(Kind::DropAfterApply)
     }
 
+    /// Apply the request on the server, then send its answer's status and
+    /// headers and half its body, and close the connection: the client has
+    /// a `200` it cannot read, another in-doubt case. Strikes only requests
+    /// the server accepted; by default only the writes.
+    ///
+    /// ```
+    /// let rule = dynamodb_mapper_testkit::Fault::cut_answer().on("PutItem");
+    /// assert_eq!(rule.to_string(), "cut answer on PutItem");
+    /// ```
+    #[must_use]
+    pub fn cut_answer() -> Fault {
+        Fault::new(Kind::CutAnswer)
+    }
+
     /// Wait `delay` before sending the request on. A client that gives up
     /// sooner (an operation or attempt timeout) has sent nothing.
     ///
@@ -337,7 +353,10 @@ impl Fault {
     /// failure), else every operation the fault can strike.
     fn default_ops(&self) -> &'static [&'static str] {
         match self.kind {
-            Kind::ErrorBeforeApply | Kind::ErrorAfterApply | Kind::DropAfterApply => WRITES,
+            Kind::ErrorBeforeApply
+            | Kind::ErrorAfterApply
+            | Kind::DropAfterApply
+            | Kind::CutAnswer => WRITES,
             _ => self.applies_to(),
         }
     }
@@ -422,6 +441,7 @@ impl std::fmt::Display for Fault {
             Kind::ErrorBeforeApply => f.write_str("error before apply")?,
             Kind::ErrorAfterApply => f.write_str("error after apply")?,
             Kind::DropAfterApply => f.write_str("drop after apply")?,
+            Kind::CutAnswer => f.write_str("cut answer")?,
             Kind::Delay(d) => write!(f, "delay {d:?}")?,
             Kind::Silence => f.write_str("silence")?,
         }

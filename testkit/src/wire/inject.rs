@@ -266,6 +266,17 @@ impl Injector {
                     Err(e) => Err(e),
                 }
             }
+            Kind::CutAnswer => match forward(inner, request).await {
+                Ok((response, body)) if !response.status().is_success() => {
+                    open.unstrike(&struck);
+                    Ok((response, body))
+                }
+                Ok((response, body)) => {
+                    open.end(Answer::Failed(CUT.to_owned()));
+                    return Ok(cut(&response, &body));
+                }
+                Err(e) => Err(e),
+            },
             Kind::Delay(delay) => match waits.wait(Some(delay)).await {
                 Ok(()) => forward(inner, request).await,
                 Err(e) => Err(e),
@@ -312,6 +323,39 @@ fn chain(e: &(dyn std::error::Error + 'static)) -> String {
         source = cause.source();
     }
     text
+}
+
+/// What a client sees of an answer the wire cuts.
+const CUT: &str = "the connection closed in the middle of the answer (the request was applied; \
+                   injected by the testkit's wire)";
+
+/// `response` with only the first half of `body`, then an error.
+fn cut(response: &HttpResponse, body: &Value) -> HttpResponse {
+    let bytes = serde_json::to_vec(body).unwrap_or_default();
+    let half = bytes::Bytes::from(bytes[..bytes.len() / 2].to_vec());
+    let mut cut = HttpResponse::new(response.status(), SdkBody::from_body_1_x(Cut(Some(half))));
+    for (name, value) in response.headers() {
+        cut.headers_mut().append(name.to_owned(), value.to_owned());
+    }
+    cut
+}
+
+/// A body that yields its first part, then fails as a closed connection.
+struct Cut(Option<bytes::Bytes>);
+
+impl http_body::Body for Cut {
+    type Data = bytes::Bytes;
+    type Error = Box<dyn std::error::Error + Send + Sync>;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<bytes::Bytes>, Self::Error>>> {
+        std::task::Poll::Ready(Some(match self.0.take() {
+            Some(first) => Ok(http_body::Frame::data(first)),
+            None => Err(CUT.into()),
+        }))
+    }
 }
 
 /// A throttling refusal with DynamoDB's message for `code`.
